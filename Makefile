@@ -1,0 +1,68 @@
+# The two commands of the README: `make book` and `make test`. Both create the virtual
+# environment on first use, so a fresh machine needs only Python >= 3.11 and pip.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+# A local mirror of the UCI files (byte-identical, checked by sha256) avoids downloads.
+# Point DPPCA_DATA_MIRROR at one; a ../shared/data folder beside the clone is used if present.
+DPPCA_DATA_MIRROR ?= $(if $(wildcard ../shared/data/MANIFEST.md),$(abspath ../shared/data),)
+export DPPCA_DATA_MIRROR
+
+# One BLAS thread per kernel: parallel notebooks otherwise oversubscribe the cores.
+BLAS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+.PHONY: book test unit notebooks render-fast check-stripped env clean clean-cache bench lab
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,test]'
+	touch $@
+
+# The execution cache does not see changes in dppca: drop it whenever the package changes.
+_build/.dppca-hash: $(wildcard dppca/*.py dppca/*/*.py)
+	mkdir -p _build
+	@new=$$(cat $^ | sha256sum | cut -c1-16); \
+	 old=$$(cat $@ 2>/dev/null); \
+	 if [ "$$new" != "$$old" ]; then echo "dppca changed: clearing the execution cache"; \
+	   rm -rf _build/.jupyter_cache; echo $$new > $@; fi
+
+## make book: execute every chapter at full scale (cached) and render HTML to _build/html
+book: $(STAMP) _build/.dppca-hash
+	$(BIN)/jupyter-book build -n -W --keep-going .
+	@echo "HTML: _build/html/index.html"
+
+## make test: stripped notebooks, unit tests + every chapter in FAST mode, then render those
+test: $(STAMP) check-stripped
+	$(BLAS1) $(BIN)/python -m pytest -n auto tests
+	$(BIN)/python tests/render_fast_book.py
+
+unit: $(STAMP)
+	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m "not notebook"
+
+notebooks: $(STAMP)
+	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m notebook
+
+render-fast: $(STAMP)
+	$(BIN)/python tests/render_fast_book.py
+
+check-stripped: $(STAMP)
+	$(BIN)/nbstripout --verify chapters/*.ipynb
+
+bench: $(STAMP)
+	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+
+## make lab: open the chapters in JupyterLab (installs the dev extra on first use)
+lab: $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,test,dev]'
+	$(BIN)/jupyter lab chapters/
+
+clean-cache:
+	rm -rf _build/.jupyter_cache _build/.dppca-hash
+
+clean:
+	rm -rf _build

@@ -1,0 +1,84 @@
+"""Linear algebra shared by every mechanism: the second-moment matrix, top-k subspaces,
+rank-k approximations and Haar-random subspaces."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from .validation import as_generator, check_data, check_k, check_symmetric
+
+
+def second_moment(X) -> np.ndarray:
+    """Return ``A = X^T X / n``, the (uncentred) second-moment matrix of the rows of ``X``.
+
+    This is the matrix whose principal subspace both Chaudhuri et al. (2013, Sec. 2) and
+    Jiang et al. (2016, Sec. 2) privatise. ``X`` must pass :func:`dppca.check_data`.
+    """
+    X = check_data(X)
+    return (X.T @ X) / X.shape[0]
+
+
+def top_k_eigh(M, k: int):
+    """Return the ``k`` largest eigenvalues (descending) and their eigenvectors (``d x k``).
+
+    Uses LAPACK's subset solver, which is cheaper than a full decomposition when ``k << d``.
+    """
+    M = check_symmetric(M)
+    d = M.shape[0]
+    k = check_k(k, d) if k < d else k
+    vals, vecs = scipy.linalg.eigh(M, subset_by_index=[d - k, d - 1])
+    return vals[::-1], vecs[:, ::-1]
+
+
+def top_k_subspace(M, k: int) -> np.ndarray:
+    """Return a ``d x k`` orthonormal basis of the top-k eigenspace of the symmetric ``M``."""
+    return top_k_eigh(M, k)[1]
+
+
+def rank_k_approximation(M, k: int) -> np.ndarray:
+    """Return the best rank-k approximation ``V_k diag(lambda_1..k) V_k^T`` of symmetric ``M``
+    (best in Frobenius and spectral norm among matrices built from its top-k eigenpairs)."""
+    vals, vecs = top_k_eigh(M, k)
+    return (vecs * vals) @ vecs.T
+
+
+def pca(X, k: int) -> np.ndarray:
+    """Non-private PCA: the top-k eigenvectors ``V_k`` of ``A = X^T X / n`` (``d x k``)."""
+    A = second_moment(X)
+    check_k(k, A.shape[0])
+    return top_k_subspace(A, k)
+
+
+def haar_subspace(d: int, k: int, rng=None) -> np.ndarray:
+    """Draw a ``d x k`` orthonormal basis of a uniformly random (Haar) k-dimensional subspace.
+
+    The QR factorisation of a Gaussian matrix, with column signs fixed so that ``R`` has a
+    positive diagonal, gives a Haar-distributed Stiefel point (Mezzadri 2007). This is the
+    "random projection" baseline of Chaudhuri et al. (2013, Sec. 6).
+    """
+    if d < 2:
+        raise ValueError(f"d must be at least 2; got {d}")
+    check_k(k, d)
+    rng = as_generator(rng)
+    Q, R = np.linalg.qr(rng.standard_normal((d, k)))
+    return Q * np.sign(np.diag(R))
+
+
+def projector(V) -> np.ndarray:
+    """Return the orthogonal projector ``V V^T`` onto the column span of ``V``."""
+    V = np.asarray(V, dtype=float)
+    if V.ndim == 1:
+        V = V[:, None]
+    return V @ V.T
+
+
+def symmetrize_upper(values, d: int) -> np.ndarray:
+    """Build a symmetric ``d x d`` matrix from the ``d(d+1)/2`` entries on and above the diagonal
+    (row-major order of ``numpy.triu_indices``)."""
+    values = np.asarray(values, dtype=float)
+    if values.shape != (d * (d + 1) // 2,):
+        raise ValueError(f"expected {d * (d + 1) // 2} upper-triangle values, got shape {values.shape}")
+    M = np.zeros((d, d))
+    iu = np.triu_indices(d)
+    M[iu] = values
+    return M + np.triu(M, 1).T

@@ -1,0 +1,51 @@
+"""Small statistics helpers for Monte Carlo checks: confidence intervals and fitted slopes.
+
+Every numerical check in the book compares a Monte Carlo estimate with a bound; these helpers
+make the comparison carry its own error bar, so that an assert can fail for the right reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo estimate with a two-sided confidence interval."""
+
+    value: float
+    low: float
+    high: float
+    level: float
+
+    def __str__(self) -> str:
+        return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}] ({100 * self.level:.0f}% CI)"
+
+
+def mean_ci(samples, level: float = 0.99) -> Estimate:
+    """Sample mean with a normal-approximation confidence interval (needs >= 2 samples)."""
+    x = np.asarray(samples, dtype=float).ravel()
+    if x.size < 2:
+        raise ValueError("need at least two samples")
+    m = x.mean()
+    half = stats.norm.ppf(0.5 + level / 2) * x.std(ddof=1) / np.sqrt(x.size)
+    return Estimate(float(m), float(m - half), float(m + half), level)
+
+
+def proportion_ci(successes: int, trials: int, level: float = 0.99) -> Estimate:
+    """Exact (Clopper-Pearson) confidence interval for a binomial proportion."""
+    if trials < 1 or not (0 <= successes <= trials):
+        raise ValueError("need 0 <= successes <= trials and trials >= 1")
+    alpha = 1 - level
+    low = 0.0 if successes == 0 else stats.beta.ppf(alpha / 2, successes, trials - successes + 1)
+    high = 1.0 if successes == trials else stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes)
+    return Estimate(successes / trials, float(low), float(high), level)
+
+
+def loglog_slope(x, y) -> float:
+    """Least-squares slope of log(y) against log(x): the exponent of a fitted power law."""
+    x = np.log(np.asarray(x, dtype=float))
+    y = np.log(np.asarray(y, dtype=float))
+    return float(np.polyfit(x, y, 1)[0])

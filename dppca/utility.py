@@ -1,0 +1,55 @@
+"""Utility measures used by the papers the book reproduces."""
+from __future__ import annotations
+
+import numpy as np
+
+from .linalg import projector, top_k_eigh
+from .validation import check_orthonormal, check_symmetric
+
+
+def captured_variance(A, V) -> float:
+    """q_F(V) = tr(V^T A V): the energy of ``A`` captured by the subspace with basis ``V``.
+
+    Chaudhuri et al. (2013), eq. (2) and Sec. 6 (Figs. 3-5); ``V`` is ``d x k`` orthonormal.
+    """
+    A = check_symmetric(A, name="A")
+    V = check_orthonormal(V)
+    if V.shape[0] != A.shape[0]:
+        raise ValueError(f"V has {V.shape[0]} rows but A is {A.shape[0]} x {A.shape[0]}")
+    return float(np.einsum("ij,ij->", V, A @ V))
+
+
+def captured_variance_ratio(A, V) -> float:
+    """q_F(V) / q_F(V_k): captured variance relative to non-private PCA of the same rank."""
+    A = check_symmetric(A, name="A")
+    V = check_orthonormal(V)
+    best = top_k_eigh(A, V.shape[1])[0].sum()
+    return captured_variance(A, V) / best
+
+
+def top_vector_correlation(v, v1) -> float:
+    """q_A(v) = |<v, v_1>|: the correlation of a unit vector with the top eigenvector v_1.
+
+    Chaudhuri et al. (2013), eq. (3) and Theorems 7-9 (k = 1).
+    """
+    v = np.ravel(np.asarray(v, dtype=float))
+    v1 = np.ravel(np.asarray(v1, dtype=float))
+    if v.shape != v1.shape:
+        raise ValueError(f"shapes differ: {v.shape} vs {v1.shape}")
+    for name, u in (("v", v), ("v1", v1)):
+        if not np.isclose(np.linalg.norm(u), 1.0, atol=1e-8):
+            raise ValueError(f"{name} must be a unit vector (norm {np.linalg.norm(u):.6g})")
+    return float(abs(v @ v1))
+
+
+def subspace_distance(V, W) -> float:
+    """||V V^T - W W^T||_F, the Frobenius distance between the projectors of two subspaces.
+
+    For two k-dimensional subspaces it equals sqrt(2) times the norm of the sines of their
+    principal angles (Jiang et al. 2016, Theorem 6).
+    """
+    V = check_orthonormal(V, name="V")
+    W = check_orthonormal(W, name="W")
+    if V.shape[0] != W.shape[0]:
+        raise ValueError(f"ambient dimensions differ: {V.shape[0]} vs {W.shape[0]}")
+    return float(np.linalg.norm(projector(V) - projector(W)))

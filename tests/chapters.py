@@ -1,0 +1,41 @@
+"""Where the chapters are and where their FAST-mode executions go (shared by the tests and by
+``render_fast_book.py``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Executed FAST-mode copies of the chapters, kept (with any error visible) for diagnosis.
+FAST_DIR = ROOT / "_build" / "fast"
+
+
+def toc_documents() -> list[str]:
+    """Every document listed in ``_toc.yml``, root first, as paths without suffix."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    docs = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                docs.append(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return docs
+
+
+def toc_notebooks() -> list[Path]:
+    """The chapters listed in ``_toc.yml`` that are notebooks (these are what papermill runs)."""
+    paths = []
+    for doc in toc_documents():
+        nb = ROOT / f"{doc}.ipynb"
+        if nb.exists():
+            paths.append(nb)
+        elif not (ROOT / f"{doc}.md").exists():
+            raise FileNotFoundError(f"_toc.yml lists {doc}, which has no .ipynb or .md file")
+    return paths

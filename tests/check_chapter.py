@@ -1,0 +1,60 @@
+"""Execute one chapter with papermill and render it alone with a strict Jupyter Book build.
+
+Usage: python tests/check_chapter.py chapters/NAME.ipynb [--full]
+
+For authors: catches failing cells and Sphinx warnings (-n -W) of one chapter in a minute,
+without running the whole book. Prints the execution time.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import papermill as pm
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chapters import ROOT  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("notebook", type=Path)
+    parser.add_argument("--full", action="store_true", help="run with FAST=False")
+    parser.add_argument("--no-render", action="store_true")
+    args = parser.parse_args()
+    nb = args.notebook.resolve()
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    work = ROOT / "_build" / "check" / nb.stem
+    (work / "chapters").mkdir(parents=True, exist_ok=True)
+    out = work / "chapters" / nb.name
+    start = time.perf_counter()
+    try:
+        pm.execute_notebook(str(nb), str(out), parameters={"FAST": not args.full, "SEED": 0},
+                            cwd=str(nb.parent), kernel_name="python3", progress_bar=False)
+    finally:
+        print(f"executed {nb.name} (FAST={not args.full}) in {time.perf_counter() - start:.1f} s -> {out}")
+    if args.no_render:
+        return 0
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["execute"]["execute_notebooks"] = "off"
+    (work / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    shutil.copy2(ROOT / "references.bib", work / "references.bib")
+    shutil.copy2(ROOT / "chapters" / "references.md", work / "chapters" / "references.md")
+    (work / "_toc.yml").write_text(yaml.safe_dump({
+        "format": "jb-book", "root": f"chapters/{nb.stem}",
+        "chapters": [{"file": "chapters/references"}]}))
+    if not (work / "dppca").exists():
+        (work / "dppca").symlink_to(ROOT / "dppca", target_is_directory=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    return subprocess.run([str(jb), "build", "-n", "-W", "--keep-going", str(work)]).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

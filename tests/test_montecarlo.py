@@ -1,0 +1,29 @@
+import numpy as np
+import pytest
+
+from dppca.montecarlo import loglog_slope, mean_ci, proportion_ci
+
+
+def test_mean_ci_covers_truth_at_nominal_rate():
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(1000):
+        est = mean_ci(rng.exponential(size=200), level=0.9)
+        hits += est.low <= 1.0 <= est.high
+    assert 860 <= hits <= 940  # nominal 900 of 1000; binomial sd 9.5
+
+
+def test_proportion_ci_edges_and_coverage():
+    assert proportion_ci(0, 10).low == 0.0
+    assert proportion_ci(10, 10).high == 1.0
+    rng = np.random.default_rng(1)
+    hits = sum((lambda e: e.low <= 0.3 <= e.high)(proportion_ci(rng.binomial(50, 0.3), 50, 0.9))
+               for _ in range(1000))
+    assert hits >= 890  # Clopper-Pearson is conservative: coverage >= nominal
+    with pytest.raises(ValueError):
+        proportion_ci(3, 2)
+
+
+def test_loglog_slope():
+    x = np.array([10.0, 20, 40, 80])
+    assert loglog_slope(x, 3 * x ** 1.5) == pytest.approx(1.5)
