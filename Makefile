@@ -23,23 +23,16 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,test]'
 	touch $@
 
-# The execution cache does not see changes in dppca: drop it whenever the package changes.
-_build/.dppca-hash: $(wildcard dppca/*.py dppca/*/*.py)
-	mkdir -p _build
-	@new=$$(cat $^ | sha256sum | cut -c1-16); \
-	 old=$$(cat $@ 2>/dev/null); \
-	 if [ "$$new" != "$$old" ]; then echo "dppca changed: clearing the execution cache"; \
-	   rm -rf _build/.jupyter_cache; echo $$new > $@; fi
-
-## make book: execute every chapter at full scale (cached) and render HTML to _build/html
-book: $(STAMP) _build/.dppca-hash
-	$(BIN)/jupyter-book build -n -W --keep-going .
-	@echo "HTML: _build/html/index.html"
+## make book: execute every chapter at full scale (2 at a time; cached by notebook, dppca
+## sources and pins), then render HTML to _build/html with a strict build
+book: $(STAMP)
+	$(BLAS1) $(BIN)/python tools/execute_chapters.py --jobs 2
+	$(BIN)/python tools/render_book.py full
 
 ## make test: stripped notebooks, unit tests + every chapter in FAST mode, then render those
 test: $(STAMP) check-stripped
 	$(BLAS1) $(BIN)/python -m pytest -n auto tests
-	$(BIN)/python tests/render_fast_book.py
+	$(BIN)/python tools/render_book.py fast
 
 unit: $(STAMP)
 	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m "not notebook"
@@ -48,7 +41,7 @@ notebooks: $(STAMP)
 	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m notebook
 
 render-fast: $(STAMP)
-	$(BIN)/python tests/render_fast_book.py
+	$(BIN)/python tools/render_book.py fast
 
 check-stripped: $(STAMP)
 	$(BIN)/nbstripout --verify chapters/*.ipynb
@@ -62,7 +55,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab chapters/
 
 clean-cache:
-	rm -rf _build/.jupyter_cache _build/.dppca-hash
+	rm -rf _build/.jupyter_cache _build/full
 
 clean:
 	rm -rf _build

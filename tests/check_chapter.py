@@ -8,7 +8,6 @@ without running the whole book. Prints the execution time.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -18,8 +17,8 @@ from pathlib import Path
 import papermill as pm
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chapters import ROOT  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from bookpaths import ROOT, cap_blas_threads  # noqa: E402
 
 
 def main() -> int:
@@ -29,8 +28,7 @@ def main() -> int:
     parser.add_argument("--no-render", action="store_true")
     args = parser.parse_args()
     nb = args.notebook.resolve()
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = "1"
+    cap_blas_threads()
     work = ROOT / "_build" / "check" / nb.stem
     (work / "chapters").mkdir(parents=True, exist_ok=True)
     out = work / "chapters" / nb.name

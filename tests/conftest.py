@@ -1,9 +1,9 @@
-import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+
+from bookpaths import cap_blas_threads  # noqa: E402
 
 # Kernels started by papermill inherit this: one BLAS thread each under `pytest -n auto`.
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = "1"
+cap_blas_threads()

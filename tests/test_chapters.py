@@ -1,7 +1,7 @@
 """Execute every chapter listed in _toc.yml through papermill with FAST=True injected.
 
 The executed copy is written to _build/fast/<chapter>.ipynb whether or not the run succeeds,
-so a failing cell can be read there; render_fast_book.py then renders those copies.
+so a failing cell can be read there; tools/render_book.py fast then renders those copies.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import json
 import papermill as pm
 import pytest
 
-from chapters import FAST_DIR, ROOT, toc_notebooks
+from bookpaths import EXECUTED, ROOT, toc_notebooks
 
 NOTEBOOKS = toc_notebooks()
 
@@ -24,7 +24,7 @@ def has_parameters_cell(path) -> bool:
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_chapter_runs_in_fast_mode(notebook):
     assert has_parameters_cell(notebook), f"{notebook.name} has no cell tagged 'parameters'"
-    out = FAST_DIR / notebook.relative_to(ROOT)
+    out = EXECUTED["fast"] / notebook.relative_to(ROOT)
     out.parent.mkdir(parents=True, exist_ok=True)
     pm.execute_notebook(
         str(notebook), str(out),

@@ -1,5 +1,4 @@
-"""Where the chapters are and where their FAST-mode executions go (shared by the tests and by
-``render_fast_book.py``)."""
+"""Where the chapters are, and where their executed copies go."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +6,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Executed FAST-mode copies of the chapters, kept (with any error visible) for diagnosis.
-FAST_DIR = ROOT / "_build" / "fast"
+BUILD = ROOT / "_build"
+#: Executed copies of the chapters, kept (with any error visible) for diagnosis.
+EXECUTED = {"fast": BUILD / "fast", "full": BUILD / "full"}
 
 
 def toc_documents() -> list[str]:
@@ -30,7 +30,7 @@ def toc_documents() -> list[str]:
 
 
 def toc_notebooks() -> list[Path]:
-    """The chapters listed in ``_toc.yml`` that are notebooks (these are what papermill runs)."""
+    """The documents of ``_toc.yml`` that are notebooks (what papermill executes)."""
     paths = []
     for doc in toc_documents():
         nb = ROOT / f"{doc}.ipynb"
@@ -39,3 +39,11 @@ def toc_notebooks() -> list[Path]:
         elif not (ROOT / f"{doc}.md").exists():
             raise FileNotFoundError(f"_toc.yml lists {doc}, which has no .ipynb or .md file")
     return paths
+
+
+def cap_blas_threads() -> None:
+    """One BLAS thread per kernel (kernels inherit the environment)."""
+    import os
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"

@@ -1,0 +1,88 @@
+"""Execute every chapter of _toc.yml with papermill, in parallel, into _build/<mode>/chapters.
+
+Usage: python tools/execute_chapters.py [--fast] [--jobs N] [--force]
+
+Full-scale executions are cached: a chapter is re-run only when its notebook, the dppca sources,
+the pinned constraints or the FAST flag change (unlike jupyter-cache, the key includes the package
+code). A failed execution is kept with the error visible, and the script exits non-zero.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bookpaths import EXECUTED, ROOT, cap_blas_threads, toc_notebooks  # noqa: E402
+
+CACHE_KEY = "dppca_execution_key"
+
+
+def execution_key(notebook: Path, fast: bool) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"FAST={fast}".encode())
+    for path in [notebook, ROOT / "constraints.txt", *sorted((ROOT / "dppca").rglob("*.py"))]:
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def cached(out: Path, key: str) -> bool:
+    if not out.exists():
+        return False
+    meta = json.loads(out.read_text()).get("metadata", {})
+    return meta.get(CACHE_KEY) == key and not meta.get("papermill", {}).get("exception")
+
+
+def execute(notebook: Path, out: Path, fast: bool, key: str) -> float:
+    import papermill as pm
+
+    cap_blas_threads()
+    start = time.perf_counter()
+    pm.execute_notebook(str(notebook), str(out), parameters={"FAST": fast, "SEED": 0},
+                        cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
+                        request_save_on_cell_execute=True)
+    nb = json.loads(out.read_text())
+    nb["metadata"][CACHE_KEY] = key
+    out.write_text(json.dumps(nb, indent=1))
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fast", action="store_true", help="inject FAST=True")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--force", action="store_true", help="ignore cached executions")
+    args = parser.parse_args()
+    outdir = EXECUTED["fast" if args.fast else "full"]
+    todo = []
+    for nb in toc_notebooks():
+        out = outdir / nb.relative_to(ROOT)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        key = execution_key(nb, args.fast)
+        if not args.force and cached(out, key):
+            print(f"cached   {nb.name}")
+        else:
+            todo.append((nb, out, key))
+    failures = []
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(execute, nb, out, args.fast, key): (nb, out) for nb, out, key in todo}
+        for future in as_completed(futures):
+            nb, out = futures[future]
+            try:
+                print(f"executed {nb.name} in {future.result():.0f} s", flush=True)
+            except Exception as err:  # papermill raises PapermillExecutionError with the cell
+                failures.append(nb.name)
+                print(f"FAILED   {nb.name}: {type(err).__name__}; see {out}\n{err}", flush=True)
+    print(f"{len(todo)} chapters executed in {time.perf_counter() - start:.0f} s "
+          f"(FAST={args.fast}, {args.jobs} jobs)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

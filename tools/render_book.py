@@ -1,0 +1,61 @@
+"""Render the book from executed chapters with a strict (-n -W) Jupyter Book build.
+
+Usage: python tools/render_book.py {fast,full}
+
+Builds a copy of the book source in _build/<mode> whose chapters are the executed notebooks and
+whose configuration turns execution off, so nothing is executed twice. HTML goes to
+_build/html (full) or _build/fast/_build/html (fast).
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bookpaths import EXECUTED, ROOT, toc_documents  # noqa: E402
+
+
+def prepare_source(src: Path) -> list[str]:
+    """Copy configuration and non-notebook files into ``src``; return documents lacking an execution."""
+    src.mkdir(parents=True, exist_ok=True)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config.setdefault("execute", {})["execute_notebooks"] = "off"
+    (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    for name in ("_toc.yml", "references.bib"):
+        shutil.copy2(ROOT / name, src / name)
+    link = src / "dppca"
+    if not link.exists():
+        link.symlink_to(ROOT / "dppca", target_is_directory=True)
+    for asset in (ROOT / "chapters").rglob("*"):
+        if asset.is_file() and asset.suffix != ".ipynb" and ".ipynb_checkpoints" not in asset.parts:
+            target = src / asset.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(asset, target)
+    return [doc for doc in toc_documents()
+            if not (src / f"{doc}.ipynb").exists() and not (ROOT / f"{doc}.md").exists()]
+
+
+def render(mode: str) -> int:
+    src = EXECUTED[mode]
+    missing = prepare_source(src)
+    if missing:
+        print(f"no executed copy of {missing}: execute the chapters first", file=sys.stderr)
+        return 1
+    jb = Path(sys.executable).with_name("jupyter-book")
+    out = ROOT if mode == "full" else src
+    cmd = [str(jb), "build", "-n", "-W", "--keep-going", "--path-output", str(out), str(src)]
+    print(" ".join(cmd), flush=True)
+    code = subprocess.run(cmd).returncode
+    if code == 0:
+        print(f"HTML: {out / '_build' / 'html' / 'index.html'}")
+    return code
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in EXECUTED:
+        sys.exit(__doc__)
+    sys.exit(render(sys.argv[1]))
