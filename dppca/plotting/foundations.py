@@ -1,0 +1,63 @@
+"""Figure helpers for the chapter on differential privacy for matrices (no mathematics here)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+
+def plot_sigma_ratio(epsilons, ratios_by_delta: dict, ax=None):
+    """Ratio classical / analytic Gaussian noise level against epsilon, one line per delta."""
+    ax = ax or plt.subplots()[1]
+    for delta, ratio in ratios_by_delta.items():
+        ax.plot(epsilons, ratio, marker="o", ms=3, label=fr"$\delta = 10^{{{int(np.log10(delta))}}}$")
+    ax.axhline(1.0, color="0.4", lw=1, ls=":")
+    ax.set_xlabel(r"privacy parameter $\varepsilon$")
+    ax.set_ylabel(r"$\sigma_{\mathrm{classical}} / \sigma_{\mathrm{analytic}}$")
+    ax.set_title("Extra noise of the classical Gaussian calibration")
+    ax.legend()
+    return ax
+
+
+def plot_l1_sensitivity(ds, curves: dict, markers: dict | None = None, ax=None):
+    """Entrywise l1 sensitivity (times n) against d: ``curves`` are lines {label: values},
+    ``markers`` are numerical maxima {label: (d_values, values, label_of_matching_curve)}, drawn in
+    the colour of that curve; both axes logarithmic."""
+    ax = ax or plt.subplots()[1]
+    styles = ["-", "--", "-.", ":", (0, (5, 1)), (0, (1, 1))]
+    colours = {}
+    for (label, values), ls in zip(curves.items(), styles * 2):
+        colours[label] = ax.plot(ds, values, ls=ls, lw=1.6, label=label)[0].get_color()
+    for label, (dm, vm, curve) in (markers or {}).items():
+        ax.plot(dm, vm, "o", ms=6, mfc="none", mew=1.5, color=colours.get(curve), label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("dimension $d$")
+    ax.set_ylabel(r"$n \times$ sensitivity")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_difference_heatmap(delta, title: str, ax=None):
+    """Heat map of a (scaled) difference matrix ``v v^T - w w^T`` with a symmetric colour scale."""
+    ax = ax or plt.subplots(figsize=(4.2, 3.6))[1]
+    m = float(np.max(np.abs(delta)))
+    im = ax.imshow(delta, cmap="RdBu_r", vmin=-m, vmax=m)
+    ax.figure.colorbar(im, ax=ax, shrink=0.85)
+    ax.set_xlabel("column $j$")
+    ax.set_ylabel("row $i$")
+    ax.set_title(title)
+    ax.grid(False)
+    return ax
+
+
+def plot_captured_variance(samples, expected: float, best: float, ax=None):
+    """Histogram of q_F over Haar-random subspaces with the expectation and the PCA optimum."""
+    ax = ax or plt.subplots()[1]
+    ax.hist(samples, bins=40, color="C0", alpha=0.7, label="Haar-random subspaces")
+    ax.axvline(expected, color="C1", lw=2, label=r"$\mathrm{tr}(A)\,k/d$")
+    ax.axvline(best, color="C2", lw=2, ls="--", label="non-private PCA")
+    ax.set_xlabel(r"captured variance $q_F(V)$")
+    ax.set_ylabel("count")
+    ax.set_title("The two baselines")
+    ax.legend()
+    return ax
