@@ -31,7 +31,7 @@ book: $(STAMP)
 
 ## make test: stripped notebooks, unit tests + every chapter in FAST mode, then render those
 test: $(STAMP) check-stripped
-	$(BLAS1) $(BIN)/python -m pytest -n auto tests
+	$(BLAS1) $(BIN)/python -m pytest -n auto --dist worksteal tests
 	$(BIN)/python tools/render_book.py fast
 
 unit: $(STAMP)

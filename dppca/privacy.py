@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize, special
 
-from .validation import check_delta, check_epsilon
+from .montecarlo import Estimate, mean_ci
+from .validation import as_generator, check_delta, check_epsilon, check_n
 
 
 def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
@@ -86,7 +87,254 @@ def laplace_privacy_loss_bound(l1_sensitivity: float, scale: float) -> float:
     return float(l1_sensitivity) / float(scale)
 
 
+# ---------------------------------------------------------------------------------------------
+# Calibrations of the input-perturbation mechanisms (replace-one neighbours, A = X^T X / n)
+# ---------------------------------------------------------------------------------------------
+
+def _union_bound_log_term(d: int, delta: float) -> float:
+    """L = sqrt(2 log((d² + d) / (2 √(2π) δ))): the noise threshold γ/β of the proof of
+    Chaudhuri et al. (2013), Theorem 5 (union bound over the d(d+1)/2 noise entries)."""
+    return float(np.sqrt(2.0 * np.log((d * d + d) / (2.0 * np.sqrt(2.0 * np.pi) * delta))))
+
+
+def mod_sulq_beta(d: int, n: int, epsilon: float, delta: float, exact: bool = False) -> float:
+    """Noise level β of MOD-SULQ (Chaudhuri et al. 2013, Algorithm 1, eq. (5)).
+
+    The proof of Theorem 5 asks for ε = (d+1) L/(nβ) + 1/(n²β²), a quadratic in β with
+    L = :func:`_union_bound_log_term`. ``exact=True`` returns its positive root
+    β = [(d+1)L + √((d+1)²L² + 4ε)] / (2nε); the default is the simpler upper bound printed in
+    eq. (5), β = (d+1)L/(nε) + 1/(n√ε), which is never smaller.
+    """
+    eps, dl, n = check_epsilon(epsilon), check_delta(delta), check_n(n)
+    if d < 2:
+        raise ValueError(f"d must be at least 2; got {d}")
+    L = _union_bound_log_term(d, dl)
+    if exact:
+        return float(((d + 1) * L + np.sqrt(((d + 1) * L) ** 2 + 4.0 * eps)) / (2.0 * n * eps))
+    return float((d + 1) * L / (n * eps) + 1.0 / (n * np.sqrt(eps)))
+
+
+def replace_one_l2_sensitivity(n: int) -> float:
+    """ℓ₂ sensitivity √2/n of the upper triangle of A = XᵀX/n under replace-one neighbours.
+
+    For unit-ball rows, Σ_{i≤j}(v_iv_j − v̂_iv̂_j)² ≤ ‖vvᵀ − v̂v̂ᵀ‖_F² = ‖v‖⁴ + ‖v̂‖⁴ − 2⟨v, v̂⟩² ≤ 2,
+    with equality for two orthogonal coordinate vectors (e.g. e₁ and e₂).
+    """
+    return float(np.sqrt(2.0) / check_n(n))
+
+
+def analyze_gauss_sigma(n: int, epsilon: float, delta: float, calibration: str = "analytic") -> float:
+    """Entry standard deviation of Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for
+    A = XᵀX/n under replace-one neighbours (ℓ₂ sensitivity √2/n).
+
+    ``calibration="classical"`` uses σ = Δ√(2 ln(1.25/δ))/ε (proved for ε < 1 only);
+    ``"analytic"`` uses the exact calibration of Balle and Wang (2018).
+    """
+    sens = replace_one_l2_sensitivity(n)
+    if calibration == "classical":
+        return gaussian_sigma_classical(sens, epsilon, delta)
+    if calibration == "analytic":
+        return analytic_gaussian_sigma(sens, epsilon, delta)
+    raise ValueError(f"calibration must be 'analytic' or 'classical'; got {calibration!r}")
+
+
+def laplace_input_scale(d: int, n: int, epsilon: float) -> float:
+    """Laplace scale b = 2d/(nε) of Jiang et al. (2016), Algorithm 1 (from Lemma 2: s₁ < 2d/n)."""
+    return float(2.0 * d / (check_n(n) * check_epsilon(epsilon)))
+
+
+def wishart_input_scale(n: int, epsilon: float) -> float:
+    """Eigenvalue c = 3/(2nε) of the Wishart scale matrix C = cI (Jiang et al. 2016, Algorithm 2)."""
+    return float(3.0 / (2.0 * check_n(n) * check_epsilon(epsilon)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Neighbouring pairs and sensitivities
+# ---------------------------------------------------------------------------------------------
+
+def upper_triangle(M) -> np.ndarray:
+    """Entries M_ij with i ≤ j (row-major order of ``numpy.triu_indices``): the coordinates in
+    which a symmetric noise matrix with independent entries on and above the diagonal lives."""
+    M = np.asarray(M, dtype=float)
+    return M[np.triu_indices(M.shape[0])]
+
+
+def replace_one_difference(v, v_hat, n: int) -> np.ndarray:
+    """Δ = A − Â = (vvᵀ − v̂v̂ᵀ)/n: the change of A = XᵀX/n when row v is replaced by v̂."""
+    v = np.ravel(np.asarray(v, dtype=float))
+    v_hat = np.ravel(np.asarray(v_hat, dtype=float))
+    if v.shape != v_hat.shape:
+        raise ValueError(f"v and v_hat must have the same length; got {v.shape} and {v_hat.shape}")
+    if max(np.linalg.norm(v), np.linalg.norm(v_hat)) > 1 + 1e-9:
+        raise ValueError("rows must have Euclidean norm <= 1")
+    return (np.outer(v, v) - np.outer(v_hat, v_hat)) / check_n(n)
+
+
+def upper_triangle_l1_sensitivity_bound(d: int, n: int) -> float:
+    """Upper bound (d/√2 + 1)/n on the ℓ₁ sensitivity of the upper triangle of A = XᵀX/n.
+
+    With M = vvᵀ − v̂v̂ᵀ: Σ_{i≤j}|M_ij| = (‖M‖_{1,1} + Σ_i|M_ii|)/2, ‖M‖_{1,1} ≤ d‖M‖_F ≤ √2 d
+    (Cauchy–Schwarz and ‖M‖_F² ≤ 2) and Σ_i|M_ii| ≤ ‖v‖² + ‖v̂‖² ≤ 2. Sharper than the
+    (d+1)/n of Chaudhuri et al. (2013, eq. (19)) and than the 2d/n of Jiang et al. (2016, Lemma 2).
+    """
+    return float((d / np.sqrt(2.0) + 1.0) / check_n(n))
+
+
+def _l1_objective(p, q, triangle: bool):
+    M = np.outer(p, p) - np.outer(q, q)
+    S = np.sign(M)
+    if triangle:
+        Su = np.triu(S)
+        return float(np.sum(np.abs(np.triu(M)))), (Su + Su.T) @ p, -(Su + Su.T) @ q
+    return float(np.sum(np.abs(M))), 2.0 * S @ p, -2.0 * S @ q
+
+
+def worst_case_l1_pair(d: int, triangle: bool = True, restarts: int = 8, iterations: int = 300,
+                       rng=None):
+    """Search the unit ball for rows (v, v̂) maximising the ℓ₁ distance of vvᵀ and v̂v̂ᵀ.
+
+    ``triangle=True`` sums |v_iv_j − v̂_iv̂_j| over i ≤ j (what the symmetric Laplace noise of
+    Jiang et al. 2016, Algorithm 1, must hide); ``False`` sums over all (i, j), the quantity of their
+    Lemma 2. Projected (super)gradient ascent from random and structured starts, among them
+    v = 𝟙/√d, v̂ = 0 (Lemma 2's pair) and v_i = √(2/d) cos θ_i, v̂_i = √(2/d) sin θ_i with
+    θ_i = πi/d, for which v_iv_j − v̂_iv̂_j = (2/d) cos(θ_i + θ_j). Returns ``(value, v, v_hat)``
+    for n = 1 (divide by n); the value is a lower bound on the sensitivity, attained by the pair.
+    """
+    rng = as_generator(rng)
+    theta = np.pi * np.arange(d) / d
+    starts = [(np.ones(d) / np.sqrt(d), np.zeros(d)),
+              (np.sqrt(2.0 / d) * np.cos(theta), np.sqrt(2.0 / d) * np.sin(theta))]
+    for _ in range(restarts):
+        starts.append((rng.standard_normal(d), rng.standard_normal(d)))
+
+    def project(x):
+        r = np.linalg.norm(x)
+        return x / r if r > 1 else x
+
+    best = (-np.inf, None, None)
+    for p, q in starts:
+        p, q = project(p), project(q)
+        step = 0.5
+        value, gp, gq = _l1_objective(p, q, triangle)
+        for _ in range(iterations):
+            p_new, q_new = project(p + step * gp / d), project(q + step * gq / d)
+            v_new, gp_new, gq_new = _l1_objective(p_new, q_new, triangle)
+            if v_new >= value:
+                p, q, value, gp, gq = p_new, q_new, v_new, gp_new, gq_new
+            else:
+                step *= 0.5
+                if step < 1e-8:
+                    break
+        if value > best[0]:
+            best = (value, p, q)
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Privacy-loss random variables and privacy profiles δ(ε)
+# ---------------------------------------------------------------------------------------------
+
+def delta_from_privacy_losses(losses, epsilon: float, level: float = 0.99) -> Estimate:
+    """Monte Carlo estimate of δ(ε) = E_P[(1 − e^{ε − L})₊] from draws of the privacy-loss random
+    variable L = log(p(Y)/q(Y)), Y ~ P (L = +∞ where q vanishes: such outputs count fully).
+
+    This is the exact tight δ for the ordered pair (P, Q) (Balle and Wang 2018, Theorem 5);
+    the estimate comes with the normal-approximation confidence interval of :func:`mean_ci`.
+    """
+    losses = np.asarray(losses, dtype=float)
+    eps = float(epsilon)
+    if eps < 0:
+        raise ValueError("epsilon must be >= 0")
+    with np.errstate(over="ignore"):
+        terms = np.where(np.isposinf(losses), 1.0, np.clip(-np.expm1(eps - losses), 0.0, None))
+    return mean_ci(terms, level)
+
+
+def gaussian_privacy_loss_samples(l2_distance: float, sigma: float, size: int, rng=None) -> np.ndarray:
+    """Draws of the privacy-loss random variable of N(μ, σ²I) against N(μ', σ²I), ‖μ − μ'‖ = Δ.
+
+    L = ⟨Y − μ', μ − μ'⟩/σ² − Δ²/(2σ²) with Y ~ N(μ, σ²I) is N(η, 2η), η = Δ²/(2σ²): simulate it
+    directly (one dimension suffices by rotation invariance).
+    """
+    eta = l2_distance ** 2 / (2.0 * sigma ** 2)
+    return as_generator(rng).normal(eta, np.sqrt(2.0 * eta), size=size)
+
+
+def gaussian_pair_delta(l2_distance: float, sigma: float, epsilon) -> np.ndarray:
+    """Exact δ(ε) of the Gaussian mechanism on one pair at distance Δ (vectorised in ε):
+    Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle and Wang 2018, Theorem 8)."""
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    a, b = l2_distance / (2.0 * sigma), eps * sigma / l2_distance
+    first = special.log_ndtr(a - b)
+    second = eps + special.log_ndtr(-a - b)
+    out = np.where(second >= first, 0.0, np.exp(first) * -np.expm1(np.minimum(second - first, 0.0)))
+    return out if np.ndim(epsilon) else float(out[0])
+
+
+def laplace_privacy_loss_samples(a, a_hat, scale: float, size: int, rng=None) -> np.ndarray:
+    """Draws of L = Σ_i (|Y_i − â_i| − |Y_i − a_i|)/b with Y = a + Lap(0, b)^m: the privacy-loss
+    random variable of the Laplace mechanism on the pair (a, â). |L| ≤ ‖a − â‖₁/b always."""
+    a = np.ravel(np.asarray(a, dtype=float))
+    a_hat = np.ravel(np.asarray(a_hat, dtype=float))
+    diff = a - a_hat
+    keep = diff != 0                       # coordinates that do not differ add zero loss
+    diff = diff[keep]
+    rng = as_generator(rng)
+    out = np.empty(size)
+    chunk = max(1, 2_000_000 // max(diff.size, 1))
+    for start in range(0, size, chunk):
+        m = min(chunk, size - start)
+        noise = rng.laplace(0.0, scale, size=(m, diff.size))
+        out[start:start + m] = (np.abs(noise + diff) - np.abs(noise)).sum(axis=1) / scale
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Wishart input perturbation: the support of A + W depends on A
+# ---------------------------------------------------------------------------------------------
+
+def wishart_support_gap_probability(scale: float, n: int, squared_norm: float = 1.0) -> float:
+    """P(W − uuᵀ/n is not positive definite) for W ~ W_d(d+1, cI) and ‖u‖² = r².
+
+    By Sherman–Morrison, W − uuᵀ/n ≻ 0 iff uᵀW⁻¹u < n, and (uᵀC⁻¹u)/(uᵀW⁻¹u) ~ χ²_{m−d+1} = χ²₂
+    for m = d+1 (Muirhead 1982, Theorem 3.2.12). Hence the probability is
+    P(χ²₂ < r²/(nc)) = 1 − exp(−r²/(2nc)), whatever d. For c = 3/(2nε) it is 1 − e^{−r²ε/3}.
+    """
+    kappa = float(squared_norm) / (2.0 * check_n(n) * float(scale))
+    return float(-np.expm1(-kappa))
+
+
+def wishart_privacy_profile(epsilon_claimed: float, epsilon=0.0) -> np.ndarray:
+    """Exact δ(ε') of the published Wishart mechanism (Jiang et al. 2016, Algorithm 2), worst
+    case over replace-one pairs of unit-ball rows: δ(ε') = 1 − e^{−ε/3} for every ε' ≥ 0.
+
+    The book's derivation (chapter 3): on the common support the log density ratio is the constant
+    (ε/3)(‖v‖² − ‖v̂‖²) ≤ ε/3, and the outputs possible under one dataset only have probability
+    at most 1 − e^{−ε‖v̂‖²/3}; combining both terms the sup over pairs equals 1 − e^{−ε/3},
+    attained by v = 0, v̂ a unit vector. The mechanism is therefore not (ε', δ)-DP for any
+    δ < 1 − e^{−ε/3}, and in particular not (ε, 0)-DP as Theorem 4 claims.
+    """
+    eps = check_epsilon(epsilon_claimed)
+    eps_prime = np.asarray(epsilon, dtype=float)
+    if np.any(eps_prime < 0):
+        raise ValueError("epsilon' must be >= 0")
+    return np.full(eps_prime.shape, -np.expm1(-eps / 3.0))[()]
+
+
+def wishart_scale_for_delta(n: int, delta: float) -> float:
+    """Scale c making W_d(d+1, cI) input perturbation (0, δ)-DP (hence (ε, δ) for every ε ≥ 0):
+    solve 1 − exp(−1/(2nc)) = δ, i.e. c = 1/(2n log(1/(1 − δ))). See chapter 3 for the proof."""
+    dl = check_delta(delta)
+    return float(1.0 / (2.0 * check_n(n) * -np.log1p(-dl)))
+
+
 __all__ = [
     "laplace_scale", "gaussian_sigma_classical", "analytic_gaussian_delta",
     "analytic_gaussian_sigma", "gaussian_mechanism_epsilon", "laplace_privacy_loss_bound",
+    "mod_sulq_beta", "replace_one_l2_sensitivity", "analyze_gauss_sigma", "laplace_input_scale",
+    "wishart_input_scale", "upper_triangle", "upper_triangle_l1_sensitivity_bound", "replace_one_difference", "worst_case_l1_pair",
+    "delta_from_privacy_losses", "gaussian_privacy_loss_samples", "gaussian_pair_delta",
+    "laplace_privacy_loss_samples", "wishart_support_gap_probability", "wishart_privacy_profile",
+    "wishart_scale_for_delta",
 ]
+
