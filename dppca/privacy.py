@@ -8,6 +8,7 @@ import numpy as np
 from scipy import optimize, special
 
 from .montecarlo import Estimate, mean_ci
+from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import as_generator, check_delta, check_epsilon, check_n
 
 
@@ -114,15 +115,6 @@ def mod_sulq_beta(d: int, n: int, epsilon: float, delta: float, exact: bool = Fa
     return float((d + 1) * L / (n * eps) + 1.0 / (n * np.sqrt(eps)))
 
 
-def replace_one_l2_sensitivity(n: int) -> float:
-    """ℓ₂ sensitivity √2/n of the upper triangle of A = XᵀX/n under replace-one neighbours.
-
-    For unit-ball rows, Σ_{i≤j}(v_iv_j − v̂_iv̂_j)² ≤ ‖vvᵀ − v̂v̂ᵀ‖_F² = ‖v‖⁴ + ‖v̂‖⁴ − 2⟨v, v̂⟩² ≤ 2,
-    with equality for two orthogonal coordinate vectors (e.g. e₁ and e₂).
-    """
-    return float(np.sqrt(2.0) / check_n(n))
-
-
 def analyze_gauss_sigma(n: int, epsilon: float, delta: float, calibration: str = "analytic") -> float:
     """Entry standard deviation of Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for
     A = XᵀX/n under replace-one neighbours (ℓ₂ sensitivity √2/n).
@@ -130,7 +122,7 @@ def analyze_gauss_sigma(n: int, epsilon: float, delta: float, calibration: str =
     ``calibration="classical"`` uses σ = Δ√(2 ln(1.25/δ))/ε (proved for ε < 1 only);
     ``"analytic"`` uses the exact calibration of Balle and Wang (2018).
     """
-    sens = replace_one_l2_sensitivity(n)
+    sens = frobenius_sensitivity_second_moment(n, upper_triangle=True)
     if calibration == "classical":
         return gaussian_sigma_classical(sens, epsilon, delta)
     if calibration == "analytic":
@@ -157,77 +149,6 @@ def upper_triangle(M) -> np.ndarray:
     which a symmetric noise matrix with independent entries on and above the diagonal lives."""
     M = np.asarray(M, dtype=float)
     return M[np.triu_indices(M.shape[0])]
-
-
-def replace_one_difference(v, v_hat, n: int) -> np.ndarray:
-    """Δ = A − Â = (vvᵀ − v̂v̂ᵀ)/n: the change of A = XᵀX/n when row v is replaced by v̂."""
-    v = np.ravel(np.asarray(v, dtype=float))
-    v_hat = np.ravel(np.asarray(v_hat, dtype=float))
-    if v.shape != v_hat.shape:
-        raise ValueError(f"v and v_hat must have the same length; got {v.shape} and {v_hat.shape}")
-    if max(np.linalg.norm(v), np.linalg.norm(v_hat)) > 1 + 1e-9:
-        raise ValueError("rows must have Euclidean norm <= 1")
-    return (np.outer(v, v) - np.outer(v_hat, v_hat)) / check_n(n)
-
-
-def upper_triangle_l1_sensitivity_bound(d: int, n: int) -> float:
-    """Upper bound (d/√2 + 1)/n on the ℓ₁ sensitivity of the upper triangle of A = XᵀX/n.
-
-    With M = vvᵀ − v̂v̂ᵀ: Σ_{i≤j}|M_ij| = (‖M‖_{1,1} + Σ_i|M_ii|)/2, ‖M‖_{1,1} ≤ d‖M‖_F ≤ √2 d
-    (Cauchy–Schwarz and ‖M‖_F² ≤ 2) and Σ_i|M_ii| ≤ ‖v‖² + ‖v̂‖² ≤ 2. Sharper than the
-    (d+1)/n of Chaudhuri et al. (2013, eq. (19)) and than the 2d/n of Jiang et al. (2016, Lemma 2).
-    """
-    return float((d / np.sqrt(2.0) + 1.0) / check_n(n))
-
-
-def _l1_objective(p, q, triangle: bool):
-    M = np.outer(p, p) - np.outer(q, q)
-    S = np.sign(M)
-    if triangle:
-        Su = np.triu(S)
-        return float(np.sum(np.abs(np.triu(M)))), (Su + Su.T) @ p, -(Su + Su.T) @ q
-    return float(np.sum(np.abs(M))), 2.0 * S @ p, -2.0 * S @ q
-
-
-def worst_case_l1_pair(d: int, triangle: bool = True, restarts: int = 8, iterations: int = 300,
-                       rng=None):
-    """Search the unit ball for rows (v, v̂) maximising the ℓ₁ distance of vvᵀ and v̂v̂ᵀ.
-
-    ``triangle=True`` sums |v_iv_j − v̂_iv̂_j| over i ≤ j (what the symmetric Laplace noise of
-    Jiang et al. 2016, Algorithm 1, must hide); ``False`` sums over all (i, j), the quantity of their
-    Lemma 2. Projected (super)gradient ascent from random and structured starts, among them
-    v = 𝟙/√d, v̂ = 0 (Lemma 2's pair) and v_i = √(2/d) cos θ_i, v̂_i = √(2/d) sin θ_i with
-    θ_i = πi/d, for which v_iv_j − v̂_iv̂_j = (2/d) cos(θ_i + θ_j). Returns ``(value, v, v_hat)``
-    for n = 1 (divide by n); the value is a lower bound on the sensitivity, attained by the pair.
-    """
-    rng = as_generator(rng)
-    theta = np.pi * np.arange(d) / d
-    starts = [(np.ones(d) / np.sqrt(d), np.zeros(d)),
-              (np.sqrt(2.0 / d) * np.cos(theta), np.sqrt(2.0 / d) * np.sin(theta))]
-    for _ in range(restarts):
-        starts.append((rng.standard_normal(d), rng.standard_normal(d)))
-
-    def project(x):
-        r = np.linalg.norm(x)
-        return x / r if r > 1 else x
-
-    best = (-np.inf, None, None)
-    for p, q in starts:
-        p, q = project(p), project(q)
-        step = 0.5
-        value, gp, gq = _l1_objective(p, q, triangle)
-        for _ in range(iterations):
-            p_new, q_new = project(p + step * gp / d), project(q + step * gq / d)
-            v_new, gp_new, gq_new = _l1_objective(p_new, q_new, triangle)
-            if v_new >= value:
-                p, q, value, gp, gq = p_new, q_new, v_new, gp_new, gq_new
-            else:
-                step *= 0.5
-                if step < 1e-8:
-                    break
-        if value > best[0]:
-            best = (value, p, q)
-    return best
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,8 +252,8 @@ def wishart_scale_for_delta(n: int, delta: float) -> float:
 __all__ = [
     "laplace_scale", "gaussian_sigma_classical", "analytic_gaussian_delta",
     "analytic_gaussian_sigma", "gaussian_mechanism_epsilon", "laplace_privacy_loss_bound",
-    "mod_sulq_beta", "replace_one_l2_sensitivity", "analyze_gauss_sigma", "laplace_input_scale",
-    "wishart_input_scale", "upper_triangle", "upper_triangle_l1_sensitivity_bound", "replace_one_difference", "worst_case_l1_pair",
+    "mod_sulq_beta", "analyze_gauss_sigma", "laplace_input_scale", "wishart_input_scale",
+    "upper_triangle",
     "delta_from_privacy_losses", "gaussian_privacy_loss_samples", "gaussian_pair_delta",
     "laplace_privacy_loss_samples", "wishart_support_gap_probability", "wishart_privacy_profile",
     "wishart_scale_for_delta",

@@ -5,6 +5,7 @@ from scipy import integrate, stats
 
 from dppca.montecarlo import proportion_ci
 from dppca import privacy as P
+from dppca import sensitivity as S
 from dppca.input_perturbation import wishart_noise
 
 
@@ -51,27 +52,13 @@ def test_laplace_privacy_loss_is_bounded_and_matches_one_dimensional_profile():
     assert est.low <= exact <= est.high
 
 
-def test_worst_case_l1_pair_within_proved_bounds():
-    for d in (4, 12):
-        value, v, v_hat = P.worst_case_l1_pair(d, rng=0)
-        assert np.linalg.norm(v) <= 1 + 1e-12 and np.linalg.norm(v_hat) <= 1 + 1e-12
-        direct = np.abs(P.upper_triangle(np.outer(v, v) - np.outer(v_hat, v_hat))).sum()
-        assert direct == pytest.approx(value)
-        assert (d + 1) / 2 <= value <= P.upper_triangle_l1_sensitivity_bound(d, 1) + 1e-12
-        full, _, _ = P.worst_case_l1_pair(d, triangle=False, rng=0)
-        assert d <= full <= np.sqrt(2) * d + 1e-9          # Lemma 2's lower bound, Cauchy–Schwarz
-
-
-def test_l2_sensitivity_attained_by_orthogonal_coordinates():
-    n, d = 7, 5
-    e1, e2 = np.eye(d)[0], np.eye(d)[1]
-    diff = P.upper_triangle(P.replace_one_difference(e1, e2, n))
-    assert np.linalg.norm(diff) == pytest.approx(P.replace_one_l2_sensitivity(n))
-    rng = np.random.default_rng(3)
-    for _ in range(200):
-        v, w = rng.standard_normal((2, d))
-        v /= max(1, np.linalg.norm(v)); w /= max(1, np.linalg.norm(w))
-        assert np.linalg.norm(P.upper_triangle(P.replace_one_difference(v, w, n))) <= np.sqrt(2) / n + 1e-12
+def test_analyze_gauss_uses_the_frobenius_sensitivity_of_the_upper_triangle():
+    n, eps, delta = 7, 0.8, 1e-4
+    e1, e2 = np.eye(5)[0], np.eye(5)[1]
+    diff = P.upper_triangle(S.second_moment_difference(e1, e2, n))
+    assert np.linalg.norm(diff) == pytest.approx(np.sqrt(2) / n)
+    assert P.analyze_gauss_sigma(n, eps, delta) == pytest.approx(
+        P.analytic_gaussian_sigma(np.linalg.norm(diff), eps, delta))
 
 
 def test_wishart_support_gap_probability_matches_monte_carlo():
