@@ -1,0 +1,101 @@
+"""PPCA: the exponential mechanism for the top-k principal subspace (Chaudhuri, Sarwate and Sinha
+2013, Algorithm 2 and Theorem 6).
+
+The mechanism releases ``V`` (``d x k``, orthonormal columns) with density
+``∝ exp((ε/2) · n tr(V^T A V))`` where ``A = X^T X / n``: the exponential mechanism of McSherry and
+Talwar (2007) with score ``n tr(V^T A V) = ||X V||_F^2`` of sensitivity 1. This is the matrix
+Bingham distribution with parameter ``B = (n ε / 2) A`` (001, eq. (6)); samplers live in
+:mod:`dppca.bingham`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import bingham
+from .linalg import second_moment
+from .validation import (as_generator, check_data, check_epsilon, check_k, check_n, check_orthonormal,
+                         check_symmetric)
+
+#: Privacy notion of each mechanism of this module, including what the book found.
+PRIVACY = {
+    "ppca": "ε-DP (pure) for an exact draw from the matrix Bingham distribution (001, Theorem 6). "
+            "For k = 1 the default sampler is exact (rejection from an ACG envelope), so the "
+            "release is ε-DP up to floating point. For k > 1 every available sampler is a Markov "
+            "chain stopped after finitely many sweeps: if its law is within total variation t of "
+            "the target for every data set, the release is only (ε, δ)-DP with δ = (1 + e^ε) t, "
+            "and t is estimated by diagnostics, not proved. The sweep count must be fixed "
+            "independently of the data (choosing it by a diagnostic run on the private data "
+            "leaks information).",
+}
+
+#: Samplers accepted by :func:`ppca` (keyword ``sampler``).
+SAMPLERS = ("fast", "hoff")
+
+#: Sweeps used when none are given: fixed, data-independent (see PRIVACY).
+DEFAULT_SWEEPS = {"fast": 50, "hoff": 20000}
+
+
+def ppca_score(X, V) -> float:
+    """The score ``n tr(V^T A V) = ||X V||_F^2`` of the exponential mechanism (001, Sec. 4.1)."""
+    X = check_data(X)
+    V = check_orthonormal(V)
+    if V.shape[0] != X.shape[1]:
+        raise ValueError(f"V has {V.shape[0]} rows but X has {X.shape[1]} columns")
+    return float(np.sum((X @ V) ** 2))
+
+
+def score_sensitivity(X, X_neighbour, V) -> float:
+    """|score(X', V) - score(X, V)| for two data sets of the same size (at most 1, Theorem 6)."""
+    X, Xp = check_data(X), check_data(X_neighbour, name="X_neighbour")
+    if X.shape != Xp.shape:
+        raise ValueError("replace-one neighbours must have the same shape")
+    return abs(ppca_score(Xp, V) - ppca_score(X, V))
+
+
+#: Global sensitivity of the score under replace-one neighbours with rows of norm <= 1.
+SCORE_SENSITIVITY = 1.0
+
+
+def bingham_parameter(A, n: int, epsilon) -> np.ndarray:
+    """``B = (n ε / 2) A``, the matrix Bingham parameter of PPCA (001, Algorithm 2)."""
+    A = check_symmetric(A, name="A")
+    return (check_n(n) * check_epsilon(epsilon) / 2.0) * A
+
+
+def ppca_from_second_moment(A, n: int, k: int, epsilon, rng=None, sampler: str = "fast",
+                            n_sweeps: int | None = None, V0=None) -> np.ndarray:
+    """PPCA from ``A = X^T X / n`` and ``n`` (the caller vouches that rows had norm <= 1).
+
+    ``k = 1`` with the fast sampler is an exact draw (:func:`dppca.bingham.sample_vector_bingham`);
+    otherwise a Gibbs chain (``sampler`` = ``"fast"`` or ``"hoff"``) runs ``n_sweeps`` sweeps from a
+    Haar-uniform start (defaults :data:`DEFAULT_SWEEPS`). Returns a ``d x k`` orthonormal ``V``.
+    """
+    A = check_symmetric(A, name="A")
+    d = A.shape[0]
+    k = check_k(k, d)
+    B = bingham_parameter(A, n, epsilon)
+    rng = as_generator(rng)
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}; got {sampler!r}")
+    if sampler == "fast" and k == 1 and V0 is None:
+        return bingham.sample_vector_bingham(B, rng=rng)[:, None]
+    sweeps = DEFAULT_SWEEPS[sampler] if n_sweeps is None else int(n_sweeps)
+    if sweeps < 1:
+        raise ValueError(f"n_sweeps must be >= 1; got {n_sweeps!r}")
+    if sampler == "fast":
+        return bingham.fast_gibbs(B, k, sweeps, V0=V0, rng=rng)
+    return bingham.hoff_gibbs(B, k, sweeps, V0=V0, rng=rng)
+
+
+def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
+    """PPCA (001, Algorithm 2): a ``d x k`` orthonormal ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).
+
+    ``X`` is ``n x d`` with rows of norm at most 1 (checked). ``sampler_options`` go to
+    :func:`ppca_from_second_moment` (``sampler``, ``n_sweeps``, ``V0``). See :data:`PRIVACY` for
+    what a finite chain guarantees.
+    """
+    X = check_data(X)
+    k = check_k(k, X.shape[1])
+    epsilon = check_epsilon(epsilon)
+    return ppca_from_second_moment(second_moment(X), X.shape[0], k, epsilon, rng=rng,
+                                   **sampler_options)
