@@ -1,0 +1,373 @@
+"""The repeated-trial protocol of the real-data experiments (Chaudhuri, Sarwate & Sinha, JMLR 2013,
+Sections 6.3-6.5) and a registry of every subspace mechanism of the book.
+
+Every registered mechanism maps ``(X, k, epsilon, delta, rng)`` to a ``d x k`` orthonormal ``V``.
+Mechanisms that only need ``A = X^T X / n`` and ``n`` also expose that entry point
+(``from_moment``), so that one subset's ``A`` is formed once and reused across restarts; for these
+the two entry points give the same law (the ``X`` versions compute ``A`` and call the same code).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from .linalg import haar_subspace, second_moment, top_k_subspace
+from .utility import captured_variance
+from .validation import as_generator, check_data, check_delta, check_epsilon, check_k
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A subspace mechanism: ``release(X, k, epsilon, delta, rng) -> V`` (d x k), optionally
+    ``from_moment(A, n, k, epsilon, delta, rng) -> V``; ``notion`` is the privacy it really
+    provides in a few words, ``privacy`` the module's full ``PRIVACY`` text."""
+    key: str
+    label: str
+    notion: str
+    release: Callable
+    from_moment: Callable | None
+    privacy: str
+
+    def __call__(self, X, k, epsilon, delta, rng=None):
+        return self.release(X, k, epsilon, delta, rng)
+
+    def run_from_moment(self, A, n, k, epsilon, delta, rng=None):
+        """Release from the second moment when possible (same law as ``release``)."""
+        if self.from_moment is None:
+            raise ValueError(f"{self.key} needs the data rows, not only A")
+        return self.from_moment(A, n, k, epsilon, delta, rng)
+
+
+def _noisy_matrix_mechanism(module, name, uses_delta):
+    """Wrap an input-perturbation mechanism (noisy matrix out) into a subspace mechanism."""
+    full = getattr(module, name)
+    moment = getattr(module, f"{name}_from_second_moment", None)
+    if uses_delta:
+        def release(X, k, epsilon, delta, rng=None):
+            return top_k_subspace(full(X, epsilon, delta, rng=rng), k)
+
+        def from_moment(A, n, k, epsilon, delta, rng=None):
+            return top_k_subspace(moment(A, n, epsilon, delta, rng=rng), k)
+    else:
+        def release(X, k, epsilon, delta, rng=None):
+            return top_k_subspace(full(X, epsilon, rng=rng), k)
+
+        def from_moment(A, n, k, epsilon, delta, rng=None):
+            return top_k_subspace(moment(A, n, epsilon, rng=rng), k)
+    return release, (from_moment if moment is not None else None)
+
+
+def _pca_release(X, k, epsilon, delta, rng=None):
+    return top_k_subspace(second_moment(X), k)
+
+
+def _pca_moment(A, n, k, epsilon, delta, rng=None):
+    return top_k_subspace(A, k)
+
+
+def _random_release(X, k, epsilon, delta, rng=None):
+    return haar_subspace(np.shape(X)[1], k, rng)
+
+
+def _random_moment(A, n, k, epsilon, delta, rng=None):
+    return haar_subspace(A.shape[0], k, rng)
+
+
+#: Short privacy notions shown in legends and tables (the module's PRIVACY text has the detail).
+SHORT_NOTION = {
+    "pca": "not private",
+    "random": "0-DP (data-independent)",
+    "ppca": "ε-DP if exact; finite Gibbs chain: unproved",
+    "mod_sulq": "(ε, δ)-DP",
+    "analyze_gauss": "(ε, δ)-DP",
+    "laplace_input_perturbation": "ε-DP",
+    "wishart_input_perturbation": "claimed ε-DP: FAILS (book)",
+    "wishart_input_perturbation_delta": "(0, δ)-DP",
+    "gaussian_subspace_recovery": "(ε, δ)-DP",
+}
+
+#: Where each private mechanism is expected to live (module, function); the registry imports
+#: whichever exist, and :func:`missing_mechanisms` lists the others.
+EXPECTED = {
+    "ppca": ("dppca.exponential", "ppca"),
+    "mod_sulq": ("dppca.input_perturbation", "mod_sulq"),
+    "analyze_gauss": ("dppca.input_perturbation", "analyze_gauss"),
+    "laplace_input_perturbation": ("dppca.input_perturbation", "laplace_input_perturbation"),
+    "wishart_input_perturbation": ("dppca.input_perturbation", "wishart_input_perturbation"),
+    "wishart_input_perturbation_delta": ("dppca.input_perturbation",
+                                         "wishart_input_perturbation_delta"),
+    "gaussian_subspace_recovery": ("dppca.gaussian_approx", "gaussian_subspace_recovery"),
+}
+
+_LABELS = {
+    "pca": "non-private PCA", "random": "random subspace", "ppca": "PPCA",
+    "mod_sulq": "MOD-SULQ", "analyze_gauss": "Analyze Gauss",
+    "laplace_input_perturbation": "Laplace input", "wishart_input_perturbation": "Wishart input",
+    "wishart_input_perturbation_delta": "Wishart (δ-calibrated)",
+    "gaussian_subspace_recovery": "Gaussian subspace recovery (MV)",
+}
+
+
+def _moment_version(module, name, fallback):
+    """The module's own second-moment entry point if it has one, else ``fallback``, a composition
+    of the module's public helpers that tests/test_experiments.py checks draw for draw against
+    the X entry point (same seed, same output)."""
+    own = getattr(module, name, None)
+    if own is None:
+        return fallback
+    if name.startswith("gaussian_subspace_recovery"):
+        return lambda A, n, k, epsilon, delta, rng=None: own(A, n, k, epsilon, delta, rng=rng)
+    return lambda A, n, k, epsilon, delta, rng=None: top_k_subspace(own(A, n, delta, rng=rng), k)
+
+
+def _mv_from_moment(A, n, k, epsilon, delta, rng=None):
+    """Mangoubi-Vishnoi subspace recovery from (A, n): the top-k eigenvectors of A + G + G^T
+    with the module's replace-one noise level (as ``gaussian_subspace_recovery`` does)."""
+    from .gaussian_approx import noise_sigma, noisy_eigendecomposition
+
+    sigma = noise_sigma(epsilon, delta, "replace_one", n)
+    return noisy_eigendecomposition(A, sigma, rng)[1][:, :k].copy()
+
+
+def _wishart_delta_from_moment(A, n, k, epsilon, delta, rng=None):
+    """The δ-calibrated Wishart variant from (A, n), as ``wishart_input_perturbation_delta``."""
+    from .input_perturbation import wishart_noise
+    from .privacy import wishart_scale_for_delta
+
+    check_delta(delta)
+    return top_k_subspace(A + wishart_noise(A.shape[0], wishart_scale_for_delta(n, delta), rng), k)
+
+
+def _find(key):
+    module_name, function_name = EXPECTED[key]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None, None
+    return module, getattr(module, function_name, None)
+
+
+def _privacy_text(module, key):
+    return getattr(module, "PRIVACY", {}).get(key, SHORT_NOTION[key])
+
+
+def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
+    """Every mechanism available now, baselines first. ``ppca_options`` go to
+    ``dppca.exponential.ppca`` (e.g. ``{"n_sweeps": 50}``)."""
+    registry = {
+        "pca": Mechanism("pca", _LABELS["pca"], SHORT_NOTION["pca"], _pca_release, _pca_moment,
+                         "non-private: the exact top-k eigenvectors of A"),
+        "random": Mechanism("random", _LABELS["random"], SHORT_NOTION["random"], _random_release,
+                            _random_moment, "a Haar-uniform subspace, independent of the data"),
+    }
+    options = dict(ppca_options or {})
+    for key in EXPECTED:
+        module, function = _find(key)
+        if function is None:
+            continue
+        if key == "ppca":
+            moment_fn = getattr(module, "ppca_from_second_moment", None)
+
+            def release(X, k, epsilon, delta, rng=None, _f=function):
+                return _f(X, k, epsilon, rng=rng, **options)
+
+            from_moment = None
+            if moment_fn is not None:
+                def from_moment(A, n, k, epsilon, delta, rng=None, _f=moment_fn):
+                    return _f(A, n, k, epsilon, rng=rng, **options)
+        elif key == "gaussian_subspace_recovery":
+            def release(X, k, epsilon, delta, rng=None, _f=function):
+                return _f(X, k, epsilon, delta, rng=rng)
+
+            from_moment = _moment_version(module, "gaussian_subspace_recovery_from_second_moment",
+                                          _mv_from_moment)
+        elif key == "wishart_input_perturbation_delta":
+            def release(X, k, epsilon, delta, rng=None, _f=function):
+                return top_k_subspace(_f(X, delta, rng=rng), k)
+
+            from_moment = _moment_version(module, "wishart_input_perturbation_delta_from_second_moment",
+                                          _wishart_delta_from_moment)
+        else:
+            uses_delta = key in ("mod_sulq", "analyze_gauss")
+            release, from_moment = _noisy_matrix_mechanism(module, key, uses_delta)
+        registry[key] = Mechanism(key, _LABELS[key], SHORT_NOTION[key], release, from_moment,
+                                  _privacy_text(module, key))
+    return registry
+
+
+def missing_mechanisms() -> list[str]:
+    """Expected mechanisms that are not (yet) implemented in the package."""
+    return [key for key in EXPECTED if _find(key)[1] is None]
+
+
+def _check_sparse_rows(S) -> None:
+    """The checks of ``check_data`` for a scipy.sparse matrix (finite entries, row norms <= 1)."""
+    from .validation import ROW_NORM_TOLERANCE
+
+    if not np.all(np.isfinite(S.data)):
+        raise ValueError("X contains NaN or Inf")
+    norms = np.sqrt(np.asarray(S.multiply(S).sum(axis=1)).ravel())
+    if norms.size and norms.max() > 1.0 + ROW_NORM_TOLERANCE:
+        raise ValueError(f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows with "
+                         f"Euclidean norm > 1 (largest {norms.max():.6g}); rescale explicitly "
+                         "(dppca.scale_to_unit_ball) before running a mechanism")
+
+
+class _Subset:
+    """Rows of one subset: its second moment at once (sparse product when possible), the dense
+    rows only if a mechanism needs them."""
+
+    def __init__(self, X, index=None):
+        part = X if index is None else X[index]
+        self.n = part.shape[0]
+        if hasattr(part, "toarray"):
+            _check_sparse_rows(part)
+            self._dense = None
+            self.A = (part.T @ part).toarray() / self.n
+            self.A = (self.A + self.A.T) / 2
+            self._sparse = part
+        else:
+            self._dense = check_data(part)
+            self.A = second_moment(self._dense)
+
+    @property
+    def X(self):
+        if self._dense is None:
+            self._dense = check_data(self._sparse.toarray())
+        return self._dense
+
+
+def _release(mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng):
+    if mechanism.from_moment is not None:
+        return mechanism.run_from_moment(subset.A, subset.n, k, epsilon, delta, rng)
+    return mechanism.release(subset.X, k, epsilon, delta, rng)
+
+
+def utility_versus_n(data, sizes, mechanism_table: dict, *, epsilon: float, delta: float,
+                     n_subsets: int, runs: dict, rng=None, progress: bool = True) -> pd.DataFrame:
+    """Section 6.3 of the paper: q_F(U) of each mechanism on uniform random subsets of size n.
+
+    For every size in ``sizes`` and each of ``n_subsets`` subsets drawn without replacement, each
+    mechanism runs ``runs[key]`` times (paper: 10 for PPCA, 100 for the others) on the subset.
+    Utility is measured on the full data set's ``A`` (``data.A``), the quantity of Table 1, so
+    that the non-private baseline sits at q_F(V_k). Returns one row per release.
+    """
+    from tqdm import tqdm
+
+    rng = as_generator(rng)
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    k = check_k(data.k, data.d)
+    rows = []
+    total = len(sizes) * n_subsets
+    with tqdm(total=total, desc=f"{data.name}: subsets", disable=not progress) as bar:
+        for n in sizes:
+            for subset in range(n_subsets):
+                index = np.sort(rng.choice(data.n, size=int(n), replace=False))
+                subset_rows = _Subset(data.X, index)
+                for key, mechanism in mechanism_table.items():
+                    for run in range(int(runs.get(key, runs.get("default", 1)))):
+                        V = _release(mechanism, subset_rows, k, epsilon, delta, rng)
+                        rows.append((data.name, int(n), subset, key, run,
+                                     captured_variance(data.A, V)))
+                bar.update()
+    return pd.DataFrame(rows, columns=["data set", "n", "subset", "mechanism", "run", "q_F"])
+
+
+def summarize(results: pd.DataFrame, by=("data set", "n", "mechanism")) -> pd.DataFrame:
+    """Mean and standard deviation of q_F over subsets and runs (the paper's error bars)."""
+    grouped = results.groupby(list(by), observed=True)["q_F"]
+    return grouped.agg(mean="mean", std="std", count="size").reset_index()
+
+
+def synthetic_gaussian(n: int, eigenvalues, rng=None) -> np.ndarray:
+    """Section 6.5's synthetic data: n draws of N(0, diag(eigenvalues)), then divided by the
+    largest row norm so that every row has norm <= 1 (the paper does not say how it enforced
+    ||x_i|| <= 1; this is the same global scaling as for the real data)."""
+    from .validation import scale_to_unit_ball
+
+    rng = as_generator(rng)
+    eigenvalues = np.asarray(eigenvalues, dtype=float)
+    X = rng.standard_normal((int(n), eigenvalues.size)) * np.sqrt(eigenvalues)
+    return scale_to_unit_ball(X)
+
+
+def utility_versus_epsilon(X, k: int, epsilons, mechanism_table: dict, *, delta: float,
+                           runs: dict, rng=None, progress: bool = True) -> pd.DataFrame:
+    """Section 6.5 (Figure 5): q_F(U) on the data's own ``A`` for each ε, ``runs[key]`` draws."""
+    from tqdm import tqdm
+
+    rng = as_generator(rng)
+    subset = _Subset(check_data(X))
+    A = subset.A
+    k = check_k(k, A.shape[0])
+    delta = check_delta(delta)
+    rows = []
+    for epsilon in tqdm(list(epsilons), desc="epsilon", disable=not progress):
+        epsilon = check_epsilon(epsilon)
+        for key, mechanism in mechanism_table.items():
+            for run in range(int(runs.get(key, runs.get("default", 1)))):
+                V = _release(mechanism, subset, k, epsilon, delta, rng)
+                rows.append((epsilon, key, run, captured_variance(A, V)))
+    return pd.DataFrame(rows, columns=["epsilon", "mechanism", "run", "q_F"])
+
+
+def classification_accuracy(X, y, k: int, mechanism_table: dict, *, epsilon: float,
+                            delta: float, n_permutations: int = 5, n_projections: int = 5,
+                            train_fraction: float = 0.1, C_grid=(0.01, 1.0, 100.0), rng=None,
+                            progress: bool = True) -> pd.DataFrame:
+    """Section 6.4 (Table 2): accuracy of a linear SVM on data projected onto each subspace.
+
+    For each of ``n_permutations`` random permutations, the first half of the rows is the
+    holdout from which each mechanism computes ``n_projections`` subspaces; of the other half,
+    ``train_fraction`` trains a ``LinearSVC`` (its C chosen from ``C_grid`` on a third of the
+    training rows held out for tuning) and the rest is the test set. ``X`` is a dense or sparse
+    n x d matrix with rows of norm <= 1, ``y`` boolean labels.
+    """
+    from sklearn.svm import LinearSVC
+    from tqdm import tqdm
+
+    rng = as_generator(rng)
+    y = np.asarray(y, dtype=bool)
+    n = X.shape[0]
+    rows = []
+    with tqdm(total=n_permutations, desc="permutations", disable=not progress) as bar:
+        for permutation in range(n_permutations):
+            order = rng.permutation(n)
+            holdout, rest = order[: n // 2], order[n // 2:]
+            n_train = int(round(train_fraction * rest.size))
+            train, test = rest[:n_train], rest[n_train:]
+            hold = _Subset(X, holdout)
+            X_train, X_test = _dense(X[train]), _dense(X[test])
+            for key, mechanism in mechanism_table.items():
+                for projection in range(n_projections):
+                    V = _release(mechanism, hold, k, epsilon, delta, rng)
+                    accuracy, C = _fit_linear_svm(X_train @ V, y[train], X_test @ V, y[test],
+                                                  C_grid, LinearSVC)
+                    rows.append((permutation, key, projection, accuracy, C))
+            bar.update()
+    return pd.DataFrame(rows, columns=["permutation", "mechanism", "projection", "accuracy", "C"])
+
+
+def _dense(M):
+    return M.toarray() if hasattr(M, "toarray") else np.asarray(M, dtype=float)
+
+
+def _fit_linear_svm(Z_train, y_train, Z_test, y_test, C_grid, LinearSVC):
+    """Pick C on a third of the training rows, refit on all of them, return test accuracy."""
+    if np.unique(y_train).size < 2:      # a single class: predict it
+        return float(np.mean(y_test == y_train[0])), float("nan")
+    n_tune = max(1, Z_train.shape[0] // 3)
+    fit_part, tune_part = slice(n_tune, None), slice(0, n_tune)
+    best_C, best_score = C_grid[0], -1.0
+    if np.unique(y_train[fit_part]).size == 2:
+        for C in C_grid:
+            model = LinearSVC(C=C, dual=False, max_iter=5000).fit(Z_train[fit_part], y_train[fit_part])
+            score = model.score(Z_train[tune_part], y_train[tune_part])
+            if score > best_score:
+                best_C, best_score = C, score
+    model = LinearSVC(C=best_C, dual=False, max_iter=5000).fit(Z_train, y_train)
+    return float(model.score(Z_test, y_test)), float(best_C)

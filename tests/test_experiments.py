@@ -1,0 +1,134 @@
+"""The repeated-trial protocol and the mechanism registry of dppca.experiments."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from dppca import datasets, experiments
+from dppca.linalg import second_moment, top_k_eigh
+from dppca.montecarlo import mean_ci
+from dppca.validation import check_orthonormal, scale_to_unit_ball
+
+
+def _toy(n=400, d=8, k=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = scale_to_unit_ball(rng.standard_normal((n, d)) * np.linspace(1.0, 0.1, d))
+    S = sparse.csr_matrix(X)
+    return datasets.Preprocessed("toy", S, [f"x{i}" for i in range(d)], np.zeros(n, dtype=str), k,
+                                 second_moment(X))
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return experiments.mechanisms(ppca_options={"n_sweeps": 5})
+
+
+def test_registry_has_baselines_and_every_implemented_mechanism(registry):
+    assert list(registry)[:2] == ["pca", "random"]
+    missing = experiments.missing_mechanisms()
+    assert set(registry) | set(missing) == {"pca", "random"} | set(experiments.EXPECTED)
+    assert not set(registry) & set(missing)
+    for mechanism in registry.values():
+        assert mechanism.notion and mechanism.privacy and mechanism.label
+
+
+def test_privacy_notions_follow_the_modules(registry):
+    if "wishart_input_perturbation" in registry:
+        wishart = registry["wishart_input_perturbation"]
+        assert "NOT" in wishart.privacy and "FAILS" in wishart.notion
+    assert registry["pca"].notion == "not private"
+
+
+def test_every_mechanism_returns_an_orthonormal_d_by_k_matrix(registry):
+    data = _toy()
+    X = data.rows()
+    for key, mechanism in registry.items():
+        V = mechanism(X, data.k, 0.5, 0.01, rng=1)
+        assert V.shape == (data.d, data.k), key
+        check_orthonormal(V)
+
+
+def test_moment_entry_point_is_the_same_mechanism(registry):
+    """With the same seed, the second-moment shortcut returns exactly what the X entry point does."""
+    data = _toy()
+    X = data.rows()
+    for key, mechanism in registry.items():
+        assert mechanism.from_moment is not None, key     # the protocol relies on it for speed
+        V_x = mechanism(X, data.k, 0.5, 0.01, rng=7)
+        V_a = mechanism.run_from_moment(second_moment(X), X.shape[0], data.k, 0.5, 0.01, rng=7)
+        np.testing.assert_allclose(V_x, V_a, atol=1e-12, err_msg=key)
+
+
+def test_utility_versus_n_protocol_shape_and_bounds():
+    data = _toy()
+    table = {k: m for k, m in experiments.mechanisms().items() if k in ("pca", "random", "mod_sulq")}
+    runs = {"default": 3, "pca": 1}
+    out = experiments.utility_versus_n(data, [50, data.n], table, epsilon=1.0, delta=0.01,
+                                       n_subsets=2, runs=runs, rng=0, progress=False)
+    assert len(out) == 2 * 2 * (1 + 3 + 3)
+    best = top_k_eigh(data.A, data.k)[0].sum()
+    assert (out["q_F"] <= best + 1e-12).all() and (out["q_F"] >= 0).all()
+    full = out[(out["mechanism"] == "pca") & (out["n"] == data.n)]["q_F"]
+    np.testing.assert_allclose(full, best, atol=1e-12)
+    summary = experiments.summarize(out)
+    assert set(summary.columns) >= {"mean", "std", "count"}
+
+
+def test_random_subspace_captures_tr_a_k_over_d_on_average():
+    data = _toy()
+    table = {"random": experiments.mechanisms()["random"]}
+    out = experiments.utility_versus_n(data, [data.n], table, epsilon=1.0, delta=0.01,
+                                       n_subsets=1, runs={"default": 2000}, rng=3, progress=False)
+    est = mean_ci(out["q_F"], 0.999)
+    assert est.low <= np.trace(data.A) * data.k / data.d <= est.high
+
+
+def test_synthetic_gaussian_is_in_the_unit_ball_and_has_the_right_shape():
+    eig = [0.5, 0.3, 0.04, 0.03, 0.02, 0.01, 0.004, 0.003, 0.001, 0.001]
+    X = experiments.synthetic_gaussian(5000, eig, rng=0)
+    norms = np.linalg.norm(X, axis=1)
+    assert X.shape == (5000, 10) and norms.max() == pytest.approx(1.0)
+    cov = X.T @ X / len(X)
+    # Up to the global factor, the sample covariance is diagonal with the given spectrum.
+    ratio = np.diag(cov)[:2] / np.diag(cov)[0]
+    np.testing.assert_allclose(ratio, [1.0, 0.6], atol=0.06)
+
+
+def test_utility_versus_epsilon_rows_and_ppca_concentrates():
+    X = experiments.synthetic_gaussian(2000, [0.5, 0.3, 0.04, 0.03, 0.02, 0.01], rng=1)
+    registry = experiments.mechanisms()
+    table = {k: registry[k] for k in ("pca", "ppca")}
+    out = experiments.utility_versus_epsilon(X, 2, [0.1, 100.0], table, delta=0.05,
+                                             runs={"default": 20, "pca": 1}, rng=2, progress=False)
+    assert len(out) == 2 * (1 + 20)
+    A = second_moment(X)
+    best = top_k_eigh(A, 2)[0].sum()
+    strong = out[(out["epsilon"] == 100.0) & (out["mechanism"] == "ppca")]["q_F"]
+    # nε/2 = 10^5 times A: the Bingham law sits within 1% of the top subspace.
+    assert strong.min() > 0.99 * best
+
+
+def test_classification_recovers_a_label_on_the_top_direction():
+    rng = np.random.default_rng(4)
+    n, d = 3000, 6
+    y = rng.random(n) < 0.3
+    X = rng.normal(0, 0.05, (n, d))
+    X[:, 0] += np.where(y, 0.6, -0.6)
+    X = scale_to_unit_ball(X)
+    table = {k: m for k, m in experiments.mechanisms().items() if k in ("pca", "random")}
+    out = experiments.classification_accuracy(X, y, 1, table, epsilon=1.0, delta=0.01,
+                                              n_permutations=2, n_projections=2, rng=5,
+                                              progress=False)
+    assert len(out) == 2 * 2 * 2
+    pca_acc = out[out["mechanism"] == "pca"]["accuracy"]
+    assert pca_acc.min() > 0.99
+
+
+def test_sparse_rows_outside_the_unit_ball_are_refused():
+    data = _toy()
+    too_long = datasets.Preprocessed("bad", data.X * 2.0, data.columns, data.labels, data.k, data.A)
+    with pytest.raises(ValueError, match="norm > 1"):
+        experiments.utility_versus_n(too_long, [100], {"pca": experiments.mechanisms()["pca"]},
+                                     epsilon=1.0, delta=0.01, n_subsets=1, runs={"default": 1},
+                                     rng=0, progress=False)
