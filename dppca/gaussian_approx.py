@@ -1,0 +1,196 @@
+"""The Gaussian mechanism for matrix approximation with a target spectrum (Mangoubi and Vishnoi 2022).
+
+Given a symmetric ``M`` and a target spectrum ``Lambda = diag(lambda_1 >= ... >= lambda_d)``, add
+``G + G^T`` (``G`` with i.i.d. ``N(0, sigma^2)`` entries), diagonalise ``M + G + G^T = V^ S^ V^T``
+and release ``H = V^ Lambda V^T`` (slides "Re-Analyze Gauss", NeurIPS 2022, Algorithm).
+
+Calibration (derived in the book's chapter on this mechanism). The noise ``N = G + G^T`` has
+independent upper-triangle entries, ``N_ii ~ N(0, 4 sigma^2)`` and ``N_ij ~ N(0, 2 sigma^2)``, so its
+density is proportional to ``exp(-||N||_F^2 / (8 sigma^2))``. For a change ``D = M' - M`` the
+Mahalanobis distance of the upper-triangle vectors is therefore
+``sqrt(sum_i D_ii^2 / (4 sigma^2) + sum_{i<j} D_ij^2 / (2 sigma^2)) = ||D||_F / (2 sigma)``:
+releasing ``M + N`` is the Gaussian mechanism with l2-sensitivity ``sup ||D||_F / 2`` and unit-free
+noise ``sigma``. Two neighbouring relations:
+
+* ``"rank_one_update"`` (the slides): ``M' - M = x x^T``, ``||x|| <= 1``: ``sup ||D||_F = 1``;
+* ``"replace_one"`` (Chaudhuri et al. 2013, Dwork et al. 2014): ``A = X^T X / n`` with one row
+  replaced, ``D = (v v^T - w w^T) / n``: ``||D||_F^2 = (||v||^4 + ||w||^4 - 2 (v.w)^2) / n^2``,
+  largest (``2 / n^2``) for orthogonal unit rows: ``sup ||D||_F = sqrt(2) / n``.
+
+``sigma`` is then the exact (Balle and Wang 2018) analytic Gaussian calibration.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .linalg import second_moment
+from .privacy import analytic_gaussian_sigma
+from .validation import as_generator, check_delta, check_epsilon, check_k, check_n, check_symmetric
+
+#: Privacy notion of each mechanism of this module (and any failure the book found).
+PRIVACY = {
+    "gaussian_matrix_approximation": "(ε, δ)-DP for the chosen relation: rank-one update "
+                                     "M' − M = xxᵀ, ‖x‖ ≤ 1 (slides), or replace-one on XᵀX/n",
+    "rank_k_covariance_approximation": "(ε, δ)-DP, replace-one; releases the NOISY top-k eigenvalues "
+                                       "(the true ones are not private)",
+    "gaussian_subspace_recovery": "(ε, δ)-DP, replace-one",
+}
+
+RELATIONS = ("rank_one_update", "replace_one")
+
+
+def frobenius_sensitivity(relation: str = "rank_one_update", n: int | None = None) -> float:
+    """Largest ``||M' - M||_F`` over neighbours: 1 for a rank-one update ``x x^T`` with ``||x|| <= 1``,
+    ``sqrt(2)/n`` for replacing one row of ``X`` in ``X^T X / n`` (module docstring)."""
+    if relation == "rank_one_update":
+        if n is not None:
+            raise ValueError("n is not used by the rank-one-update relation; pass n=None")
+        return 1.0
+    if relation == "replace_one":
+        if n is None:
+            raise ValueError("the replace-one relation needs the number of rows n")
+        return float(np.sqrt(2.0) / check_n(n))
+    raise ValueError(f"relation must be one of {RELATIONS}; got {relation!r}")
+
+
+def mahalanobis_distance(D, sigma: float) -> float:
+    """Distance between the laws of ``M + G + G^T`` and ``M + D + G + G^T``, measured entry by entry.
+
+    Whitens the upper-triangle vector of ``D`` with the noise standard deviations
+    (``2 sigma`` on the diagonal, ``sqrt(2) sigma`` off it). Equals ``||D||_F / (2 sigma)``.
+    """
+    D = check_symmetric(D, name="D")
+    if not sigma > 0:
+        raise ValueError(f"sigma must be > 0; got {sigma!r}")
+    diagonal = np.diagonal(D) / (2.0 * sigma)
+    upper = D[np.triu_indices(D.shape[0], 1)] / (np.sqrt(2.0) * sigma)
+    return float(np.sqrt(diagonal @ diagonal + upper @ upper))
+
+
+def noise_sigma(epsilon: float, delta: float, relation: str = "rank_one_update",
+                n: int | None = None) -> float:
+    """Smallest ``sigma`` (entries of ``G``) making ``M + G + G^T`` (ε, δ)-DP for ``relation``:
+    the analytic Gaussian mechanism with sensitivity ``frobenius_sensitivity / 2``."""
+    sensitivity = frobenius_sensitivity(relation, n)
+    return analytic_gaussian_sigma(sensitivity / 2.0, check_epsilon(epsilon), check_delta(delta))
+
+
+def symmetric_gaussian_noise(d: int, sigma: float, rng=None) -> np.ndarray:
+    """``G + G^T`` with ``G`` a ``d x d`` matrix of i.i.d. ``N(0, sigma^2)`` entries."""
+    if int(d) < 2:
+        raise ValueError(f"d must be at least 2; got {d!r}")
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
+    G = as_generator(rng).standard_normal((int(d), int(d))) * sigma
+    return G + G.T
+
+
+def check_target_spectrum(Lambda, d: int) -> np.ndarray:
+    """Validate a target spectrum: ``d`` finite values sorted non-increasingly."""
+    Lambda = np.asarray(Lambda, dtype=float)
+    if Lambda.ndim != 1 or Lambda.size != d:
+        raise ValueError(f"Lambda must be a vector of length d = {d}; got shape {Lambda.shape}")
+    if not np.all(np.isfinite(Lambda)):
+        raise ValueError("Lambda contains NaN or Inf")
+    if np.any(np.diff(Lambda) > 0):
+        raise ValueError("Lambda must be sorted non-increasingly (lambda_1 >= ... >= lambda_d)")
+    return Lambda
+
+
+def noisy_eigendecomposition(M, sigma: float, rng=None):
+    """Eigen-decomposition of ``M + G + G^T``: values descending, vectors as columns."""
+    M = check_symmetric(M)
+    values, vectors = np.linalg.eigh(M + symmetric_gaussian_noise(M.shape[0], sigma, rng))
+    return values[::-1], vectors[:, ::-1]
+
+
+def apply_spectrum(vectors, Lambda) -> np.ndarray:
+    """``H = V Lambda V^T`` for eigenvectors ``V`` (columns, matching ``Lambda``'s order)."""
+    return (vectors * Lambda) @ vectors.T
+
+
+def gaussian_matrix_approximation(M, Lambda, epsilon: float, delta: float, rng=None,
+                                  relation: str = "rank_one_update", n: int | None = None):
+    """Mangoubi–Vishnoi Gaussian mechanism: ``H = V^ Lambda V^T`` from ``M + G + G^T``.
+
+    ``Lambda`` must be data-independent (or itself private); ``sigma`` from :func:`noise_sigma`.
+    """
+    M = check_symmetric(M)
+    Lambda = check_target_spectrum(Lambda, M.shape[0])
+    sigma = noise_sigma(epsilon, delta, relation, n)
+    _, vectors = noisy_eigendecomposition(M, sigma, rng)
+    return apply_spectrum(vectors, Lambda)
+
+
+def rank_k_covariance_approximation(X, k: int, epsilon: float, delta: float, rng=None) -> np.ndarray:
+    """Private rank-k approximation of ``A = X^T X / n`` (replace-one relation).
+
+    Uses ``lambda_i = sigma^_i`` (i <= k), the top eigenvalues of the NOISY matrix: they are
+    post-processing of the private release. The true ``sigma_i`` of the corollary would leak.
+    """
+    A = second_moment(X)
+    n, d = X.shape
+    k = check_k(k, d)
+    sigma = noise_sigma(epsilon, delta, "replace_one", n)
+    values, vectors = noisy_eigendecomposition(A, sigma, rng)
+    return apply_spectrum(vectors[:, :k], values[:k])
+
+
+def gaussian_subspace_recovery(X, k: int, epsilon: float, delta: float, rng=None) -> np.ndarray:
+    """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest 0; replace-one).
+
+    Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``.
+    """
+    A = second_moment(X)
+    n, d = X.shape
+    k = check_k(k, d)
+    sigma = noise_sigma(epsilon, delta, "replace_one", n)
+    _, vectors = noisy_eigendecomposition(A, sigma, rng)
+    return vectors[:, :k].copy()
+
+
+def approximation_errors(M, Lambda, noise_sigma: float, n_trials: int, rng=None,
+                         batch_size: int = 256) -> np.ndarray:
+    """Monte Carlo draws of ``||V^ Lambda V^T - V Lambda V^T||_F`` at a given noise level.
+
+    ``V Lambda V^T`` uses the eigenvectors of ``M`` (descending); the mechanism is run with
+    ``G`` i.i.d. ``N(0, noise_sigma^2)``, in batches of stacked ``eigh`` calls.
+    """
+    M = check_symmetric(M)
+    d = M.shape[0]
+    Lambda = check_target_spectrum(Lambda, d)
+    if not (np.isfinite(noise_sigma) and noise_sigma > 0):
+        raise ValueError(f"noise_sigma must be a finite number > 0; got {noise_sigma!r}")
+    n_trials = check_n(n_trials)
+    rng = as_generator(rng)
+    _, V = np.linalg.eigh(M)
+    target = apply_spectrum(V[:, ::-1], Lambda)
+    errors = []
+    for start in range(0, n_trials, batch_size):
+        m = min(batch_size, n_trials - start)
+        G = rng.standard_normal((m, d, d)) * noise_sigma
+        _, U = np.linalg.eigh(M + G + np.swapaxes(G, -1, -2))
+        U = U[..., ::-1]
+        H = (U * Lambda) @ np.swapaxes(U, -1, -2)
+        errors.append(np.linalg.norm(H - target, axis=(-2, -1)))
+    return np.concatenate(errors)
+
+
+def privacy_loss(output, M, M_prime, sigma: float) -> np.ndarray:
+    """Privacy loss ``log p(output | M) - log p(output | M')`` of ``M + G + G^T``.
+
+    ``output`` may hold a batch of noisy matrices (leading axes). Uses the density
+    ``exp(-||N||_F^2 / (8 sigma^2))`` of ``N = G + G^T``.
+    """
+    output = np.asarray(output, dtype=float)
+    to_m = np.sum((output - M) ** 2, axis=(-2, -1))
+    to_m_prime = np.sum((output - M_prime) ** 2, axis=(-2, -1))
+    return (to_m_prime - to_m) / (8.0 * sigma ** 2)
+
+
+__all__ = [
+    "PRIVACY", "RELATIONS", "frobenius_sensitivity", "mahalanobis_distance", "noise_sigma",
+    "symmetric_gaussian_noise", "check_target_spectrum", "noisy_eigendecomposition",
+    "apply_spectrum", "gaussian_matrix_approximation", "rank_k_covariance_approximation",
+    "gaussian_subspace_recovery", "approximation_errors", "privacy_loss",
+]
