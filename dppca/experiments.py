@@ -112,36 +112,6 @@ _LABELS = {
 }
 
 
-def _moment_version(module, name, fallback):
-    """The module's own second-moment entry point if it has one, else ``fallback``, a composition
-    of the module's public helpers that tests/test_experiments.py checks draw for draw against
-    the X entry point (same seed, same output)."""
-    own = getattr(module, name, None)
-    if own is None:
-        return fallback
-    if name.startswith("gaussian_subspace_recovery"):
-        return lambda A, n, k, epsilon, delta, rng=None: own(A, n, k, epsilon, delta, rng=rng)
-    return lambda A, n, k, epsilon, delta, rng=None: top_k_subspace(own(A, n, delta, rng=rng), k)
-
-
-def _mv_from_moment(A, n, k, epsilon, delta, rng=None):
-    """Mangoubi-Vishnoi subspace recovery from (A, n): the top-k eigenvectors of A + G + G^T
-    with the module's replace-one noise level (as ``gaussian_subspace_recovery`` does)."""
-    from .gaussian_approx import noise_sigma, noisy_eigendecomposition
-
-    sigma = noise_sigma(epsilon, delta, "replace_one", n)
-    return noisy_eigendecomposition(A, sigma, rng)[1][:, :k].copy()
-
-
-def _wishart_delta_from_moment(A, n, k, epsilon, delta, rng=None):
-    """The δ-calibrated Wishart variant from (A, n), as ``wishart_input_perturbation_delta``."""
-    from .input_perturbation import wishart_noise
-    from .privacy import wishart_scale_for_delta
-
-    check_delta(delta)
-    return top_k_subspace(A + wishart_noise(A.shape[0], wishart_scale_for_delta(n, delta), rng), k)
-
-
 def _find(key):
     module_name, function_name = EXPECTED[key]
     try:
@@ -183,14 +153,16 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
             def release(X, k, epsilon, delta, rng=None, _f=function):
                 return _f(X, k, epsilon, delta, rng=rng)
 
-            from_moment = _moment_version(module, "gaussian_subspace_recovery_from_second_moment",
-                                          _mv_from_moment)
+            def from_moment(A, n, k, epsilon, delta, rng=None,
+                            _f=module.gaussian_subspace_recovery_from_second_moment):
+                return _f(A, n, k, epsilon, delta, rng=rng)
         elif key == "wishart_input_perturbation_delta":
             def release(X, k, epsilon, delta, rng=None, _f=function):
                 return top_k_subspace(_f(X, delta, rng=rng), k)
 
-            from_moment = _moment_version(module, "wishart_input_perturbation_delta_from_second_moment",
-                                          _wishart_delta_from_moment)
+            def from_moment(A, n, k, epsilon, delta, rng=None,
+                            _f=module.wishart_input_perturbation_delta_from_second_moment):
+                return top_k_subspace(_f(A, n, delta, rng=rng), k)
         else:
             uses_delta = key in ("mod_sulq", "analyze_gauss")
             release, from_moment = _noisy_matrix_mechanism(module, key, uses_delta)

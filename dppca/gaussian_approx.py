@@ -25,6 +25,7 @@ import numpy as np
 
 from .linalg import second_moment
 from .privacy import analytic_gaussian_sigma
+from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import as_generator, check_delta, check_epsilon, check_k, check_n, check_symmetric
 
 #: Privacy notion of each mechanism of this module (and any failure the book found).
@@ -49,7 +50,7 @@ def frobenius_sensitivity(relation: str = "rank_one_update", n: int | None = Non
     if relation == "replace_one":
         if n is None:
             raise ValueError("the replace-one relation needs the number of rows n")
-        return float(np.sqrt(2.0) / check_n(n))
+        return frobenius_sensitivity_second_moment(n)
     raise ValueError(f"relation must be one of {RELATIONS}; got {relation!r}")
 
 
@@ -75,8 +76,11 @@ def noise_sigma(epsilon: float, delta: float, relation: str = "rank_one_update",
     return analytic_gaussian_sigma(sensitivity / 2.0, check_epsilon(epsilon), check_delta(delta))
 
 
-def symmetric_gaussian_noise(d: int, sigma: float, rng=None) -> np.ndarray:
-    """``G + G^T`` with ``G`` a ``d x d`` matrix of i.i.d. ``N(0, sigma^2)`` entries."""
+def goe_noise(d: int, sigma: float, rng=None) -> np.ndarray:
+    """``G + G^T`` with ``G`` a ``d x d`` matrix of i.i.d. ``N(0, sigma^2)`` entries: a GOE matrix
+    (variance ``4 sigma^2`` on the diagonal, ``2 sigma^2`` off it). Not the upper-triangle noise of
+    :func:`dppca.input_perturbation.symmetric_gaussian_noise`, whose entries all have variance
+    ``sigma^2``."""
     if int(d) < 2:
         raise ValueError(f"d must be at least 2; got {d!r}")
     if not (np.isfinite(sigma) and sigma > 0):
@@ -100,7 +104,7 @@ def check_target_spectrum(Lambda, d: int) -> np.ndarray:
 def noisy_eigendecomposition(M, sigma: float, rng=None):
     """Eigen-decomposition of ``M + G + G^T``: values descending, vectors as columns."""
     M = check_symmetric(M)
-    values, vectors = np.linalg.eigh(M + symmetric_gaussian_noise(M.shape[0], sigma, rng))
+    values, vectors = np.linalg.eigh(M + goe_noise(M.shape[0], sigma, rng))
     return values[::-1], vectors[:, ::-1]
 
 
@@ -136,17 +140,24 @@ def rank_k_covariance_approximation(X, k: int, epsilon: float, delta: float, rng
     return apply_spectrum(vectors[:, :k], values[:k])
 
 
+def gaussian_subspace_recovery_from_second_moment(A, n: int, k: int, epsilon: float, delta: float,
+                                                  rng=None) -> np.ndarray:
+    """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one calibration): the top-k
+    eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix."""
+    A = check_symmetric(A, name="A")
+    k = check_k(k, A.shape[0])
+    sigma = noise_sigma(epsilon, delta, "replace_one", check_n(n))
+    _, vectors = noisy_eigendecomposition(A, sigma, rng)
+    return vectors[:, :k].copy()
+
+
 def gaussian_subspace_recovery(X, k: int, epsilon: float, delta: float, rng=None) -> np.ndarray:
     """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest 0; replace-one).
 
     Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``.
     """
     A = second_moment(X)
-    n, d = X.shape
-    k = check_k(k, d)
-    sigma = noise_sigma(epsilon, delta, "replace_one", n)
-    _, vectors = noisy_eigendecomposition(A, sigma, rng)
-    return vectors[:, :k].copy()
+    return gaussian_subspace_recovery_from_second_moment(A, np.shape(X)[0], k, epsilon, delta, rng)
 
 
 def approximation_errors(M, Lambda, noise_sigma: float, n_trials: int, rng=None,
@@ -190,7 +201,7 @@ def privacy_loss(output, M, M_prime, sigma: float) -> np.ndarray:
 
 __all__ = [
     "PRIVACY", "RELATIONS", "frobenius_sensitivity", "mahalanobis_distance", "noise_sigma",
-    "symmetric_gaussian_noise", "check_target_spectrum", "noisy_eigendecomposition",
+    "goe_noise", "check_target_spectrum", "gaussian_subspace_recovery_from_second_moment", "noisy_eigendecomposition",
     "apply_spectrum", "gaussian_matrix_approximation", "rank_k_covariance_approximation",
     "gaussian_subspace_recovery", "approximation_errors", "privacy_loss",
 ]

@@ -132,14 +132,20 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     return wishart_input_perturbation_from_second_moment(A, np.shape(X)[0], epsilon, rng)
 
 
+def wishart_input_perturbation_delta_from_second_moment(A, n: int, delta: float, rng=None) -> np.ndarray:
+    """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~ W_d(d+1, cI) with
+    c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem)."""
+    A, n = _moment_and_n(A, n)
+    check_delta(delta)
+    return A + wishart_noise(A.shape[0], wishart_scale_for_delta(n, delta), rng)
+
+
 def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     """A correctly calibrated Wishart variant (the book's, not the paper's): A + W with
     W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem).
     Honest but costly: the noise scale grows like 1/(nδ)."""
     A = second_moment(X)
-    n = np.shape(X)[0]
-    check_delta(delta)
-    return A + wishart_noise(A.shape[0], wishart_scale_for_delta(n, delta), rng)
+    return wishart_input_perturbation_delta_from_second_moment(A, np.shape(X)[0], delta, rng)
 
 
 __all__ = [
@@ -147,5 +153,6 @@ __all__ = [
     "analyze_gauss_from_second_moment", "laplace_input_perturbation",
     "laplace_input_perturbation_from_second_moment", "wishart_input_perturbation",
     "wishart_input_perturbation_from_second_moment", "wishart_input_perturbation_delta",
+    "wishart_input_perturbation_delta_from_second_moment",
     "symmetric_gaussian_noise", "symmetric_laplace_noise", "wishart_noise",
 ]

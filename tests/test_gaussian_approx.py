@@ -19,7 +19,7 @@ def test_mahalanobis_distance_matches_frobenius_over_two():
 def test_noise_covariance_is_frobenius_isotropic():
     """Empirical variances of G + G^T: 4 sigma^2 on the diagonal, 2 sigma^2 off it."""
     rng = np.random.default_rng(2)
-    N = np.stack([ga.symmetric_gaussian_noise(4, 1.5, rng) for _ in range(20000)])
+    N = np.stack([ga.goe_noise(4, 1.5, rng) for _ in range(20000)])
     var = N.var(axis=0)
     se = var * np.sqrt(2 / N.shape[0]) * 4.5
     expected = np.where(np.eye(4, dtype=bool), 4 * 1.5 ** 2, 2 * 1.5 ** 2)
@@ -111,7 +111,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError):
         ga.frobenius_sensitivity("rank_one_update", n=10)
     with pytest.raises(ValueError):
-        ga.symmetric_gaussian_noise(3, -1.0)
+        ga.goe_noise(3, -1.0)
     X_bad = np.ones((4, 3))  # rows of norm sqrt(3) > 1
     with pytest.raises(ValueError):
         ga.gaussian_subspace_recovery(X_bad, 1, 1.0, 1e-5)
