@@ -49,3 +49,18 @@ def loglog_slope(x, y) -> float:
     x = np.log(np.asarray(x, dtype=float))
     y = np.log(np.asarray(y, dtype=float))
     return float(np.polyfit(x, y, 1)[0])
+
+
+def batch_means(values, n_batches: int = 40):
+    """Mean of a Markov-chain trace and its standard error by the method of batch means.
+
+    The trace (first axis = time) is cut into ``n_batches`` consecutive batches; their means are
+    nearly independent when each batch is much longer than the chain's autocorrelation time.
+    Returns ``(mean, standard_error)``, with the trailing axes of ``values`` kept.
+    """
+    values = np.asarray(values, dtype=float)
+    if n_batches < 2 or values.shape[0] < n_batches:
+        raise ValueError(f"need at least n_batches >= 2 values; got {values.shape[0]} and {n_batches}")
+    m = values.shape[0] // n_batches
+    means = values[: m * n_batches].reshape(n_batches, m, *values.shape[1:]).mean(axis=1)
+    return means.mean(axis=0), means.std(axis=0, ddof=1) / np.sqrt(n_batches)

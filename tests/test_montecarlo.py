@@ -27,3 +27,24 @@ def test_proportion_ci_edges_and_coverage():
 def test_loglog_slope():
     x = np.array([10.0, 20, 40, 80])
     assert loglog_slope(x, 3 * x ** 1.5) == pytest.approx(1.5)
+
+
+def test_batch_means_standard_error_of_an_ar1_chain():
+    """AR(1) with coefficient 0.9 and unit innovations: the mean of T steps has standard error
+    close to sqrt(1/(1-0.9)^2 / T); batch means must recover it (within 25%), where the naive
+    i.i.d. formula is about 4.4 times too small."""
+    from dppca.montecarlo import batch_means
+
+    rng = np.random.default_rng(5)
+    T, phi = 200_000, 0.9
+    x = np.empty(T)
+    x[0] = 0.0
+    noise = rng.standard_normal(T)
+    for t in range(1, T):
+        x[t] = phi * x[t - 1] + noise[t]
+    mean, se = batch_means(x, 50)
+    expected = np.sqrt(1 / (1 - phi) ** 2 / T)
+    assert abs(se / expected - 1) < 0.25
+    assert abs(mean) < 4 * expected
+    with pytest.raises(ValueError):
+        batch_means(np.ones(3), 5)
