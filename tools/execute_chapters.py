@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bookpaths import EXECUTED, ROOT, cap_blas_threads, toc_notebooks  # noqa: E402
 
 CACHE_KEY = "dppca_execution_key"
+SECONDS_KEY = "dppca_execution_seconds"
 
 
 def execution_key(notebook: Path, fast: bool) -> str:
@@ -46,10 +47,20 @@ def execute(notebook: Path, out: Path, fast: bool, key: str) -> float:
     pm.execute_notebook(str(notebook), str(out), parameters={"FAST": fast, "SEED": 0},
                         cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
                         request_save_on_cell_execute=True)
+    seconds = time.perf_counter() - start
     nb = json.loads(out.read_text())
     nb["metadata"][CACHE_KEY] = key
+    nb["metadata"][SECONDS_KEY] = round(seconds, 1)
     out.write_text(json.dumps(nb, indent=1))
-    return time.perf_counter() - start
+    return seconds
+
+
+def previous_seconds(out: Path) -> float:
+    """How long the last execution of this chapter took (0 if unknown), for scheduling."""
+    try:
+        return float(json.loads(out.read_text())["metadata"].get(SECONDS_KEY, 0.0))
+    except (OSError, ValueError, KeyError):
+        return 0.0
 
 
 def main() -> int:
@@ -68,6 +79,7 @@ def main() -> int:
             print(f"cached   {nb.name}")
         else:
             todo.append((nb, out, key))
+    todo.sort(key=lambda item: previous_seconds(item[1]), reverse=True)   # longest first
     failures = []
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
