@@ -114,10 +114,7 @@ _LABELS = {
 
 def _find(key):
     module_name, function_name = EXPECTED[key]
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        return None, None
+    module = importlib.import_module(module_name)     # a broken module must fail loudly
     return module, getattr(module, function_name, None)
 
 

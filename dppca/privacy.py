@@ -83,11 +83,6 @@ def gaussian_mechanism_epsilon(sigma: float, l2_sensitivity: float, delta: float
         lambda e: analytic_gaussian_delta(sigma, l2_sensitivity, e) - dl, 1e-12, 1e4, xtol=1e-13))
 
 
-def laplace_privacy_loss_bound(l1_sensitivity: float, scale: float) -> float:
-    """Largest privacy loss ε = Δ₁/b of Laplace noise of scale b on a Δ₁-sensitive query."""
-    return float(l1_sensitivity) / float(scale)
-
-
 # ---------------------------------------------------------------------------------------------
 # Calibrations of the input-perturbation mechanisms (replace-one neighbours, A = X^T X / n)
 # ---------------------------------------------------------------------------------------------
@@ -251,7 +246,7 @@ def wishart_scale_for_delta(n: int, delta: float) -> float:
 
 __all__ = [
     "laplace_scale", "gaussian_sigma_classical", "analytic_gaussian_delta",
-    "analytic_gaussian_sigma", "gaussian_mechanism_epsilon", "laplace_privacy_loss_bound",
+    "analytic_gaussian_sigma", "gaussian_mechanism_epsilon",
     "mod_sulq_beta", "analyze_gauss_sigma", "laplace_input_scale", "wishart_input_scale",
     "upper_triangle",
     "delta_from_privacy_losses", "gaussian_privacy_loss_samples", "gaussian_pair_delta",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from bookpaths import ROOT, cap_blas_threads  # noqa: E402
+from render_book import strict_build, write_render_config  # noqa: E402
 
 
 def main() -> int:
@@ -40,19 +40,12 @@ def main() -> int:
         print(f"executed {nb.name} (FAST={not args.full}) in {time.perf_counter() - start:.1f} s -> {out}")
     if args.no_render:
         return 0
-    config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    config["execute"]["execute_notebooks"] = "off"
-    (work / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    shutil.copy2(ROOT / "references.bib", work / "references.bib")
+    write_render_config(work)
     shutil.copy2(ROOT / "chapters" / "references.md", work / "chapters" / "references.md")
     (work / "_toc.yml").write_text(yaml.safe_dump({
         "format": "jb-book", "root": f"chapters/{nb.stem}",
         "chapters": [{"file": "chapters/references"}]}))
-    if not (work / "dppca").exists():
-        (work / "dppca").symlink_to(ROOT / "dppca", target_is_directory=True)
-    jb = Path(sys.executable).with_name("jupyter-book")
-    return subprocess.run([str(jb), "build", "-n", "-W", "--keep-going", str(work)]).returncode
-
+    return strict_build(work, work)
 
 if __name__ == "__main__":
     sys.exit(main())

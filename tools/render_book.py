@@ -19,17 +19,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bookpaths import EXECUTED, ROOT, toc_documents  # noqa: E402
 
 
-def prepare_source(src: Path) -> list[str]:
-    """Copy configuration and non-notebook files into ``src``; return documents lacking an execution."""
+def write_render_config(src: Path) -> None:
+    """Give ``src`` the book's configuration with execution off, its bibliography and a link to
+    ``dppca`` (for ``literalinclude``); the table of contents is the caller's."""
     src.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    for name in ("_toc.yml", "references.bib"):
-        shutil.copy2(ROOT / name, src / name)
+    shutil.copy2(ROOT / "references.bib", src / "references.bib")
     link = src / "dppca"
     if not link.exists():
         link.symlink_to(ROOT / "dppca", target_is_directory=True)
+
+
+def strict_build(src: Path, output: Path) -> int:
+    """Run ``jupyter-book build -n -W --keep-going`` on ``src``, HTML under ``output/_build/html``."""
+    jb = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(jb), "build", "-n", "-W", "--keep-going", "--path-output", str(output), str(src)]
+    print(" ".join(cmd), flush=True)
+    return subprocess.run(cmd).returncode
+
+
+def prepare_source(src: Path) -> list[str]:
+    """Copy configuration and non-notebook files into ``src``; return documents lacking an execution."""
+    write_render_config(src)
+    shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
     for asset in (ROOT / "chapters").rglob("*"):
         if asset.is_file() and asset.suffix != ".ipynb" and ".ipynb_checkpoints" not in asset.parts:
             target = src / asset.relative_to(ROOT)
@@ -45,11 +59,8 @@ def render(mode: str) -> int:
     if missing:
         print(f"no executed copy of {missing}: execute the chapters first", file=sys.stderr)
         return 1
-    jb = Path(sys.executable).with_name("jupyter-book")
     out = ROOT if mode == "full" else src
-    cmd = [str(jb), "build", "-n", "-W", "--keep-going", "--path-output", str(out), str(src)]
-    print(" ".join(cmd), flush=True)
-    code = subprocess.run(cmd).returncode
+    code = strict_build(src, out)
     if code == 0:
         print(f"HTML: {out / '_build' / 'html' / 'index.html'}")
     return code
