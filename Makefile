@@ -13,14 +13,14 @@ export DPPCA_DATA_MIRROR
 # One BLAS thread per kernel: parallel notebooks otherwise oversubscribe the cores.
 BLAS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: book test unit notebooks render-fast check-stripped env clean clean-cache bench lab
+.PHONY: book test lint unit notebooks render-fast check-stripped env clean clean-cache bench lab
 
 env: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,test,peers,dask]'
 	touch $@
 
 ## make book: execute every chapter at full scale (2 at a time; cached by notebook, dppca
@@ -29,8 +29,8 @@ book: $(STAMP)
 	$(BLAS1) $(BIN)/python tools/execute_chapters.py --jobs 2
 	$(BIN)/python tools/render_book.py full
 
-## make test: stripped notebooks, unit tests + every chapter in FAST mode, then render those
-test: $(STAMP) check-stripped
+## make test: stripped notebooks, lint, unit tests + every chapter in FAST mode, then render those
+test: $(STAMP) check-stripped lint
 	$(BLAS1) $(BIN)/python -m pytest -n auto --dist worksteal tests
 	$(BIN)/python tools/render_book.py fast
 
@@ -43,6 +43,11 @@ notebooks: $(STAMP)
 render-fast: $(STAMP)
 	$(BIN)/python tools/render_book.py fast
 
+## make lint: ruff's formatter and linter over package, tests, tools and chapters
+lint: $(STAMP)
+	$(BIN)/ruff format --check --quiet .
+	$(BIN)/ruff check --quiet .
+
 check-stripped: $(STAMP)
 	$(BIN)/nbstripout --verify chapters/*.ipynb
 
@@ -51,7 +56,7 @@ bench: $(STAMP)
 
 ## make lab: open the chapters in JupyterLab (installs the dev extra on first use)
 lab: $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,test,dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[book,test,peers,dask,dev]'
 	$(BIN)/jupyter lab chapters/
 
 clean-cache:

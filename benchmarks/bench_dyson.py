@@ -5,6 +5,7 @@ symmetric matrix, as a ratio (target <= 0.05), and (2) the wall time of a 10^4-s
 path (target <= 60 s). Both are measured in this run; the machine may be shared.
 Usage: python benchmarks/bench_dyson.py [--d 1000] [--steps 10000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,20 +39,28 @@ def main() -> int:
     rng = np.random.default_rng(0)
     A = rng.standard_normal((d, d))
     sym = A + A.T
-    initial = np.arange(d, dtype=float)             # spacing 1
-    T = 1e-4 * args.steps                            # dt = 1e-4: noise 0.02 per step, no splits expected
+    initial = np.arange(d, dtype=float)  # spacing 1
+    T = 1e-4 * args.steps  # dt = 1e-4: noise 0.02 per step, no splits expected
 
     eigh_best, eigh_median = best_of(lambda: np.linalg.eigh(sym), 5)
-    step_best, step_median = best_of(lambda: dyson.eigenvalue_path(initial, 1e-4, 1, rng), 50)
-    print(f"d = {d}: one eigh {eigh_best * 1e3:.1f} ms (median {eigh_median * 1e3:.1f}); "
-          f"one SDE eigenvalue step {step_best * 1e3:.2f} ms (median {step_median * 1e3:.2f})")
-    print(f"ratio step / eigh = {step_best / eigh_best:.4f} (best of runs; median ratio "
-          f"{step_median / eigh_median:.4f}); target <= 0.05")
+    step_best, step_median = best_of(
+        lambda: dyson.eigenvalue_path(initial, 1e-4, 1, rng), 50
+    )
+    print(
+        f"d = {d}: one eigh {eigh_best * 1e3:.1f} ms (median {eigh_median * 1e3:.1f}); "
+        f"one SDE eigenvalue step {step_best * 1e3:.2f} ms (median {step_median * 1e3:.2f})"
+    )
+    print(
+        f"ratio step / eigh = {step_best / eigh_best:.4f} (best of runs; median ratio "
+        f"{step_median / eigh_median:.4f}); target <= 0.05"
+    )
 
     start = time.perf_counter()
     _, path, splits = dyson.eigenvalue_path(initial, T, args.steps, rng)
     elapsed = time.perf_counter() - start
-    print(f"{args.steps}-step eigenvalue path at d = {d}: {elapsed:.1f} s ({splits} split steps); target <= 60 s")
+    print(
+        f"{args.steps}-step eigenvalue path at d = {d}: {elapsed:.1f} s ({splits} split steps); target <= 60 s"
+    )
     ok = step_best / eigh_best <= 0.05 and elapsed <= 60
     print("targets met" if ok else "TARGET MISSED (see numbers above)")
     return 0

@@ -6,27 +6,92 @@ The core names and every mechanism are re-exported here; each family lives in it
 ``dppca.dyson``, plus ``dppca.privacy`` (calibration, privacy loss), ``dppca.sensitivity``,
 ``dppca.audit``, ``dppca.bounds``, ``dppca.datasets`` and ``dppca.experiments``.
 """
-from . import audit, bingham, exponential, input_perturbation, montecarlo, privacy, sensitivity
+
+from . import (
+    audit,
+    bingham,
+    exponential,
+    input_perturbation,
+    montecarlo,
+    privacy,
+    sensitivity,
+)
 from .exponential import ppca, ppca_from_second_moment
-from .input_perturbation import (analyze_gauss, laplace_input_perturbation, mod_sulq,
-                                 wishart_input_perturbation, wishart_input_perturbation_delta)
-from .linalg import (haar_subspace, pca, projector, rank_k_approximation, second_moment,
-                     symmetrize_upper, top_k_eigh, top_k_subspace)
-from .utility import (captured_variance, captured_variance_ratio, subspace_distance,
-                      top_vector_correlation)
-from .validation import (as_generator, check_data, check_delta, check_epsilon, check_k,
-                         check_n, check_orthonormal, check_symmetric, normalize_rows,
-                         scale_to_unit_ball)
+from .input_perturbation import (
+    analyze_gauss,
+    laplace_input_perturbation,
+    mod_sulq,
+    wishart_input_perturbation,
+    wishart_input_perturbation_delta,
+)
+from .linalg import (
+    haar_subspace,
+    pca,
+    projector,
+    rank_k_approximation,
+    second_moment,
+    symmetrize_upper,
+    top_k_eigh,
+    top_k_subspace,
+)
+from .utility import (
+    captured_variance,
+    captured_variance_ratio,
+    subspace_distance,
+    top_vector_correlation,
+)
+from .validation import (
+    PrivacyWarning,
+    as_generator,
+    check_data,
+    check_delta,
+    check_epsilon,
+    check_k,
+    check_n,
+    check_orthonormal,
+    check_symmetric,
+    normalize_rows,
+    scale_to_unit_ball,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "analyze_gauss", "as_generator", "audit", "bingham", "captured_variance",
-    "captured_variance_ratio", "check_data", "check_delta", "check_epsilon", "check_k", "check_n",
-    "check_orthonormal", "check_symmetric", "exponential", "haar_subspace", "input_perturbation",
-    "laplace_input_perturbation", "mod_sulq", "montecarlo", "normalize_rows", "pca", "ppca",
-    "ppca_from_second_moment", "privacy", "projector", "rank_k_approximation",
-    "scale_to_unit_ball", "second_moment", "sensitivity", "subspace_distance", "symmetrize_upper",
-    "top_k_eigh", "top_k_subspace", "top_vector_correlation", "wishart_input_perturbation",
+    "PrivacyWarning",
+    "analyze_gauss",
+    "as_generator",
+    "audit",
+    "bingham",
+    "captured_variance",
+    "captured_variance_ratio",
+    "check_data",
+    "check_delta",
+    "check_epsilon",
+    "check_k",
+    "check_n",
+    "check_orthonormal",
+    "check_symmetric",
+    "exponential",
+    "haar_subspace",
+    "input_perturbation",
+    "laplace_input_perturbation",
+    "mod_sulq",
+    "montecarlo",
+    "normalize_rows",
+    "pca",
+    "ppca",
+    "ppca_from_second_moment",
+    "privacy",
+    "projector",
+    "rank_k_approximation",
+    "scale_to_unit_ball",
+    "second_moment",
+    "sensitivity",
+    "subspace_distance",
+    "symmetrize_upper",
+    "top_k_eigh",
+    "top_k_subspace",
+    "top_vector_correlation",
+    "wishart_input_perturbation",
     "wishart_input_perturbation_delta",
 ]

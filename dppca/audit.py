@@ -10,6 +10,7 @@ outputs and bounding its error rates on the other half with Clopper–Pearson in
 that the mechanism cannot beat, except with probability at most 1 − level. A lower bound above the
 claimed ε refutes the claim; one below it is consistent with it (auditing never proves privacy).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,22 +36,31 @@ class AuditResult:
     level: float
 
     def __str__(self) -> str:
-        return (f"ε ≥ {self.epsilon_lower:.3f} (confidence {self.level:.1%}, δ = {self.delta:g}); "
-                f"test 'score {self.direction} {self.threshold:.4g}': FPR {self.false_positive.value:.4f} "
-                f"(≤ {self.false_positive.high:.4f}), FNR {self.false_negative.value:.4f} "
-                f"(≤ {self.false_negative.high:.4f}), {self.trials} evaluation outputs per data set")
+        return (
+            f"ε ≥ {self.epsilon_lower:.3f} (confidence {self.level:.1%}, δ = {self.delta:g}); "
+            f"test 'score {self.direction} {self.threshold:.4g}': FPR {self.false_positive.value:.4f} "
+            f"(≤ {self.false_positive.high:.4f}), FNR {self.false_negative.value:.4f} "
+            f"(≤ {self.false_negative.high:.4f}), {self.trials} evaluation outputs per data set"
+        )
 
 
-def epsilon_from_error_rates(false_positive: float, false_negative: float, delta: float = 0.0) -> float:
+def epsilon_from_error_rates(
+    false_positive: float, false_negative: float, delta: float = 0.0
+) -> float:
     """Largest ε that the error rates (α, β) of one test force on an (ε, δ)-DP mechanism.
 
     Inverts α + e^ε β ≥ 1 − δ and e^ε α + β ≥ 1 − δ; returns 0 when the rates are compatible with
     every ε ≥ 0 and ``inf`` when one rate is zero while the other leaves mass above δ.
     """
-    if not (0 <= false_positive <= 1 and 0 <= false_negative <= 1 and 0 <= delta < 1):
+    if not (
+        0 <= false_positive <= 1 and 0 <= false_negative <= 1 and 0 <= delta < 1
+    ):
         raise ValueError("error rates must lie in [0, 1] and delta in [0, 1)")
     best = 0.0
-    for a, b in ((false_positive, false_negative), (false_negative, false_positive)):
+    for a, b in (
+        (false_positive, false_negative),
+        (false_negative, false_positive),
+    ):
         room = 1.0 - delta - a
         if room <= 0:
             continue
@@ -75,7 +85,9 @@ def _upper_limits(null, alt, thresholds, direction, confidence):
         fn = alt.size - np.searchsorted(alt_sorted, thresholds, side="left")
 
     def upper(k, m):
-        return np.where(k >= m, 1.0, stats.beta.ppf(confidence, k + 1, np.maximum(m - k, 1)))
+        return np.where(
+            k >= m, 1.0, stats.beta.ppf(confidence, k + 1, np.maximum(m - k, 1))
+        )
 
     return upper(fp, null.size), upper(fn, alt.size)
 
@@ -87,8 +99,9 @@ def _epsilon_from_rates_vectorised(a, b, delta):
     return np.maximum(0.0, np.maximum(e1, e2))
 
 
-def audit_scores(scores_d, scores_d_prime, delta: float = 0.0, level: float = 0.95,
-                 rng=None) -> AuditResult:
+def audit_scores(
+    scores_d, scores_d_prime, delta: float = 0.0, level: float = 0.95, rng=None
+) -> AuditResult:
     """Lower-bound ε from scalar scores of outputs on D (``scores_d``) and on D' (``scores_d_prime``).
 
     The samples are split in half at random: the first half chooses the threshold and direction of
@@ -106,37 +119,69 @@ def audit_scores(scores_d, scores_d_prime, delta: float = 0.0, level: float = 0.
     pick_null, eval_null = null[:half_n], null[half_n:]
     pick_alt, eval_alt = alt[:half_a], alt[half_a:]
 
-    one_sided = 1 - (1 - level) / 2          # each bound holds w.p. ≥ this; both w.p. ≥ level
-    two_sided = 2 * one_sided - 1            # proportion_ci is two-sided; its upper end is one-sided
+    one_sided = (
+        1 - (1 - level) / 2
+    )  # each bound holds w.p. ≥ this; both w.p. ≥ level
+    two_sided = (
+        2 * one_sided - 1
+    )  # proportion_ci is two-sided; its upper end is one-sided
 
     # Choose the test that certifies most on the first half, scoring every threshold with the same
     # confidence limits as the final evaluation (so thin tails with few counts are not favoured).
     candidates = np.unique(np.concatenate([pick_null, pick_alt]))
-    candidates = np.concatenate([candidates, (candidates[:-1] + candidates[1:]) / 2])
+    candidates = np.concatenate(
+        [candidates, (candidates[:-1] + candidates[1:]) / 2]
+    )
     best = (-1.0, candidates[0], ">")
     for direction in (">", "<"):
-        fp_hi, fn_hi = _upper_limits(pick_null, pick_alt, candidates, direction, one_sided)
+        fp_hi, fn_hi = _upper_limits(
+            pick_null, pick_alt, candidates, direction, one_sided
+        )
         scores = _epsilon_from_rates_vectorised(fp_hi, fn_hi, delta)
         i = int(np.argmax(scores))
         if scores[i] > best[0]:
             best = (float(scores[i]), candidates[i], direction)
     _, threshold, direction = best
     fp_rate, fn_rate = _error_rates(eval_null, eval_alt, threshold, direction)
-    fp_est = proportion_ci(int(round(fp_rate * eval_null.size)), eval_null.size, two_sided)
-    fn_est = proportion_ci(int(round(fn_rate * eval_alt.size)), eval_alt.size, two_sided)
+    fp_est = proportion_ci(
+        int(round(fp_rate * eval_null.size)), eval_null.size, two_sided
+    )
+    fn_est = proportion_ci(
+        int(round(fn_rate * eval_alt.size)), eval_alt.size, two_sided
+    )
     eps = epsilon_from_error_rates(fp_est.high, fn_est.high, delta)
-    return AuditResult(eps, float(threshold), direction, fp_est, fn_est,
-                       min(eval_null.size, eval_alt.size), float(delta), float(level))
+    return AuditResult(
+        eps,
+        float(threshold),
+        direction,
+        fp_est,
+        fn_est,
+        min(eval_null.size, eval_alt.size),
+        float(delta),
+        float(level),
+    )
 
 
-def audit_mechanism(release, data, data_prime, score, trials: int, delta: float = 0.0,
-                    level: float = 0.95, rng=None) -> AuditResult:
+def audit_mechanism(
+    release,
+    data,
+    data_prime,
+    score,
+    trials: int,
+    delta: float = 0.0,
+    level: float = 0.95,
+    rng=None,
+) -> AuditResult:
     """Run ``release(data, rng)`` and ``release(data_prime, rng)`` ``trials`` times each, reduce
     every output to a scalar with ``score(output)`` and audit the scores with :func:`audit_scores`."""
     rng = as_generator(rng)
     scores_d = np.array([score(release(data, rng)) for _ in range(trials)])
-    scores_d_prime = np.array([score(release(data_prime, rng)) for _ in range(trials)])
-    return audit_scores(scores_d, scores_d_prime, delta=delta, level=level, rng=rng)
+    scores_d_prime = np.array(
+        [score(release(data_prime, rng)) for _ in range(trials)]
+    )
+    return audit_scores(
+        scores_d, scores_d_prime, delta=delta, level=level, rng=rng
+    )
 
 
 def gaussian_shift_test_epsilon(shift: float, delta: float = 0.0) -> float:
@@ -150,4 +195,8 @@ def gaussian_shift_test_epsilon(shift: float, delta: float = 0.0) -> float:
     t = np.linspace(-12.0, shift + 12.0, 200_001)
     false_positive = stats.norm.sf(t)
     false_negative = stats.norm.cdf(t - shift)
-    return float(_epsilon_from_rates_vectorised(false_positive, false_negative, delta).max())
+    return float(
+        _epsilon_from_rates_vectorised(
+            false_positive, false_negative, delta
+        ).max()
+    )

@@ -16,6 +16,7 @@ matrices with orthonormal columns, ``B`` symmetric. Three samplers:
   :func:`window_diagnostic` are heuristics for the number of sweeps; the book shows a case
   (insurance, k = 11) where both certify too few, caught only by comparison with long runs.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,12 @@ import scipy.optimize
 import scipy.sparse.linalg
 
 from .linalg import haar_subspace
-from .validation import as_generator, check_k, check_orthonormal, check_symmetric
+from .validation import (
+    as_generator,
+    check_k,
+    check_orthonormal,
+    check_symmetric,
+)
 
 #: Up to this dimension the compression's top eigenvalue is computed densely (ARPACK beyond).
 DENSE_COMPRESSION_MAX_D = 160
@@ -55,12 +61,16 @@ def acg_parameter(a) -> float:
     def excess(b):
         return np.sum(1.0 / (b + 2.0 * a)) - 1.0
 
-    if excess(q) >= 0:  # all a_i = 0: the uniform distribution, envelope exact at b = q
+    if (
+        excess(q) >= 0
+    ):  # all a_i = 0: the uniform distribution, envelope exact at b = q
         return float(q)
     low = 1e-12 * max(1.0, q)
     if excess(low) <= 0:
         return low
-    return float(scipy.optimize.brentq(excess, low, q, xtol=1e-9 * q, rtol=1e-8))
+    return float(
+        scipy.optimize.brentq(excess, low, q, xtol=1e-9 * q, rtol=1e-8)
+    )
 
 
 def acg_log_bound(q: int, b: float) -> float:
@@ -110,8 +120,10 @@ def _acg_draw(lam, c, b, rng, W=None, n_accept=1, batch=None, stats=None):
     n_proposed = 0
     while n_done < n_accept:
         if n_proposed > MAX_PROPOSALS_PER_DRAW * n_accept:
-            raise RuntimeError(f"ACG rejection: {n_done} of {n_accept} draws after {n_proposed} "
-                               f"proposals (q = {q}, b = {b:.4g}); the envelope is too loose")
+            raise RuntimeError(
+                f"ACG rejection: {n_done} of {n_accept} draws after {n_proposed} "
+                f"proposals (q = {q}, b = {b:.4g}); the envelope is too loose"
+            )
         m = max(batch, 2 * (n_accept - n_done)) if n_accept > 1 else batch
         if km1 == 0:
             Z = rng.standard_normal((m, d)) / np.sqrt(D)
@@ -120,19 +132,25 @@ def _acg_draw(lam, c, b, rng, W=None, n_accept=1, batch=None, stats=None):
             z_T0 = rng.standard_normal((m, d - n_head)) * np.sqrt(inv_D_T)
             rhs = z_T0 @ W_T
             if n_head:
-                z_H = scipy.linalg.solve_triangular(L_H, rng.standard_normal((n_head, m)),
-                                                    lower=True, trans="T").T
+                z_H = scipy.linalg.solve_triangular(
+                    L_H, rng.standard_normal((n_head, m)), lower=True, trans="T"
+                ).T
                 rhs += z_H @ W_H
                 Z[:, head] = z_H
-            correction = scipy.linalg.cho_solve(G_chol, rhs.T).T @ (W_T * inv_D_T[:, None]).T
+            correction = (
+                scipy.linalg.cho_solve(G_chol, rhs.T).T
+                @ (W_T * inv_D_T[:, None]).T
+            )
             Z[:, tail] = z_T0 - correction
         n_proposed += m
         X = Z / np.linalg.norm(Z, axis=1, keepdims=True)
         quad = (X * X) @ lam
         log_ratio = -(c - quad) + 0.5 * q * np.log((X * X) @ D) - log_m
         if np.max(log_ratio) > ENVELOPE_SLACK:
-            raise RuntimeError(f"ACG envelope violated (log ratio {np.max(log_ratio):.3g} > 0): "
-                               "the bound c on the largest eigenvalue is wrong")
+            raise RuntimeError(
+                f"ACG envelope violated (log ratio {np.max(log_ratio):.3g} > 0): "
+                "the bound c on the largest eigenvalue is wrong"
+            )
         keep = np.log(rng.random(m)) < log_ratio
         if stats is not None:
             stats["proposals"] = stats.get("proposals", 0) + m
@@ -158,7 +176,9 @@ def sample_vector_bingham(B, size=None, rng=None, return_stats: bool = False):
     if n < 1:
         raise ValueError(f"size must be a positive integer; got {size!r}")
     lam, U = np.linalg.eigh(B)
-    lam = lam - lam[-1]  # largest eigenvalue 0: the shift only changes the normalising constant
+    lam = (
+        lam - lam[-1]
+    )  # largest eigenvalue 0: the shift only changes the normalising constant
     b = acg_parameter(-lam)
     stats = {}
     Y = _acg_draw(lam, 0.0, b, rng, n_accept=n, batch=max(16, n), stats=stats)
@@ -184,7 +204,10 @@ def _hoff_theta(shape_k: float, a: float, rng) -> float:
         theta = rng.beta(0.5, g)
         if theta >= 1.0:
             continue
-        if math.log(rng.random()) <= a * theta + (shape_k - g) * math.log1p(-theta) - lrmx:
+        if (
+            math.log(rng.random())
+            <= a * theta + (shape_k - g) * math.log1p(-theta) - lrmx
+        ):
             return theta
 
 
@@ -207,7 +230,7 @@ def hoff_vector_scan(y, l, rng) -> np.ndarray:
         a = l[i] - (weighted - l[i] * y[i] ** 2) / rest
         theta = _hoff_theta(shape_k, a, rng)
         scale = math.sqrt((1.0 - theta) / rest)
-        weighted = (weighted - l[i] * y[i] ** 2) * scale ** 2 + l[i] * theta
+        weighted = (weighted - l[i] * y[i] ** 2) * scale**2 + l[i] * theta
         y *= scale
         y[i] = math.sqrt(theta) * (1.0 if rng.random() < 0.5 else -1.0)
     return y / np.linalg.norm(y)
@@ -218,7 +241,7 @@ def _complement_basis(W, d: int) -> np.ndarray:
     if W.shape[1] == 0:
         return np.eye(d)
     Q, _ = np.linalg.qr(W, mode="complete")
-    return Q[:, W.shape[1]:]
+    return Q[:, W.shape[1] :]
 
 
 def hoff_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None):
@@ -264,7 +287,9 @@ def _compression_top(lam, W, v0) -> float:
     d = lam.size
     if d <= DENSE_COMPRESSION_MAX_D:
         N = _complement_basis(W, d)
-        return float(np.linalg.eigvalsh((N.T * lam) @ N)[-1] + 1e-12 * max(1.0, lam[0]))
+        return float(
+            np.linalg.eigvalsh((N.T * lam) @ N)[-1] + 1e-12 * max(1.0, lam[0])
+        )
 
     def matvec(x):
         x = np.ravel(x)
@@ -275,10 +300,16 @@ def _compression_top(lam, W, v0) -> float:
     op = scipy.sparse.linalg.LinearOperator((d, d), matvec=matvec, dtype=float)
     v0 = v0 - W @ (W.T @ v0)
     try:
-        vals, vecs = scipy.sparse.linalg.eigsh(op, k=1, which="LA", v0=v0, tol=1e-12)
-    except scipy.sparse.linalg.ArpackNoConvergence:  # rare: fall back to the dense compression
+        vals, vecs = scipy.sparse.linalg.eigsh(
+            op, k=1, which="LA", v0=v0, tol=1e-12
+        )
+    except (
+        scipy.sparse.linalg.ArpackNoConvergence
+    ):  # rare: fall back to the dense compression
         N = _complement_basis(W, d)
-        return float(np.linalg.eigvalsh((N.T * lam) @ N)[-1] + 1e-12 * max(1.0, lam[0]))
+        return float(
+            np.linalg.eigvalsh((N.T * lam) @ N)[-1] + 1e-12 * max(1.0, lam[0])
+        )
     u = vecs[:, 0]
     resid = np.linalg.norm(matvec(u) - vals[0] * u)
     return float(vals[0] + resid + 1e-12 * max(1.0, lam[0]))
@@ -300,7 +331,6 @@ def _fast_column_update(system, Y, r, rng, stats):
     lam = system.lam
     d, k = Y.shape
     W = np.delete(Y, r, axis=1)
-    q = d - (k - 1)
     if k == 1:
         c = float(lam[0])
     else:
@@ -315,8 +345,16 @@ def _fast_column_update(system, Y, r, rng, stats):
     Y[:, r] = x / np.linalg.norm(x)
 
 
-def fast_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None, return_stats=False,
-               system: BinghamEigenSystem | None = None):
+def fast_gibbs(
+    B,
+    k: int,
+    n_sweeps: int,
+    V0=None,
+    rng=None,
+    record=None,
+    return_stats=False,
+    system: BinghamEigenSystem | None = None,
+):
     """Blocked Gibbs sampler for ``∝ exp(tr(V^T B V))`` whose column updates are exact draws.
 
     Column ``r`` given the others is a vector Bingham on the complement ``S`` of the other
@@ -355,8 +393,14 @@ def fast_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None, return_
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def crossing_diagnostic(B, k: int, max_sweeps: int = 200, rng=None, safety: int = 2,
-                        system: BinghamEigenSystem | None = None) -> dict:
+def crossing_diagnostic(
+    B,
+    k: int,
+    max_sweeps: int = 200,
+    rng=None,
+    safety: int = 2,
+    system: BinghamEigenSystem | None = None,
+) -> dict:
     """Sweeps to convergence of :func:`fast_gibbs`, by chains started at the two extremes.
 
     One chain starts at the mode (top-k eigenvectors of ``B``, highest ``q = tr(V^T B V)``), one at a
@@ -388,13 +432,26 @@ def crossing_diagnostic(B, k: int, max_sweeps: int = 200, rng=None, safety: int 
         if q_low[-1] >= q_top[-1]:
             tau = t
             break
-    return {"tau": tau, "certified": None if tau is None else max(1, safety * tau),
-            "q_from_mode": np.array(q_top), "q_from_uniform": np.array(q_low),
-            "acceptance": stats.get("accepted", 0) / max(1, stats.get("proposals", 0))}
+    return {
+        "tau": tau,
+        "certified": None if tau is None else max(1, safety * tau),
+        "q_from_mode": np.array(q_top),
+        "q_from_uniform": np.array(q_low),
+        "acceptance": stats.get("accepted", 0)
+        / max(1, stats.get("proposals", 0)),
+    }
 
 
-def window_diagnostic(B, k: int, n_chains: int = 4, min_sweeps: int = 8, max_sweeps: int = 512,
-                      z: float = 2.0, rng=None, system: BinghamEigenSystem | None = None) -> dict:
+def window_diagnostic(
+    B,
+    k: int,
+    n_chains: int = 4,
+    min_sweeps: int = 8,
+    max_sweeps: int = 512,
+    z: float = 2.0,
+    rng=None,
+    system: BinghamEigenSystem | None = None,
+) -> dict:
     """Sweeps to convergence of :func:`fast_gibbs` by a multi-chain, doubling-window test on
     ``q = tr(V^T B V)`` (more conservative than :func:`crossing_diagnostic`).
 
@@ -410,8 +467,12 @@ def window_diagnostic(B, k: int, n_chains: int = 4, min_sweeps: int = 8, max_swe
     d = system.d
     k = check_k(k, d)
     rng = as_generator(rng)
-    starts = [np.eye(d)[:, :k] if i % 2 == 0 else system.U.T @ haar_subspace(d, k, rng)
-              for i in range(max(2, int(n_chains)))]
+    starts = [
+        np.eye(d)[:, :k]
+        if i % 2 == 0
+        else system.U.T @ haar_subspace(d, k, rng)
+        for i in range(max(2, int(n_chains)))
+    ]
     chains = [Y.copy() for Y in starts]
     traces = [[] for _ in chains]
     stats = {}
@@ -427,21 +488,36 @@ def window_diagnostic(B, k: int, n_chains: int = 4, min_sweeps: int = 8, max_swe
                 tr.append(float(np.einsum("ij,i,ij->", Y, system.lam, Y)))
             t += 1
         Q = np.array(traces)
-        late, early = Q[:, t // 2:t], Q[:, t // 4:t // 2]
+        late, early = Q[:, t // 2 : t], Q[:, t // 4 : t // 2]
         n_b = 4
-        bl = late[:, : (late.shape[1] // n_b) * n_b].reshape(len(chains), n_b, -1).mean(2)
+        bl = (
+            late[:, : (late.shape[1] // n_b) * n_b]
+            .reshape(len(chains), n_b, -1)
+            .mean(2)
+        )
         se_chain = bl.std(ddof=1) / np.sqrt(n_b)
         pooled_late, pooled_early = late.mean(), early.mean()
         se_pooled = se_chain / np.sqrt(len(chains))
-        between = np.max(np.abs(late.mean(1) - pooled_late)) / max(se_chain, 1e-300)
-        drift = abs(pooled_late - pooled_early) / max(se_pooled * np.sqrt(2), 1e-300)
-        checks.append({"sweeps": t, "between_z": float(between), "drift_z": float(drift)})
+        between = np.max(np.abs(late.mean(1) - pooled_late)) / max(
+            se_chain, 1e-300
+        )
+        drift = abs(pooled_late - pooled_early) / max(
+            se_pooled * np.sqrt(2), 1e-300
+        )
+        checks.append(
+            {"sweeps": t, "between_z": float(between), "drift_z": float(drift)}
+        )
         if between <= z and drift <= z:
             certified = t
             break
         target *= 2
-    return {"certified": certified, "checks": checks, "traces": np.array(traces),
-            "acceptance": stats.get("accepted", 0) / max(1, stats.get("proposals", 0))}
+    return {
+        "certified": certified,
+        "checks": checks,
+        "traces": np.array(traces),
+        "acceptance": stats.get("accepted", 0)
+        / max(1, stats.get("proposals", 0)),
+    }
 
 
 # ----------------------------------------------------------------------------------------------

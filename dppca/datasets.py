@@ -12,6 +12,7 @@ scale each column so that its largest absolute entry is 1, then scale the whole 
 largest row norm is 1. The result is cached (sparse), keyed by the pinned checksums, the
 preprocessing parameters and :data:`PREPROCESSING_VERSION`.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -26,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
+import scipy.sparse
 
 #: Base of UCI's classic file URLs (the ``machine-learning-databases`` tree).
 UCI_BASE_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
@@ -47,6 +48,7 @@ class ChecksumError(ValueError):
 class RawFile:
     """One file as distributed by UCI: its name, URL path below :data:`UCI_BASE_URL` and the
     sha256 of its uncompressed content."""
+
     name: str
     url_path: str
     sha256: str
@@ -55,6 +57,7 @@ class RawFile:
 @dataclass(frozen=True)
 class DatasetSpec:
     """What a data set is made of and how Section 6.1 of the paper turns it into a matrix."""
+
     name: str
     uci_id: int
     files: tuple[RawFile, ...]
@@ -66,58 +69,141 @@ class DatasetSpec:
 
 
 # Pinned sha256 of the uncompressed UCI files (see shared/data/MANIFEST.md for their provenance).
-_KDD_DATA = RawFile("kddcup.data_10_percent.gz", "kddcup99-mld/kddcup.data_10_percent.gz",
-                    "f8c8267ebcd9c0ed1fd7d6277fe5bfff8732e9b7db8e61b873542b2a534b6f9a")
-_KDD_NAMES = RawFile("kddcup.names", "kddcup99-mld/kddcup.names",
-                     "24ad45a4c5de85cd73bcc81cf4965a58bbf3e83b48c6e6d3b0284119e7d42efd")
-_CENSUS_DATA = RawFile("census-income.data.gz", "census-income-mld/census-income.data.gz",
-                       "3676a81db7d3528f3f8b9f3c699d0f0aa28db45e6e994fa0b8ed38327539ee86")
-_CENSUS_NAMES = RawFile("census-income.names", "census-income-mld/census-income.names",
-                        "d6fea52977f68504ab3149351980458e09bfc3116808da8986646710d254ef98")
-_LOC_DATA = RawFile("ConfLongDemo_JSI.txt", "00196/ConfLongDemo_JSI.txt",
-                    "1fbc965b8d7faf499ea854428b2138132d94e6a26404bc8e4b0c62144f513e8a")
-_TIC_TRAIN = RawFile("ticdata2000.txt", "tic-mld/ticdata2000.txt",
-                     "5d5bdca1be0b9a6c012b93a8c8104761201bd70f7e08764fa67f2cfb26243723")
-_TIC_EVAL = RawFile("ticeval2000.txt", "tic-mld/ticeval2000.txt",
-                    "fddb767ff809088e8046a4136abde77807de08e1e33871d013f72d7185431ed0")
-_TIC_TARGETS = RawFile("tictgts2000.txt", "tic-mld/tictgts2000.txt",
-                       "0d15ce4120d397c0315d6c00ba29c5e59463afd9fff720d175a376a363ecb9cd")
-_TIC_DICTIONARY = RawFile("dictionary.txt", "tic-mld/dictionary.txt",
-                          "0b971c074a242ddccc1f005f8c9640e29d7889f9b02497aa67458cc882c2b1ef")
+_KDD_DATA = RawFile(
+    "kddcup.data_10_percent.gz",
+    "kddcup99-mld/kddcup.data_10_percent.gz",
+    "f8c8267ebcd9c0ed1fd7d6277fe5bfff8732e9b7db8e61b873542b2a534b6f9a",
+)
+_KDD_NAMES = RawFile(
+    "kddcup.names",
+    "kddcup99-mld/kddcup.names",
+    "24ad45a4c5de85cd73bcc81cf4965a58bbf3e83b48c6e6d3b0284119e7d42efd",
+)
+_CENSUS_DATA = RawFile(
+    "census-income.data.gz",
+    "census-income-mld/census-income.data.gz",
+    "3676a81db7d3528f3f8b9f3c699d0f0aa28db45e6e994fa0b8ed38327539ee86",
+)
+_CENSUS_NAMES = RawFile(
+    "census-income.names",
+    "census-income-mld/census-income.names",
+    "d6fea52977f68504ab3149351980458e09bfc3116808da8986646710d254ef98",
+)
+_LOC_DATA = RawFile(
+    "ConfLongDemo_JSI.txt",
+    "00196/ConfLongDemo_JSI.txt",
+    "1fbc965b8d7faf499ea854428b2138132d94e6a26404bc8e4b0c62144f513e8a",
+)
+_TIC_TRAIN = RawFile(
+    "ticdata2000.txt",
+    "tic-mld/ticdata2000.txt",
+    "5d5bdca1be0b9a6c012b93a8c8104761201bd70f7e08764fa67f2cfb26243723",
+)
+_TIC_EVAL = RawFile(
+    "ticeval2000.txt",
+    "tic-mld/ticeval2000.txt",
+    "fddb767ff809088e8046a4136abde77807de08e1e33871d013f72d7185431ed0",
+)
+_TIC_TARGETS = RawFile(
+    "tictgts2000.txt",
+    "tic-mld/tictgts2000.txt",
+    "0d15ce4120d397c0315d6c00ba29c5e59463afd9fff720d175a376a363ecb9cd",
+)
+_TIC_DICTIONARY = RawFile(
+    "dictionary.txt",
+    "tic-mld/dictionary.txt",
+    "0b971c074a242ddccc1f005f8c9640e29d7889f9b02497aa67458cc882c2b1ef",
+)
 
 #: Column names of ``ConfLongDemo_JSI.txt`` as listed on the UCI page (the file has no header).
-LOCALIZATION_COLUMNS = ("sequence", "tag", "timestamp", "date", "x", "y", "z", "activity")
+LOCALIZATION_COLUMNS = (
+    "sequence",
+    "tag",
+    "timestamp",
+    "date",
+    "x",
+    "y",
+    "z",
+    "activity",
+)
 
 _CENSUS_CATEGORICAL = (
-    "class of worker", "detailed industry recode", "detailed occupation recode", "education",
-    "enroll in edu inst last wk", "marital stat", "major industry code", "major occupation code",
-    "race", "hispanic origin", "sex", "member of a labor union", "reason for unemployment",
-    "full or part time employment stat", "tax filer stat", "region of previous residence",
-    "state of previous residence", "detailed household and family stat",
-    "detailed household summary in household", "migration code-change in msa",
-    "migration code-change in reg", "migration code-move within reg",
-    "live in this house 1 year ago", "migration prev res in sunbelt", "family members under 18",
-    "country of birth father", "country of birth mother", "country of birth self", "citizenship",
-    "own business or self employed", "fill inc questionnaire for veteran's admin",
-    "veterans benefits", "year")
+    "class of worker",
+    "detailed industry recode",
+    "detailed occupation recode",
+    "education",
+    "enroll in edu inst last wk",
+    "marital stat",
+    "major industry code",
+    "major occupation code",
+    "race",
+    "hispanic origin",
+    "sex",
+    "member of a labor union",
+    "reason for unemployment",
+    "full or part time employment stat",
+    "tax filer stat",
+    "region of previous residence",
+    "state of previous residence",
+    "detailed household and family stat",
+    "detailed household summary in household",
+    "migration code-change in msa",
+    "migration code-change in reg",
+    "migration code-move within reg",
+    "live in this house 1 year ago",
+    "migration prev res in sunbelt",
+    "family members under 18",
+    "country of birth father",
+    "country of birth mother",
+    "country of birth self",
+    "citizenship",
+    "own business or self employed",
+    "fill inc questionnaire for veteran's admin",
+    "veterans benefits",
+    "year",
+)
 
 DATASETS: dict[str, DatasetSpec] = {
     "kddcup99": DatasetSpec(
-        "kddcup99", 130, (_KDD_DATA, _KDD_NAMES),
-        categorical=("protocol_type", "service", "flag"), dropped=(), label="label", k=4,
-        paper={"n": 494_021, "d": 116, "q_F": 0.6587, "ratio": 0.96}),
+        "kddcup99",
+        130,
+        (_KDD_DATA, _KDD_NAMES),
+        categorical=("protocol_type", "service", "flag"),
+        dropped=(),
+        label="label",
+        k=4,
+        paper={"n": 494_021, "d": 116, "q_F": 0.6587, "ratio": 0.96},
+    ),
     "census": DatasetSpec(
-        "census", 117, (_CENSUS_DATA, _CENSUS_NAMES),
-        categorical=_CENSUS_CATEGORICAL, dropped=(), label="income", k=8,
-        paper={"n": 199_523, "d": 513, "q_F": 0.7321, "ratio": 0.81}),
+        "census",
+        117,
+        (_CENSUS_DATA, _CENSUS_NAMES),
+        categorical=_CENSUS_CATEGORICAL,
+        dropped=(),
+        label="income",
+        k=8,
+        paper={"n": 199_523, "d": 513, "q_F": 0.7321, "ratio": 0.81},
+    ),
     "localization": DatasetSpec(
-        "localization", 196, (_LOC_DATA,),
-        categorical=("sequence", "tag", "activity"), dropped=("date",), label="", k=10,
-        paper={"n": 164_860, "d": 44, "q_F": 0.5672, "ratio": 0.81}),
+        "localization",
+        196,
+        (_LOC_DATA,),
+        categorical=("sequence", "tag", "activity"),
+        dropped=("date",),
+        label="",
+        k=10,
+        paper={"n": 164_860, "d": 44, "q_F": 0.5672, "ratio": 0.81},
+    ),
     "insurance": DatasetSpec(
-        "insurance", 125, (_TIC_TRAIN, _TIC_EVAL, _TIC_TARGETS, _TIC_DICTIONARY),
-        categorical=("MOSTYPE", "MGEMLEEF", "MOSHOOFD"), dropped=(), label="CARAVAN", k=11,
-        paper={"n": 9_822, "d": 150, "q_F": 0.5118, "ratio": 0.81}),
+        "insurance",
+        125,
+        (_TIC_TRAIN, _TIC_EVAL, _TIC_TARGETS, _TIC_DICTIONARY),
+        categorical=("MOSTYPE", "MGEMLEEF", "MOSHOOFD"),
+        dropped=(),
+        label="CARAVAN",
+        k=11,
+        paper={"n": 9_822, "d": 150, "q_F": 0.5118, "ratio": 0.81},
+    ),
 }
 
 
@@ -125,9 +211,12 @@ DATASETS: dict[str, DatasetSpec] = {
 # Finding, verifying and downloading raw files
 # ----------------------------------------------------------------------------------------------
 
+
 def cache_dir() -> Path:
     """The cache directory: ``$DPPCA_DATA_CACHE`` or ``~/.cache/dppca``."""
-    return Path(os.environ.get("DPPCA_DATA_CACHE") or Path.home() / ".cache" / "dppca")
+    return Path(
+        os.environ.get("DPPCA_DATA_CACHE") or Path.home() / ".cache" / "dppca"
+    )
 
 
 def mirror_dir() -> Path | None:
@@ -156,8 +245,14 @@ def content_sha256(path) -> str:
         with _open_content(Path(path)) as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
-    except (EOFError, OSError, gzip.BadGzipFile) as exc:  # truncated or corrupt gzip
-        raise ChecksumError(f"{path}: unreadable compressed stream ({exc})") from exc
+    except (
+        EOFError,
+        OSError,
+        gzip.BadGzipFile,
+    ) as exc:  # truncated or corrupt gzip
+        raise ChecksumError(
+            f"{path}: unreadable compressed stream ({exc})"
+        ) from exc
     return digest.hexdigest()
 
 
@@ -165,12 +260,16 @@ def verify(path, expected: str) -> None:
     """Raise ChecksumError unless the uncompressed content of ``path`` has sha256 ``expected``."""
     actual = content_sha256(path)
     if actual != expected:
-        raise ChecksumError(f"{path}: sha256 of content is {actual}, expected {expected}")
+        raise ChecksumError(
+            f"{path}: sha256 of content is {actual}, expected {expected}"
+        )
 
 
 def _candidates(directory: Path, raw: RawFile) -> list[Path]:
     names = [raw.name]
-    names.append(raw.name[:-3] if raw.name.endswith(".gz") else raw.name + ".gz")
+    names.append(
+        raw.name[:-3] if raw.name.endswith(".gz") else raw.name + ".gz"
+    )
     return [directory / name for name in names]
 
 
@@ -193,14 +292,22 @@ def _is_verified_cache(path: Path, raw: RawFile) -> bool:
 
 def _atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=".part"
+    )
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
     os.replace(tmp, path)
 
 
-def download(raw: RawFile, destination: Path, *, url: str | None = None,
-             progress: bool = True, timeout: float = 60.0) -> Path:
+def download(
+    raw: RawFile,
+    destination: Path,
+    *,
+    url: str | None = None,
+    progress: bool = True,
+    timeout: float = 60.0,
+) -> Path:
     """Download ``raw`` to ``destination`` (a directory) with a tqdm progress bar.
 
     The bytes go to a temporary file in the same directory; it is verified against the pinned
@@ -212,13 +319,23 @@ def download(raw: RawFile, destination: Path, *, url: str | None = None,
     url = url or base_url() + raw.url_path
     destination.mkdir(parents=True, exist_ok=True)
     target = destination / raw.name
-    fd, tmp_name = tempfile.mkstemp(dir=destination, prefix=f".{raw.name}.", suffix=".part")
+    fd, tmp_name = tempfile.mkstemp(
+        dir=destination, prefix=f".{raw.name}.", suffix=".part"
+    )
     tmp = Path(tmp_name)
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, os.fdopen(fd, "wb") as out:
+        with (
+            urllib.request.urlopen(url, timeout=timeout) as response,
+            os.fdopen(fd, "wb") as out,
+        ):
             total = int(response.headers.get("Content-Length") or 0) or None
-            with tqdm(total=total, unit="B", unit_scale=True, desc=raw.name,
-                      disable=not progress) as bar:
+            with tqdm(
+                total=total,
+                unit="B",
+                unit_scale=True,
+                desc=raw.name,
+                disable=not progress,
+            ) as bar:
                 for block in iter(lambda: response.read(1 << 16), b""):
                     out.write(block)
                     bar.update(len(block))
@@ -244,7 +361,9 @@ def fetch(raw: RawFile, *, progress: bool = True) -> Path:
                     return path
             except ChecksumError as exc:
                 tried.append(f"cache {path}: {exc}")
-                path.unlink(missing_ok=True)   # a bad cached copy is dropped, never served
+                path.unlink(
+                    missing_ok=True
+                )  # a bad cached copy is dropped, never served
                 _verified_marker(path).unlink(missing_ok=True)
         else:
             tried.append(f"cache {path}: not present")
@@ -268,22 +387,28 @@ def fetch(raw: RawFile, *, progress: bool = True) -> Path:
         tried.append(f"download {url}: {exc}")
     raise DataUnavailableError(
         f"Could not obtain a verified copy of {raw.name!r} (sha256 of its content "
-        f"{raw.sha256}).\nWhere it looked:\n  - " + "\n  - ".join(tried) +
-        f"\nHow to supply it: put {raw.name} (or a gzipped copy) in a directory and set "
+        f"{raw.sha256}).\nWhere it looked:\n  - "
+        + "\n  - ".join(tried)
+        + f"\nHow to supply it: put {raw.name} (or a gzipped copy) in a directory and set "
         f"DPPCA_DATA_MIRROR to it, or place it in the cache {cache}, or connect to the network "
-        f"so that it can be downloaded from {url}.")
+        f"so that it can be downloaded from {url}."
+    )
 
 
 def fetch_dataset(name: str, *, progress: bool = True) -> dict[str, Path]:
     """Verified paths of every raw file of data set ``name``, keyed by file name."""
-    return {raw.name: fetch(raw, progress=progress) for raw in _spec(name).files}
+    return {
+        raw.name: fetch(raw, progress=progress) for raw in _spec(name).files
+    }
 
 
 def _spec(name: str) -> DatasetSpec:
     try:
         return DATASETS[name]
     except KeyError:
-        raise ValueError(f"unknown data set {name!r}; choose one of {sorted(DATASETS)}") from None
+        raise ValueError(
+            f"unknown data set {name!r}; choose one of {sorted(DATASETS)}"
+        ) from None
 
 
 def _read_text(path: Path, encoding: str = "utf-8") -> str:
@@ -294,6 +419,7 @@ def _read_text(path: Path, encoding: str = "utf-8") -> str:
 # ----------------------------------------------------------------------------------------------
 # Tidy tables, with column names from the .names / dictionary files
 # ----------------------------------------------------------------------------------------------
+
 
 def kddcup_column_names(names_text: str) -> list[str]:
     """The 41 feature names of ``kddcup.names`` (lines ``name: continuous.|symbolic.``)."""
@@ -308,9 +434,14 @@ def census_column_names(names_text: str) -> list[str]:
     """The 41 attribute names of ``census-income.names`` in file order (after the class line
     ``- 50000, 50000+.``; lines starting with ``|`` are comments)."""
     lines = names_text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("- 50000"))
-    return [line.split(":")[0].strip() for line in lines[start + 1:]
-            if ":" in line and not line.startswith("|")]
+    start = next(
+        i for i, line in enumerate(lines) if line.startswith("- 50000")
+    )
+    return [
+        line.split(":")[0].strip()
+        for line in lines[start + 1 :]
+        if ":" in line and not line.startswith("|")
+    ]
 
 
 def insurance_column_names(dictionary_text: str) -> list[str]:
@@ -318,7 +449,12 @@ def insurance_column_names(dictionary_text: str) -> list[str]:
     names = {}
     for line in dictionary_text.splitlines():
         parts = line.split()
-        if len(parts) >= 2 and parts[0].isdigit() and parts[1].isupper() and len(names) < 86:
+        if (
+            len(parts) >= 2
+            and parts[0].isdigit()
+            and parts[1].isupper()
+            and len(names) < 86
+        ):
             names[int(parts[0])] = parts[1]
         if len(names) == 86:
             break
@@ -337,8 +473,15 @@ def _load_kddcup99(paths) -> pd.DataFrame:
 def _load_census(paths) -> pd.DataFrame:
     columns = census_column_names(_read_text(paths[_CENSUS_NAMES.name]))
     with _open_content(paths[_CENSUS_DATA.name]) as fh:
-        table = pd.read_csv(fh, header=None, names=columns + ["income"], sep=",",
-                            skipinitialspace=True, dtype=str, keep_default_na=False)
+        table = pd.read_csv(
+            fh,
+            header=None,
+            names=columns + ["income"],
+            sep=",",
+            skipinitialspace=True,
+            dtype=str,
+            keep_default_na=False,
+        )
     for column in table.columns:
         if column in _CENSUS_CATEGORICAL or column == "income":
             table[column] = table[column].astype("category")
@@ -349,28 +492,44 @@ def _load_census(paths) -> pd.DataFrame:
 
 def _load_localization(paths) -> pd.DataFrame:
     with _open_content(paths[_LOC_DATA.name]) as fh:
-        table = pd.read_csv(fh, header=None, names=list(LOCALIZATION_COLUMNS),
-                            dtype={"timestamp": np.int64})
+        table = pd.read_csv(
+            fh,
+            header=None,
+            names=list(LOCALIZATION_COLUMNS),
+            dtype={"timestamp": np.int64},
+        )
     for column in ("sequence", "tag", "activity"):
         table[column] = table[column].astype("category")
     return table
 
 
 def _load_insurance(paths) -> pd.DataFrame:
-    columns = insurance_column_names(_read_text(paths[_TIC_DICTIONARY.name], "cp1252"))
+    columns = insurance_column_names(
+        _read_text(paths[_TIC_DICTIONARY.name], "cp1252")
+    )
     with _open_content(paths[_TIC_TRAIN.name]) as fh:
         train = pd.read_csv(fh, sep="\t", header=None, names=columns)
     with _open_content(paths[_TIC_EVAL.name]) as fh:
         evaluation = pd.read_csv(fh, sep="\t", header=None, names=columns[:-1])
     with _open_content(paths[_TIC_TARGETS.name]) as fh:
-        evaluation[columns[-1]] = pd.read_csv(fh, header=None).iloc[:, 0].to_numpy()
+        evaluation[columns[-1]] = (
+            pd.read_csv(fh, header=None).iloc[:, 0].to_numpy()
+        )
     table = pd.concat([train, evaluation], ignore_index=True)
-    table.insert(0, "split", pd.Categorical(["train"] * len(train) + ["eval"] * len(evaluation)))
+    table.insert(
+        0,
+        "split",
+        pd.Categorical(["train"] * len(train) + ["eval"] * len(evaluation)),
+    )
     return table
 
 
-_LOADERS = {"kddcup99": _load_kddcup99, "census": _load_census,
-            "localization": _load_localization, "insurance": _load_insurance}
+_LOADERS = {
+    "kddcup99": _load_kddcup99,
+    "census": _load_census,
+    "localization": _load_localization,
+    "insurance": _load_insurance,
+}
 
 
 def load(name: str, *, progress: bool = True) -> pd.DataFrame:
@@ -387,12 +546,14 @@ def load(name: str, *, progress: bool = True) -> pd.DataFrame:
 # Preprocessing (Section 6.1) with a cache
 # ----------------------------------------------------------------------------------------------
 
+
 @dataclass
 class Preprocessed:
     """A preprocessed data set: ``X`` (sparse CSR, n x d, rows of norm <= 1), its column names,
     labels, the paper's k, and the second-moment matrix ``A = X^T X / n`` of all rows."""
+
     name: str
-    X: "scipy.sparse.csr_matrix"
+    X: scipy.sparse.csr_matrix
     columns: list[str]
     labels: np.ndarray
     k: int
@@ -437,11 +598,14 @@ def one_hot_and_scale(table: pd.DataFrame, categorical, dropped=()):
         values = features[column]
         if column in categorical:
             codes, uniques = pd.factorize(values.astype(str), sort=True)
-            block = sparse.csr_matrix((np.ones(n), (np.arange(n), codes)),
-                                      shape=(n, len(uniques)))
+            block = sparse.csr_matrix(
+                (np.ones(n), (np.arange(n), codes)), shape=(n, len(uniques))
+            )
             names.extend(f"{column}={u}" for u in uniques)
         else:
-            block = sparse.csr_matrix(values.to_numpy(dtype=np.float64).reshape(-1, 1))
+            block = sparse.csr_matrix(
+                values.to_numpy(dtype=np.float64).reshape(-1, 1)
+            )
             names.append(column)
         blocks.append(block)
     X = sparse.hstack(blocks, format="csc")
@@ -455,13 +619,24 @@ def one_hot_and_scale(table: pd.DataFrame, categorical, dropped=()):
 
 
 def _cache_key(spec: DatasetSpec, params: dict) -> str:
-    payload = json.dumps({"files": [raw.sha256 for raw in spec.files], "params": params,
-                          "version": PREPROCESSING_VERSION}, sort_keys=True)
+    payload = json.dumps(
+        {
+            "files": [raw.sha256 for raw in spec.files],
+            "params": params,
+            "version": PREPROCESSING_VERSION,
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def preprocess(name: str, *, include_label: bool = False, use_cache: bool = True,
-               progress: bool = True) -> Preprocessed:
+def preprocess(
+    name: str,
+    *,
+    include_label: bool = False,
+    use_cache: bool = True,
+    progress: bool = True,
+) -> Preprocessed:
     """The data set ``name`` preprocessed as in Section 6.1 (see :func:`one_hot_and_scale`).
 
     The label column (kddcup99's attack type, census's income class, insurance's CARAVAN) is left
@@ -474,15 +649,28 @@ def preprocess(name: str, *, include_label: bool = False, use_cache: bool = True
     from scipy import sparse
 
     spec = _spec(name)
-    params = {"include_label": bool(include_label), "categorical": list(spec.categorical),
-              "dropped": list(spec.dropped)}
-    path = cache_dir() / "preprocessed" / f"{name}-{_cache_key(spec, params)}.npz"
+    params = {
+        "include_label": bool(include_label),
+        "categorical": list(spec.categorical),
+        "dropped": list(spec.dropped),
+    }
+    path = (
+        cache_dir() / "preprocessed" / f"{name}-{_cache_key(spec, params)}.npz"
+    )
     if use_cache and path.exists():
         with np.load(path, allow_pickle=False) as stored:
-            X = sparse.csr_matrix((stored["data"], stored["indices"], stored["indptr"]),
-                                  shape=tuple(stored["shape"]))
-            return Preprocessed(name, X, list(stored["columns"]), stored["labels"], spec.k,
-                                stored["A"])
+            X = sparse.csr_matrix(
+                (stored["data"], stored["indices"], stored["indptr"]),
+                shape=tuple(stored["shape"]),
+            )
+            return Preprocessed(
+                name,
+                X,
+                list(stored["columns"]),
+                stored["labels"],
+                spec.k,
+                stored["A"],
+            )
     table = load(name, progress=progress)
     if name == "localization":
         labels = table["activity"].astype(str).to_numpy()
@@ -490,18 +678,31 @@ def preprocess(name: str, *, include_label: bool = False, use_cache: bool = True
     else:
         labels = table[spec.label].astype(str).to_numpy()
         dropped = spec.dropped + (() if include_label else (spec.label,))
-    categorical = spec.categorical + ((spec.label,) if include_label and spec.label else ())
+    categorical = spec.categorical + (
+        (spec.label,) if include_label and spec.label else ()
+    )
     if name == "insurance":
         dropped = dropped + ("split",)
     X, columns = one_hot_and_scale(table, categorical, dropped)
-    data = Preprocessed(name, X, columns, labels.astype(str), spec.k, _second_moment(X))
+    data = Preprocessed(
+        name, X, columns, labels.astype(str), spec.k, _second_moment(X)
+    )
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".npz")
+        fd, tmp = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.stem}.", suffix=".npz"
+        )
         with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, data=X.data, indices=X.indices, indptr=X.indptr,
-                     shape=np.array(X.shape), columns=np.array(columns), labels=data.labels,
-                     A=data.A)
+            np.savez(
+                fh,
+                data=X.data,
+                indices=X.indices,
+                indptr=X.indptr,
+                shape=np.array(X.shape),
+                columns=np.array(columns),
+                labels=data.labels,
+                A=data.A,
+            )
         os.replace(tmp, path)
     return data
 
@@ -513,6 +714,12 @@ def summary_row(data: Preprocessed) -> dict:
     A = data.A
     top = top_k_eigh(A, data.k)[0]
     q_F = float(top.sum())
-    return {"data set": data.name, "n": data.n, "d": data.d, "k": data.k,
-            "q_F(V_k)": q_F, "q_F/tr(A)": q_F / float(np.trace(A)),
-            "q_F/||A||_F": q_F / float(np.linalg.norm(A))}
+    return {
+        "data set": data.name,
+        "n": data.n,
+        "d": data.d,
+        "k": data.k,
+        "q_F(V_k)": q_F,
+        "q_F/tr(A)": q_F / float(np.trace(A)),
+        "q_F/||A||_F": q_F / float(np.linalg.norm(A)),
+    }

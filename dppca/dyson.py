@@ -17,6 +17,7 @@ Two simulations share one Brownian path: :func:`exact_path` diagonalises ``M + B
 :func:`sde_path` integrates the SDEs with the projected increments. :func:`eigenvalue_path`
 integrates the eigenvalues alone in law at ``O(d^2)`` per step.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -41,12 +42,18 @@ def _check_positive(value, name):
 
 
 def _check_steps(n_steps):
-    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
+    if (
+        isinstance(n_steps, bool)
+        or not isinstance(n_steps, (int, np.integer))
+        or n_steps < 1
+    ):
         raise ValueError(f"n_steps must be a positive integer; got {n_steps!r}")
     return int(n_steps)
 
 
-def brownian_increments(d: int, n_steps: int, dt: float, rng=None, batch: tuple = ()) -> np.ndarray:
+def brownian_increments(
+    d: int, n_steps: int, dt: float, rng=None, batch: tuple = ()
+) -> np.ndarray:
     """Increments ``dB = dW + dW^T`` of ``B(t)`` on a grid of step ``dt``.
 
     Returns an array of shape ``(n_steps, *batch, d, d)`` (symmetric in the last two axes):
@@ -66,8 +73,12 @@ def coarsen(increments: np.ndarray, factor: int) -> np.ndarray:
     factor = int(factor)
     n = increments.shape[0]
     if factor < 1 or n % factor:
-        raise ValueError(f"factor must divide the number of steps {n}; got {factor}")
-    return increments.reshape(n // factor, factor, *increments.shape[1:]).sum(axis=1)
+        raise ValueError(
+            f"factor must divide the number of steps {n}; got {factor}"
+        )
+    return increments.reshape(n // factor, factor, *increments.shape[1:]).sum(
+        axis=1
+    )
 
 
 def _align_signs(U_new, U_old):
@@ -86,7 +97,9 @@ def exact_path(M, increments: np.ndarray, store: bool = True):
     M = check_symmetric(M)
     increments = np.asarray(increments, dtype=float)
     if increments.shape[-2:] != M.shape:
-        raise ValueError(f"increments must end in shape {M.shape}; got {increments.shape}")
+        raise ValueError(
+            f"increments must end in shape {M.shape}; got {increments.shape}"
+        )
     batch = increments.shape[1:-2]
     current = np.broadcast_to(M, (*batch, *M.shape)).copy()
     gamma, U = np.linalg.eigh(current)
@@ -116,7 +129,9 @@ def _inverse_gaps(gamma):
     return np.where(eye, 0.0, 1.0 / diff)
 
 
-def sde_step(gamma, U, dB, dt, scheme: str = "euler", orthonormalise: bool = True):
+def sde_step(
+    gamma, U, dB, dt, scheme: str = "euler", orthonormalise: bool = True
+):
     """One step of Dyson's SDEs for eigenvalues and eigenvectors, driven by ``dB`` projected on ``U``.
 
     ``scheme="euler"`` is Euler–Maruyama on the Itô SDEs (drift ``2 dt / gap``, Itô correction
@@ -136,14 +151,16 @@ def sde_step(gamma, U, dB, dt, scheme: str = "euler", orthonormalise: bool = Tru
     d = gamma.shape[-1]
     if scheme == "euler":
         gamma_new = gamma + diagE + EIGENVALUE_DRIFT * dt * R.sum(axis=-2)
-        correction = -EIGENVECTOR_ITO_CORRECTION * dt * (R ** 2).sum(axis=-2)
+        correction = -EIGENVECTOR_ITO_CORRECTION * dt * (R**2).sum(axis=-2)
         K = K1 + correction[..., None, :] * np.eye(d)
     elif scheme == "milstein":
         gamma_new = gamma + diagE + (E * K1).sum(axis=-2)
         K2 = R * (E @ K1 - K1 * diagE[..., None, :])
-        K = K1 + K2 - 0.5 * (K1 ** 2).sum(axis=-2)[..., None, :] * np.eye(d)
+        K = K1 + K2 - 0.5 * (K1**2).sum(axis=-2)[..., None, :] * np.eye(d)
     else:
-        raise ValueError(f"scheme must be 'euler' or 'milstein'; got {scheme!r}")
+        raise ValueError(
+            f"scheme must be 'euler' or 'milstein'; got {scheme!r}"
+        )
     U_new = U + U @ K
     if orthonormalise:
         left, _, right = np.linalg.svd(U_new)
@@ -151,8 +168,14 @@ def sde_step(gamma, U, dB, dt, scheme: str = "euler", orthonormalise: bool = Tru
     return gamma_new, U_new
 
 
-def sde_path(M, increments: np.ndarray, dt: float, scheme: str = "euler", store: bool = False,
-             orthonormalise: bool = True):
+def sde_path(
+    M,
+    increments: np.ndarray,
+    dt: float,
+    scheme: str = "euler",
+    store: bool = False,
+    orthonormalise: bool = True,
+):
     """Integrate Dyson's SDEs for eigenvalues and eigenvectors on a given Brownian path.
 
     Starts from ``eigh(M)`` (``M`` must have distinct eigenvalues, else the SDE is singular) and
@@ -165,12 +188,18 @@ def sde_path(M, increments: np.ndarray, dt: float, scheme: str = "euler", store:
     dt = _check_positive(dt, "dt")
     increments = np.asarray(increments, dtype=float)
     if increments.shape[-2:] != M.shape:
-        raise ValueError(f"increments must end in shape {M.shape}; got {increments.shape}")
+        raise ValueError(
+            f"increments must end in shape {M.shape}; got {increments.shape}"
+        )
     if scheme not in ("euler", "milstein"):
-        raise ValueError(f"scheme must be 'euler' or 'milstein'; got {scheme!r}")
+        raise ValueError(
+            f"scheme must be 'euler' or 'milstein'; got {scheme!r}"
+        )
     gamma0, U0 = np.linalg.eigh(M)
     if np.min(np.diff(gamma0)) <= 0:
-        raise ValueError("M must have distinct eigenvalues to start Dyson's SDEs")
+        raise ValueError(
+            "M must have distinct eigenvalues to start Dyson's SDEs"
+        )
     d = M.shape[0]
     batch = increments.shape[1:-2]
     gamma = np.broadcast_to(gamma0, (*batch, d)).copy()
@@ -226,8 +255,14 @@ def eigenvalue_drift(gamma) -> np.ndarray:
     return EIGENVALUE_DRIFT * EigenvalueDrift(gamma.size)(gamma)
 
 
-def eigenvalue_path(initial, T: float, n_steps: int, rng=None, store_every: int | None = None,
-                    max_splits: int = 40):
+def eigenvalue_path(
+    initial,
+    T: float,
+    n_steps: int,
+    rng=None,
+    store_every: int | None = None,
+    max_splits: int = 40,
+):
     """Eigenvalues of ``M + B(t)`` in law, by Euler–Maruyama on Dyson's eigenvalue SDE alone.
 
     ``d gamma_i = 2 d beta_i + sum_{j != i} 2 dt / (gamma_i - gamma_j)`` with independent
@@ -257,7 +292,9 @@ def eigenvalue_path(initial, T: float, n_steps: int, rng=None, store_every: int 
         if np.all(proposal[1:] > proposal[:-1]):
             return proposal
         if depth >= max_splits:
-            raise RuntimeError("eigenvalue step could not keep the ordering; reduce dt")
+            raise RuntimeError(
+                "eigenvalue step could not keep the ordering; reduce dt"
+            )
         if not np.all(np.isfinite(proposal)):
             raise FloatingPointError("non-finite eigenvalues in the Dyson step")
         n_splits += 1
@@ -300,7 +337,9 @@ def quadratic_variation_rate(gamma, Lambda) -> np.ndarray:
     dg = gamma[..., :, None] - gamma[..., None, :]
     mask = dl != 0
     ratio = np.where(mask, dl / np.where(mask, dg, 1.0), 0.0)
-    return 2.0 * OFF_DIAGONAL_VARIANCE_RATE * 0.5 * (ratio ** 2).sum(axis=(-2, -1))
+    return (
+        2.0 * OFF_DIAGONAL_VARIANCE_RATE * 0.5 * (ratio**2).sum(axis=(-2, -1))
+    )
 
 
 def semicircle_radius(d: int, t: float) -> float:
@@ -311,12 +350,24 @@ def semicircle_radius(d: int, t: float) -> float:
 def semicircle_cdf(x, radius: float) -> np.ndarray:
     """CDF of the semicircle law on ``[-radius, radius]``."""
     u = np.clip(np.asarray(x, dtype=float) / radius, -1.0, 1.0)
-    return 0.5 + (u * np.sqrt(1.0 - u ** 2) + np.arcsin(u)) / np.pi
+    return 0.5 + (u * np.sqrt(1.0 - u**2) + np.arcsin(u)) / np.pi
 
 
 __all__ = [
-    "EIGENVALUE_DRIFT", "EIGENVALUE_VARIANCE_RATE", "OFF_DIAGONAL_VARIANCE_RATE",
-    "EIGENVECTOR_ITO_CORRECTION", "brownian_increments", "coarsen", "exact_path", "sde_step",
-    "sde_path", "EigenvalueDrift", "eigenvalue_drift", "eigenvalue_path", "projected_process",
-    "quadratic_variation_rate", "semicircle_radius", "semicircle_cdf",
+    "EIGENVALUE_DRIFT",
+    "EIGENVALUE_VARIANCE_RATE",
+    "OFF_DIAGONAL_VARIANCE_RATE",
+    "EIGENVECTOR_ITO_CORRECTION",
+    "brownian_increments",
+    "coarsen",
+    "exact_path",
+    "sde_step",
+    "sde_path",
+    "EigenvalueDrift",
+    "eigenvalue_drift",
+    "eigenvalue_path",
+    "projected_process",
+    "quadratic_variation_rate",
+    "semicircle_radius",
+    "semicircle_cdf",
 ]

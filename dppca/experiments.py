@@ -6,18 +6,25 @@ Mechanisms that only need ``A = X^T X / n`` and ``n`` also expose that entry poi
 (``from_moment``), so that one subset's ``A`` is formed once and reused across restarts; for these
 the two entry points give the same law (the ``X`` versions compute ``A`` and call the same code).
 """
+
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from .linalg import haar_subspace, second_moment, top_k_subspace
 from .utility import captured_variance
-from .validation import as_generator, check_data, check_delta, check_epsilon, check_k
+from .validation import (
+    as_generator,
+    check_data,
+    check_delta,
+    check_epsilon,
+    check_k,
+)
 
 
 @dataclass(frozen=True)
@@ -25,6 +32,7 @@ class Mechanism:
     """A subspace mechanism: ``release(X, k, epsilon, delta, rng) -> V`` (d x k), optionally
     ``from_moment(A, n, k, epsilon, delta, rng) -> V``; ``notion`` is the privacy it really
     provides in a few words, ``privacy`` the module's full ``PRIVACY`` text."""
+
     key: str
     label: str
     notion: str
@@ -47,17 +55,20 @@ def _noisy_matrix_mechanism(module, name, uses_delta):
     full = getattr(module, name)
     moment = getattr(module, f"{name}_from_second_moment", None)
     if uses_delta:
+
         def release(X, k, epsilon, delta, rng=None):
             return top_k_subspace(full(X, epsilon, delta, rng=rng), k)
 
         def from_moment(A, n, k, epsilon, delta, rng=None):
             return top_k_subspace(moment(A, n, epsilon, delta, rng=rng), k)
     else:
+
         def release(X, k, epsilon, delta, rng=None):
             return top_k_subspace(full(X, epsilon, rng=rng), k)
 
         def from_moment(A, n, k, epsilon, delta, rng=None):
             return top_k_subspace(moment(A, n, epsilon, rng=rng), k)
+
     return release, (from_moment if moment is not None else None)
 
 
@@ -96,17 +107,32 @@ EXPECTED = {
     "ppca": ("dppca.exponential", "ppca"),
     "mod_sulq": ("dppca.input_perturbation", "mod_sulq"),
     "analyze_gauss": ("dppca.input_perturbation", "analyze_gauss"),
-    "laplace_input_perturbation": ("dppca.input_perturbation", "laplace_input_perturbation"),
-    "wishart_input_perturbation": ("dppca.input_perturbation", "wishart_input_perturbation"),
-    "wishart_input_perturbation_delta": ("dppca.input_perturbation",
-                                         "wishart_input_perturbation_delta"),
-    "gaussian_subspace_recovery": ("dppca.gaussian_approx", "gaussian_subspace_recovery"),
+    "laplace_input_perturbation": (
+        "dppca.input_perturbation",
+        "laplace_input_perturbation",
+    ),
+    "wishart_input_perturbation": (
+        "dppca.input_perturbation",
+        "wishart_input_perturbation",
+    ),
+    "wishart_input_perturbation_delta": (
+        "dppca.input_perturbation",
+        "wishart_input_perturbation_delta",
+    ),
+    "gaussian_subspace_recovery": (
+        "dppca.gaussian_approx",
+        "gaussian_subspace_recovery",
+    ),
 }
 
 _LABELS = {
-    "pca": "non-private PCA", "random": "random subspace", "ppca": "PPCA",
-    "mod_sulq": "MOD-SULQ", "analyze_gauss": "Analyze Gauss",
-    "laplace_input_perturbation": "Laplace input", "wishart_input_perturbation": "Wishart input",
+    "pca": "non-private PCA",
+    "random": "random subspace",
+    "ppca": "PPCA",
+    "mod_sulq": "MOD-SULQ",
+    "analyze_gauss": "Analyze Gauss",
+    "laplace_input_perturbation": "Laplace input",
+    "wishart_input_perturbation": "Wishart input",
     "wishart_input_perturbation_delta": "Wishart (δ-calibrated)",
     "gaussian_subspace_recovery": "Gaussian subspace recovery (MV)",
 }
@@ -114,7 +140,9 @@ _LABELS = {
 
 def _find(key):
     module_name, function_name = EXPECTED[key]
-    module = importlib.import_module(module_name)     # a broken module must fail loudly
+    module = importlib.import_module(
+        module_name
+    )  # a broken module must fail loudly
     return module, getattr(module, function_name, None)
 
 
@@ -126,10 +154,22 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
     """Every mechanism available now, baselines first. ``ppca_options`` go to
     ``dppca.exponential.ppca`` (e.g. ``{"n_sweeps": 50}``)."""
     registry = {
-        "pca": Mechanism("pca", _LABELS["pca"], SHORT_NOTION["pca"], _pca_release, _pca_moment,
-                         "non-private: the exact top-k eigenvectors of A"),
-        "random": Mechanism("random", _LABELS["random"], SHORT_NOTION["random"], _random_release,
-                            _random_moment, "a Haar-uniform subspace, independent of the data"),
+        "pca": Mechanism(
+            "pca",
+            _LABELS["pca"],
+            SHORT_NOTION["pca"],
+            _pca_release,
+            _pca_moment,
+            "non-private: the exact top-k eigenvectors of A",
+        ),
+        "random": Mechanism(
+            "random",
+            _LABELS["random"],
+            SHORT_NOTION["random"],
+            _random_release,
+            _random_moment,
+            "a Haar-uniform subspace, independent of the data",
+        ),
     }
     options = dict(ppca_options or {})
     for key in EXPECTED:
@@ -144,27 +184,54 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
 
             from_moment = None
             if moment_fn is not None:
-                def from_moment(A, n, k, epsilon, delta, rng=None, _f=moment_fn):
+
+                def from_moment(
+                    A, n, k, epsilon, delta, rng=None, _f=moment_fn
+                ):
                     return _f(A, n, k, epsilon, rng=rng, **options)
         elif key == "gaussian_subspace_recovery":
+
             def release(X, k, epsilon, delta, rng=None, _f=function):
                 return _f(X, k, epsilon, delta, rng=rng)
 
-            def from_moment(A, n, k, epsilon, delta, rng=None,
-                            _f=module.gaussian_subspace_recovery_from_second_moment):
+            def from_moment(
+                A,
+                n,
+                k,
+                epsilon,
+                delta,
+                rng=None,
+                _f=module.gaussian_subspace_recovery_from_second_moment,
+            ):
                 return _f(A, n, k, epsilon, delta, rng=rng)
         elif key == "wishart_input_perturbation_delta":
+
             def release(X, k, epsilon, delta, rng=None, _f=function):
                 return top_k_subspace(_f(X, delta, rng=rng), k)
 
-            def from_moment(A, n, k, epsilon, delta, rng=None,
-                            _f=module.wishart_input_perturbation_delta_from_second_moment):
+            def from_moment(
+                A,
+                n,
+                k,
+                epsilon,
+                delta,
+                rng=None,
+                _f=module.wishart_input_perturbation_delta_from_second_moment,
+            ):
                 return top_k_subspace(_f(A, n, delta, rng=rng), k)
         else:
             uses_delta = key in ("mod_sulq", "analyze_gauss")
-            release, from_moment = _noisy_matrix_mechanism(module, key, uses_delta)
-        registry[key] = Mechanism(key, _LABELS[key], SHORT_NOTION[key], release, from_moment,
-                                  _privacy_text(module, key))
+            release, from_moment = _noisy_matrix_mechanism(
+                module, key, uses_delta
+            )
+        registry[key] = Mechanism(
+            key,
+            _LABELS[key],
+            SHORT_NOTION[key],
+            release,
+            from_moment,
+            _privacy_text(module, key),
+        )
     return registry
 
 
@@ -181,9 +248,11 @@ def _check_sparse_rows(S) -> None:
         raise ValueError("X contains NaN or Inf")
     norms = np.sqrt(np.asarray(S.multiply(S).sum(axis=1)).ravel())
     if norms.size and norms.max() > 1.0 + ROW_NORM_TOLERANCE:
-        raise ValueError(f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows with "
-                         f"Euclidean norm > 1 (largest {norms.max():.6g}); rescale explicitly "
-                         "(dppca.scale_to_unit_ball) before running a mechanism")
+        raise ValueError(
+            f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows with "
+            f"Euclidean norm > 1 (largest {norms.max():.6g}); rescale explicitly "
+            "(dppca.scale_to_unit_ball) before running a mechanism"
+        )
 
 
 class _Subset:
@@ -212,12 +281,24 @@ class _Subset:
 
 def _release(mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng):
     if mechanism.from_moment is not None:
-        return mechanism.run_from_moment(subset.A, subset.n, k, epsilon, delta, rng)
+        return mechanism.run_from_moment(
+            subset.A, subset.n, k, epsilon, delta, rng
+        )
     return mechanism.release(subset.X, k, epsilon, delta, rng)
 
 
-def utility_versus_n(data, sizes, mechanism_table: dict, *, epsilon: float, delta: float,
-                     n_subsets: int, runs: dict, rng=None, progress: bool = True) -> pd.DataFrame:
+def utility_versus_n(
+    data,
+    sizes,
+    mechanism_table: dict,
+    *,
+    epsilon: float,
+    delta: float,
+    n_subsets: int,
+    runs: dict,
+    rng=None,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Section 6.3 of the paper: q_F(U) of each mechanism on uniform random subsets of size n.
 
     For every size in ``sizes`` and each of ``n_subsets`` subsets drawn without replacement, each
@@ -232,21 +313,39 @@ def utility_versus_n(data, sizes, mechanism_table: dict, *, epsilon: float, delt
     k = check_k(data.k, data.d)
     rows = []
     total = len(sizes) * n_subsets
-    with tqdm(total=total, desc=f"{data.name}: subsets", disable=not progress) as bar:
+    with tqdm(
+        total=total, desc=f"{data.name}: subsets", disable=not progress
+    ) as bar:
         for n in sizes:
             for subset in range(n_subsets):
                 index = np.sort(rng.choice(data.n, size=int(n), replace=False))
                 subset_rows = _Subset(data.X, index)
                 for key, mechanism in mechanism_table.items():
-                    for run in range(int(runs.get(key, runs.get("default", 1)))):
-                        V = _release(mechanism, subset_rows, k, epsilon, delta, rng)
-                        rows.append((data.name, int(n), subset, key, run,
-                                     captured_variance(data.A, V)))
+                    for run in range(
+                        int(runs.get(key, runs.get("default", 1)))
+                    ):
+                        V = _release(
+                            mechanism, subset_rows, k, epsilon, delta, rng
+                        )
+                        rows.append(
+                            (
+                                data.name,
+                                int(n),
+                                subset,
+                                key,
+                                run,
+                                captured_variance(data.A, V),
+                            )
+                        )
                 bar.update()
-    return pd.DataFrame(rows, columns=["data set", "n", "subset", "mechanism", "run", "q_F"])
+    return pd.DataFrame(
+        rows, columns=["data set", "n", "subset", "mechanism", "run", "q_F"]
+    )
 
 
-def summarize(results: pd.DataFrame, by=("data set", "n", "mechanism")) -> pd.DataFrame:
+def summarize(
+    results: pd.DataFrame, by=("data set", "n", "mechanism")
+) -> pd.DataFrame:
     """Mean and standard deviation of q_F over subsets and runs (the paper's error bars)."""
     grouped = results.groupby(list(by), observed=True)["q_F"]
     return grouped.agg(mean="mean", std="std", count="size").reset_index()
@@ -264,8 +363,17 @@ def synthetic_gaussian(n: int, eigenvalues, rng=None) -> np.ndarray:
     return scale_to_unit_ball(X)
 
 
-def utility_versus_epsilon(X, k: int, epsilons, mechanism_table: dict, *, delta: float,
-                           runs: dict, rng=None, progress: bool = True) -> pd.DataFrame:
+def utility_versus_epsilon(
+    X,
+    k: int,
+    epsilons,
+    mechanism_table: dict,
+    *,
+    delta: float,
+    runs: dict,
+    rng=None,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Section 6.5 (Figure 5): q_F(U) on the data's own ``A`` for each ε, ``runs[key]`` draws."""
     from tqdm import tqdm
 
@@ -284,10 +392,21 @@ def utility_versus_epsilon(X, k: int, epsilons, mechanism_table: dict, *, delta:
     return pd.DataFrame(rows, columns=["epsilon", "mechanism", "run", "q_F"])
 
 
-def classification_accuracy(X, y, k: int, mechanism_table: dict, *, epsilon: float,
-                            delta: float, n_permutations: int = 5, n_projections: int = 5,
-                            train_fraction: float = 0.1, C_grid=(0.01, 1.0, 100.0), rng=None,
-                            progress: bool = True) -> pd.DataFrame:
+def classification_accuracy(
+    X,
+    y,
+    k: int,
+    mechanism_table: dict,
+    *,
+    epsilon: float,
+    delta: float,
+    n_permutations: int = 5,
+    n_projections: int = 5,
+    train_fraction: float = 0.1,
+    C_grid=(0.01, 1.0, 100.0),
+    rng=None,
+    progress: bool = True,
+) -> pd.DataFrame:
     """Section 6.4 (Table 2): accuracy of a linear SVM on data projected onto each subspace.
 
     For each of ``n_permutations`` random permutations, the first half of the rows is the
@@ -303,10 +422,12 @@ def classification_accuracy(X, y, k: int, mechanism_table: dict, *, epsilon: flo
     y = np.asarray(y, dtype=bool)
     n = X.shape[0]
     rows = []
-    with tqdm(total=n_permutations, desc="permutations", disable=not progress) as bar:
+    with tqdm(
+        total=n_permutations, desc="permutations", disable=not progress
+    ) as bar:
         for permutation in range(n_permutations):
             order = rng.permutation(n)
-            holdout, rest = order[: n // 2], order[n // 2:]
+            holdout, rest = order[: n // 2], order[n // 2 :]
             n_train = int(round(train_fraction * rest.size))
             train, test = rest[:n_train], rest[n_train:]
             hold = _Subset(X, holdout)
@@ -314,11 +435,20 @@ def classification_accuracy(X, y, k: int, mechanism_table: dict, *, epsilon: flo
             for key, mechanism in mechanism_table.items():
                 for projection in range(n_projections):
                     V = _release(mechanism, hold, k, epsilon, delta, rng)
-                    accuracy, C = _fit_linear_svm(X_train @ V, y[train], X_test @ V, y[test],
-                                                  C_grid, LinearSVC)
+                    accuracy, C = _fit_linear_svm(
+                        X_train @ V,
+                        y[train],
+                        X_test @ V,
+                        y[test],
+                        C_grid,
+                        LinearSVC,
+                    )
                     rows.append((permutation, key, projection, accuracy, C))
             bar.update()
-    return pd.DataFrame(rows, columns=["permutation", "mechanism", "projection", "accuracy", "C"])
+    return pd.DataFrame(
+        rows,
+        columns=["permutation", "mechanism", "projection", "accuracy", "C"],
+    )
 
 
 def _dense(M):
@@ -327,14 +457,16 @@ def _dense(M):
 
 def _fit_linear_svm(Z_train, y_train, Z_test, y_test, C_grid, LinearSVC):
     """Pick C on a third of the training rows, refit on all of them, return test accuracy."""
-    if np.unique(y_train).size < 2:      # a single class: predict it
+    if np.unique(y_train).size < 2:  # a single class: predict it
         return float(np.mean(y_test == y_train[0])), float("nan")
     n_tune = max(1, Z_train.shape[0] // 3)
     fit_part, tune_part = slice(n_tune, None), slice(0, n_tune)
     best_C, best_score = C_grid[0], -1.0
     if np.unique(y_train[fit_part]).size == 2:
         for C in C_grid:
-            model = LinearSVC(C=C, dual=False, max_iter=5000).fit(Z_train[fit_part], y_train[fit_part])
+            model = LinearSVC(C=C, dual=False, max_iter=5000).fit(
+                Z_train[fit_part], y_train[fit_part]
+            )
             score = model.score(Z_train[tune_part], y_train[tune_part])
             if score > best_score:
                 best_C, best_score = C, score

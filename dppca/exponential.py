@@ -7,25 +7,33 @@ Talwar (2007) with score ``n tr(V^T A V) = ||X V||_F^2`` of sensitivity 1. This 
 Bingham distribution with parameter ``B = (n ε / 2) A`` (001, eq. (6)); samplers live in
 :mod:`dppca.bingham`.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from . import bingham
 from .linalg import second_moment
-from .validation import (as_generator, check_data, check_epsilon, check_k, check_n, check_orthonormal,
-                         check_symmetric)
+from .validation import (
+    as_generator,
+    check_data,
+    check_epsilon,
+    check_k,
+    check_n,
+    check_orthonormal,
+    check_symmetric,
+)
 
 #: Privacy notion of each mechanism of this module, including what the book found.
 PRIVACY = {
     "ppca": "ε-DP (pure) for an exact draw from the matrix Bingham distribution (001, Theorem 6). "
-            "For k = 1 the default sampler is exact (rejection from an ACG envelope), so the "
-            "release is ε-DP up to floating point. For k > 1 every available sampler is a Markov "
-            "chain stopped after finitely many sweeps: if its law is within total variation t of "
-            "the target for every data set, the release is only (ε, δ)-DP with δ = (1 + e^ε) t, "
-            "and t is estimated by diagnostics, not proved. The sweep count must be fixed "
-            "independently of the data (choosing it by a diagnostic run on the private data "
-            "leaks information).",
+    "For k = 1 the default sampler is exact (rejection from an ACG envelope), so the "
+    "release is ε-DP up to floating point. For k > 1 every available sampler is a Markov "
+    "chain stopped after finitely many sweeps: if its law is within total variation t of "
+    "the target for every data set, the release is only (ε, δ)-DP with δ = (1 + e^ε) t, "
+    "and t is estimated by diagnostics, not proved. The sweep count must be fixed "
+    "independently of the data (choosing it by a diagnostic run on the private data "
+    "leaks information).",
 }
 
 #: Samplers accepted by :func:`ppca` (keyword ``sampler``).
@@ -40,7 +48,9 @@ def ppca_score(X, V) -> float:
     X = check_data(X)
     V = check_orthonormal(V)
     if V.shape[0] != X.shape[1]:
-        raise ValueError(f"V has {V.shape[0]} rows but X has {X.shape[1]} columns")
+        raise ValueError(
+            f"V has {V.shape[0]} rows but X has {X.shape[1]} columns"
+        )
     return float(np.sum((X @ V) ** 2))
 
 
@@ -62,8 +72,16 @@ def bingham_parameter(A, n: int, epsilon) -> np.ndarray:
     return (check_n(n) * check_epsilon(epsilon) / 2.0) * A
 
 
-def ppca_from_second_moment(A, n: int, k: int, epsilon, rng=None, sampler: str = "fast",
-                            n_sweeps: int | None = None, V0=None) -> np.ndarray:
+def ppca_from_second_moment(
+    A,
+    n: int,
+    k: int,
+    epsilon,
+    rng=None,
+    sampler: str = "fast",
+    n_sweeps: int | None = None,
+    V0=None,
+) -> np.ndarray:
     """PPCA from ``A = X^T X / n`` and ``n`` (the caller vouches that rows had norm <= 1).
 
     ``k = 1`` with the fast sampler is an exact draw (:func:`dppca.bingham.sample_vector_bingham`);
@@ -97,5 +115,6 @@ def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
     X = check_data(X)
     k = check_k(k, X.shape[1])
     epsilon = check_epsilon(epsilon)
-    return ppca_from_second_moment(second_moment(X), X.shape[0], k, epsilon, rng=rng,
-                                   **sampler_options)
+    return ppca_from_second_moment(
+        second_moment(X), X.shape[0], k, epsilon, rng=rng, **sampler_options
+    )

@@ -19,6 +19,7 @@ noise ``sigma``. Two neighbouring relations:
 
 ``sigma`` is then the exact (Balle and Wang 2018) analytic Gaussian calibration.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,30 +27,43 @@ import numpy as np
 from .linalg import second_moment
 from .privacy import analytic_gaussian_sigma
 from .sensitivity import frobenius_sensitivity_second_moment
-from .validation import as_generator, check_delta, check_epsilon, check_k, check_n, check_symmetric
+from .validation import (
+    as_generator,
+    check_delta,
+    check_epsilon,
+    check_k,
+    check_n,
+    check_symmetric,
+)
 
 #: Privacy notion of each mechanism of this module (and any failure the book found).
 PRIVACY = {
     "gaussian_matrix_approximation": "(ε, δ)-DP for the chosen relation: rank-one update "
-                                     "M' − M = xxᵀ, ‖x‖ ≤ 1 (slides), or replace-one on XᵀX/n",
+    "M' − M = xxᵀ, ‖x‖ ≤ 1 (slides), or replace-one on XᵀX/n",
     "rank_k_covariance_approximation": "(ε, δ)-DP, replace-one; releases the NOISY top-k eigenvalues "
-                                       "(the true ones are not private)",
+    "(the true ones are not private)",
     "gaussian_subspace_recovery": "(ε, δ)-DP, replace-one",
 }
 
 RELATIONS = ("rank_one_update", "replace_one")
 
 
-def frobenius_sensitivity(relation: str = "rank_one_update", n: int | None = None) -> float:
+def frobenius_sensitivity(
+    relation: str = "rank_one_update", n: int | None = None
+) -> float:
     """Largest ``||M' - M||_F`` over neighbours: 1 for a rank-one update ``x x^T`` with ``||x|| <= 1``,
     ``sqrt(2)/n`` for replacing one row of ``X`` in ``X^T X / n`` (module docstring)."""
     if relation == "rank_one_update":
         if n is not None:
-            raise ValueError("n is not used by the rank-one-update relation; pass n=None")
+            raise ValueError(
+                "n is not used by the rank-one-update relation; pass n=None"
+            )
         return 1.0
     if relation == "replace_one":
         if n is None:
-            raise ValueError("the replace-one relation needs the number of rows n")
+            raise ValueError(
+                "the replace-one relation needs the number of rows n"
+            )
         return frobenius_sensitivity_second_moment(n)
     raise ValueError(f"relation must be one of {RELATIONS}; got {relation!r}")
 
@@ -68,12 +82,18 @@ def mahalanobis_distance(D, sigma: float) -> float:
     return float(np.sqrt(diagonal @ diagonal + upper @ upper))
 
 
-def noise_sigma(epsilon: float, delta: float, relation: str = "rank_one_update",
-                n: int | None = None) -> float:
+def noise_sigma(
+    epsilon: float,
+    delta: float,
+    relation: str = "rank_one_update",
+    n: int | None = None,
+) -> float:
     """Smallest ``sigma`` (entries of ``G``) making ``M + G + G^T`` (ε, δ)-DP for ``relation``:
     the analytic Gaussian mechanism with sensitivity ``frobenius_sensitivity / 2``."""
     sensitivity = frobenius_sensitivity(relation, n)
-    return analytic_gaussian_sigma(sensitivity / 2.0, check_epsilon(epsilon), check_delta(delta))
+    return analytic_gaussian_sigma(
+        sensitivity / 2.0, check_epsilon(epsilon), check_delta(delta)
+    )
 
 
 def goe_noise(d: int, sigma: float, rng=None) -> np.ndarray:
@@ -93,11 +113,15 @@ def check_target_spectrum(Lambda, d: int) -> np.ndarray:
     """Validate a target spectrum: ``d`` finite values sorted non-increasingly."""
     Lambda = np.asarray(Lambda, dtype=float)
     if Lambda.ndim != 1 or Lambda.size != d:
-        raise ValueError(f"Lambda must be a vector of length d = {d}; got shape {Lambda.shape}")
+        raise ValueError(
+            f"Lambda must be a vector of length d = {d}; got shape {Lambda.shape}"
+        )
     if not np.all(np.isfinite(Lambda)):
         raise ValueError("Lambda contains NaN or Inf")
     if np.any(np.diff(Lambda) > 0):
-        raise ValueError("Lambda must be sorted non-increasingly (lambda_1 >= ... >= lambda_d)")
+        raise ValueError(
+            "Lambda must be sorted non-increasingly (lambda_1 >= ... >= lambda_d)"
+        )
     return Lambda
 
 
@@ -113,8 +137,15 @@ def apply_spectrum(vectors, Lambda) -> np.ndarray:
     return (vectors * Lambda) @ vectors.T
 
 
-def gaussian_matrix_approximation(M, Lambda, epsilon: float, delta: float, rng=None,
-                                  relation: str = "rank_one_update", n: int | None = None):
+def gaussian_matrix_approximation(
+    M,
+    Lambda,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    relation: str = "rank_one_update",
+    n: int | None = None,
+):
     """Mangoubi–Vishnoi Gaussian mechanism: ``H = V^ Lambda V^T`` from ``M + G + G^T``.
 
     ``Lambda`` must be data-independent (or itself private); ``sigma`` from :func:`noise_sigma`.
@@ -126,7 +157,9 @@ def gaussian_matrix_approximation(M, Lambda, epsilon: float, delta: float, rng=N
     return apply_spectrum(vectors, Lambda)
 
 
-def rank_k_covariance_approximation(X, k: int, epsilon: float, delta: float, rng=None) -> np.ndarray:
+def rank_k_covariance_approximation(
+    X, k: int, epsilon: float, delta: float, rng=None
+) -> np.ndarray:
     """Private rank-k approximation of ``A = X^T X / n`` (replace-one relation).
 
     Uses ``lambda_i = sigma^_i`` (i <= k), the top eigenvalues of the NOISY matrix: they are
@@ -140,8 +173,9 @@ def rank_k_covariance_approximation(X, k: int, epsilon: float, delta: float, rng
     return apply_spectrum(vectors[:, :k], values[:k])
 
 
-def gaussian_subspace_recovery_from_second_moment(A, n: int, k: int, epsilon: float, delta: float,
-                                                  rng=None) -> np.ndarray:
+def gaussian_subspace_recovery_from_second_moment(
+    A, n: int, k: int, epsilon: float, delta: float, rng=None
+) -> np.ndarray:
     """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one calibration): the top-k
     eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix."""
     A = check_symmetric(A, name="A")
@@ -151,17 +185,27 @@ def gaussian_subspace_recovery_from_second_moment(A, n: int, k: int, epsilon: fl
     return vectors[:, :k].copy()
 
 
-def gaussian_subspace_recovery(X, k: int, epsilon: float, delta: float, rng=None) -> np.ndarray:
+def gaussian_subspace_recovery(
+    X, k: int, epsilon: float, delta: float, rng=None
+) -> np.ndarray:
     """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest 0; replace-one).
 
     Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``.
     """
     A = second_moment(X)
-    return gaussian_subspace_recovery_from_second_moment(A, np.shape(X)[0], k, epsilon, delta, rng)
+    return gaussian_subspace_recovery_from_second_moment(
+        A, np.shape(X)[0], k, epsilon, delta, rng
+    )
 
 
-def approximation_errors(M, Lambda, noise_sigma: float, n_trials: int, rng=None,
-                         batch_size: int = 256) -> np.ndarray:
+def approximation_errors(
+    M,
+    Lambda,
+    noise_sigma: float,
+    n_trials: int,
+    rng=None,
+    batch_size: int = 256,
+) -> np.ndarray:
     """Monte Carlo draws of ``||V^ Lambda V^T - V Lambda V^T||_F`` at a given noise level.
 
     ``V Lambda V^T`` uses the eigenvectors of ``M`` (descending); the mechanism is run with
@@ -171,7 +215,9 @@ def approximation_errors(M, Lambda, noise_sigma: float, n_trials: int, rng=None,
     d = M.shape[0]
     Lambda = check_target_spectrum(Lambda, d)
     if not (np.isfinite(noise_sigma) and noise_sigma > 0):
-        raise ValueError(f"noise_sigma must be a finite number > 0; got {noise_sigma!r}")
+        raise ValueError(
+            f"noise_sigma must be a finite number > 0; got {noise_sigma!r}"
+        )
     n_trials = check_n(n_trials)
     rng = as_generator(rng)
     _, V = np.linalg.eigh(M)
@@ -196,12 +242,23 @@ def privacy_loss(output, M, M_prime, sigma: float) -> np.ndarray:
     output = np.asarray(output, dtype=float)
     to_m = np.sum((output - M) ** 2, axis=(-2, -1))
     to_m_prime = np.sum((output - M_prime) ** 2, axis=(-2, -1))
-    return (to_m_prime - to_m) / (8.0 * sigma ** 2)
+    return (to_m_prime - to_m) / (8.0 * sigma**2)
 
 
 __all__ = [
-    "PRIVACY", "RELATIONS", "frobenius_sensitivity", "mahalanobis_distance", "noise_sigma",
-    "goe_noise", "check_target_spectrum", "gaussian_subspace_recovery_from_second_moment", "noisy_eigendecomposition",
-    "apply_spectrum", "gaussian_matrix_approximation", "rank_k_covariance_approximation",
-    "gaussian_subspace_recovery", "approximation_errors", "privacy_loss",
+    "PRIVACY",
+    "RELATIONS",
+    "frobenius_sensitivity",
+    "mahalanobis_distance",
+    "noise_sigma",
+    "goe_noise",
+    "check_target_spectrum",
+    "gaussian_subspace_recovery_from_second_moment",
+    "noisy_eigendecomposition",
+    "apply_spectrum",
+    "gaussian_matrix_approximation",
+    "rank_k_covariance_approximation",
+    "gaussian_subspace_recovery",
+    "approximation_errors",
+    "privacy_loss",
 ]

@@ -12,26 +12,32 @@ n x d data replaced by another row of norm <= 1):
 Each function returns the noisy symmetric d x d matrix; the private subspace is
 ``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism really provides.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .linalg import second_moment
-from .privacy import (analyze_gauss_sigma, laplace_input_scale, mod_sulq_beta,
-                      wishart_input_scale, wishart_scale_for_delta)
+from .privacy import (
+    analyze_gauss_sigma,
+    laplace_input_scale,
+    mod_sulq_beta,
+    wishart_input_scale,
+    wishart_scale_for_delta,
+)
 from .validation import as_generator, check_delta, check_n, check_symmetric
 
 #: The privacy each mechanism really provides, as checked in chapters 2 and 3.
 PRIVACY = {
     "mod_sulq": "(ε, δ)-DP as claimed (Chaudhuri et al. 2013, Thm 5); very conservative: the exact "
-                "δ at the claimed ε is many orders of magnitude below the target δ (chapter 2).",
+    "δ at the claimed ε is many orders of magnitude below the target δ (chapter 2).",
     "analyze_gauss": "(ε, δ)-DP; exact (tight) with calibration='analytic' (Balle–Wang), "
-                     "conservative with 'classical' (valid for ε < 1 only).",
+    "conservative with 'classical' (valid for ε < 1 only).",
     "laplace_input_perturbation": "(ε, 0)-DP as claimed (Jiang et al. 2016, Thm 3); the true ε is at "
-                                  "most (1/(2√2) + 1/(2d)) of the nominal one (chapter 3).",
+    "most (1/(2√2) + 1/(2d)) of the nominal one (chapter 3).",
     "wishart_input_perturbation": "NOT (ε, 0)-DP as claimed by Jiang et al. (2016, Thm 4): the support "
-                                  "of A + W depends on A, and the mechanism is exactly "
-                                  "(ε', 1 − exp(−ε/3))-DP for every ε' ≥ 0 and no better (chapter 3).",
+    "of A + W depends on A, and the mechanism is exactly "
+    "(ε', 1 − exp(−ε/3))-DP for every ε' ≥ 0 and no better (chapter 3).",
     "wishart_input_perturbation_delta": "(0, δ)-DP, hence (ε, δ)-DP for every ε ≥ 0 (chapter 3).",
 }
 
@@ -56,20 +62,25 @@ def symmetric_laplace_noise(d: int, scale: float, rng=None) -> np.ndarray:
     return upper + np.triu(G, 1).T
 
 
-def wishart_noise(d: int, scale: float, rng=None, df: int | None = None) -> np.ndarray:
+def wishart_noise(
+    d: int, scale: float, rng=None, df: int | None = None
+) -> np.ndarray:
     """W ~ W_d(m, cI) with m = d + 1 by default, drawn as c GGᵀ with G a d x m standard Gaussian
     matrix (the definition of the Wishart law; Muirhead 1982, Definition 3.1.3)."""
     m = d + 1 if df is None else int(df)
     if m < d:
-        raise ValueError(f"need df >= d for a non-singular Wishart draw; got df={m}, d={d}")
+        raise ValueError(
+            f"need df >= d for a non-singular Wishart draw; got df={m}, d={d}"
+        )
     G = as_generator(rng).standard_normal((d, m))
-    W = G @ G.T                      # numpy computes G Gᵀ with a symmetric rank-k update
+    W = G @ G.T  # numpy computes G Gᵀ with a symmetric rank-k update
     W *= scale
     return np.triu(W) + np.triu(W, 1).T  # exact symmetry, whatever BLAS does
 
 
-def mod_sulq_from_second_moment(A, n: int, epsilon: float, delta: float, rng=None,
-                                exact_beta: bool = False) -> np.ndarray:
+def mod_sulq_from_second_moment(
+    A, n: int, epsilon: float, delta: float, rng=None, exact_beta: bool = False
+) -> np.ndarray:
     """MOD-SULQ on a second-moment matrix A = XᵀX/n of n rows (Chaudhuri et al. 2013, Alg. 1):
     A + N, N symmetric with i.i.d. N(0, β²) entries, β from eq. (5) (or its exact quadratic root)."""
     A, n = _moment_and_n(A, n)
@@ -84,8 +95,14 @@ def mod_sulq(X, epsilon: float, delta: float, rng=None) -> np.ndarray:
     return mod_sulq_from_second_moment(A, np.shape(X)[0], epsilon, delta, rng)
 
 
-def analyze_gauss_from_second_moment(A, n: int, epsilon: float, delta: float, rng=None,
-                                     calibration: str = "analytic") -> np.ndarray:
+def analyze_gauss_from_second_moment(
+    A,
+    n: int,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    calibration: str = "analytic",
+) -> np.ndarray:
     """Analyze Gauss on A = XᵀX/n: A + E, E symmetric with i.i.d. N(0, σ²) entries,
     σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity √2/n)."""
     A, n = _moment_and_n(A, n)
@@ -93,28 +110,40 @@ def analyze_gauss_from_second_moment(A, n: int, epsilon: float, delta: float, rn
     return A + symmetric_gaussian_noise(A.shape[0], sigma, rng)
 
 
-def analyze_gauss(X, epsilon: float, delta: float, rng=None, calibration: str = "analytic") -> np.ndarray:
+def analyze_gauss(
+    X, epsilon: float, delta: float, rng=None, calibration: str = "analytic"
+) -> np.ndarray:
     """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one neighbours:
     XᵀX/n + E with E symmetric Gaussian, calibrated classically or exactly (Balle and Wang 2018)."""
     A = second_moment(X)
-    return analyze_gauss_from_second_moment(A, np.shape(X)[0], epsilon, delta, rng, calibration)
+    return analyze_gauss_from_second_moment(
+        A, np.shape(X)[0], epsilon, delta, rng, calibration
+    )
 
 
-def laplace_input_perturbation_from_second_moment(A, n: int, epsilon: float, rng=None) -> np.ndarray:
+def laplace_input_perturbation_from_second_moment(
+    A, n: int, epsilon: float, rng=None
+) -> np.ndarray:
     """Laplace input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm 1): A + L with
     (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a symmetric L."""
     A, n = _moment_and_n(A, n)
     d = A.shape[0]
-    return A + symmetric_laplace_noise(d, laplace_input_scale(d, n, epsilon), rng)
+    return A + symmetric_laplace_noise(
+        d, laplace_input_scale(d, n, epsilon), rng
+    )
 
 
 def laplace_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1; (ε, 0)-DP, Theorem 3)."""
     A = second_moment(X)
-    return laplace_input_perturbation_from_second_moment(A, np.shape(X)[0], epsilon, rng)
+    return laplace_input_perturbation_from_second_moment(
+        A, np.shape(X)[0], epsilon, rng
+    )
 
 
-def wishart_input_perturbation_from_second_moment(A, n: int, epsilon: float, rng=None) -> np.ndarray:
+def wishart_input_perturbation_from_second_moment(
+    A, n: int, epsilon: float, rng=None
+) -> np.ndarray:
     """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm 2): A + W with
     W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the claimed (ε, 0)-DP does not hold."""
     A, n = _moment_and_n(A, n)
@@ -129,10 +158,14 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     the mechanism is exactly (ε', 1 − e^{−ε/3})-DP for all ε' ≥ 0, not better.
     """
     A = second_moment(X)
-    return wishart_input_perturbation_from_second_moment(A, np.shape(X)[0], epsilon, rng)
+    return wishart_input_perturbation_from_second_moment(
+        A, np.shape(X)[0], epsilon, rng
+    )
 
 
-def wishart_input_perturbation_delta_from_second_moment(A, n: int, delta: float, rng=None) -> np.ndarray:
+def wishart_input_perturbation_delta_from_second_moment(
+    A, n: int, delta: float, rng=None
+) -> np.ndarray:
     """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~ W_d(d+1, cI) with
     c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem)."""
     A, n = _moment_and_n(A, n)
@@ -145,14 +178,24 @@ def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem).
     Honest but costly: the noise scale grows like 1/(nδ)."""
     A = second_moment(X)
-    return wishart_input_perturbation_delta_from_second_moment(A, np.shape(X)[0], delta, rng)
+    return wishart_input_perturbation_delta_from_second_moment(
+        A, np.shape(X)[0], delta, rng
+    )
 
 
 __all__ = [
-    "PRIVACY", "mod_sulq", "mod_sulq_from_second_moment", "analyze_gauss",
-    "analyze_gauss_from_second_moment", "laplace_input_perturbation",
-    "laplace_input_perturbation_from_second_moment", "wishart_input_perturbation",
-    "wishart_input_perturbation_from_second_moment", "wishart_input_perturbation_delta",
+    "PRIVACY",
+    "mod_sulq",
+    "mod_sulq_from_second_moment",
+    "analyze_gauss",
+    "analyze_gauss_from_second_moment",
+    "laplace_input_perturbation",
+    "laplace_input_perturbation_from_second_moment",
+    "wishart_input_perturbation",
+    "wishart_input_perturbation_from_second_moment",
+    "wishart_input_perturbation_delta",
     "wishart_input_perturbation_delta_from_second_moment",
-    "symmetric_gaussian_noise", "symmetric_laplace_noise", "wishart_noise",
+    "symmetric_gaussian_noise",
+    "symmetric_laplace_noise",
+    "wishart_noise",
 ]

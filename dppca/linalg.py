@@ -1,5 +1,6 @@
 """Linear algebra shared by every mechanism: the second-moment matrix, top-k subspaces,
 rank-k approximations and Haar-random subspaces."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -77,7 +78,9 @@ def symmetrize_upper(values, d: int) -> np.ndarray:
     (row-major order of ``numpy.triu_indices``)."""
     values = np.asarray(values, dtype=float)
     if values.shape != (d * (d + 1) // 2,):
-        raise ValueError(f"expected {d * (d + 1) // 2} upper-triangle values, got shape {values.shape}")
+        raise ValueError(
+            f"expected {d * (d + 1) // 2} upper-triangle values, got shape {values.shape}"
+        )
     M = np.zeros((d, d))
     iu = np.triu_indices(d)
     M[iu] = values

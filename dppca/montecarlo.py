@@ -3,6 +3,7 @@
 Every numerical check in the book compares a Monte Carlo estimate with a bound; these helpers
 make the comparison carry its own error bar, so that an assert can fail for the right reason.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,8 +40,16 @@ def proportion_ci(successes: int, trials: int, level: float = 0.99) -> Estimate:
     if trials < 1 or not (0 <= successes <= trials):
         raise ValueError("need 0 <= successes <= trials and trials >= 1")
     alpha = 1 - level
-    low = 0.0 if successes == 0 else stats.beta.ppf(alpha / 2, successes, trials - successes + 1)
-    high = 1.0 if successes == trials else stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes)
+    low = (
+        0.0
+        if successes == 0
+        else stats.beta.ppf(alpha / 2, successes, trials - successes + 1)
+    )
+    high = (
+        1.0
+        if successes == trials
+        else stats.beta.ppf(1 - alpha / 2, successes + 1, trials - successes)
+    )
     return Estimate(successes / trials, float(low), float(high), level)
 
 
@@ -60,7 +69,13 @@ def batch_means(values, n_batches: int = 40):
     """
     values = np.asarray(values, dtype=float)
     if n_batches < 2 or values.shape[0] < n_batches:
-        raise ValueError(f"need at least n_batches >= 2 values; got {values.shape[0]} and {n_batches}")
+        raise ValueError(
+            f"need at least n_batches >= 2 values; got {values.shape[0]} and {n_batches}"
+        )
     m = values.shape[0] // n_batches
-    means = values[: m * n_batches].reshape(n_batches, m, *values.shape[1:]).mean(axis=1)
+    means = (
+        values[: m * n_batches]
+        .reshape(n_batches, m, *values.shape[1:])
+        .mean(axis=1)
+    )
     return means.mean(axis=0), means.std(axis=0, ddof=1) / np.sqrt(n_batches)

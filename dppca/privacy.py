@@ -2,6 +2,7 @@
 
 Shared by every mechanism chapter; later chapters add privacy-loss tools here.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,7 +20,9 @@ def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
     return float(l1_sensitivity) / check_epsilon(epsilon)
 
 
-def gaussian_sigma_classical(l2_sensitivity: float, epsilon: float, delta: float) -> float:
+def gaussian_sigma_classical(
+    l2_sensitivity: float, epsilon: float, delta: float
+) -> float:
     """σ = Δ₂ √(2 ln(1.25/δ)) / ε: the classical Gaussian mechanism (Dwork and Roth 2014, Thm A.1).
 
     The proof of that bound needs ε < 1; larger ε raises ``ValueError`` (use
@@ -28,13 +31,17 @@ def gaussian_sigma_classical(l2_sensitivity: float, epsilon: float, delta: float
     eps = check_epsilon(epsilon)
     dl = check_delta(delta)
     if eps >= 1:
-        raise ValueError(f"the classical Gaussian calibration is only proved for epsilon < 1; got {eps}")
+        raise ValueError(
+            f"the classical Gaussian calibration is only proved for epsilon < 1; got {eps}"
+        )
     if not l2_sensitivity > 0:
         raise ValueError(f"sensitivity must be > 0; got {l2_sensitivity!r}")
     return float(l2_sensitivity) * np.sqrt(2.0 * np.log(1.25 / dl)) / eps
 
 
-def analytic_gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float) -> float:
+def analytic_gaussian_delta(
+    sigma: float, l2_sensitivity: float, epsilon: float
+) -> float:
     """Smallest δ for which adding N(0, σ² I) to a query of ℓ₂-sensitivity Δ is (ε, δ)-DP.
 
     Balle and Wang (2018), Theorem 8:
@@ -52,7 +59,9 @@ def analytic_gaussian_delta(sigma: float, l2_sensitivity: float, epsilon: float)
     return float(np.exp(first) * -np.expm1(second - first))
 
 
-def analytic_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float) -> float:
+def analytic_gaussian_sigma(
+    l2_sensitivity: float, epsilon: float, delta: float
+) -> float:
     """Smallest σ making the Gaussian mechanism (ε, δ)-DP, for any ε > 0 (Balle and Wang 2018).
 
     Solves :func:`analytic_gaussian_delta` (decreasing in σ) for σ by bracketing root-finding.
@@ -63,7 +72,10 @@ def analytic_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float)
         raise ValueError(f"sensitivity must be > 0; got {l2_sensitivity!r}")
 
     def gap(log_sigma):
-        return np.log(analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity, eps) + 1e-300) - np.log(dl)
+        return np.log(
+            analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity, eps)
+            + 1e-300
+        ) - np.log(dl)
 
     lo, hi = np.log(l2_sensitivity) - 10.0, np.log(l2_sensitivity) + 10.0
     while gap(lo) < 0:
@@ -73,27 +85,42 @@ def analytic_gaussian_sigma(l2_sensitivity: float, epsilon: float, delta: float)
     return float(np.exp(optimize.brentq(gap, lo, hi, xtol=1e-14, rtol=1e-12)))
 
 
-def gaussian_mechanism_epsilon(sigma: float, l2_sensitivity: float, delta: float) -> float:
+def gaussian_mechanism_epsilon(
+    sigma: float, l2_sensitivity: float, delta: float
+) -> float:
     """Smallest ε such that N(0, σ² I) noise on a Δ-sensitive query is (ε, δ)-DP (inverse of
     :func:`analytic_gaussian_delta` in ε)."""
     dl = check_delta(delta)
     if analytic_gaussian_delta(sigma, l2_sensitivity, 1e-12) <= dl:
         return 0.0
-    return float(optimize.brentq(
-        lambda e: analytic_gaussian_delta(sigma, l2_sensitivity, e) - dl, 1e-12, 1e4, xtol=1e-13))
+    return float(
+        optimize.brentq(
+            lambda e: analytic_gaussian_delta(sigma, l2_sensitivity, e) - dl,
+            1e-12,
+            1e4,
+            xtol=1e-13,
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # Calibrations of the input-perturbation mechanisms (replace-one neighbours, A = X^T X / n)
 # ---------------------------------------------------------------------------------------------
 
+
 def _union_bound_log_term(d: int, delta: float) -> float:
     """L = sqrt(2 log((d² + d) / (2 √(2π) δ))): the noise threshold γ/β of the proof of
     Chaudhuri et al. (2013), Theorem 5 (union bound over the d(d+1)/2 noise entries)."""
-    return float(np.sqrt(2.0 * np.log((d * d + d) / (2.0 * np.sqrt(2.0 * np.pi) * delta))))
+    return float(
+        np.sqrt(
+            2.0 * np.log((d * d + d) / (2.0 * np.sqrt(2.0 * np.pi) * delta))
+        )
+    )
 
 
-def mod_sulq_beta(d: int, n: int, epsilon: float, delta: float, exact: bool = False) -> float:
+def mod_sulq_beta(
+    d: int, n: int, epsilon: float, delta: float, exact: bool = False
+) -> float:
     """Noise level β of MOD-SULQ (Chaudhuri et al. 2013, Algorithm 1, eq. (5)).
 
     The proof of Theorem 5 asks for ε = (d+1) L/(nβ) + 1/(n²β²), a quadratic in β with
@@ -106,11 +133,16 @@ def mod_sulq_beta(d: int, n: int, epsilon: float, delta: float, exact: bool = Fa
         raise ValueError(f"d must be at least 2; got {d}")
     L = _union_bound_log_term(d, dl)
     if exact:
-        return float(((d + 1) * L + np.sqrt(((d + 1) * L) ** 2 + 4.0 * eps)) / (2.0 * n * eps))
+        return float(
+            ((d + 1) * L + np.sqrt(((d + 1) * L) ** 2 + 4.0 * eps))
+            / (2.0 * n * eps)
+        )
     return float((d + 1) * L / (n * eps) + 1.0 / (n * np.sqrt(eps)))
 
 
-def analyze_gauss_sigma(n: int, epsilon: float, delta: float, calibration: str = "analytic") -> float:
+def analyze_gauss_sigma(
+    n: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
     """Entry standard deviation of Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for
     A = XᵀX/n under replace-one neighbours (ℓ₂ sensitivity √2/n).
 
@@ -122,7 +154,9 @@ def analyze_gauss_sigma(n: int, epsilon: float, delta: float, calibration: str =
         return gaussian_sigma_classical(sens, epsilon, delta)
     if calibration == "analytic":
         return analytic_gaussian_sigma(sens, epsilon, delta)
-    raise ValueError(f"calibration must be 'analytic' or 'classical'; got {calibration!r}")
+    raise ValueError(
+        f"calibration must be 'analytic' or 'classical'; got {calibration!r}"
+    )
 
 
 def laplace_input_scale(d: int, n: int, epsilon: float) -> float:
@@ -139,6 +173,7 @@ def wishart_input_scale(n: int, epsilon: float) -> float:
 # Neighbouring pairs and sensitivities
 # ---------------------------------------------------------------------------------------------
 
+
 def upper_triangle(M) -> np.ndarray:
     """Entries M_ij with i ≤ j (row-major order of ``numpy.triu_indices``): the coordinates in
     which a symmetric noise matrix with independent entries on and above the diagonal lives."""
@@ -150,7 +185,10 @@ def upper_triangle(M) -> np.ndarray:
 # Privacy-loss random variables and privacy profiles δ(ε)
 # ---------------------------------------------------------------------------------------------
 
-def delta_from_privacy_losses(losses, epsilon: float, level: float = 0.99) -> Estimate:
+
+def delta_from_privacy_losses(
+    losses, epsilon: float, level: float = 0.99
+) -> Estimate:
     """Monte Carlo estimate of δ(ε) = E_P[(1 − e^{ε − L})₊] from draws of the privacy-loss random
     variable L = log(p(Y)/q(Y)), Y ~ P (L = +∞ where q vanishes: such outputs count fully).
 
@@ -162,38 +200,52 @@ def delta_from_privacy_losses(losses, epsilon: float, level: float = 0.99) -> Es
     if eps < 0:
         raise ValueError("epsilon must be >= 0")
     with np.errstate(over="ignore"):
-        terms = np.where(np.isposinf(losses), 1.0, np.clip(-np.expm1(eps - losses), 0.0, None))
+        terms = np.where(
+            np.isposinf(losses),
+            1.0,
+            np.clip(-np.expm1(eps - losses), 0.0, None),
+        )
     return mean_ci(terms, level)
 
 
-def gaussian_privacy_loss_samples(l2_distance: float, sigma: float, size: int, rng=None) -> np.ndarray:
+def gaussian_privacy_loss_samples(
+    l2_distance: float, sigma: float, size: int, rng=None
+) -> np.ndarray:
     """Draws of the privacy-loss random variable of N(μ, σ²I) against N(μ', σ²I), ‖μ − μ'‖ = Δ.
 
     L = ⟨Y − μ', μ − μ'⟩/σ² − Δ²/(2σ²) with Y ~ N(μ, σ²I) is N(η, 2η), η = Δ²/(2σ²): simulate it
     directly (one dimension suffices by rotation invariance).
     """
-    eta = l2_distance ** 2 / (2.0 * sigma ** 2)
+    eta = l2_distance**2 / (2.0 * sigma**2)
     return as_generator(rng).normal(eta, np.sqrt(2.0 * eta), size=size)
 
 
-def gaussian_pair_delta(l2_distance: float, sigma: float, epsilon) -> np.ndarray:
+def gaussian_pair_delta(
+    l2_distance: float, sigma: float, epsilon
+) -> np.ndarray:
     """Exact δ(ε) of the Gaussian mechanism on one pair at distance Δ (vectorised in ε):
     Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle and Wang 2018, Theorem 8)."""
     eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
     a, b = l2_distance / (2.0 * sigma), eps * sigma / l2_distance
     first = special.log_ndtr(a - b)
     second = eps + special.log_ndtr(-a - b)
-    out = np.where(second >= first, 0.0, np.exp(first) * -np.expm1(np.minimum(second - first, 0.0)))
+    out = np.where(
+        second >= first,
+        0.0,
+        np.exp(first) * -np.expm1(np.minimum(second - first, 0.0)),
+    )
     return out if np.ndim(epsilon) else float(out[0])
 
 
-def laplace_privacy_loss_samples(a, a_hat, scale: float, size: int, rng=None) -> np.ndarray:
+def laplace_privacy_loss_samples(
+    a, a_hat, scale: float, size: int, rng=None
+) -> np.ndarray:
     """Draws of L = Σ_i (|Y_i − â_i| − |Y_i − a_i|)/b with Y = a + Lap(0, b)^m: the privacy-loss
     random variable of the Laplace mechanism on the pair (a, â). |L| ≤ ‖a − â‖₁/b always."""
     a = np.ravel(np.asarray(a, dtype=float))
     a_hat = np.ravel(np.asarray(a_hat, dtype=float))
     diff = a - a_hat
-    keep = diff != 0                       # coordinates that do not differ add zero loss
+    keep = diff != 0  # coordinates that do not differ add zero loss
     diff = diff[keep]
     rng = as_generator(rng)
     out = np.empty(size)
@@ -201,7 +253,9 @@ def laplace_privacy_loss_samples(a, a_hat, scale: float, size: int, rng=None) ->
     for start in range(0, size, chunk):
         m = min(chunk, size - start)
         noise = rng.laplace(0.0, scale, size=(m, diff.size))
-        out[start:start + m] = (np.abs(noise + diff) - np.abs(noise)).sum(axis=1) / scale
+        out[start : start + m] = (np.abs(noise + diff) - np.abs(noise)).sum(
+            axis=1
+        ) / scale
     return out
 
 
@@ -209,7 +263,10 @@ def laplace_privacy_loss_samples(a, a_hat, scale: float, size: int, rng=None) ->
 # Wishart input perturbation: the support of A + W depends on A
 # ---------------------------------------------------------------------------------------------
 
-def wishart_support_gap_probability(scale: float, n: int, squared_norm: float = 1.0) -> float:
+
+def wishart_support_gap_probability(
+    scale: float, n: int, squared_norm: float = 1.0
+) -> float:
     """P(W − uuᵀ/n is not positive definite) for W ~ W_d(d+1, cI) and ‖u‖² = r².
 
     By Sherman–Morrison, W − uuᵀ/n ≻ 0 iff uᵀW⁻¹u < n, and (uᵀC⁻¹u)/(uᵀW⁻¹u) ~ χ²_{m−d+1} = χ²₂
@@ -245,12 +302,21 @@ def wishart_scale_for_delta(n: int, delta: float) -> float:
 
 
 __all__ = [
-    "laplace_scale", "gaussian_sigma_classical", "analytic_gaussian_delta",
-    "analytic_gaussian_sigma", "gaussian_mechanism_epsilon",
-    "mod_sulq_beta", "analyze_gauss_sigma", "laplace_input_scale", "wishart_input_scale",
+    "laplace_scale",
+    "gaussian_sigma_classical",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_sigma",
+    "gaussian_mechanism_epsilon",
+    "mod_sulq_beta",
+    "analyze_gauss_sigma",
+    "laplace_input_scale",
+    "wishart_input_scale",
     "upper_triangle",
-    "delta_from_privacy_losses", "gaussian_privacy_loss_samples", "gaussian_pair_delta",
-    "laplace_privacy_loss_samples", "wishart_support_gap_probability", "wishart_privacy_profile",
+    "delta_from_privacy_losses",
+    "gaussian_privacy_loss_samples",
+    "gaussian_pair_delta",
+    "laplace_privacy_loss_samples",
+    "wishart_support_gap_probability",
+    "wishart_privacy_profile",
     "wishart_scale_for_delta",
 ]
-

@@ -10,12 +10,12 @@ The entrywise l1 case rests on one identity: for a symmetric sign pattern ``S``,
 ``max_{||v||, ||w|| <= 1} <S, v v^T - w w^T> = max(lambda_max(S), 0) - min(lambda_min(S), 0)``,
 so the l1 sensitivity is the largest eigenvalue spread of a symmetric ``+-1`` matrix.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from .validation import as_generator, check_n
-
 
 
 def _check_dimension(d: int) -> int:
@@ -30,7 +30,9 @@ def _check_row(v, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be finite")
     norm = float(np.linalg.norm(v))
     if norm > 1.0 + 1e-9:
-        raise ValueError(f"{name} has norm {norm:.6g} > 1; rows of the data must lie in the unit ball")
+        raise ValueError(
+            f"{name} has norm {norm:.6g} > 1; rows of the data must lie in the unit ball"
+        )
     return v
 
 
@@ -42,7 +44,9 @@ def second_moment_difference(v, w, n: int = 1) -> np.ndarray:
     v = _check_row(v, "v")
     w = _check_row(w, "w")
     if v.shape != w.shape:
-        raise ValueError(f"v and w have different lengths: {v.size} and {w.size}")
+        raise ValueError(
+            f"v and w have different lengths: {v.size} and {w.size}"
+        )
     n = check_n(n)
     return (np.outer(v, v) - np.outer(w, w)) / n
 
@@ -57,7 +61,9 @@ def entrywise_norm(M, p: int = 1, upper_triangle: bool = False) -> float:
     if p not in (1, 2):
         raise ValueError(f"p must be 1 or 2; got {p!r}")
     entries = M[np.triu_indices(M.shape[0])] if upper_triangle else M.ravel()
-    return float(np.sum(np.abs(entries)) if p == 1 else np.sqrt(np.sum(entries ** 2)))
+    return float(
+        np.sum(np.abs(entries)) if p == 1 else np.sqrt(np.sum(entries**2))
+    )
 
 
 def difference_spectrum(v, w) -> tuple[float, float]:
@@ -72,11 +78,15 @@ def difference_spectrum(v, w) -> tuple[float, float]:
     w = _check_row(w, "w")
     a, b, c = v @ v, w @ w, v @ w
     t = a - b
-    disc = np.sqrt(max((a + b) ** 2 - 4.0 * c * c, 0.0))  # = sqrt(t^2 + 4 (a b - c^2))
+    disc = np.sqrt(
+        max((a + b) ** 2 - 4.0 * c * c, 0.0)
+    )  # = sqrt(t^2 + 4 (a b - c^2))
     return float((t + disc) / 2.0), float((t - disc) / 2.0)
 
 
-def frobenius_sensitivity_second_moment(n: int, upper_triangle: bool = False) -> float:
+def frobenius_sensitivity_second_moment(
+    n: int, upper_triangle: bool = False
+) -> float:
     """Largest ``||Delta||_F`` over replace-one neighbours: ``sqrt(2) / n``.
 
     ``||v v^T - w w^T||_F^2 = |v|^4 + |w|^4 - 2 <v, w>^2 <= 2``, with equality exactly for
@@ -105,7 +115,9 @@ def spectral_sensitivity_second_moment(n: int) -> float:
     return 1.0 / n
 
 
-def l1_sensitivity_second_moment(d: int, n: int, upper_triangle: bool = False) -> float:
+def l1_sensitivity_second_moment(
+    d: int, n: int, upper_triangle: bool = False
+) -> float:
     """Proven upper bound on the entrywise l1 sensitivity of ``A = X^T X / n`` (replace-one).
 
     Full matrix: ``sqrt(2 d^2 - 2 (d mod 2) / d) / n``; exact (``sqrt(2) d / n``) for even ``d``
@@ -132,7 +144,9 @@ def l1_sensitivity_second_moment(d: int, n: int, upper_triangle: bool = False) -
     return float(min(mirsky, split) / n)
 
 
-def l1_extremal_pair(d: int, upper_triangle: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def l1_extremal_pair(
+    d: int, upper_triangle: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors ``(v, w)`` whose difference ``v v^T - w w^T`` has a large entrywise l1 norm.
 
     Split the coordinates into ``a = floor(d/2)`` and ``b = ceil(d/2)``; take the sign pattern
@@ -159,7 +173,9 @@ def _block_sign_pattern(d: int, upper_triangle: bool) -> np.ndarray:
     return S
 
 
-def l1_sensitivity_attained(d: int, n: int, upper_triangle: bool = False) -> float:
+def l1_sensitivity_attained(
+    d: int, n: int, upper_triangle: bool = False
+) -> float:
     """Entrywise l1 norm of ``Delta`` for the pair of :func:`l1_extremal_pair` (a lower bound on the
     sensitivity): ``sqrt(d^2 + 4 a b) / n`` for the full matrix and
     ``sqrt((d + 2)^2 + 4 a b) / (2 n)`` for the upper triangle, with ``a = floor(d/2)``,
@@ -193,8 +209,13 @@ def _weights(d: int, upper_triangle: bool) -> np.ndarray:
     return W
 
 
-def worst_case_l1_pair(d: int, rng=None, upper_triangle: bool = False, restarts: int = 50,
-                       max_sweeps: int = 100):
+def worst_case_l1_pair(
+    d: int,
+    rng=None,
+    upper_triangle: bool = False,
+    restarts: int = 50,
+    max_sweeps: int = 100,
+):
     """Numerically maximise the entrywise l1 norm of ``v v^T - w w^T`` over the unit ball.
 
     Alternating ascent from ``restarts`` random sign patterns: given a symmetric sign pattern
@@ -217,11 +238,15 @@ def worst_case_l1_pair(d: int, rng=None, upper_triangle: bool = False, restarts:
         for _ in range(max_sweeps):
             value, v, w = _signed_spread(W * S)
             S_new = np.sign(np.outer(v, v) - np.outer(w, w))
-            S_new[S_new == 0] = S[S_new == 0]  # keep ties, so the ascent stops at a fixed point
+            S_new[S_new == 0] = S[
+                S_new == 0
+            ]  # keep ties, so the ascent stops at a fixed point
             if np.array_equal(S_new, S):
                 break
             S = S_new
-        value = entrywise_norm(np.outer(v, v) - np.outer(w, w), 1, upper_triangle)
+        value = entrywise_norm(
+            np.outer(v, v) - np.outer(w, w), 1, upper_triangle
+        )
         if value > best[0]:
             best = (value, v, w)
     return best
@@ -235,10 +260,12 @@ def l1_sensitivity_by_enumeration(d: int, upper_triangle: bool = False):
     """
     d = _check_dimension(d)
     if d > 5:
-        raise ValueError(f"enumeration is limited to d <= 5 (2^{d * (d + 1) // 2} patterns); got {d}")
+        raise ValueError(
+            f"enumeration is limited to d <= 5 (2^{d * (d + 1) // 2} patterns); got {d}"
+        )
     iu = np.triu_indices(d)
     m = iu[0].size
-    codes = np.arange(2 ** m)
+    codes = np.arange(2**m)
     bits = (((codes[:, None] >> np.arange(m)) & 1) * 2 - 1).astype(float)
     S = np.zeros((codes.size, d, d))
     S[:, iu[0], iu[1]] = bits
@@ -266,9 +293,16 @@ def random_unit_ball_pairs(d: int, size: int, rng=None, on_sphere: bool = True):
 
 
 __all__ = [
-    "second_moment_difference", "entrywise_norm", "difference_spectrum",
-    "frobenius_sensitivity_second_moment", "nuclear_norm_sensitivity_second_moment",
-    "spectral_sensitivity_second_moment", "l1_sensitivity_second_moment", "l1_extremal_pair",
-    "l1_sensitivity_attained", "worst_case_l1_pair", "l1_sensitivity_by_enumeration",
+    "second_moment_difference",
+    "entrywise_norm",
+    "difference_spectrum",
+    "frobenius_sensitivity_second_moment",
+    "nuclear_norm_sensitivity_second_moment",
+    "spectral_sensitivity_second_moment",
+    "l1_sensitivity_second_moment",
+    "l1_extremal_pair",
+    "l1_sensitivity_attained",
+    "worst_case_l1_pair",
+    "l1_sensitivity_by_enumeration",
     "random_unit_ball_pairs",
 ]

@@ -1,4 +1,5 @@
 """Utility measures used by the papers the book reproduces."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +16,9 @@ def captured_variance(A, V) -> float:
     A = check_symmetric(A, name="A")
     V = check_orthonormal(V)
     if V.shape[0] != A.shape[0]:
-        raise ValueError(f"V has {V.shape[0]} rows but A is {A.shape[0]} x {A.shape[0]}")
+        raise ValueError(
+            f"V has {V.shape[0]} rows but A is {A.shape[0]} x {A.shape[0]}"
+        )
     return float(np.einsum("ij,ij->", V, A @ V))
 
 
@@ -38,7 +41,9 @@ def top_vector_correlation(v, v1) -> float:
         raise ValueError(f"shapes differ: {v.shape} vs {v1.shape}")
     for name, u in (("v", v), ("v1", v1)):
         if not np.isclose(np.linalg.norm(u), 1.0, atol=1e-8):
-            raise ValueError(f"{name} must be a unit vector (norm {np.linalg.norm(u):.6g})")
+            raise ValueError(
+                f"{name} must be a unit vector (norm {np.linalg.norm(u):.6g})"
+            )
     return float(abs(v @ v1))
 
 
@@ -51,5 +56,7 @@ def subspace_distance(V, W) -> float:
     V = check_orthonormal(V, name="V")
     W = check_orthonormal(W, name="W")
     if V.shape[0] != W.shape[0]:
-        raise ValueError(f"ambient dimensions differ: {V.shape[0]} vs {W.shape[0]}")
+        raise ValueError(
+            f"ambient dimensions differ: {V.shape[0]} vs {W.shape[0]}"
+        )
     return float(np.linalg.norm(projector(V) - projector(W)))

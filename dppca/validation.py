@@ -5,11 +5,23 @@ and Jiang, Xie and Zhang (2016, Sec. 2): an ``n x d`` array whose rows are indiv
 rows have Euclidean norm at most one. Nothing here rescales or clips silently; the explicit
 helpers :func:`normalize_rows` and :func:`scale_to_unit_ball` do that when a user asks for it.
 """
+
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
+
+
+class PrivacyWarning(UserWarning):
+    """A call that runs but weakens or voids the privacy guarantee the caller may expect.
+
+    Raised (as a warning, at call time) for a mechanism that is not differentially private as
+    published, for settings under which a stated guarantee is only approximate, and for other
+    privacy-relevant misuse that is not an error. Turn it into an error with
+    ``warnings.simplefilter("error", dppca.PrivacyWarning)``.
+    """
+
 
 #: Slack allowed on ``||x_i|| <= 1`` for floating-point round-off (relative to 1).
 ROW_NORM_TOLERANCE = 1e-9
@@ -24,7 +36,9 @@ def as_generator(rng=None) -> np.random.Generator:
     """
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or isinstance(rng, (numbers.Integral, np.random.SeedSequence)):
+    if rng is None or isinstance(
+        rng, (numbers.Integral, np.random.SeedSequence)
+    ):
         return np.random.default_rng(rng)
     if isinstance(rng, np.random.BitGenerator):
         return np.random.Generator(rng)
@@ -47,7 +61,9 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
         )
     n, d = X.shape
     if n < 1 or d < 2:
-        raise ValueError(f"{name} must have at least 1 row and 2 columns; got shape {X.shape}")
+        raise ValueError(
+            f"{name} must have at least 1 row and 2 columns; got shape {X.shape}"
+        )
     if not np.all(np.isfinite(X)):
         bad = int(np.sum(~np.all(np.isfinite(X), axis=1)))
         raise ValueError(f"{name} contains NaN or Inf in {bad} of its {n} rows")
@@ -89,7 +105,9 @@ def check_epsilon(epsilon) -> float:
     """Validate a privacy parameter epsilon > 0 (finite)."""
     eps = float(epsilon)
     if not np.isfinite(eps) or eps <= 0:
-        raise ValueError(f"epsilon must be a finite number > 0; got {epsilon!r}")
+        raise ValueError(
+            f"epsilon must be a finite number > 0; got {epsilon!r}"
+        )
     return eps
 
 
@@ -97,7 +115,9 @@ def check_delta(delta) -> float:
     """Validate a privacy parameter delta in the open interval (0, 1)."""
     dl = float(delta)
     if not (0.0 < dl < 1.0):
-        raise ValueError(f"delta must lie in the open interval (0, 1); got {delta!r}")
+        raise ValueError(
+            f"delta must lie in the open interval (0, 1); got {delta!r}"
+        )
     return dl
 
 
@@ -122,12 +142,16 @@ def check_symmetric(M, *, name: str = "M", atol: float = 1e-10) -> np.ndarray:
     """Validate a finite, square, symmetric matrix and return it as a float array."""
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
-        raise ValueError(f"{name} must be a square d x d matrix with d >= 2; got shape {M.shape}")
+        raise ValueError(
+            f"{name} must be a square d x d matrix with d >= 2; got shape {M.shape}"
+        )
     if not np.all(np.isfinite(M)):
         raise ValueError(f"{name} contains NaN or Inf")
     scale = max(1.0, float(np.abs(M).max()))
     if not np.allclose(M, M.T, rtol=0.0, atol=atol * scale):
-        raise ValueError(f"{name} must be symmetric (max |M - M^T| = {np.abs(M - M.T).max():.3g})")
+        raise ValueError(
+            f"{name} must be symmetric (max |M - M^T| = {np.abs(M - M.T).max():.3g})"
+        )
     return M
 
 
@@ -137,9 +161,13 @@ def check_orthonormal(V, *, name: str = "V", atol: float = 1e-8) -> np.ndarray:
     if V.ndim == 1:
         V = V[:, None]
     if V.ndim != 2 or V.shape[1] > V.shape[0]:
-        raise ValueError(f"{name} must be a d x k matrix with k <= d; got shape {V.shape}")
+        raise ValueError(
+            f"{name} must be a d x k matrix with k <= d; got shape {V.shape}"
+        )
     gram = V.T @ V
     if not np.allclose(gram, np.eye(V.shape[1]), atol=atol):
-        raise ValueError(f"{name} must have orthonormal columns (max |V^T V - I| = "
-                         f"{np.abs(gram - np.eye(V.shape[1])).max():.3g})")
+        raise ValueError(
+            f"{name} must have orthonormal columns (max |V^T V - I| = "
+            f"{np.abs(gram - np.eye(V.shape[1])).max():.3g})"
+        )
     return V

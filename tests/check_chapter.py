@@ -5,6 +5,7 @@ Usage: python tests/check_chapter.py chapters/NAME.ipynb [--full]
 For authors: catches failing cells and Sphinx warnings (-n -W) of one chapter in a minute,
 without running the whole book. Prints the execution time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,7 +25,9 @@ from render_book import strict_build, write_render_config  # noqa: E402
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("notebook", type=Path)
-    parser.add_argument("--full", action="store_true", help="run with FAST=False")
+    parser.add_argument(
+        "--full", action="store_true", help="run with FAST=False"
+    )
     parser.add_argument("--no-render", action="store_true")
     args = parser.parse_args()
     nb = args.notebook.resolve()
@@ -34,18 +37,35 @@ def main() -> int:
     out = work / "chapters" / nb.name
     start = time.perf_counter()
     try:
-        pm.execute_notebook(str(nb), str(out), parameters={"FAST": not args.full, "SEED": 0},
-                            cwd=str(nb.parent), kernel_name="python3", progress_bar=False)
+        pm.execute_notebook(
+            str(nb),
+            str(out),
+            parameters={"FAST": not args.full, "SEED": 0},
+            cwd=str(nb.parent),
+            kernel_name="python3",
+            progress_bar=False,
+        )
     finally:
-        print(f"executed {nb.name} (FAST={not args.full}) in {time.perf_counter() - start:.1f} s -> {out}")
+        print(
+            f"executed {nb.name} (FAST={not args.full}) in {time.perf_counter() - start:.1f} s -> {out}"
+        )
     if args.no_render:
         return 0
     write_render_config(work)
-    shutil.copy2(ROOT / "chapters" / "references.md", work / "chapters" / "references.md")
-    (work / "_toc.yml").write_text(yaml.safe_dump({
-        "format": "jb-book", "root": f"chapters/{nb.stem}",
-        "chapters": [{"file": "chapters/references"}]}))
+    shutil.copy2(
+        ROOT / "chapters" / "references.md", work / "chapters" / "references.md"
+    )
+    (work / "_toc.yml").write_text(
+        yaml.safe_dump(
+            {
+                "format": "jb-book",
+                "root": f"chapters/{nb.stem}",
+                "chapters": [{"file": "chapters/references"}],
+            }
+        )
+    )
     return strict_build(work, work)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,6 +4,7 @@ Tolerances: |estimate - truth| <= Z * sqrt(se_sample^2 + se_truth^2) with standa
 Monte Carlo itself (batch means for Markov chains) and Z = 4.5, so that the few hundred
 comparisons below have a family-wise false-alarm probability below 1e-3.
 """
+
 import numpy as np
 import pytest
 from scipy import integrate
@@ -22,15 +23,28 @@ def rotated(spectrum, rng):
 
 def circle_truth(B):
     """E[x x^T] under exp(x^T B x) on the unit circle, by adaptive quadrature."""
+
     def density(t):
         x = np.array([np.cos(t), np.sin(t)])
         return np.exp(x @ B @ x - np.abs(B).sum())
-    Zc = integrate.quad(density, 0, 2 * np.pi, limit=200, epsabs=1e-13, epsrel=1e-11)[0]
+
+    Zc = integrate.quad(
+        density, 0, 2 * np.pi, limit=200, epsabs=1e-13, epsrel=1e-11
+    )[0]
     out = np.empty((2, 2))
     for i in range(2):
         for j in range(2):
-            f = lambda t: density(t) * np.array([np.cos(t), np.sin(t)])[i] * np.array([np.cos(t), np.sin(t)])[j]
-            out[i, j] = integrate.quad(f, 0, 2 * np.pi, limit=200, epsabs=1e-13, epsrel=1e-11)[0] / Zc
+            f = lambda t: (
+                density(t)
+                * np.array([np.cos(t), np.sin(t)])[i]
+                * np.array([np.cos(t), np.sin(t)])[j]
+            )
+            out[i, j] = (
+                integrate.quad(
+                    f, 0, 2 * np.pi, limit=200, epsabs=1e-13, epsrel=1e-11
+                )[0]
+                / Zc
+            )
     return out
 
 
@@ -42,17 +56,23 @@ def outer_stats(X):
 def batch_means(values, n_batches=40):
     values = np.asarray(values)
     m = len(values) // n_batches
-    means = values[: m * n_batches].reshape(n_batches, m, *values.shape[1:]).mean(1)
+    means = (
+        values[: m * n_batches].reshape(n_batches, m, *values.shape[1:]).mean(1)
+    )
     return means.mean(0), means.std(0, ddof=1) / np.sqrt(n_batches)
 
 
 def assert_close(est, se, truth, truth_se=0.0, label=""):
     tol = Z * np.sqrt(np.asarray(se) ** 2 + np.asarray(truth_se) ** 2)
     err = np.abs(np.asarray(est) - np.asarray(truth))
-    assert np.all(err <= tol), f"{label}: max |err| {err.max():.4g}, errors {err}, tolerances {tol}"
+    assert np.all(err <= tol), (
+        f"{label}: max |err| {err.max():.4g}, errors {err}, tolerances {tol}"
+    )
 
 
-@pytest.mark.parametrize("spectrum", [(0.0, 0.0), (1.0, 0.0), (5.0, -2.0), (40.0, 0.0)])
+@pytest.mark.parametrize(
+    "spectrum", [(0.0, 0.0), (1.0, 0.0), (5.0, -2.0), (40.0, 0.0)]
+)
 def test_exact_vector_sampler_circle_quadrature(spectrum):
     rng = np.random.default_rng(11)
     B = rotated(spectrum, rng)
@@ -62,7 +82,13 @@ def test_exact_vector_sampler_circle_quadrature(spectrum):
 
 
 SPHERE_CASES = [
-    (4.0, 3.0, 2.0, 1.0, 0.0),        # the case a flipped acceptance exponent gets wrong
+    (
+        4.0,
+        3.0,
+        2.0,
+        1.0,
+        0.0,
+    ),  # the case a flipped acceptance exponent gets wrong
     (2.0, 0.0, 0.0),
     (10.0, 5.0, 0.0, 0.0),
     (-3.0, 0.0, 1.0, 2.0, 6.0, 6.5),
@@ -78,17 +104,28 @@ def sphere_truths():
     for spectrum in SPHERE_CASES:
         B = rotated(spectrum, rng)
         est, se, ess = bingham.importance_expectation(
-            B, 1, lambda Q: np.einsum("mi,mj->mij", Q[:, :, 0], Q[:, :, 0]), 400000, rng)
-        assert ess > 20000, f"importance sampling too degenerate for {spectrum}: ESS {ess:.0f}"
+            B,
+            1,
+            lambda Q: np.einsum("mi,mj->mij", Q[:, :, 0], Q[:, :, 0]),
+            400000,
+            rng,
+        )
+        assert ess > 20000, (
+            f"importance sampling too degenerate for {spectrum}: ESS {ess:.0f}"
+        )
         out[spectrum] = (B, est, se)
     return out
 
 
 @pytest.mark.parametrize("spectrum", SPHERE_CASES)
-def test_exact_vector_sampler_against_importance_sampling(spectrum, sphere_truths):
+def test_exact_vector_sampler_against_importance_sampling(
+    spectrum, sphere_truths
+):
     B, truth, truth_se = sphere_truths[spectrum]
     rng = np.random.default_rng(7)
-    X, stats = bingham.sample_vector_bingham(B, size=30000, rng=rng, return_stats=True)
+    X, stats = bingham.sample_vector_bingham(
+        B, size=30000, rng=rng, return_stats=True
+    )
     est, se = outer_stats(X)
     assert_close(est, se, truth, truth_se, label=f"ACG {spectrum}")
     assert 0 < stats["accepted"] <= stats["proposals"]
@@ -97,11 +134,14 @@ def test_exact_vector_sampler_against_importance_sampling(spectrum, sphere_truth
 def test_known_value_diag_43210():
     """E[x_1^2] for B = diag(4,3,2,1,0) in d = 5 is about 0.335 (a sign flip gives about 0.66)."""
     rng = np.random.default_rng(3)
-    X = bingham.sample_vector_bingham(np.diag([4.0, 3, 2, 1, 0]), size=40000, rng=rng)
+    X = bingham.sample_vector_bingham(
+        np.diag([4.0, 3, 2, 1, 0]), size=40000, rng=rng
+    )
     m = np.mean(X[:, 0] ** 2)
     se = np.std(X[:, 0] ** 2, ddof=1) / np.sqrt(len(X))
     truth, truth_se, _ = bingham.importance_expectation(
-        np.diag([4.0, 3, 2, 1, 0]), 1, lambda Q: Q[:, 0, 0] ** 2, 400000, rng)
+        np.diag([4.0, 3, 2, 1, 0]), 1, lambda Q: Q[:, 0, 0] ** 2, 400000, rng
+    )
     assert abs(m - truth) <= Z * np.hypot(se, truth_se)
     assert abs(truth - 0.335) < 0.003
 
@@ -110,7 +150,9 @@ def test_known_value_diag_43210():
 def test_hoff_vector_chain_circle(spectrum):
     rng = np.random.default_rng(5)
     B = rotated(spectrum, rng)
-    _, trace = bingham.hoff_gibbs(B, 1, 5000, rng=rng, record=lambda V: np.outer(V[:, 0], V[:, 0]))
+    _, trace = bingham.hoff_gibbs(
+        B, 1, 5000, rng=rng, record=lambda V: np.outer(V[:, 0], V[:, 0])
+    )
     est, se = batch_means(trace[200:])
     assert_close(est, se, circle_truth(B), label=f"Hoff d=2 {spectrum}")
 
@@ -119,7 +161,9 @@ def test_hoff_vector_chain_circle(spectrum):
 def test_hoff_vector_chain_sphere(spectrum, sphere_truths):
     B, truth, truth_se = sphere_truths[spectrum]
     rng = np.random.default_rng(6)
-    _, trace = bingham.hoff_gibbs(B, 1, 5000, rng=rng, record=lambda V: np.outer(V[:, 0], V[:, 0]))
+    _, trace = bingham.hoff_gibbs(
+        B, 1, 5000, rng=rng, record=lambda V: np.outer(V[:, 0], V[:, 0])
+    )
     est, se = batch_means(trace[200:])
     assert_close(est, se, truth, truth_se, label=f"Hoff {spectrum}")
 
@@ -133,7 +177,9 @@ def test_acg_parameter_and_bound():
     for q, bb in [(5, b), (5, 5.0), (50, 3.0)]:
         log_lhs = -s + q / 2 * np.log1p(2 * s / bb)
         assert log_lhs.max() <= bingham.acg_log_bound(q, bb) + 1e-12
-        assert log_lhs.max() >= bingham.acg_log_bound(q, bb) - 1e-6  # and it is tight
+        assert (
+            log_lhs.max() >= bingham.acg_log_bound(q, bb) - 1e-6
+        )  # and it is tight
     assert bingham.acg_parameter(np.zeros(3)) == 3.0
 
 
@@ -142,11 +188,16 @@ def matrix_functions(v1, A):
         qf = np.einsum("mik,ij,mjk->m", Q, A, Q)
         first = np.abs(Q[:, :, 0] @ v1)
         span = np.sum((np.einsum("i,mik->mk", v1, Q)) ** 2, axis=1)
-        return np.column_stack([qf, first, span, qf ** 2, (first > 0.8).astype(float)])
+        return np.column_stack(
+            [qf, first, span, qf**2, (first > 0.8).astype(float)]
+        )
+
     return fn
 
 
-@pytest.mark.parametrize("d,spectrum", [(4, (3.0, 2.0, 0.5, 0.0)), (5, (6.0, 5.0, 1.0, 0.0, 0.0))])
+@pytest.mark.parametrize(
+    "d,spectrum", [(4, (3.0, 2.0, 0.5, 0.0)), (5, (6.0, 5.0, 1.0, 0.0, 0.0))]
+)
 def test_matrix_samplers_k2_against_importance_sampling(d, spectrum):
     """k = 2: the law of q_F = tr(V^T A V), |<v̂_1, v_1>| (first column) and ||V^T v_1||^2 under
     the Hoff and fast samplers, against importance-sampling truth and against each other."""
@@ -158,8 +209,13 @@ def test_matrix_samplers_k2_against_importance_sampling(d, spectrum):
     truth, truth_se, ess = bingham.importance_expectation(B, 2, fn, 300000, rng)
     assert ess > 10000
     results = {}
-    for name, sampler, sweeps in (("fast", bingham.fast_gibbs, 2000), ("hoff", bingham.hoff_gibbs, 3000)):
-        _, trace = sampler(B, 2, sweeps, rng=rng, record=lambda V: fn(V[None])[0])
+    for name, sampler, sweeps in (
+        ("fast", bingham.fast_gibbs, 2000),
+        ("hoff", bingham.hoff_gibbs, 3000),
+    ):
+        _, trace = sampler(
+            B, 2, sweeps, rng=rng, record=lambda V: fn(V[None])[0]
+        )
         results[name] = batch_means(np.array(trace[100:]))
         assert_close(*results[name], truth, truth_se, label=f"{name} d={d}")
     (ef, sf), (eh, sh) = results["fast"], results["hoff"]
@@ -205,7 +261,9 @@ def test_fast_gibbs_lanczos_path_against_importance_sampling(monkeypatch):
     fn = matrix_functions(v1, B / 4.0)
     truth, truth_se, ess = bingham.importance_expectation(B, 2, fn, 200000, rng)
     assert ess > 5000
-    _, trace = bingham.fast_gibbs(B, 2, 600, rng=rng, record=lambda V: fn(V[None])[0])
+    _, trace = bingham.fast_gibbs(
+        B, 2, 600, rng=rng, record=lambda V: fn(V[None])[0]
+    )
     est, se = batch_means(np.array(trace[20:]), n_batches=20)
     assert_close(est, se, truth, truth_se, label="fast, Lanczos path")
 

@@ -1,5 +1,6 @@
 """Tests for dppca.dyson: SDE coefficients against finite differences of the exact simulation,
 strong convergence on a shared Brownian path, and input validation."""
+
 import numpy as np
 import pytest
 
@@ -20,7 +21,9 @@ def one_step():
 
 
 def _within(samples, value, z=4.5):
-    return abs(samples.mean() - value) < z * samples.std(ddof=1) / np.sqrt(samples.size)
+    return abs(samples.mean() - value) < z * samples.std(ddof=1) / np.sqrt(
+        samples.size
+    )
 
 
 def test_eigenvalue_drift_against_finite_differences(one_step):
@@ -34,14 +37,18 @@ def test_eigenvalue_drift_against_finite_differences(one_step):
 def test_eigenvalue_diffusion_against_finite_differences(one_step):
     h, _, g, _ = one_step
     for i in range(SIGMA.size):
-        assert _within((g[:, i] - SIGMA[i]) ** 2 / h, dyson.EIGENVALUE_VARIANCE_RATE), i
+        assert _within(
+            (g[:, i] - SIGMA[i]) ** 2 / h, dyson.EIGENVALUE_VARIANCE_RATE
+        ), i
     cross = (g[:, 0] - SIGMA[0]) * (g[:, 1] - SIGMA[1]) / h
     assert _within(cross, 0.0)
 
 
 def test_eigenvector_ito_correction_and_diffusion(one_step):
     h, _, _, U = one_step
-    inv = 1 / (SIGMA[:, None] - SIGMA[None, :] + np.eye(SIGMA.size)) - np.eye(SIGMA.size)
+    inv = 1 / (SIGMA[:, None] - SIGMA[None, :] + np.eye(SIGMA.size)) - np.eye(
+        SIGMA.size
+    )
     for i in range(SIGMA.size):
         correction = -dyson.EIGENVECTOR_ITO_CORRECTION * np.sum(inv[i] ** 2)
         assert _within((U[:, i, i] - 1) / h, correction), i
@@ -53,9 +60,18 @@ def test_eigenvector_ito_correction_and_diffusion(one_step):
 def test_eigenvalue_drift_matches_direct_sum():
     rng = np.random.default_rng(0)
     g = np.sort(rng.standard_normal(300)) * 5
-    direct = np.array([2 * np.sum(1 / (g[i] - np.delete(g, i))) for i in range(g.size)])
-    assert np.allclose(dyson.eigenvalue_drift(g), direct, rtol=1e-10, atol=1e-10)
-    assert np.allclose(dyson.EigenvalueDrift(300, block=7)(g), direct / 2, rtol=1e-10, atol=1e-10)
+    direct = np.array(
+        [2 * np.sum(1 / (g[i] - np.delete(g, i))) for i in range(g.size)]
+    )
+    assert np.allclose(
+        dyson.eigenvalue_drift(g), direct, rtol=1e-10, atol=1e-10
+    )
+    assert np.allclose(
+        dyson.EigenvalueDrift(300, block=7)(g),
+        direct / 2,
+        rtol=1e-10,
+        atol=1e-10,
+    )
 
 
 def test_exact_path_is_sorted_and_sde_single_step_close():
@@ -70,17 +86,32 @@ def test_exact_path_is_sorted_and_sde_single_step_close():
 
 
 def _strong_order(scheme, rng):
-    d, T, n_fine, paths = 4, 0.1, 2 ** 10, 40
+    d, T, n_fine, paths = 4, 0.1, 2**10, 40
     M = np.diag(np.arange(d) * 3.0)
     inc = dyson.brownian_increments(d, n_fine, T / n_fine, rng, batch=(paths,))
     g_exact, _ = dyson.exact_path(M, inc, store=False)
     steps = 2 ** np.arange(3, 11)
-    errors = np.array([np.abs(dyson.sde_path(M, dyson.coarsen(inc, n_fine // n), T / n, scheme)[0]
-                              - g_exact).max(axis=-1) for n in steps])
+    errors = np.array(
+        [
+            np.abs(
+                dyson.sde_path(
+                    M, dyson.coarsen(inc, n_fine // n), T / n, scheme
+                )[0]
+                - g_exact
+            ).max(axis=-1)
+            for n in steps
+        ]
+    )
     dts = np.log(T / steps)
     slope = np.polyfit(dts, np.log(errors.mean(axis=1)), 1)[0]
-    boot = [np.polyfit(dts, np.log(errors[:, rng.integers(0, paths, paths)].mean(axis=1)), 1)[0]
-            for _ in range(400)]
+    boot = [
+        np.polyfit(
+            dts,
+            np.log(errors[:, rng.integers(0, paths, paths)].mean(axis=1)),
+            1,
+        )[0]
+        for _ in range(400)
+    ]
     return slope, np.quantile(boot, [0.0005, 0.9995])
 
 
@@ -95,18 +126,24 @@ def test_eigenvalue_path_law_at_short_time():
     rng = np.random.default_rng(3)
     init = SIGMA * 4
     T = 1e-3
-    finals = np.array([dyson.eigenvalue_path(init, T, 4, rng)[1][-1] for _ in range(3000)])
+    finals = np.array(
+        [dyson.eigenvalue_path(init, T, 4, rng)[1][-1] for _ in range(3000)]
+    )
     incr = finals - init
     mean_pred = dyson.eigenvalue_drift(init) * T
     for i in range(init.size):
         se = incr[:, i].std(ddof=1) / np.sqrt(incr.shape[0])
         assert abs(incr[:, i].mean() - mean_pred[i]) < 4.5 * se
-        assert abs(incr[:, i].var() / T - 4.0) < 4.5 * 4.0 * np.sqrt(2 / incr.shape[0])
+        assert abs(incr[:, i].var() / T - 4.0) < 4.5 * 4.0 * np.sqrt(
+            2 / incr.shape[0]
+        )
 
 
 def test_eigenvalue_path_splits_keep_order():
     rng = np.random.default_rng(4)
-    times, gammas, splits = dyson.eigenvalue_path([0.0, 1e-3, 1.0], 0.5, 10, rng, store_every=1)
+    times, gammas, splits = dyson.eigenvalue_path(
+        [0.0, 1e-3, 1.0], 0.5, 10, rng, store_every=1
+    )
     assert splits > 0 and times.size == 11
     assert np.all(np.diff(gammas, axis=-1) > 0)
 
@@ -115,7 +152,9 @@ def test_quadratic_variation_rate_formula():
     g = np.array([0.0, 1.0, 3.0])
     lam = np.array([0.0, 0.0, 2.0])
     # pairs with lambda differing: (0,2): 4/9, (1,2): 4/4 -> 4 * (4/9 + 1)
-    assert dyson.quadratic_variation_rate(g, lam) == pytest.approx(4 * (4 / 9 + 1))
+    assert dyson.quadratic_variation_rate(g, lam) == pytest.approx(
+        4 * (4 / 9 + 1)
+    )
 
 
 def test_semicircle_cdf():
@@ -134,9 +173,13 @@ def test_bad_inputs():
     with pytest.raises(ValueError):
         dyson.coarsen(np.zeros((6, 2, 2)), 4)
     with pytest.raises(ValueError):
-        dyson.sde_path(np.eye(3), np.zeros((2, 3, 3)), 0.1)  # repeated eigenvalues
+        dyson.sde_path(
+            np.eye(3), np.zeros((2, 3, 3)), 0.1
+        )  # repeated eigenvalues
     with pytest.raises(ValueError):
-        dyson.sde_path(np.diag([0.0, 1.0, 2.0]), np.zeros((2, 3, 3)), 0.1, scheme="rk4")
+        dyson.sde_path(
+            np.diag([0.0, 1.0, 2.0]), np.zeros((2, 3, 3)), 0.1, scheme="rk4"
+        )
     with pytest.raises(ValueError):
         dyson.exact_path(np.eye(3), np.zeros((2, 4, 4)))
     with pytest.raises(ValueError):

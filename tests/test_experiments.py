@@ -1,4 +1,5 @@
 """The repeated-trial protocol and the mechanism registry of dppca.experiments."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,10 +14,18 @@ from dppca.validation import check_orthonormal, scale_to_unit_ball
 
 def _toy(n=400, d=8, k=2, seed=0):
     rng = np.random.default_rng(seed)
-    X = scale_to_unit_ball(rng.standard_normal((n, d)) * np.linspace(1.0, 0.1, d))
+    X = scale_to_unit_ball(
+        rng.standard_normal((n, d)) * np.linspace(1.0, 0.1, d)
+    )
     S = sparse.csr_matrix(X)
-    return datasets.Preprocessed("toy", S, [f"x{i}" for i in range(d)], np.zeros(n, dtype=str), k,
-                                 second_moment(X))
+    return datasets.Preprocessed(
+        "toy",
+        S,
+        [f"x{i}" for i in range(d)],
+        np.zeros(n, dtype=str),
+        k,
+        second_moment(X),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -53,18 +62,35 @@ def test_moment_entry_point_is_the_same_mechanism(registry):
     data = _toy()
     X = data.rows()
     for key, mechanism in registry.items():
-        assert mechanism.from_moment is not None, key     # the protocol relies on it for speed
+        assert mechanism.from_moment is not None, (
+            key
+        )  # the protocol relies on it for speed
         V_x = mechanism(X, data.k, 0.5, 0.01, rng=7)
-        V_a = mechanism.run_from_moment(second_moment(X), X.shape[0], data.k, 0.5, 0.01, rng=7)
+        V_a = mechanism.run_from_moment(
+            second_moment(X), X.shape[0], data.k, 0.5, 0.01, rng=7
+        )
         np.testing.assert_allclose(V_x, V_a, atol=1e-12, err_msg=key)
 
 
 def test_utility_versus_n_protocol_shape_and_bounds():
     data = _toy()
-    table = {k: m for k, m in experiments.mechanisms().items() if k in ("pca", "random", "mod_sulq")}
+    table = {
+        k: m
+        for k, m in experiments.mechanisms().items()
+        if k in ("pca", "random", "mod_sulq")
+    }
     runs = {"default": 3, "pca": 1}
-    out = experiments.utility_versus_n(data, [50, data.n], table, epsilon=1.0, delta=0.01,
-                                       n_subsets=2, runs=runs, rng=0, progress=False)
+    out = experiments.utility_versus_n(
+        data,
+        [50, data.n],
+        table,
+        epsilon=1.0,
+        delta=0.01,
+        n_subsets=2,
+        runs=runs,
+        rng=0,
+        progress=False,
+    )
     assert len(out) == 2 * 2 * (1 + 3 + 3)
     best = top_k_eigh(data.A, data.k)[0].sum()
     assert (out["q_F"] <= best + 1e-12).all() and (out["q_F"] >= 0).all()
@@ -77,8 +103,17 @@ def test_utility_versus_n_protocol_shape_and_bounds():
 def test_random_subspace_captures_tr_a_k_over_d_on_average():
     data = _toy()
     table = {"random": experiments.mechanisms()["random"]}
-    out = experiments.utility_versus_n(data, [data.n], table, epsilon=1.0, delta=0.01,
-                                       n_subsets=1, runs={"default": 2000}, rng=3, progress=False)
+    out = experiments.utility_versus_n(
+        data,
+        [data.n],
+        table,
+        epsilon=1.0,
+        delta=0.01,
+        n_subsets=1,
+        runs={"default": 2000},
+        rng=3,
+        progress=False,
+    )
     est = mean_ci(out["q_F"], 0.999)
     assert est.low <= np.trace(data.A) * data.k / data.d <= est.high
 
@@ -95,15 +130,27 @@ def test_synthetic_gaussian_is_in_the_unit_ball_and_has_the_right_shape():
 
 
 def test_utility_versus_epsilon_rows_and_ppca_concentrates():
-    X = experiments.synthetic_gaussian(2000, [0.5, 0.3, 0.04, 0.03, 0.02, 0.01], rng=1)
+    X = experiments.synthetic_gaussian(
+        2000, [0.5, 0.3, 0.04, 0.03, 0.02, 0.01], rng=1
+    )
     registry = experiments.mechanisms()
     table = {k: registry[k] for k in ("pca", "ppca")}
-    out = experiments.utility_versus_epsilon(X, 2, [0.1, 100.0], table, delta=0.05,
-                                             runs={"default": 20, "pca": 1}, rng=2, progress=False)
+    out = experiments.utility_versus_epsilon(
+        X,
+        2,
+        [0.1, 100.0],
+        table,
+        delta=0.05,
+        runs={"default": 20, "pca": 1},
+        rng=2,
+        progress=False,
+    )
     assert len(out) == 2 * (1 + 20)
     A = second_moment(X)
     best = top_k_eigh(A, 2)[0].sum()
-    strong = out[(out["epsilon"] == 100.0) & (out["mechanism"] == "ppca")]["q_F"]
+    strong = out[(out["epsilon"] == 100.0) & (out["mechanism"] == "ppca")][
+        "q_F"
+    ]
     # nε/2 = 10^5 times A: the Bingham law sits within 1% of the top subspace.
     assert strong.min() > 0.99 * best
 
@@ -115,10 +162,23 @@ def test_classification_recovers_a_label_on_the_top_direction():
     X = rng.normal(0, 0.05, (n, d))
     X[:, 0] += np.where(y, 0.6, -0.6)
     X = scale_to_unit_ball(X)
-    table = {k: m for k, m in experiments.mechanisms().items() if k in ("pca", "random")}
-    out = experiments.classification_accuracy(X, y, 1, table, epsilon=1.0, delta=0.01,
-                                              n_permutations=2, n_projections=2, rng=5,
-                                              progress=False)
+    table = {
+        k: m
+        for k, m in experiments.mechanisms().items()
+        if k in ("pca", "random")
+    }
+    out = experiments.classification_accuracy(
+        X,
+        y,
+        1,
+        table,
+        epsilon=1.0,
+        delta=0.01,
+        n_permutations=2,
+        n_projections=2,
+        rng=5,
+        progress=False,
+    )
     assert len(out) == 2 * 2 * 2
     pca_acc = out[out["mechanism"] == "pca"]["accuracy"]
     assert pca_acc.min() > 0.99
@@ -126,8 +186,18 @@ def test_classification_recovers_a_label_on_the_top_direction():
 
 def test_sparse_rows_outside_the_unit_ball_are_refused():
     data = _toy()
-    too_long = datasets.Preprocessed("bad", data.X * 2.0, data.columns, data.labels, data.k, data.A)
+    too_long = datasets.Preprocessed(
+        "bad", data.X * 2.0, data.columns, data.labels, data.k, data.A
+    )
     with pytest.raises(ValueError, match="norm > 1"):
-        experiments.utility_versus_n(too_long, [100], {"pca": experiments.mechanisms()["pca"]},
-                                     epsilon=1.0, delta=0.01, n_subsets=1, runs={"default": 1},
-                                     rng=0, progress=False)
+        experiments.utility_versus_n(
+            too_long,
+            [100],
+            {"pca": experiments.mechanisms()["pca"]},
+            epsilon=1.0,
+            delta=0.01,
+            n_subsets=1,
+            runs={"default": 1},
+            rng=0,
+            progress=False,
+        )

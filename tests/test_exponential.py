@@ -1,4 +1,5 @@
 """PPCA (001, Algorithm 2): score sensitivity, the privacy ratio of its exact law, input checks."""
+
 import numpy as np
 import pytest
 from scipy import integrate
@@ -10,7 +11,9 @@ from dppca.linalg import haar_subspace, second_moment
 
 def random_rows(n, d, rng):
     X = rng.standard_normal((n, d))
-    return X / np.linalg.norm(X, axis=1, keepdims=True) * rng.uniform(0, 1, (n, 1))
+    return (
+        X / np.linalg.norm(X, axis=1, keepdims=True) * rng.uniform(0, 1, (n, 1))
+    )
 
 
 def test_score_sensitivity_random_neighbours():
@@ -35,7 +38,9 @@ def test_score_sensitivity_adversarial_neighbours_reach_one():
         X = random_rows(12, d, rng)
         V = haar_subspace(d, k, rng)
         inside = V[:, 0]
-        outside = np.linalg.qr(np.column_stack([V, rng.standard_normal(d)]))[0][:, k]
+        outside = np.linalg.qr(np.column_stack([V, rng.standard_normal(d)]))[0][
+            :, k
+        ]
         X[0], Xp = inside, X.copy()
         Xp[0] = outside
         change = exponential.score_sensitivity(X, Xp, V)
@@ -48,9 +53,11 @@ def test_score_sensitivity_adversarial_neighbours_reach_one():
 def circle_law(A, n, eps, grid):
     """The exact PPCA density on the unit circle (k = 1, d = 2), as a function of the angle."""
     B = n * eps / 2 * A
+
     def f(t):
         x = np.array([np.cos(t), np.sin(t)])
         return np.exp(x @ B @ x - np.abs(B).sum())
+
     Z = integrate.quad(f, 0, 2 * np.pi, limit=200)[0]
     return np.array([f(t) for t in grid]) / Z, f, Z
 
@@ -70,11 +77,18 @@ def test_ppca_privacy_ratio_on_adversarial_neighbours_d2():
     assert ratio >= 0.5 * eps  # the bound is not vacuous here
     # histogram of |angle| in [0, pi/2] against exact bin probabilities
     rng = np.random.default_rng(3)
-    draws = np.array([exponential.ppca(X, 1, eps, rng=rng)[:, 0] for _ in range(2500)])
+    draws = np.array(
+        [exponential.ppca(X, 1, eps, rng=rng)[:, 0] for _ in range(2500)]
+    )
     angle = np.arctan2(np.abs(draws[:, 1]), np.abs(draws[:, 0]))
     edges = np.linspace(0, np.pi / 2, 7)
     _, f, Z = circle_law(second_moment(X), n, eps, grid)
-    probs = np.array([4 * integrate.quad(f, a, b)[0] / Z for a, b in zip(edges[:-1], edges[1:])])
+    probs = np.array(
+        [
+            4 * integrate.quad(f, a, b)[0] / Z
+            for a, b in zip(edges[:-1], edges[1:])
+        ]
+    )
     assert np.isclose(probs.sum(), 1.0)
     counts = np.histogram(angle, edges)[0]
     se = np.sqrt(probs * (1 - probs) / len(angle))
@@ -84,12 +98,18 @@ def test_ppca_privacy_ratio_on_adversarial_neighbours_d2():
 def test_ppca_shapes_and_samplers():
     rng = np.random.default_rng(4)
     X = random_rows(200, 6, rng)
-    for kw in ({}, {"sampler": "fast", "n_sweeps": 3}, {"sampler": "hoff", "n_sweeps": 3}):
+    for kw in (
+        {},
+        {"sampler": "fast", "n_sweeps": 3},
+        {"sampler": "hoff", "n_sweeps": 3},
+    ):
         V = exponential.ppca(X, 2, 1.0, rng=rng, **kw)
         assert V.shape == (6, 2) and np.allclose(V.T @ V, np.eye(2), atol=1e-10)
     v = exponential.ppca(X, 1, 1.0, rng=rng)
     assert v.shape == (6, 1)
-    V = exponential.ppca_from_second_moment(second_moment(X), 200, 3, 0.5, rng=rng, n_sweeps=2)
+    V = exponential.ppca_from_second_moment(
+        second_moment(X), 200, 3, 0.5, rng=rng, n_sweeps=2
+    )
     assert V.shape == (6, 3)
 
 

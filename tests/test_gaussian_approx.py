@@ -1,4 +1,5 @@
 """Tests for dppca.gaussian_approx (Mangoubi–Vishnoi mechanism) and its bounds."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -13,7 +14,9 @@ def test_mahalanobis_distance_matches_frobenius_over_two():
     for _ in range(5):
         A = rng.standard_normal((6, 6))
         D = A + A.T
-        assert ga.mahalanobis_distance(D, 0.7) == pytest.approx(np.linalg.norm(D) / 1.4, rel=1e-12)
+        assert ga.mahalanobis_distance(D, 0.7) == pytest.approx(
+            np.linalg.norm(D) / 1.4, rel=1e-12
+        )
 
 
 def test_noise_covariance_is_frobenius_isotropic():
@@ -22,19 +25,28 @@ def test_noise_covariance_is_frobenius_isotropic():
     N = np.stack([ga.goe_noise(4, 1.5, rng) for _ in range(20000)])
     var = N.var(axis=0)
     se = var * np.sqrt(2 / N.shape[0]) * 4.5
-    expected = np.where(np.eye(4, dtype=bool), 4 * 1.5 ** 2, 2 * 1.5 ** 2)
+    expected = np.where(np.eye(4, dtype=bool), 4 * 1.5**2, 2 * 1.5**2)
     assert np.all(np.abs(var - expected) < se)
 
 
 def test_calibration_against_independent_computation():
     """sigma solves the Balle–Wang condition, computed here from scratch with scipy."""
-    for relation, n, sens in (("rank_one_update", None, 1.0), ("replace_one", 100, np.sqrt(2) / 100)):
+    for relation, n, sens in (
+        ("rank_one_update", None, 1.0),
+        ("replace_one", 100, np.sqrt(2) / 100),
+    ):
         eps, delta = 0.5, 1e-5
         s = ga.noise_sigma(eps, delta, relation, n)
-        dist = sens / (2 * s)  # Mahalanobis distance of the worst-case neighbours
-        independent = stats.norm.cdf(dist / 2 - eps / dist) - np.exp(eps) * stats.norm.cdf(-dist / 2 - eps / dist)
+        dist = sens / (
+            2 * s
+        )  # Mahalanobis distance of the worst-case neighbours
+        independent = stats.norm.cdf(dist / 2 - eps / dist) - np.exp(
+            eps
+        ) * stats.norm.cdf(-dist / 2 - eps / dist)
         assert independent == pytest.approx(delta, rel=1e-6)
-        assert s == pytest.approx(analytic_gaussian_sigma(sens / 2, eps, delta), rel=1e-12)
+        assert s == pytest.approx(
+            analytic_gaussian_sigma(sens / 2, eps, delta), rel=1e-12
+        )
 
 
 def test_replace_one_worst_case_is_orthogonal_unit_rows():
@@ -43,12 +55,14 @@ def test_replace_one_worst_case_is_orthogonal_unit_rows():
     worst = 0.0
     for _ in range(2000):
         v, w = rng.standard_normal((2, 5))
-        v /= max(1, np.linalg.norm(v)); w /= max(1, np.linalg.norm(w))
+        v /= max(1, np.linalg.norm(v))
+        w /= max(1, np.linalg.norm(w))
         worst = max(worst, np.linalg.norm(np.outer(v, v) - np.outer(w, w)) / n)
     assert worst <= ga.frobenius_sensitivity("replace_one", n) + 1e-12
     e1, e2 = np.eye(5)[:2]
-    assert np.linalg.norm(np.outer(e1, e1) - np.outer(e2, e2)) / n == pytest.approx(
-        ga.frobenius_sensitivity("replace_one", n))
+    assert np.linalg.norm(
+        np.outer(e1, e1) - np.outer(e2, e2)
+    ) / n == pytest.approx(ga.frobenius_sensitivity("replace_one", n))
 
 
 def test_privacy_loss_distribution_on_worst_case():
@@ -59,8 +73,10 @@ def test_privacy_loss_distribution_on_worst_case():
     x = np.ones(d) / np.sqrt(d)
     M = np.diag(np.arange(d, dtype=float))
     G = rng.standard_normal((40000, d, d)) * s
-    L = ga.privacy_loss(M + G + np.swapaxes(G, -1, -2), M, M + np.outer(x, x), s)
-    eta = 1 / (8 * s ** 2)
+    L = ga.privacy_loss(
+        M + G + np.swapaxes(G, -1, -2), M, M + np.outer(x, x), s
+    )
+    eta = 1 / (8 * s**2)
     assert abs(L.mean() - eta) < 4.5 * np.sqrt(2 * eta / L.size)
     assert abs(L.var() - 2 * eta) < 4.5 * 2 * eta * np.sqrt(2 / L.size)
 
@@ -72,7 +88,8 @@ def test_mechanism_outputs_and_spectrum():
     H = ga.gaussian_matrix_approximation(M, lam, 1.0, 1e-5, rng)
     assert np.allclose(H, H.T)
     assert np.allclose(np.sort(np.linalg.eigvalsh(H)), np.sort(lam), atol=1e-10)
-    X = rng.standard_normal((300, 6)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X = rng.standard_normal((300, 6))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
     V = ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-5, rng)
     assert V.shape == (6, 2) and np.allclose(V.T @ V, np.eye(2))
     R = ga.rank_k_covariance_approximation(X, 2, 1.0, 1e-5, rng)
@@ -86,12 +103,15 @@ def test_seeded_reproducibility():
     assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("Lambda, message", [
-    (np.array([1.0, 2.0, 0.0]), "sorted"),
-    (np.array([1.0, 0.0]), "length"),
-    (np.array([1.0, np.nan, 0.0]), "NaN"),
-    (np.ones((3, 1)), "length"),
-])
+@pytest.mark.parametrize(
+    "Lambda, message",
+    [
+        (np.array([1.0, 2.0, 0.0]), "sorted"),
+        (np.array([1.0, 0.0]), "length"),
+        (np.array([1.0, np.nan, 0.0]), "NaN"),
+        (np.ones((3, 1)), "length"),
+    ],
+)
 def test_lambda_validation(Lambda, message):
     with pytest.raises(ValueError, match=message):
         ga.gaussian_matrix_approximation(np.eye(3), Lambda, 1.0, 1e-5, rng=0)
@@ -99,7 +119,9 @@ def test_lambda_validation(Lambda, message):
 
 def test_bad_inputs():
     with pytest.raises(ValueError):
-        ga.gaussian_matrix_approximation(np.array([[1.0, 2.0], [0.0, 1.0]]), [1.0, 0.0], 1.0, 1e-5)
+        ga.gaussian_matrix_approximation(
+            np.array([[1.0, 2.0], [0.0, 1.0]]), [1.0, 0.0], 1.0, 1e-5
+        )
     with pytest.raises(ValueError):
         ga.noise_sigma(0.0, 1e-5)
     with pytest.raises(ValueError):
@@ -127,7 +149,7 @@ def test_sum_of_squares_prediction_small_noise():
     lam = np.array([3.0, 2.0, 0.0, 0.0, 0.0])
     s = 0.01
     err = ga.approximation_errors(np.diag(sig), lam, s, 4000, rng=8)
-    ratio = err ** 2 / bounds.sum_of_squares_prediction(sig, lam, s)
+    ratio = err**2 / bounds.sum_of_squares_prediction(sig, lam, s)
     assert abs(ratio.mean() - 1) < 4 * ratio.std() / np.sqrt(ratio.size)
 
 
@@ -136,9 +158,15 @@ def test_bounds_shapes():
     lam = np.array([10.0, 8.0, 0.0, 0.0])
     # pairs: (1,2): 1; (1,3): 100/81; (1,4): 1; (2,3): 64/49; (2,4): 1
     expected = 4 * (1 + 100 / 81 + 1 + 64 / 49 + 1)
-    assert bounds.sum_of_squares_prediction(sig, lam, 1.0) == pytest.approx(expected)
+    assert bounds.sum_of_squares_prediction(sig, lam, 1.0) == pytest.approx(
+        expected
+    )
     with pytest.raises(ValueError):
-        bounds.sum_of_squares_prediction(np.array([1.0, 1.0]), np.array([1.0, 0.0]), 1.0)
+        bounds.sum_of_squares_prediction(
+            np.array([1.0, 1.0]), np.array([1.0, 0.0]), 1.0
+        )
     assert bounds.dttz_covariance_bound(4, 16, 1.0) == pytest.approx(16.0)
-    assert bounds.mv_covariance_corollary(sig, 2, 1.0) == pytest.approx(np.sqrt(8) * 8 / 7)
+    assert bounds.mv_covariance_corollary(sig, 2, 1.0) == pytest.approx(
+        np.sqrt(8) * 8 / 7
+    )
     assert bounds.weyl_gap_constant() == pytest.approx(8 * np.sqrt(2))

@@ -1,5 +1,6 @@
 """The machinery that runs the book: table of contents, parameters cells, papermill injection,
 stripped notebooks and the execution cache key."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,6 @@ import sys
 import nbformat
 import papermill as pm
 import pytest
-
 from bookpaths import ROOT, toc_documents, toc_notebooks
 
 sys.path.insert(0, str(ROOT / "tools"))
@@ -16,7 +16,11 @@ import execute_chapters  # noqa: E402
 
 
 def code_cells(path):
-    return [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    return [
+        c
+        for c in json.loads(path.read_text())["cells"]
+        if c["cell_type"] == "code"
+    ]
 
 
 def test_toc_lists_existing_documents_with_root_first():
@@ -28,7 +32,11 @@ def test_toc_lists_existing_documents_with_root_first():
 
 @pytest.mark.parametrize("notebook", toc_notebooks(), ids=lambda p: p.stem)
 def test_chapter_has_standard_parameters_cell(notebook):
-    tagged = [c for c in code_cells(notebook) if "parameters" in c["metadata"].get("tags", [])]
+    tagged = [
+        c
+        for c in code_cells(notebook)
+        if "parameters" in c["metadata"].get("tags", [])
+    ]
     assert len(tagged) == 1, "exactly one cell must be tagged 'parameters'"
     namespace = {}
     exec("".join(tagged[0]["source"]), namespace)
@@ -43,19 +51,34 @@ def test_chapter_is_stored_without_outputs(notebook):
 
 def test_papermill_injects_fast_after_the_parameters_cell(tmp_path):
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("FAST = False\nSEED = 0", metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell("print(FAST, SEED)")]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "FAST = False\nSEED = 0", metadata={"tags": ["parameters"]}
+        ),
+        nbformat.v4.new_code_cell("print(FAST, SEED)"),
+    ]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     src, out = tmp_path / "in.ipynb", tmp_path / "out.ipynb"
     nbformat.write(nb, src)
-    pm.execute_notebook(str(src), str(out), parameters={"FAST": True, "SEED": 3},
-                        kernel_name="python3", progress_bar=False)
+    pm.execute_notebook(
+        str(src),
+        str(out),
+        parameters={"FAST": True, "SEED": 3},
+        kernel_name="python3",
+        progress_bar=False,
+    )
     executed = nbformat.read(out, as_version=4)
     assert "injected-parameters" in executed.cells[1].metadata["tags"]
     assert executed.cells[-1].outputs[0]["text"].strip() == "True 3"
 
 
-def test_execution_cache_key_tracks_notebook_mode_and_package(tmp_path, monkeypatch):
+def test_execution_cache_key_tracks_notebook_mode_and_package(
+    tmp_path, monkeypatch
+):
     notebook = toc_notebooks()[0]
     key_full = execute_chapters.execution_key(notebook, fast=False)
     assert key_full != execute_chapters.execution_key(notebook, fast=True)

@@ -1,11 +1,16 @@
 """Tests of dppca.input_perturbation: shapes, symmetry, noise moments, validation, rng policy."""
+
 import numpy as np
 import pytest
 
-from dppca import top_k_subspace
 from dppca import input_perturbation as IP
-from dppca.privacy import (analyze_gauss_sigma, laplace_input_scale, mod_sulq_beta,
-                           wishart_input_scale)
+from dppca import top_k_subspace
+from dppca.privacy import (
+    analyze_gauss_sigma,
+    laplace_input_scale,
+    mod_sulq_beta,
+    wishart_input_scale,
+)
 
 
 def data(n=60, d=5, seed=0):
@@ -16,10 +21,14 @@ def data(n=60, d=5, seed=0):
 MECHANISMS = {
     "mod_sulq": lambda X, rng: IP.mod_sulq(X, 0.5, 1e-3, rng=rng),
     "analyze_gauss": lambda X, rng: IP.analyze_gauss(X, 0.5, 1e-3, rng=rng),
-    "analyze_gauss_classical": lambda X, rng: IP.analyze_gauss(X, 0.5, 1e-3, rng=rng, calibration="classical"),
+    "analyze_gauss_classical": lambda X, rng: IP.analyze_gauss(
+        X, 0.5, 1e-3, rng=rng, calibration="classical"
+    ),
     "laplace": lambda X, rng: IP.laplace_input_perturbation(X, 0.5, rng=rng),
     "wishart": lambda X, rng: IP.wishart_input_perturbation(X, 0.5, rng=rng),
-    "wishart_delta": lambda X, rng: IP.wishart_input_perturbation_delta(X, 0.1, rng=rng),
+    "wishart_delta": lambda X, rng: IP.wishart_input_perturbation_delta(
+        X, 0.1, rng=rng
+    ),
 }
 
 
@@ -37,19 +46,33 @@ def test_shape_symmetry_and_reproducibility(name):
 def test_wishart_output_is_positive_definite():
     X = data(d=8)
     for seed in range(50):
-        assert np.linalg.eigvalsh(IP.wishart_input_perturbation(X, 2.0, rng=seed))[0] > 0
+        assert (
+            np.linalg.eigvalsh(IP.wishart_input_perturbation(X, 2.0, rng=seed))[
+                0
+            ]
+            > 0
+        )
 
 
 def test_second_moment_variants_match_data_versions():
     X = data()
     A = X.T @ X / X.shape[0]
-    assert np.array_equal(IP.mod_sulq(X, 0.5, 1e-3, rng=3), IP.mod_sulq_from_second_moment(A, 60, 0.5, 1e-3, rng=3))
-    assert np.array_equal(IP.wishart_input_perturbation(X, 1.0, rng=3),
-                          IP.wishart_input_perturbation_from_second_moment(A, 60, 1.0, rng=3))
-    assert np.array_equal(IP.laplace_input_perturbation(X, 1.0, rng=3),
-                          IP.laplace_input_perturbation_from_second_moment(A, 60, 1.0, rng=3))
-    assert np.array_equal(IP.analyze_gauss(X, 0.5, 1e-3, rng=3),
-                          IP.analyze_gauss_from_second_moment(A, 60, 0.5, 1e-3, rng=3))
+    assert np.array_equal(
+        IP.mod_sulq(X, 0.5, 1e-3, rng=3),
+        IP.mod_sulq_from_second_moment(A, 60, 0.5, 1e-3, rng=3),
+    )
+    assert np.array_equal(
+        IP.wishart_input_perturbation(X, 1.0, rng=3),
+        IP.wishart_input_perturbation_from_second_moment(A, 60, 1.0, rng=3),
+    )
+    assert np.array_equal(
+        IP.laplace_input_perturbation(X, 1.0, rng=3),
+        IP.laplace_input_perturbation_from_second_moment(A, 60, 1.0, rng=3),
+    )
+    assert np.array_equal(
+        IP.analyze_gauss(X, 0.5, 1e-3, rng=3),
+        IP.analyze_gauss_from_second_moment(A, 60, 0.5, 1e-3, rng=3),
+    )
 
 
 def _entry_moments(samples):
@@ -62,34 +85,64 @@ def test_gaussian_noise_moments():
     d, n, eps, delta, reps = 4, 80, 0.5, 1e-3, 4000
     X, rng = data(n=n, d=d), np.random.default_rng(1)
     A = X.T @ X / n
-    for fn, sigma in ((lambda: IP.mod_sulq(X, eps, delta, rng=rng), mod_sulq_beta(d, n, eps, delta)),
-                      (lambda: IP.analyze_gauss(X, eps, delta, rng=rng), analyze_gauss_sigma(n, eps, delta))):
+    for fn, sigma in (
+        (
+            lambda: IP.mod_sulq(X, eps, delta, rng=rng),
+            mod_sulq_beta(d, n, eps, delta),
+        ),
+        (
+            lambda: IP.analyze_gauss(X, eps, delta, rng=rng),
+            analyze_gauss_sigma(n, eps, delta),
+        ),
+    ):
         noise = np.stack([fn() - A for _ in range(reps)]) / sigma
         mean, var, m = _entry_moments(noise)
-        assert abs(mean) < 4 / np.sqrt(m)                         # 4 standard errors
-        assert abs(var - 1) < 4 * np.sqrt(2 / m)                  # sd of a χ²-type variance estimate
+        assert abs(mean) < 4 / np.sqrt(m)  # 4 standard errors
+        assert abs(var - 1) < 4 * np.sqrt(
+            2 / m
+        )  # sd of a χ²-type variance estimate
 
 
 def test_laplace_noise_moments():
     d, n, eps, reps = 4, 80, 0.5, 4000
     X, rng = data(n=n, d=d), np.random.default_rng(2)
     A, b = X.T @ X / n, laplace_input_scale(d, n, eps)
-    noise = np.stack([IP.laplace_input_perturbation(X, eps, rng=rng) - A for _ in range(reps)]) / b
+    noise = (
+        np.stack(
+            [
+                IP.laplace_input_perturbation(X, eps, rng=rng) - A
+                for _ in range(reps)
+            ]
+        )
+        / b
+    )
     mean, var, m = _entry_moments(noise)
     assert abs(mean) < 4 * np.sqrt(2 / m)
-    assert abs(var - 2) < 4 * np.sqrt(20 / m)                     # Var of x² for Laplace(1) is 24 − 4 = 20
+    assert abs(var - 2) < 4 * np.sqrt(
+        20 / m
+    )  # Var of x² for Laplace(1) is 24 − 4 = 20
 
 
 def test_wishart_noise_mean_and_variance():
     d, n, eps, reps = 4, 80, 0.5, 6000
     X, rng = data(n=n, d=d), np.random.default_rng(3)
     A, c = X.T @ X / n, wishart_input_scale(n, eps)
-    W = np.stack([IP.wishart_input_perturbation(X, eps, rng=rng) - A for _ in range(reps)]) / c
+    W = (
+        np.stack(
+            [
+                IP.wishart_input_perturbation(X, eps, rng=rng) - A
+                for _ in range(reps)
+            ]
+        )
+        / c
+    )
     m = d + 1
     # E[W] = m C; Var(W_ii) = 2 m c², Var(W_ij) = m c² (i ≠ j)
     mean = W.mean(axis=0)
     assert np.all(np.abs(mean - m * np.eye(d)) < 4 * np.sqrt(2 * m / reps))
-    assert abs(W[:, 0, 0].var() - 2 * m) < 4 * 2 * m * np.sqrt(12 / reps)   # generous: 4th moment of χ²
+    assert abs(W[:, 0, 0].var() - 2 * m) < 4 * 2 * m * np.sqrt(
+        12 / reps
+    )  # generous: 4th moment of χ²
     assert abs(W[:, 0, 1].var() - m) < 4 * m * np.sqrt(8 / reps)
 
 
@@ -114,22 +167,43 @@ def test_bad_privacy_parameters_rejected():
 
 
 def test_privacy_dict_covers_every_mechanism():
-    for name in ("mod_sulq", "analyze_gauss", "laplace_input_perturbation", "wishart_input_perturbation"):
+    for name in (
+        "mod_sulq",
+        "analyze_gauss",
+        "laplace_input_perturbation",
+        "wishart_input_perturbation",
+    ):
         assert name in IP.PRIVACY
     assert "NOT" in IP.PRIVACY["wishart_input_perturbation"]
 
 
 def test_theorem15_bound_range_and_monotonicity():
     from dppca.bounds.input_perturbation import mod_sulq_correlation_bound
-    values = [mod_sulq_correlation_bound(100, n, 1.0, 0.01) for n in (10, 10 ** 3, 10 ** 4, 10 ** 6)]
-    assert all(0.75 <= v <= 1.0 for v in values)          # (1 − φ)/4 ≤ 1/4 in eq. (21)
+
+    values = [
+        mod_sulq_correlation_bound(100, n, 1.0, 0.01)
+        for n in (10, 10**3, 10**4, 10**6)
+    ]
+    assert all(0.75 <= v <= 1.0 for v in values)  # (1 − φ)/4 ≤ 1/4 in eq. (21)
     assert values == sorted(values) and values[-1] == pytest.approx(1.0)
 
 
 def test_lemma1_threshold_and_davis_kahan_condition():
-    from dppca.bounds.input_perturbation import davis_kahan_subspace_bound, wishart_top_eigenvalue_tail
+    from dppca.bounds.input_perturbation import (
+        davis_kahan_subspace_bound,
+        wishart_top_eigenvalue_tail,
+    )
+
     d, m, theta = 10, 11, 2.0
-    expected = m + np.sqrt(2 * m * theta * (d + 2)) + 2 * theta * d     # C = I: r = d
-    assert wishart_top_eigenvalue_tail(m, np.ones(d), theta) == pytest.approx(expected)
-    assert davis_kahan_subspace_bound(0.1, 0.5, 2) == pytest.approx(2 * np.sqrt(2) * 0.1 / 0.5)
-    assert davis_kahan_subspace_bound(0.3, 0.5, 2) == np.inf           # gap condition fails
+    expected = (
+        m + np.sqrt(2 * m * theta * (d + 2)) + 2 * theta * d
+    )  # C = I: r = d
+    assert wishart_top_eigenvalue_tail(m, np.ones(d), theta) == pytest.approx(
+        expected
+    )
+    assert davis_kahan_subspace_bound(0.1, 0.5, 2) == pytest.approx(
+        2 * np.sqrt(2) * 0.1 / 0.5
+    )
+    assert (
+        davis_kahan_subspace_bound(0.3, 0.5, 2) == np.inf
+    )  # gap condition fails

@@ -30,9 +30,13 @@ def test_top_k_eigh_and_rank_k_approximation():
     np.testing.assert_allclose(top_vals, vals[:2])
     np.testing.assert_allclose(np.abs(V.T @ Q[:, :2]), np.eye(2), atol=1e-10)
     approx = dppca.rank_k_approximation(A, 2)
-    np.testing.assert_allclose(approx, (Q[:, :2] * vals[:2]) @ Q[:, :2].T, atol=1e-12)
+    np.testing.assert_allclose(
+        approx, (Q[:, :2] * vals[:2]) @ Q[:, :2].T, atol=1e-12
+    )
     # Eckart-Young: the error equals the discarded spectrum
-    np.testing.assert_allclose(np.linalg.norm(A - approx), np.linalg.norm(vals[2:]))
+    np.testing.assert_allclose(
+        np.linalg.norm(A - approx), np.linalg.norm(vals[2:])
+    )
 
 
 def test_haar_subspace_is_orthonormal_and_reproducible():
@@ -45,16 +49,25 @@ def test_haar_subspace_mean_captured_variance():
     """E[q_F(V)] = tr(A) k / d for a Haar-random V; checked with a 99.9% confidence bound."""
     A, _, _ = spiked_matrix(d=6)
     rng = np.random.default_rng(11)
-    samples = np.array([dppca.captured_variance(A, dppca.haar_subspace(6, 2, rng)) for _ in range(4000)])
+    samples = np.array(
+        [
+            dppca.captured_variance(A, dppca.haar_subspace(6, 2, rng))
+            for _ in range(4000)
+        ]
+    )
     expected = np.trace(A) * 2 / 6
-    half_width = stats.norm.ppf(0.9995) * samples.std(ddof=1) / np.sqrt(samples.size)
+    half_width = (
+        stats.norm.ppf(0.9995) * samples.std(ddof=1) / np.sqrt(samples.size)
+    )
     assert abs(samples.mean() - expected) < half_width
 
 
 def test_haar_first_coordinate_distribution():
     """For k = 1, x_1^2 of a uniform unit vector in R^d is Beta(1/2, (d-1)/2)."""
     rng = np.random.default_rng(3)
-    x1sq = np.array([dppca.haar_subspace(5, 1, rng)[0, 0] ** 2 for _ in range(3000)])
+    x1sq = np.array(
+        [dppca.haar_subspace(5, 1, rng)[0, 0] ** 2 for _ in range(3000)]
+    )
     assert stats.kstest(x1sq, stats.beta(0.5, 2.0).cdf).pvalue > 1e-3
 
 
@@ -63,17 +76,27 @@ def test_utility_measures_on_hand_computed_cases():
     e = np.eye(3)
     assert dppca.captured_variance(A, e[:, :2]) == pytest.approx(5.0)
     assert dppca.captured_variance(A, e[:, [2]]) == pytest.approx(1.0)
-    assert dppca.captured_variance_ratio(A, e[:, [0, 2]]) == pytest.approx(4.0 / 5.0)
+    assert dppca.captured_variance_ratio(A, e[:, [0, 2]]) == pytest.approx(
+        4.0 / 5.0
+    )
     v = np.array([1.0, 1.0, 0.0]) / np.sqrt(2)
-    assert dppca.top_vector_correlation(v, e[:, 0]) == pytest.approx(1 / np.sqrt(2))
+    assert dppca.top_vector_correlation(v, e[:, 0]) == pytest.approx(
+        1 / np.sqrt(2)
+    )
     assert dppca.top_vector_correlation(-e[:, 0], e[:, 0]) == pytest.approx(1.0)
     # orthogonal lines: ||P - Q||_F = sqrt(2); same plane with another basis: 0
-    assert dppca.subspace_distance(e[:, [0]], e[:, [1]]) == pytest.approx(np.sqrt(2))
+    assert dppca.subspace_distance(e[:, [0]], e[:, [1]]) == pytest.approx(
+        np.sqrt(2)
+    )
     rot = np.array([[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]])
-    assert dppca.subspace_distance(e[:, :2], e[:, :2] @ rot) == pytest.approx(0.0, abs=1e-12)
+    assert dppca.subspace_distance(e[:, :2], e[:, :2] @ rot) == pytest.approx(
+        0.0, abs=1e-12
+    )
     # one principal angle theta: distance sqrt(2) sin(theta)
     w = np.array([np.cos(0.4), np.sin(0.4), 0.0])
-    assert dppca.subspace_distance(e[:, [0]], w[:, None]) == pytest.approx(np.sqrt(2) * np.sin(0.4))
+    assert dppca.subspace_distance(e[:, [0]], w[:, None]) == pytest.approx(
+        np.sqrt(2) * np.sin(0.4)
+    )
 
 
 def test_utility_measures_reject_bad_input():
@@ -89,7 +112,9 @@ def test_utility_measures_reject_bad_input():
 def test_pca_recovers_planted_subspace():
     rng = np.random.default_rng(2)
     basis = np.linalg.qr(rng.standard_normal((8, 2)))[0]
-    X = rng.standard_normal((2000, 2)) @ basis.T * 3 + 0.05 * rng.standard_normal((2000, 8))
+    X = rng.standard_normal(
+        (2000, 2)
+    ) @ basis.T * 3 + 0.05 * rng.standard_normal((2000, 8))
     X = dppca.scale_to_unit_ball(X)
     V = dppca.pca(X, 2)
     assert dppca.subspace_distance(V, basis) < 0.05

@@ -17,8 +17,12 @@ def test_proportion_ci_edges_and_coverage():
     assert proportion_ci(0, 10).low == 0.0
     assert proportion_ci(10, 10).high == 1.0
     rng = np.random.default_rng(1)
-    hits = sum((lambda e: e.low <= 0.3 <= e.high)(proportion_ci(rng.binomial(50, 0.3), 50, 0.9))
-               for _ in range(1000))
+    hits = sum(
+        (lambda e: e.low <= 0.3 <= e.high)(
+            proportion_ci(rng.binomial(50, 0.3), 50, 0.9)
+        )
+        for _ in range(1000)
+    )
     assert hits >= 890  # Clopper-Pearson is conservative: coverage >= nominal
     with pytest.raises(ValueError):
         proportion_ci(3, 2)
@@ -26,7 +30,7 @@ def test_proportion_ci_edges_and_coverage():
 
 def test_loglog_slope():
     x = np.array([10.0, 20, 40, 80])
-    assert loglog_slope(x, 3 * x ** 1.5) == pytest.approx(1.5)
+    assert loglog_slope(x, 3 * x**1.5) == pytest.approx(1.5)
 
 
 def test_batch_means_standard_error_of_an_ar1_chain():

@@ -1,26 +1,39 @@
 """Tests of dppca.privacy: calibrations against independent computations, privacy-loss tools."""
+
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dppca.montecarlo import proportion_ci
 from dppca import privacy as P
 from dppca import sensitivity as S
 from dppca.input_perturbation import wishart_noise
+from dppca.montecarlo import proportion_ci
 
 
 def test_analytic_delta_matches_numerical_integration():
     sigma, sens, eps = 0.7, 1.0, 0.8
     # δ(ε) = ∫ (p(y) − e^ε q(y))₊ dy, p = N(Δ, σ²), q = N(0, σ²)
-    f = lambda y: max(stats.norm.pdf(y, sens, sigma) - np.exp(eps) * stats.norm.pdf(y, 0, sigma), 0.0)
-    numeric = integrate.quad(f, -20, 20, points=[sens / 2 + eps * sigma ** 2 / sens], limit=200)[0]
-    assert P.analytic_gaussian_delta(sigma, sens, eps) == pytest.approx(numeric, rel=1e-7)
-    assert P.gaussian_pair_delta(sens, sigma, eps) == pytest.approx(numeric, rel=1e-7)
+    f = lambda y: max(
+        stats.norm.pdf(y, sens, sigma)
+        - np.exp(eps) * stats.norm.pdf(y, 0, sigma),
+        0.0,
+    )
+    numeric = integrate.quad(
+        f, -20, 20, points=[sens / 2 + eps * sigma**2 / sens], limit=200
+    )[0]
+    assert P.analytic_gaussian_delta(sigma, sens, eps) == pytest.approx(
+        numeric, rel=1e-7
+    )
+    assert P.gaussian_pair_delta(sens, sigma, eps) == pytest.approx(
+        numeric, rel=1e-7
+    )
 
 
 def test_analytic_sigma_inverts_delta_and_beats_classical():
     s = P.analytic_gaussian_sigma(1.0, 0.5, 1e-5)
-    assert P.analytic_gaussian_delta(s, 1.0, 0.5) == pytest.approx(1e-5, rel=1e-6)
+    assert P.analytic_gaussian_delta(s, 1.0, 0.5) == pytest.approx(
+        1e-5, rel=1e-6
+    )
     assert s < P.gaussian_sigma_classical(1.0, 0.5, 1e-5)
 
 
@@ -30,13 +43,17 @@ def test_mod_sulq_beta_exact_root_solves_quadratic_and_is_below_printed_bound():
     b_print = P.mod_sulq_beta(d, n, eps, delta)
     L = np.sqrt(2 * np.log((d * d + d) / (2 * np.sqrt(2 * np.pi) * delta)))
     # the condition of the proof of Theorem 5: ε = (d+1) L/(nβ) + 1/(n²β²)
-    assert (d + 1) * L / (n * b_exact) + 1 / (n * b_exact) ** 2 == pytest.approx(eps, rel=1e-12)
+    assert (d + 1) * L / (n * b_exact) + 1 / (
+        n * b_exact
+    ) ** 2 == pytest.approx(eps, rel=1e-12)
     assert b_exact < b_print
 
 
 def test_gaussian_privacy_loss_samples_give_the_exact_delta():
     sens, sigma, eps = 1.0, 0.8, 1.0
-    est = P.delta_from_privacy_losses(P.gaussian_privacy_loss_samples(sens, sigma, 400_000, rng=1), eps)
+    est = P.delta_from_privacy_losses(
+        P.gaussian_privacy_loss_samples(sens, sigma, 400_000, rng=1), eps
+    )
     exact = P.gaussian_pair_delta(sens, sigma, eps)
     assert est.low <= exact <= est.high
 
@@ -58,7 +75,8 @@ def test_analyze_gauss_uses_the_frobenius_sensitivity_of_the_upper_triangle():
     diff = P.upper_triangle(S.second_moment_difference(e1, e2, n))
     assert np.linalg.norm(diff) == pytest.approx(np.sqrt(2) / n)
     assert P.analyze_gauss_sigma(n, eps, delta) == pytest.approx(
-        P.analytic_gaussian_sigma(np.linalg.norm(diff), eps, delta))
+        P.analytic_gaussian_sigma(np.linalg.norm(diff), eps, delta)
+    )
 
 
 def test_wishart_support_gap_probability_matches_monte_carlo():
@@ -66,16 +84,26 @@ def test_wishart_support_gap_probability_matches_monte_carlo():
     c = P.wishart_input_scale(n, eps)
     rng = np.random.default_rng(4)
     u = np.eye(d)[2]
-    hits = sum(np.linalg.eigvalsh(wishart_noise(d, c, rng) - np.outer(u, u) / n)[0] <= 0 for _ in range(trials))
+    hits = sum(
+        np.linalg.eigvalsh(wishart_noise(d, c, rng) - np.outer(u, u) / n)[0]
+        <= 0
+        for _ in range(trials)
+    )
     ci = proportion_ci(hits, trials)
     assert ci.low <= P.wishart_support_gap_probability(c, n) <= ci.high
-    assert P.wishart_support_gap_probability(c, n) == pytest.approx(-np.expm1(-eps / 3))
-    assert P.wishart_privacy_profile(eps, 2.0) == pytest.approx(-np.expm1(-eps / 3))
+    assert P.wishart_support_gap_probability(c, n) == pytest.approx(
+        -np.expm1(-eps / 3)
+    )
+    assert P.wishart_privacy_profile(eps, 2.0) == pytest.approx(
+        -np.expm1(-eps / 3)
+    )
 
 
 def test_wishart_scale_for_delta_inverts_support_probability():
     c = P.wishart_scale_for_delta(100, 1e-3)
-    assert P.wishart_support_gap_probability(c, 100) == pytest.approx(1e-3, rel=1e-12)
+    assert P.wishart_support_gap_probability(c, 100) == pytest.approx(
+        1e-3, rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("bad", [0, -1, np.nan, np.inf])

@@ -6,7 +6,12 @@ from dppca.validation import ROW_NORM_TOLERANCE
 
 
 def unit_rows(n=20, d=5, seed=0):
-    return dppca.normalize_rows(np.random.default_rng(seed).standard_normal((n, d))) * 0.9
+    return (
+        dppca.normalize_rows(
+            np.random.default_rng(seed).standard_normal((n, d))
+        )
+        * 0.9
+    )
 
 
 def test_valid_data_passes_and_is_float():
@@ -15,12 +20,15 @@ def test_valid_data_passes_and_is_float():
     assert out.dtype == float and out.shape == X.shape
 
 
-@pytest.mark.parametrize("bad, message", [
-    (np.ones(5), "2-D"),
-    (np.ones((2, 2, 2)), "2-D"),
-    (np.ones((0, 3)), "at least 1 row"),
-    (np.ones((4, 1)) * 0.5, "2 columns"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (np.ones(5), "2-D"),
+        (np.ones((2, 2, 2)), "2-D"),
+        (np.ones((0, 3)), "at least 1 row"),
+        (np.ones((4, 1)) * 0.5, "2 columns"),
+    ],
+)
 def test_wrong_shapes_are_rejected(bad, message):
     with pytest.raises(ValueError, match=message):
         dppca.check_data(bad)
@@ -38,7 +46,9 @@ def test_long_rows_are_rejected_with_count_and_largest_norm():
     X = unit_rows()
     X[0] = [3.0, 0, 0, 0, 0]
     X[7] *= 1.5 / np.linalg.norm(X[7])
-    with pytest.raises(ValueError, match=r"2 of 20 rows with Euclidean norm > 1 \(largest 3\)"):
+    with pytest.raises(
+        ValueError, match=r"2 of 20 rows with Euclidean norm > 1 \(largest 3\)"
+    ):
         dppca.check_data(X)
 
 
@@ -58,7 +68,9 @@ def test_check_data_never_modifies_or_clips():
 
 def test_explicit_rescaling_helpers():
     X = np.array([[3.0, 4.0], [0.0, 1.0], [0.0, 0.0]])
-    np.testing.assert_allclose(dppca.normalize_rows(X), [[0.6, 0.8], [0, 1], [0, 0]])
+    np.testing.assert_allclose(
+        dppca.normalize_rows(X), [[0.6, 0.8], [0, 1], [0, 0]]
+    )
     np.testing.assert_allclose(dppca.scale_to_unit_ball(X), X / 5)
     dppca.check_data(dppca.scale_to_unit_ball(X))
 
@@ -103,6 +115,9 @@ def test_rng_policy():
     b = dppca.as_generator(123).standard_normal(3)
     np.testing.assert_array_equal(a, b)
     # default: fresh entropy, two draws differ
-    assert not np.array_equal(dppca.as_generator().standard_normal(4), dppca.as_generator().standard_normal(4))
+    assert not np.array_equal(
+        dppca.as_generator().standard_normal(4),
+        dppca.as_generator().standard_normal(4),
+    )
     with pytest.raises(TypeError):
         dppca.as_generator("seed")

@@ -1,4 +1,5 @@
 """Where the chapters are, and where their executed copies go."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,7 +38,9 @@ def toc_notebooks() -> list[Path]:
         if nb.exists():
             paths.append(nb)
         elif not (ROOT / f"{doc}.md").exists():
-            raise FileNotFoundError(f"_toc.yml lists {doc}, which has no .ipynb or .md file")
+            raise FileNotFoundError(
+                f"_toc.yml lists {doc}, which has no .ipynb or .md file"
+            )
     return paths
 
 

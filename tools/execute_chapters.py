@@ -6,6 +6,7 @@ Full-scale executions are cached: a chapter is re-run only when its notebook, th
 the pinned constraints or the FAST flag change (unlike jupyter-cache, the key includes the package
 code). A failed execution is kept with the error visible, and the script exits non-zero.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,7 +27,11 @@ SECONDS_KEY = "dppca_execution_seconds"
 def execution_key(notebook: Path, fast: bool) -> str:
     digest = hashlib.sha256()
     digest.update(f"FAST={fast}".encode())
-    for path in [notebook, ROOT / "constraints.txt", *sorted((ROOT / "dppca").rglob("*.py"))]:
+    for path in [
+        notebook,
+        ROOT / "constraints.txt",
+        *sorted((ROOT / "dppca").rglob("*.py")),
+    ]:
         digest.update(path.relative_to(ROOT).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -36,7 +41,9 @@ def cached(out: Path, key: str) -> bool:
     if not out.exists():
         return False
     meta = json.loads(out.read_text()).get("metadata", {})
-    return meta.get(CACHE_KEY) == key and not meta.get("papermill", {}).get("exception")
+    return meta.get(CACHE_KEY) == key and not meta.get("papermill", {}).get(
+        "exception"
+    )
 
 
 def execute(notebook: Path, out: Path, fast: bool, key: str) -> float:
@@ -44,9 +51,15 @@ def execute(notebook: Path, out: Path, fast: bool, key: str) -> float:
 
     cap_blas_threads()
     start = time.perf_counter()
-    pm.execute_notebook(str(notebook), str(out), parameters={"FAST": fast, "SEED": 0},
-                        cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
-                        request_save_on_cell_execute=True)
+    pm.execute_notebook(
+        str(notebook),
+        str(out),
+        parameters={"FAST": fast, "SEED": 0},
+        cwd=str(notebook.parent),
+        kernel_name="python3",
+        progress_bar=False,
+        request_save_on_cell_execute=True,
+    )
     seconds = time.perf_counter() - start
     nb = json.loads(out.read_text())
     nb["metadata"][CACHE_KEY] = key
@@ -58,7 +71,9 @@ def execute(notebook: Path, out: Path, fast: bool, key: str) -> float:
 def previous_seconds(out: Path) -> float:
     """How long the last execution of this chapter took (0 if unknown), for scheduling."""
     try:
-        return float(json.loads(out.read_text())["metadata"].get(SECONDS_KEY, 0.0))
+        return float(
+            json.loads(out.read_text())["metadata"].get(SECONDS_KEY, 0.0)
+        )
     except (OSError, ValueError, KeyError):
         return 0.0
 
@@ -67,7 +82,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fast", action="store_true", help="inject FAST=True")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--force", action="store_true", help="ignore cached executions")
+    parser.add_argument(
+        "--force", action="store_true", help="ignore cached executions"
+    )
     args = parser.parse_args()
     outdir = EXECUTED["fast" if args.fast else "full"]
     todo = []
@@ -79,20 +96,34 @@ def main() -> int:
             print(f"cached   {nb.name}")
         else:
             todo.append((nb, out, key))
-    todo.sort(key=lambda item: previous_seconds(item[1]), reverse=True)   # longest first
+    todo.sort(
+        key=lambda item: previous_seconds(item[1]), reverse=True
+    )  # longest first
     failures = []
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(execute, nb, out, args.fast, key): (nb, out) for nb, out, key in todo}
+        futures = {
+            pool.submit(execute, nb, out, args.fast, key): (nb, out)
+            for nb, out, key in todo
+        }
         for future in as_completed(futures):
             nb, out = futures[future]
             try:
-                print(f"executed {nb.name} in {future.result():.0f} s", flush=True)
-            except Exception as err:  # papermill raises PapermillExecutionError with the cell
+                print(
+                    f"executed {nb.name} in {future.result():.0f} s", flush=True
+                )
+            except (
+                Exception
+            ) as err:  # papermill raises PapermillExecutionError with the cell
                 failures.append(nb.name)
-                print(f"FAILED   {nb.name}: {type(err).__name__}; see {out}\n{err}", flush=True)
-    print(f"{len(todo)} chapters executed in {time.perf_counter() - start:.0f} s "
-          f"(FAST={args.fast}, {args.jobs} jobs)")
+                print(
+                    f"FAILED   {nb.name}: {type(err).__name__}; see {out}\n{err}",
+                    flush=True,
+                )
+    print(
+        f"{len(todo)} chapters executed in {time.perf_counter() - start:.0f} s "
+        f"(FAST={args.fast}, {args.jobs} jobs)"
+    )
     return 1 if failures else 0
 
 

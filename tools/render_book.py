@@ -6,6 +6,7 @@ Builds a copy of the book source in _build/<mode> whose chapters are the execute
 whose configuration turns execution off, so nothing is executed twice. HTML goes to
 _build/html (full) or _build/fast/_build/html (fast).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -35,7 +36,16 @@ def write_render_config(src: Path) -> None:
 def strict_build(src: Path, output: Path) -> int:
     """Run ``jupyter-book build -n -W --keep-going`` on ``src``, HTML under ``output/_build/html``."""
     jb = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(jb), "build", "-n", "-W", "--keep-going", "--path-output", str(output), str(src)]
+    cmd = [
+        str(jb),
+        "build",
+        "-n",
+        "-W",
+        "--keep-going",
+        "--path-output",
+        str(output),
+        str(src),
+    ]
     print(" ".join(cmd), flush=True)
     return subprocess.run(cmd).returncode
 
@@ -45,19 +55,30 @@ def prepare_source(src: Path) -> list[str]:
     write_render_config(src)
     shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
     for asset in (ROOT / "chapters").rglob("*"):
-        if asset.is_file() and asset.suffix != ".ipynb" and ".ipynb_checkpoints" not in asset.parts:
+        if (
+            asset.is_file()
+            and asset.suffix != ".ipynb"
+            and ".ipynb_checkpoints" not in asset.parts
+        ):
             target = src / asset.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(asset, target)
-    return [doc for doc in toc_documents()
-            if not (src / f"{doc}.ipynb").exists() and not (ROOT / f"{doc}.md").exists()]
+    return [
+        doc
+        for doc in toc_documents()
+        if not (src / f"{doc}.ipynb").exists()
+        and not (ROOT / f"{doc}.md").exists()
+    ]
 
 
 def render(mode: str) -> int:
     src = EXECUTED[mode]
     missing = prepare_source(src)
     if missing:
-        print(f"no executed copy of {missing}: execute the chapters first", file=sys.stderr)
+        print(
+            f"no executed copy of {missing}: execute the chapters first",
+            file=sys.stderr,
+        )
         return 1
     out = ROOT if mode == "full" else src
     code = strict_build(src, out)

@@ -2,6 +2,7 @@
 
 The exact values these bounds approximate live in :mod:`dppca.sensitivity`.
 """
+
 from __future__ import annotations
 
 from ..validation import check_n

@@ -7,6 +7,7 @@ and the leading-order prediction derived in the book from Itô's lemma, which ha
 Noise: ``G + G^T`` with ``G`` i.i.d. ``N(0, noise_sigma^2)`` (``= B(T)`` at ``T = noise_sigma^2``).
 Spectra ``sigmas`` are sorted non-increasingly.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,12 +17,16 @@ def _pairs_ratio(sigmas, lambdas):
     sigmas = np.asarray(sigmas, dtype=float)
     lambdas = np.asarray(lambdas, dtype=float)
     if sigmas.shape != lambdas.shape or sigmas.ndim != 1:
-        raise ValueError("sigmas and lambdas must be vectors of the same length")
+        raise ValueError(
+            "sigmas and lambdas must be vectors of the same length"
+        )
     dl = lambdas[:, None] - lambdas[None, :]
     ds = sigmas[:, None] - sigmas[None, :]
     mask = dl != 0
     if np.any(mask & (ds == 0)):
-        raise ValueError("a pair with lambda_i != lambda_j has sigma_i == sigma_j: prediction infinite")
+        raise ValueError(
+            "a pair with lambda_i != lambda_j has sigma_i == sigma_j: prediction infinite"
+        )
     return np.where(mask, dl / np.where(mask, ds, 1.0), 0.0)
 
 
@@ -34,7 +39,7 @@ def sum_of_squares_prediction(sigmas, lambdas, noise_sigma: float) -> float:
     ``T = noise_sigma^2`` with the gaps frozen at ``t = 0``. Exact as ``noise_sigma -> 0``.
     """
     ratio = _pairs_ratio(sigmas, lambdas)
-    return float(2.0 * noise_sigma ** 2 * np.sum(ratio ** 2))
+    return float(2.0 * noise_sigma**2 * np.sum(ratio**2))
 
 
 def sum_of_norms_prediction(sigmas, lambdas, noise_sigma: float) -> float:
@@ -49,11 +54,15 @@ def sum_of_norms_prediction(sigmas, lambdas, noise_sigma: float) -> float:
     ds = sigmas[:, None] - sigmas[None, :]
     np.fill_diagonal(ds, np.inf)
     active = lambdas != 0
-    per_vector = 2.0 * noise_sigma * np.sqrt(np.sum(1.0 / ds[active] ** 2, axis=1))
+    per_vector = (
+        2.0 * noise_sigma * np.sqrt(np.sum(1.0 / ds[active] ** 2, axis=1))
+    )
     return float(np.sum(np.abs(lambdas[active]) * per_vector))
 
 
-def mv_gap_assumption_holds(sigmas, k: int, d: int, noise_sigma: float, c: float = 1.0) -> bool:
+def mv_gap_assumption_holds(
+    sigmas, k: int, d: int, noise_sigma: float, c: float = 1.0
+) -> bool:
     """Assumption(M) of the main theorem: ``sigma_i - sigma_{i+1} >= c sqrt(d) noise_sigma`` for
     ``i <= k`` (slides: ``Omega~(sqrt(d))`` in units of the noise; ``c`` and logs not given)."""
     gaps = -np.diff(np.asarray(sigmas, dtype=float))[:k]
@@ -65,7 +74,12 @@ def mv_covariance_corollary(sigmas, k: int, noise_sigma: float) -> float:
     (Mangoubi and Vishnoi 2022, Cor. "covariance approximation"; constant and logs set to one)."""
     sigmas = np.asarray(sigmas, dtype=float)
     d = sigmas.size
-    return float(np.sqrt(k * d) * sigmas[k - 1] / (sigmas[k - 1] - sigmas[k]) * noise_sigma)
+    return float(
+        np.sqrt(k * d)
+        * sigmas[k - 1]
+        / (sigmas[k - 1] - sigmas[k])
+        * noise_sigma
+    )
 
 
 def mv_subspace_corollary(sigmas, k: int, noise_sigma: float) -> float:
@@ -82,7 +96,9 @@ def dttz_covariance_bound(k: int, d: int, noise_sigma: float) -> float:
     return float(k * np.sqrt(d) * noise_sigma)
 
 
-def dttz_subspace_bound(k: int, d: int, gap: float, noise_sigma: float) -> float:
+def dttz_subspace_bound(
+    k: int, d: int, gap: float, noise_sigma: float
+) -> float:
     """Shape of the prior subspace bound ``O~(k sqrt(d) / (sigma_k - sigma_{k+1}))`` x noise
     (Dwork et al. 2014, as quoted on the slides; constant set to one)."""
     return float(k * np.sqrt(d) / gap * noise_sigma)
@@ -109,7 +125,14 @@ def overlap_decay_rate(sigmas, i: int) -> float:
 
 
 __all__ = [
-    "sum_of_squares_prediction", "sum_of_norms_prediction", "mv_gap_assumption_holds",
-    "mv_covariance_corollary", "mv_subspace_corollary", "dttz_covariance_bound",
-    "dttz_subspace_bound", "noise_operator_norm", "weyl_gap_constant", "overlap_decay_rate",
+    "sum_of_squares_prediction",
+    "sum_of_norms_prediction",
+    "mv_gap_assumption_holds",
+    "mv_covariance_corollary",
+    "mv_subspace_corollary",
+    "dttz_covariance_bound",
+    "dttz_subspace_bound",
+    "noise_operator_norm",
+    "weyl_gap_constant",
+    "overlap_decay_rate",
 ]

@@ -1,4 +1,5 @@
 """Figure style and helpers shared by the chapters. Mathematics never lives here."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -12,6 +13,11 @@ def use_book_style(context: str = "notebook") -> None:
     ``plt.style.use("seaborn-whitegrid")`` names were removed from matplotlib 3.8.
     """
     sns.set_theme(context=context, style="whitegrid", palette="colorblind")
-    plt.rcParams.update({"figure.figsize": (7.0, 4.2), "figure.dpi": 100, "savefig.bbox": "tight",
-                         "axes.titlesize": "medium"})
-
+    plt.rcParams.update(
+        {
+            "figure.figsize": (7.0, 4.2),
+            "figure.dpi": 100,
+            "savefig.bbox": "tight",
+            "axes.titlesize": "medium",
+        }
+    )

@@ -3,6 +3,7 @@
 Plotting only: every quantity shown is computed by :mod:`dppca.gaussian_approx`,
 :mod:`dppca.dyson` or :mod:`dppca.bounds.gaussian_approx`.
 """
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -17,7 +18,7 @@ def plot_scaling(x, curves: dict, xlabel: str, title: str):
     fig, ax = plt.subplots()
     for label, rows in curves.items():
         means = np.array([r["errors"].mean() for r in rows])
-        line, = ax.loglog(x, means, "o-", label=label)
+        (line,) = ax.loglog(x, means, "o-", label=label)
         sos = np.array([r["sos"] for r in rows])
         if np.all(np.isfinite(sos)) and sos.max() < 1e3 * means.max():
             ax.loglog(x, sos, "--", color=line.get_color(), alpha=0.7)
@@ -34,7 +35,13 @@ def plot_ratio_vs_noise(noise_levels, estimates, title: str):
     values = np.array([e.value for e in estimates])
     low = np.array([e.low for e in estimates])
     high = np.array([e.high for e in estimates])
-    ax.errorbar(noise_levels, values, yerr=[values - low, high - values], fmt="o-", capsize=3)
+    ax.errorbar(
+        noise_levels,
+        values,
+        yerr=[values - low, high - values],
+        fmt="o-",
+        capsize=3,
+    )
     ax.axhline(1.0, color="k", lw=1, ls=":")
     ax.set_xscale("log")
     ax.set_xlabel(r"noise $\sigma$")
@@ -70,8 +77,18 @@ def plot_spectral_densities(samples: dict, radius: dict, title: str):
     fig, ax = plt.subplots()
     grid = np.linspace(-1.2, 1.2, 400)
     for label, values in samples.items():
-        ax.hist(values / radius[label], bins=60, density=True, histtype="step", label=label)
-    semicircle = np.where(np.abs(grid) < 1, 2 / np.pi * np.sqrt(np.clip(1 - grid ** 2, 0, None)), 0.0)
+        ax.hist(
+            values / radius[label],
+            bins=60,
+            density=True,
+            histtype="step",
+            label=label,
+        )
+    semicircle = np.where(
+        np.abs(grid) < 1,
+        2 / np.pi * np.sqrt(np.clip(1 - grid**2, 0, None)),
+        0.0,
+    )
     ax.plot(grid, semicircle, "k--", label="semicircle")
     ax.set_xlabel(r"eigenvalue / $2\sqrt{2dt}$")
     ax.set_ylabel("density")
@@ -84,8 +101,13 @@ def plot_overlaps(times, overlaps: dict, title: str):
     """Mean squared overlaps ``|<u_i(t), v_i>|^2`` against time with their initial-slope lines."""
     fig, ax = plt.subplots()
     for label, (mean, rate) in overlaps.items():
-        line, = ax.plot(times, mean, label=label)
-        ax.plot(times, np.clip(1 - rate * times, 0, None), ":", color=line.get_color())
+        (line,) = ax.plot(times, mean, label=label)
+        ax.plot(
+            times,
+            np.clip(1 - rate * times, 0, None),
+            ":",
+            color=line.get_color(),
+        )
     ax.set_xlabel("t")
     ax.set_ylabel(r"$E\,|\langle u_i(t), v_i\rangle|^2$")
     ax.set_ylim(0, 1.05)
@@ -94,14 +116,23 @@ def plot_overlaps(times, overlaps: dict, title: str):
     return fig
 
 
-def plot_probability_curve(c_values, estimates: dict, title: str, reference: float | None = None):
+def plot_probability_curve(
+    c_values, estimates: dict, title: str, reference: float | None = None
+):
     """Probabilities with confidence intervals against a constant ``c``."""
     fig, ax = plt.subplots()
     for label, rows in estimates.items():
         values = np.array([e.value for e in rows])
         low = np.array([e.low for e in rows])
         high = np.array([e.high for e in rows])
-        ax.errorbar(c_values, values, yerr=[values - low, high - values], fmt="o-", capsize=3, label=label)
+        ax.errorbar(
+            c_values,
+            values,
+            yerr=[values - low, high - values],
+            fmt="o-",
+            capsize=3,
+            label=label,
+        )
     if reference is not None:
         ax.axvline(reference, color="k", ls=":", label="Weyl constant")
     ax.set_xscale("log")
@@ -112,5 +143,12 @@ def plot_probability_curve(c_values, estimates: dict, title: str, reference: flo
     return fig
 
 
-__all__ = ["plot_scaling", "plot_ratio_vs_noise", "plot_convergence", "plot_trajectories",
-           "plot_spectral_densities", "plot_overlaps", "plot_probability_curve"]
+__all__ = [
+    "plot_scaling",
+    "plot_ratio_vs_noise",
+    "plot_convergence",
+    "plot_trajectories",
+    "plot_spectral_densities",
+    "plot_overlaps",
+    "plot_probability_curve",
+]

@@ -1,4 +1,5 @@
 """Figures of the real-data chapters (07-09): spectra, utility against n and against ε."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -13,7 +14,9 @@ STYLE = {
     "analyze_gauss": dict(color="C1", linestyle="-.", marker="^"),
     "laplace_input_perturbation": dict(color="C5", linestyle="-.", marker="D"),
     "wishart_input_perturbation": dict(color="C7", linestyle=":", marker="P"),
-    "wishart_input_perturbation_delta": dict(color="C8", linestyle=":", marker="*"),
+    "wishart_input_perturbation_delta": dict(
+        color="C8", linestyle=":", marker="*"
+    ),
     "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
 }
 
@@ -23,23 +26,36 @@ def plot_spectra(moments: dict, ks: dict, ax=None):
     ax = ax or plt.gca()
     for i, (name, A) in enumerate(moments.items()):
         values = np.clip(np.linalg.eigvalsh(A)[::-1], 1e-12, None)
-        ax.semilogy(np.arange(1, values.size + 1), values, color=f"C{i}", label=name)
+        ax.semilogy(
+            np.arange(1, values.size + 1), values, color=f"C{i}", label=name
+        )
         ax.axvline(ks[name], color=f"C{i}", linestyle=":", linewidth=1)
     ax.set_xscale("log")
     ax.set_xlabel("index i of the eigenvalue (log scale)")
     ax.set_ylabel(r"$\lambda_i(A)$")
-    ax.set_title("Spectra of the preprocessed second-moment matrices (dotted: the paper's k)")
+    ax.set_title(
+        "Spectra of the preprocessed second-moment matrices (dotted: the paper's k)"
+    )
     ax.legend()
     return ax
 
 
-def plot_utility_versus_n(summary, labels: dict, optimum: float, title: str, ax=None):
+def plot_utility_versus_n(
+    summary, labels: dict, optimum: float, title: str, ax=None
+):
     """Mean q_F(U) ± one standard deviation against n (log scale), one line per mechanism."""
     ax = ax or plt.gca()
     for key, part in summary.groupby("mechanism", sort=False):
         part = part.sort_values("n")
-        ax.errorbar(part["n"], part["mean"], yerr=part["std"], label=labels.get(key, key),
-                    capsize=3, markersize=4, **STYLE.get(key, {}))
+        ax.errorbar(
+            part["n"],
+            part["mean"],
+            yerr=part["std"],
+            label=labels.get(key, key),
+            capsize=3,
+            markersize=4,
+            **STYLE.get(key, {}),
+        )
     ax.axhline(optimum, color="grey", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("subsample size n (log scale)")
@@ -53,18 +69,33 @@ def plot_utility_versus_epsilon(summary, labels: dict, ax=None):
     ax = ax or plt.gca()
     for key, part in summary.groupby("mechanism", sort=False):
         part = part.sort_values("epsilon")
-        ax.errorbar(part["epsilon"], part["mean"], yerr=part["std"], label=labels.get(key, key),
-                    capsize=3, markersize=4, **STYLE.get(key, {}))
+        ax.errorbar(
+            part["epsilon"],
+            part["mean"],
+            yerr=part["std"],
+            label=labels.get(key, key),
+            capsize=3,
+            markersize=4,
+            **STYLE.get(key, {}),
+        )
     ax.set_xscale("log")
     ax.set_xlabel(r"privacy parameter $\varepsilon$ (log scale)")
     ax.set_ylabel(r"$q_F(U)$")
-    ax.set_title("Utility against privacy, synthetic data (n = 5,000, d = 10, k = 2)")
+    ax.set_title(
+        "Utility against privacy, synthetic data (n = 5,000, d = 10, k = 2)"
+    )
     return ax
 
 
 def legend_below(fig, axes, ncol: int = 3):
     """One shared legend under a grid of axes."""
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, bbox_to_anchor=(0.5, -0.02),
-               frameon=False)
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        ncol=ncol,
+        bbox_to_anchor=(0.5, -0.02),
+        frameon=False,
+    )
     fig.tight_layout(rect=(0, 0.12, 1, 1))

@@ -1,4 +1,5 @@
 """Figure helpers for the chapter on differential privacy for matrices (no mathematics here)."""
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -9,7 +10,13 @@ def plot_sigma_ratio(epsilons, ratios_by_delta: dict, ax=None):
     """Ratio classical / analytic Gaussian noise level against epsilon, one line per delta."""
     ax = ax or plt.subplots()[1]
     for delta, ratio in ratios_by_delta.items():
-        ax.plot(epsilons, ratio, marker="o", ms=3, label=fr"$\delta = 10^{{{int(np.log10(delta))}}}$")
+        ax.plot(
+            epsilons,
+            ratio,
+            marker="o",
+            ms=3,
+            label=rf"$\delta = 10^{{{int(np.log10(delta))}}}$",
+        )
     ax.axhline(1.0, color="0.4", lw=1, ls=":")
     ax.set_xlabel(r"privacy parameter $\varepsilon$")
     ax.set_ylabel(r"$\sigma_{\mathrm{classical}} / \sigma_{\mathrm{analytic}}$")
@@ -26,9 +33,20 @@ def plot_l1_sensitivity(ds, curves: dict, markers: dict | None = None, ax=None):
     styles = ["-", "--", "-.", ":", (0, (5, 1)), (0, (1, 1))]
     colours = {}
     for (label, values), ls in zip(curves.items(), styles * 2):
-        colours[label] = ax.plot(ds, values, ls=ls, lw=1.6, label=label)[0].get_color()
+        colours[label] = ax.plot(ds, values, ls=ls, lw=1.6, label=label)[
+            0
+        ].get_color()
     for label, (dm, vm, curve) in (markers or {}).items():
-        ax.plot(dm, vm, "o", ms=6, mfc="none", mew=1.5, color=colours.get(curve), label=label)
+        ax.plot(
+            dm,
+            vm,
+            "o",
+            ms=6,
+            mfc="none",
+            mew=1.5,
+            color=colours.get(curve),
+            label=label,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("dimension $d$")
@@ -53,7 +71,9 @@ def plot_difference_heatmap(delta, title: str, ax=None):
 def plot_captured_variance(samples, expected: float, best: float, ax=None):
     """Histogram of q_F over Haar-random subspaces with the expectation and the PCA optimum."""
     ax = ax or plt.subplots()[1]
-    ax.hist(samples, bins=40, color="C0", alpha=0.7, label="Haar-random subspaces")
+    ax.hist(
+        samples, bins=40, color="C0", alpha=0.7, label="Haar-random subspaces"
+    )
     ax.axvline(expected, color="C1", lw=2, label=r"$\mathrm{tr}(A)\,k/d$")
     ax.axvline(best, color="C2", lw=2, ls="--", label="non-private PCA")
     ax.set_xlabel(r"captured variance $q_F(V)$")
