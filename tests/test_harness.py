@@ -9,10 +9,12 @@ import sys
 import nbformat
 import papermill as pm
 import pytest
+import yaml
 from bookpaths import ROOT, toc_documents, toc_notebooks
 
 sys.path.insert(0, str(ROOT / "tools"))
 import execute_chapters  # noqa: E402
+import render_book  # noqa: E402
 
 
 def code_cells(path):
@@ -93,3 +95,44 @@ def test_execution_cache_key_tracks_notebook_mode_and_package(
     before = execute_chapters.execution_key(copy, fast=False)
     (fake_root / "dppca" / "core.py").write_text("x = 2\n")
     assert execute_chapters.execution_key(copy, fast=False) != before
+
+
+def test_every_part_but_the_back_matter_is_numbered():
+    """Chapters are numbered in the sidebar and theorems per chapter (4.1, ...): each
+    part of _toc.yml needs ``numbered: true`` (a part added without it breaks the count)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    unnumbered = [
+        part["caption"]
+        for part in toc["parts"]
+        if part.get("caption") != "Back matter"
+        and part.get("numbered") is not True
+    ]
+    assert not unnumbered, f"parts without `numbered: true`: {unnumbered}"
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["sphinx"]["config"]["numfig_secnum_depth"] == 1
+
+
+def test_render_hides_the_parameters_cells(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title"),
+        nbformat.v4.new_code_cell(
+            "FAST = False\nSEED = 0", metadata={"tags": ["parameters"]}
+        ),
+        nbformat.v4.new_code_cell(
+            "# Parameters\nFAST = True\nSEED = 0\n",
+            metadata={"tags": ["injected-parameters"]},
+        ),
+        nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["hide-input"]}),
+    ]
+    path = tmp_path / "chapter.ipynb"
+    nbformat.write(nb, path)
+    assert render_book.hide_plumbing(path)
+    cells = nbformat.read(path, as_version=4).cells
+    assert ["remove-cell" in c.metadata.get("tags", []) for c in cells] == [
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert not render_book.hide_plumbing(path), "a second pass changes nothing"
