@@ -27,6 +27,10 @@ def write_render_config(src: Path) -> None:
     src.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
+    # Local Sphinx extensions live in the repository, not in the render's copy.
+    local = config.get("sphinx", {}).get("local_extensions") or {}
+    for name, path in local.items():
+        local[name] = str((ROOT / path).resolve())
     (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     shutil.copy2(ROOT / "references.bib", src / "references.bib")
     link = src / "dppca"
