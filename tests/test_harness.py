@@ -4,6 +4,7 @@ stripped notebooks and the execution cache key."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import nbformat
@@ -136,3 +137,37 @@ def test_render_hides_the_parameters_cells(tmp_path):
         False,
     ]
     assert not render_book.hide_plumbing(path), "a second pass changes nothing"
+
+
+def exercise_blocks(notebook):
+    """(exercise labels, solution-start labels, solution-end count) of a chapter, in order."""
+    exercises, starts, ends = [], [], 0
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = "".join(cell["source"])
+        exercises += re.findall(r"```\{exercise\}\s*\n:label: (\S+)", text)
+        starts += re.findall(r"```\{solution-start\} (\S+)", text)
+        ends += text.count("```{solution-end}")
+    return exercises, starts, ends
+
+
+@pytest.mark.parametrize("notebook", toc_notebooks(), ids=lambda p: p.stem)
+def test_exercises_have_gated_collapsed_solutions(notebook):
+    """Every exercise has one solution, opened after it and closed (the code cells between
+    the gates are executed like any other), with a label unique in the book."""
+    exercises, starts, ends = exercise_blocks(notebook)
+    assert len(exercises) <= 4, "at most four exercises per chapter"
+    assert starts == exercises, "each exercise is followed by its own solution"
+    assert ends == len(starts), "every solution-start needs a solution-end"
+    source = notebook.read_text()
+    assert source.count(":class: dropdown") >= len(starts), (
+        "solutions are collapsed (:class: dropdown)"
+    )
+
+
+def test_exercise_labels_are_unique_in_the_book():
+    labels = [
+        label for nb in toc_notebooks() for label in exercise_blocks(nb)[0]
+    ]
+    assert len(labels) == len(set(labels))
