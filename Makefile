@@ -13,7 +13,7 @@ export DPPCA_DATA_MIRROR
 # One BLAS thread per kernel: parallel notebooks otherwise oversubscribe the cores.
 BLAS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: book test lint unit notebooks render-fast check-stripped env clean clean-cache bench lab
+.PHONY: book test lint unit notebooks render-fast browser-check check-stripped env clean clean-cache bench lab
 
 env: $(STAMP)
 
@@ -30,9 +30,24 @@ book: $(STAMP)
 	$(BIN)/python tools/render_book.py full
 
 ## make test: stripped notebooks, lint, unit tests + every chapter in FAST mode, then render those
+## and open every page of that HTML in headless Chromium (when installed)
 test: $(STAMP) check-stripped lint
 	$(BLAS1) $(BIN)/python -m pytest -n auto --dist worksteal tests
 	$(BIN)/python tools/render_book.py fast
+	$(MAKE) --no-print-directory browser-check
+
+# Chromium is a system package (Debian: apt-get install chromium), not a pip one. Without it
+# the check is skipped with a plain message, unless DPPCA_REQUIRE_BROWSER=1 (.ci/run sets it).
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
+browser-check: $(STAMP)
+	@if [ -x "$(CHROMIUM)" ]; then \
+	  $(BIN)/python tools/browser_check.py _build/fast/_build/html; \
+	elif [ "$$DPPCA_REQUIRE_BROWSER" = 1 ]; then \
+	  echo "browser check FAILED: no Chromium at $(CHROMIUM)"; exit 1; \
+	else \
+	  echo "browser check SKIPPED: no Chromium at $(CHROMIUM) (apt-get install chromium)"; \
+	fi
 
 unit: $(STAMP)
 	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m "not notebook"
@@ -43,10 +58,12 @@ notebooks: $(STAMP)
 render-fast: $(STAMP)
 	$(BIN)/python tools/render_book.py fast
 
-## make lint: ruff's formatter and linter over package, tests, tools and chapters
+## make lint: ruff's formatter and linter over package, tests, tools and chapters; the GitHub
+## workflows against their JSON schema (bundled with check-jsonschema: works offline)
 lint: $(STAMP)
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/ruff check --quiet .
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 check-stripped: $(STAMP)
 	$(BIN)/nbstripout --verify chapters/*.ipynb

@@ -19,7 +19,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from bookpaths import ROOT, cap_blas_threads  # noqa: E402
-from render_book import strict_build, write_render_config  # noqa: E402
+from render_book import (  # noqa: E402
+    hide_plumbing,
+    strict_build,
+    write_render_config,
+)
 
 
 def main() -> int:
@@ -51,6 +55,7 @@ def main() -> int:
         )
     if args.no_render:
         return 0
+    hide_plumbing(out)
     write_render_config(work)
     shutil.copy2(
         ROOT / "chapters" / "references.md", work / "chapters" / "references.md"

@@ -4,15 +4,18 @@ stripped notebooks and the execution cache key."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import nbformat
 import papermill as pm
 import pytest
+import yaml
 from bookpaths import ROOT, toc_documents, toc_notebooks
 
 sys.path.insert(0, str(ROOT / "tools"))
 import execute_chapters  # noqa: E402
+import render_book  # noqa: E402
 
 
 def code_cells(path):
@@ -93,3 +96,78 @@ def test_execution_cache_key_tracks_notebook_mode_and_package(
     before = execute_chapters.execution_key(copy, fast=False)
     (fake_root / "dppca" / "core.py").write_text("x = 2\n")
     assert execute_chapters.execution_key(copy, fast=False) != before
+
+
+def test_every_part_but_the_back_matter_is_numbered():
+    """Chapters are numbered in the sidebar and theorems per chapter (4.1, ...): each
+    part of _toc.yml needs ``numbered: true`` (a part added without it breaks the count)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    unnumbered = [
+        part["caption"]
+        for part in toc["parts"]
+        if part.get("caption") != "Back matter"
+        and part.get("numbered") is not True
+    ]
+    assert not unnumbered, f"parts without `numbered: true`: {unnumbered}"
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["sphinx"]["config"]["numfig_secnum_depth"] == 1
+
+
+def test_render_hides_the_parameters_cells(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Title"),
+        nbformat.v4.new_code_cell(
+            "FAST = False\nSEED = 0", metadata={"tags": ["parameters"]}
+        ),
+        nbformat.v4.new_code_cell(
+            "# Parameters\nFAST = True\nSEED = 0\n",
+            metadata={"tags": ["injected-parameters"]},
+        ),
+        nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["hide-input"]}),
+    ]
+    path = tmp_path / "chapter.ipynb"
+    nbformat.write(nb, path)
+    assert render_book.hide_plumbing(path)
+    cells = nbformat.read(path, as_version=4).cells
+    assert ["remove-cell" in c.metadata.get("tags", []) for c in cells] == [
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert not render_book.hide_plumbing(path), "a second pass changes nothing"
+
+
+def exercise_blocks(notebook):
+    """(exercise labels, solution-start labels, solution-end count) of a chapter, in order."""
+    exercises, starts, ends = [], [], 0
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = "".join(cell["source"])
+        exercises += re.findall(r"```\{exercise\}\s*\n:label: (\S+)", text)
+        starts += re.findall(r"```\{solution-start\} (\S+)", text)
+        ends += text.count("```{solution-end}")
+    return exercises, starts, ends
+
+
+@pytest.mark.parametrize("notebook", toc_notebooks(), ids=lambda p: p.stem)
+def test_exercises_have_gated_collapsed_solutions(notebook):
+    """Every exercise has one solution, opened after it and closed (the code cells between
+    the gates are executed like any other), with a label unique in the book."""
+    exercises, starts, ends = exercise_blocks(notebook)
+    assert len(exercises) <= 4, "at most four exercises per chapter"
+    assert starts == exercises, "each exercise is followed by its own solution"
+    assert ends == len(starts), "every solution-start needs a solution-end"
+    source = notebook.read_text()
+    assert source.count(":class: dropdown") >= len(starts), (
+        "solutions are collapsed (:class: dropdown)"
+    )
+
+
+def test_exercise_labels_are_unique_in_the_book():
+    labels = [
+        label for nb in toc_notebooks() for label in exercise_blocks(nb)[0]
+    ]
+    assert len(labels) == len(set(labels))

@@ -9,6 +9,7 @@ _build/html (full) or _build/fast/_build/html (fast).
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,10 @@ def write_render_config(src: Path) -> None:
     src.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
+    # Local Sphinx extensions live in the repository, not in the render's copy.
+    local = config.get("sphinx", {}).get("local_extensions") or {}
+    for name, path in local.items():
+        local[name] = str((ROOT / path).resolve())
     (src / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     shutil.copy2(ROOT / "references.bib", src / "references.bib")
     link = src / "dppca"
@@ -50,6 +55,30 @@ def strict_build(src: Path, output: Path) -> int:
     return subprocess.run(cmd).returncode
 
 
+#: Cells a reader of the HTML book does not need: the chapter's ``parameters`` cell and the
+#: cell papermill injects after it (both say only FAST and SEED). They stay in the notebook
+#: (the download button offers it), tagged ``remove-cell`` so the page omits them.
+PLUMBING_TAGS = ("parameters", "injected-parameters")
+
+
+def hide_plumbing(notebook: Path) -> bool:
+    """Tag the parameters and injected-parameters cells of ``notebook`` ``remove-cell``, in place.
+
+    Idempotent; returns whether the file changed. Every executed chapter passes through here
+    before a render, so chapters need no tags of their own for this.
+    """
+    nb = json.loads(notebook.read_text())
+    changed = False
+    for cell in nb["cells"]:
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if any(t in tags for t in PLUMBING_TAGS) and "remove-cell" not in tags:
+            tags.append("remove-cell")
+            changed = True
+    if changed:
+        notebook.write_text(json.dumps(nb, indent=1, ensure_ascii=False))
+    return changed
+
+
 def prepare_source(src: Path) -> list[str]:
     """Copy configuration and non-notebook files into ``src``; return documents lacking an execution."""
     write_render_config(src)
@@ -63,6 +92,8 @@ def prepare_source(src: Path) -> list[str]:
             target = src / asset.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(asset, target)
+    for notebook in (src / "chapters").rglob("*.ipynb"):
+        hide_plumbing(notebook)
     return [
         doc
         for doc in toc_documents()
