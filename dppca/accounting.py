@@ -27,6 +27,7 @@ sensitivity 1 and noise m: the privacy profile of N(μ, σ²I) against N(μ', σ
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -139,9 +140,17 @@ def gaussian_epsilon(
         raise ValueError(
             f"accountant must be one of {ACCOUNTANTS}; got {accountant!r}"
         )
+    # Repeated multipliers become one SelfComposedDpEvent (the PLD accountant composes a
+    # Gaussian with itself in closed form); distinct ones are convolved.
+    counts = Counter(multipliers)
     ledger.compose(
         dp_accounting.ComposedDpEvent(
-            [dp_accounting.GaussianDpEvent(m) for m in multipliers]
+            [
+                dp_accounting.SelfComposedDpEvent(
+                    dp_accounting.GaussianDpEvent(m), count
+                )
+                for m, count in sorted(counts.items())
+            ]
         )
     )
     return float(ledger.get_epsilon(delta))
