@@ -383,6 +383,10 @@ class PrivatePCA(
         No centring, a private mean, or a public centre.
     center_share : float, default 0.2
         Share of ε (and δ) spent on the private mean when ``center=True``; in (0, 1).
+    centered_norm : float or None, default None
+        With ``center=True``: a public bound on ``‖x − μ̂‖`` at which the centred rows are
+        clipped (or refused, ``clip=False``). ``None`` uses the bound ``data_norm + ‖μ̂‖``
+        that holds without clipping (module docstring), which can be twice the spread.
     mechanism_options : dict or None
         Passed to the mechanism: ``sampler``, ``n_sweeps``, ``V0`` for PPCA (``V0="pca"`` starts
         the chain at the non-private top-k subspace: data-dependent, warned), ``calibration``
@@ -403,8 +407,8 @@ class PrivatePCA(
         eigenvalues, in the data's units (second moments about ``mean_`` along the axes). They
         may be negative. PPCA, Mangoubi–Vishnoi and Amin et al. release no eigenvalues here.
     row_bound_ : float
-        The public bound the rows were divided by (``data_norm``, or ``data_norm + ‖mean_‖``
-        with a private mean).
+        The public bound the rows were divided by (``data_norm``; with a private mean
+        ``centered_norm``, or ``data_norm + ‖mean_‖`` if it is None).
     privacy_releases_ : tuple of :class:`dppca.accounting.Release`
     privacy_spent_ : tuple (epsilon, delta)
         Basic composition of the releases' calibrated figures, centring included; compose
@@ -423,6 +427,7 @@ class PrivatePCA(
         clip=True,
         center=False,
         center_share=0.2,
+        centered_norm=None,
         mechanism_options=None,
         allow_not_dp=False,
         random_state=None,
@@ -435,6 +440,7 @@ class PrivatePCA(
         self.clip = clip
         self.center = center
         self.center_share = center_share
+        self.centered_norm = centered_norm
         self.mechanism_options = mechanism_options
         self.allow_not_dp = allow_not_dp
         self.random_state = random_state
@@ -522,6 +528,15 @@ class PrivatePCA(
                 stacklevel=4,
             )
 
+    def _centered_norm(self) -> float:
+        value = float(self.centered_norm)
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(
+                "centered_norm must be None or a finite number > 0; got "
+                f"{self.centered_norm!r}"
+            )
+        return value
+
     def _split(self, epsilon, delta):
         """(ε, δ) of the private mean and of the mechanism."""
         share = float(self.center_share)
@@ -606,9 +621,22 @@ class PrivatePCA(
                 total, n, d, bound, mean_budget, spec.notion == "pure", rng
             )
             releases.append(mean_release)
-            row_bound = bound + float(np.linalg.norm(mean))
+            if self.centered_norm is None:
+                row_bound = bound + float(np.linalg.norm(mean))
+                second = np.ones(n)
+            else:
+                row_bound = self._centered_norm()
+                # ‖w_i x_i − μ̂‖² = w_i²‖x_i‖² − 2 w_i ⟨x_i, μ̂⟩ + ‖μ̂‖², then clip or refuse.
+                squares = (
+                    (factors * row_norms(X)) ** 2
+                    - 2.0 * factors * np.asarray(X @ mean).ravel()
+                    + mean @ mean
+                )
+                second = clip_factors(
+                    np.sqrt(np.maximum(squares, 0.0)), row_bound, self.clip
+                )
             A = weighted_second_moment(
-                X, factors / row_bound, np.full(n, 1.0 / row_bound), mean
+                X, second * factors / row_bound, second / row_bound, mean
             )
             self.mean_, self.row_bound_ = mean, row_bound
         else:

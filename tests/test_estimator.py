@@ -104,6 +104,7 @@ def options_for(mechanism):
         ({"center": np.zeros(5)}, "center must be"),
         ({"mechanism": "wishart_published"}, "not differentially private"),
         ({"mechanism_options": {"V0": "mean"}}, "V0 must be"),
+        ({"center": True, "centered_norm": 0.0}, "centered_norm must be"),
     ],
 )
 def test_invalid_parameters_raise(params, message):
@@ -532,3 +533,27 @@ def test_data_dependent_start_is_really_the_pca_frame():
         ).fit(X)
     A = weighted_second_moment(X, clip_factors(row_norms(X), 3.0, True) / 3.0)
     assert subspace_distance(est.components_.T, top_k_subspace(A, 2)) < 0.05
+
+
+def test_centered_norm_clips_the_centred_rows():
+    """With a public bound C on the centred rows, the mechanism sees rows
+    s_i (w_i x_i − μ̂)/C of norm ≤ 1; the second moment matches that dense computation,
+    for dense and sparse input alike."""
+    X, _ = spiked(n=600, shift=1.0)
+    R, C = 4.0, 1.2
+    kw = {"mechanism": "analyze_gauss", "epsilon": 1e4, "delta": 1e-3}
+    kw |= {"data_norm": R, "center": True, "centered_norm": C}
+    est = PrivatePCA(2, random_state=5, **kw).fit(X)
+    assert est.row_bound_ == C
+    w = clip_factors(np.linalg.norm(X, axis=1), R, True)
+    V = X * w[:, None] - est.mean_
+    Z = V * clip_factors(np.linalg.norm(V, axis=1), C, True)[:, None] / C
+    assert np.linalg.norm(Z, axis=1).max() <= 1 + 1e-12
+    A = Z.T @ Z / 600
+    assert subspace_distance(est.components_.T, top_k_subspace(A, 2)) < 1e-2
+    sparse = PrivatePCA(2, random_state=5, **kw).fit(scipy.sparse.csr_matrix(X))
+    assert np.allclose(sparse.components_, est.components_, atol=1e-8)
+    with pytest.raises(ValueError, match="rows have norm above"):
+        PrivatePCA(
+            2, random_state=5, clip=False, **{**kw, "data_norm": 100.0}
+        ).fit(X * 10)
