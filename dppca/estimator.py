@@ -304,6 +304,36 @@ def clip_factors(norms, bound: float, clip: bool) -> np.ndarray:
     return factors
 
 
+#: Columns denser than this are multiplied as dense blocks by :func:`sparse_gram`.
+DENSE_COLUMN_FRACTION = 0.1
+
+
+def sparse_gram(X) -> np.ndarray:
+    """``XᵀX`` of a scipy.sparse ``X`` as a dense ``d × d`` array, without densifying ``X``.
+
+    Real data mix a few dense columns (numeric attributes) with many sparse ones (one-hot
+    indicators), and a sparse-sparse product spends most of its time on the dense columns.
+    So the columns are split: dense block ``X_Dᵀ X_D`` by BLAS (``n × |D|``, densified), the
+    cross block ``X_Sᵀ X_D`` by a sparse-dense product, and ``X_Sᵀ X_S`` sparse-sparse.
+    """
+    X = X.tocsr()
+    n, d = X.shape
+    density = np.bincount(X.indices, minlength=d) / max(n, 1)
+    dense_cols = np.flatnonzero(density > DENSE_COLUMN_FRACTION)
+    sparse_cols = np.flatnonzero(density <= DENSE_COLUMN_FRACTION)
+    if dense_cols.size == 0 or sparse_cols.size == 0:
+        return np.asarray((X.T @ X).toarray())
+    XD = X[:, dense_cols].toarray()
+    XS = X[:, sparse_cols]
+    gram = np.empty((d, d))
+    gram[np.ix_(dense_cols, dense_cols)] = XD.T @ XD
+    cross = np.asarray(XS.T @ XD)
+    gram[np.ix_(sparse_cols, dense_cols)] = cross
+    gram[np.ix_(dense_cols, sparse_cols)] = cross.T
+    gram[np.ix_(sparse_cols, sparse_cols)] = (XS.T @ XS).toarray()
+    return gram
+
+
 def weighted_second_moment(X, alpha, beta=None, m=None) -> np.ndarray:
     """``(1/n) Σ z_i z_iᵀ`` for rows ``z_i = α_i x_i − β_i m`` of a dense or sparse ``X``.
 
@@ -315,11 +345,9 @@ def weighted_second_moment(X, alpha, beta=None, m=None) -> np.ndarray:
     uniform = bool(np.all(alpha == alpha[0]))
     if scipy.sparse.issparse(X):
         if uniform:
-            gram = (X.T @ X).toarray() * alpha[0] ** 2
-            scaled = None
+            gram = sparse_gram(X) * alpha[0] ** 2
         else:
-            scaled = scipy.sparse.diags(alpha) @ X
-            gram = (scaled.T @ scaled).toarray()
+            gram = sparse_gram(scipy.sparse.diags(alpha) @ X)
     else:
         if uniform:
             gram = (X.T @ X) * alpha[0] ** 2
@@ -687,5 +715,6 @@ __all__ = [
     "clip_factors",
     "project_to_ball",
     "row_norms",
+    "sparse_gram",
     "weighted_second_moment",
 ]

@@ -20,6 +20,7 @@ from dppca.estimator import (
     centred_row_norms,
     clip_factors,
     row_norms,
+    sparse_gram,
     weighted_second_moment,
 )
 from dppca.privacy import analytic_gaussian_sigma
@@ -248,6 +249,23 @@ CENTRES = {
     "public": np.full(6, 0.3),
     "private": True,
 }
+
+
+@pytest.mark.parametrize("layout", ["mixed", "all sparse", "all dense"])
+def test_sparse_gram_equals_the_dense_product(layout):
+    """The column split (dense block, cross block, sparse block) gives XᵀX exactly."""
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((500, 12))
+    keep = {
+        "mixed": [0.9, 0.05],
+        "all sparse": [0.05, 0.05],
+        "all dense": [0.9, 0.9],
+    }
+    p_dense, p_sparse = keep[layout]
+    density = np.r_[np.full(4, p_dense), np.full(8, p_sparse)]
+    X *= rng.random((500, 12)) < density
+    for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csc_matrix):
+        assert np.allclose(sparse_gram(fmt(X)), X.T @ X, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("centre", CENTRES)
