@@ -274,7 +274,15 @@ RELEASES_EIGENVALUES = (
 
 def row_norms(X) -> np.ndarray:
     """Euclidean norms of the rows of a dense or scipy.sparse matrix (no densifying)."""
-    if scipy.sparse.issparse(X):
+    if scipy.sparse.issparse(X) and X.format == "csr":
+        # Sum of squares per row straight from the CSR arrays (half the time of
+        # X.multiply(X).sum(axis=1), which builds a second sparse matrix).
+        squares = np.zeros(X.shape[0])
+        starts = X.indptr[:-1]
+        filled = np.diff(X.indptr) > 0
+        if X.nnz:
+            squares[filled] = np.add.reduceat(X.data * X.data, starts[filled])
+    elif scipy.sparse.issparse(X):
         squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
     else:
         squares = np.einsum("ij,ij->i", X, X)

@@ -282,7 +282,13 @@ def test_weighted_second_moment_sparse_equals_dense(centre):
     expected = Z.T @ Z / 300
     assert np.allclose(weighted_second_moment(X, alpha, beta, m), expected)
     assert np.allclose(weighted_second_moment(S, alpha, beta, m), expected)
-    assert np.allclose(row_norms(S), np.linalg.norm(X, axis=1))
+    X[7] = 0.0  # an empty row in the middle
+    S = scipy.sparse.csr_matrix(X)
+    for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csc_matrix):
+        assert np.allclose(row_norms(fmt(X)), np.linalg.norm(X, axis=1))
+    assert np.array_equal(
+        row_norms(scipy.sparse.csr_matrix((3, 4))), np.zeros(3)
+    )
     c = rng.standard_normal(6)
     assert np.allclose(centred_row_norms(S, c), np.linalg.norm(X - c, axis=1))
 
