@@ -383,6 +383,16 @@ def project_to_ball(v, radius: float) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------
 
 
+def _snap(spent, requested):
+    """Report a split budget's total as requested when the parts add up to it up to
+    rounding (the parts are ``s·t`` and ``t − s·t``: in exact arithmetic they sum to ``t``)."""
+    out = []
+    for value, total in zip(spent, requested):
+        close = total is not None and math.isclose(value, total, rel_tol=1e-12)
+        out.append(float(total) if close else value)
+    return tuple(out)
+
+
 def _generator(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
@@ -588,12 +598,11 @@ class PrivatePCA(
             raise ValueError(
                 f"center_share must lie in (0, 1); got {self.center_share!r}"
             )
+        # The mechanism gets what is left, so the two parts add up to the total exactly.
+        mean_eps = share * epsilon
         mean_delta = None if delta is None else share * delta
-        mech_delta = None if delta is None else (1.0 - share) * delta
-        return (share * epsilon, mean_delta), (
-            (1 - share) * epsilon,
-            mech_delta,
-        )
+        mech_delta = None if delta is None else delta - mean_delta
+        return (mean_eps, mean_delta), (epsilon - mean_eps, mech_delta)
 
     # -- the private mean ----------------------------------------------------------------------
 
@@ -691,7 +700,9 @@ class PrivatePCA(
         self.n_components_ = k
         self._n_features_out = k
         self.privacy_releases_ = tuple(releases)
-        self.privacy_spent_ = basic_composition(releases)
+        self.privacy_spent_ = _snap(
+            basic_composition(releases), (self.epsilon, self.delta)
+        )
         return self
 
     def transform(self, X):

@@ -581,3 +581,22 @@ def test_centered_norm_clips_the_centred_rows():
         PrivatePCA(
             2, random_state=5, clip=False, **{**kw, "data_norm": 100.0}
         ).fit(X * 10)
+
+
+@pytest.mark.parametrize("share", [0.1, 0.2, 1 / 3, 0.9])
+def test_split_budget_adds_up_to_the_total(share):
+    X, _ = spiked(n=100)
+    est = PrivatePCA(
+        2,
+        epsilon=0.3,
+        delta=1e-6,
+        mechanism="analyze_gauss",
+        data_norm=3.0,
+        center=True,
+        center_share=share,
+        random_state=0,
+    ).fit(X)
+    mean_part, mech_part = est.privacy_releases_
+    assert np.isclose(mean_part.epsilon, share * 0.3)
+    assert np.isclose(mech_part.epsilon, (1 - share) * 0.3)
+    assert est.privacy_spent_ == (0.3, 1e-6)
