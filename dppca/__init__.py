@@ -4,10 +4,12 @@ The core names and every mechanism are re-exported here; each family lives in it
 ``dppca.input_perturbation`` (MOD-SULQ, Analyze Gauss, Laplace, Wishart), ``dppca.exponential``
 (PPCA) with its samplers in ``dppca.bingham``, ``dppca.gaussian_approx`` (Mangoubi-Vishnoi) with
 ``dppca.dyson``, plus ``dppca.privacy`` (calibration, privacy loss), ``dppca.sensitivity``,
-``dppca.audit``, ``dppca.bounds``, ``dppca.datasets`` and ``dppca.experiments``.
+``dppca.accounting`` (composition),
+``dppca.estimator`` (``PrivatePCA``), ``dppca.audit``, ``dppca.bounds``, ``dppca.datasets`` and ``dppca.experiments``.
 """
 
 from . import (
+    accounting,
     audit,
     bingham,
     exponential,
@@ -16,6 +18,7 @@ from . import (
     privacy,
     sensitivity,
 )
+from .estimator import PrivatePCA
 from .exponential import ppca, ppca_from_second_moment
 from .input_perturbation import (
     analyze_gauss,
@@ -58,6 +61,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PrivacyWarning",
+    "PrivatePCA",
+    "accounting",
     "analyze_gauss",
     "as_generator",
     "audit",

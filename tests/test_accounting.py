@@ -1,0 +1,164 @@
+"""Tests of dppca.accounting against closed forms: k-fold and heterogeneous Gaussian
+composition (one Gaussian of multiplier (Σ m_i^-2)^(-1/2), analytic formula of Balle and
+Wang 2018), pure ε adding up, δ of approximate releases adding up, and the estimator's
+releases."""
+
+import dp_accounting
+import numpy as np
+import pytest
+from dp_accounting.pld import pld_privacy_accountant
+
+from dppca import PrivatePCA, accounting
+from dppca.accounting import Release, compose, gaussian_epsilon
+from dppca.privacy import analyze_gauss_sigma, gaussian_mechanism_epsilon
+
+# PLD's pessimistic discretisation (interval 1e-4) overestimates ε by a little; never under.
+PLD_SLACK = 2e-3
+
+
+def analytic_epsilon(multiplier, delta):
+    return gaussian_mechanism_epsilon(multiplier, 1.0, delta)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 20])
+@pytest.mark.parametrize("multiplier", [0.8, 3.0, 10.0])
+def test_k_fold_gaussian_is_one_gaussian_with_sigma_over_root_k(k, multiplier):
+    delta = 1e-6
+    exact = analytic_epsilon(multiplier / np.sqrt(k), delta)
+    pld = gaussian_epsilon([multiplier] * k, delta)
+    assert exact - 1e-9 <= pld <= exact * (1 + PLD_SLACK) + 1e-6
+    rdp = gaussian_epsilon([multiplier] * k, delta, accountant="rdp")
+    assert (
+        rdp >= exact
+    )  # RDP conversion is an upper bound, never below the truth
+
+
+def test_heterogeneous_gaussians_compose_like_one():
+    multipliers = [1.0, 2.0, 4.0, 0.7, 2.0]
+    effective = np.sum(np.asarray(multipliers) ** -2.0) ** -0.5
+    exact = analytic_epsilon(effective, 1e-5)
+    pld = gaussian_epsilon(multipliers, 1e-5)
+    assert exact - 1e-9 <= pld <= exact * (1 + PLD_SLACK)
+
+
+def test_pure_releases_add_and_approximate_deltas_add():
+    releases = [
+        Release("PPCA", "pure", 0.3),
+        Release("Laplace", "pure", 0.5),
+        Release("Wishart", "approximate", 0.0, 1e-4),
+        Release("other", "approximate", 0.2, 2e-4),
+    ]
+    assert accounting.basic_composition(releases) == pytest.approx((1.0, 3e-4))
+    assert compose(releases, 1e-3) == pytest.approx((1.0, 3e-4))
+    with pytest.raises(ValueError, match="already spend"):
+        compose(releases, 1e-4)
+
+
+def test_mixed_composition_spends_the_approximate_delta_first():
+    releases = [
+        Release("PPCA", "pure", 0.4),
+        Release("Wishart", "approximate", 0.0, 4e-6),
+        accounting.gaussian_release("AG", 2.0, 1.0, 1.0, 1e-5),
+    ]
+    eps, delta = compose(releases, 1e-5)
+    exact = 0.4 + analytic_epsilon(2.0, 6e-6)
+    assert delta == 1e-5
+    assert exact - 1e-9 <= eps <= exact + PLD_SLACK * (exact - 0.4)
+    with pytest.raises(ValueError, match="leaves nothing"):
+        compose(releases, 4e-6)
+
+
+def test_release_validation():
+    with pytest.raises(ValueError, match="kind"):
+        Release("x", "exact", 1.0)
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        Release("x", "gaussian", 1.0, 1e-5)
+    with pytest.raises(ValueError, match="only Gaussian"):
+        Release("x", "pure", 1.0, 0.0, 2.0)
+    with pytest.raises(ValueError, match="delta = 0"):
+        Release("x", "pure", 1.0, 1e-5)
+    with pytest.raises(ValueError, match="accountant"):
+        gaussian_epsilon([1.0], 1e-5, accountant="moments")
+    with pytest.raises(TypeError, match="Release"):
+        compose([(1.0, 0.0)], 1e-5)
+
+
+def test_neighbouring_relation_of_dp_accounting():
+    """dp-accounting's REPLACE_ONE doubles a Gaussian event's sensitivity; the book's
+    multipliers are already normalised by the replace-one Δ, so the accountant must run in
+    ADD_OR_REMOVE_ONE mode (what gaussian_epsilon does) to match the analytic formula."""
+    m, delta = 2.0, 1e-5
+    replace = pld_privacy_accountant.PLDAccountant(
+        dp_accounting.NeighboringRelation.REPLACE_ONE
+    )
+    replace.compose(dp_accounting.GaussianDpEvent(m))
+    doubled = gaussian_mechanism_epsilon(m, 2.0, delta)
+    assert replace.get_epsilon(delta) == pytest.approx(doubled, rel=PLD_SLACK)
+    assert gaussian_epsilon([m], delta) == pytest.approx(
+        analytic_epsilon(m, delta), rel=PLD_SLACK
+    )
+
+
+def test_one_analyze_gauss_fit_spends_its_calibrated_epsilon():
+    """Analyze Gauss with the analytic calibration is tight: the accountant gives back ε."""
+    X = np.random.default_rng(0).standard_normal((500, 5))
+    est = PrivatePCA(
+        2,
+        mechanism="analyze_gauss",
+        epsilon=0.7,
+        delta=1e-6,
+        data_norm=2.0,
+        random_state=0,
+    ).fit(X)
+    (release,) = est.privacy_releases_
+    sigma = analyze_gauss_sigma(500, 0.7, 1e-6)
+    assert release.noise_multiplier == pytest.approx(sigma * 500 / np.sqrt(2))
+    eps, _ = compose([est], 1e-6)
+    assert 0.7 - 1e-6 <= eps <= 0.7 * (1 + PLD_SLACK)
+
+
+def test_several_fits_compose_better_than_adding():
+    """Two private-mean Analyze Gauss fits (four Gaussian releases at (ε_i, δ_i)): the
+    accountant's ε at the summed δ equals the analytic ε of the combined multiplier and is
+    below the basic composition's sum."""
+    X = np.random.default_rng(1).standard_normal((800, 5))
+    fits = [
+        PrivatePCA(
+            2,
+            mechanism="analyze_gauss",
+            epsilon=1.0,
+            delta=1e-6,
+            data_norm=2.0,
+            center=True,
+            random_state=seed,
+        ).fit(X)
+        for seed in (0, 1)
+    ]
+    basic = accounting.basic_composition(fits)
+    assert basic == pytest.approx((2.0, 2e-6))
+    eps, delta = compose(fits, 2e-6)
+    multipliers = [
+        r.noise_multiplier for f in fits for r in f.privacy_releases_
+    ]
+    exact = analytic_epsilon(
+        np.sum(np.asarray(multipliers) ** -2.0) ** -0.5, 2e-6
+    )
+    assert exact - 1e-9 <= eps <= exact * (1 + PLD_SLACK)
+    assert eps < 0.8 * basic[0]
+
+
+def test_mod_sulq_is_far_more_private_than_claimed():
+    """MOD-SULQ's β (Chaudhuri et al. 2013, eq. (5)) is a Gaussian mechanism of multiplier
+    β n/√2; its true ε at the same δ is a small fraction of the claimed one (chapter 2)."""
+    X = np.random.default_rng(2).standard_normal((2000, 10))
+    est = PrivatePCA(
+        2,
+        mechanism="mod_sulq",
+        epsilon=1.0,
+        delta=1e-5,
+        data_norm=3.0,
+        random_state=0,
+    ).fit(X)
+    eps, _ = compose([est], 1e-5)
+    assert est.privacy_spent_ == (1.0, 1e-5)
+    assert eps < 0.25

@@ -1,0 +1,602 @@
+"""Tests of dppca.estimator.PrivatePCA: scikit-learn's estimator checks, validation, every
+mechanism, sparse = dense under a seed, centring (and the sensitivities it relies on),
+pipelines, and PrivacyWarning exactly where it is documented."""
+
+import importlib.util
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from dppca import PrivacyWarning, PrivatePCA, subspace_distance, top_k_subspace
+from dppca.estimator import (
+    MECHANISMS,
+    RELEASES_EIGENVALUES,
+    centred_row_norms,
+    clip_factors,
+    row_norms,
+    sparse_gram,
+    weighted_second_moment,
+)
+from dppca.privacy import analytic_gaussian_sigma
+
+HAS_COVARIANCE = importlib.util.find_spec("dppca.covariance") is not None
+
+#: Mechanisms runnable in this installation (Amin et al. arrives with dppca.covariance).
+RUNNABLE = [m for m in MECHANISMS if m != "amin" or HAS_COVARIANCE]
+
+# --- scikit-learn's estimator checks ----------------------------------------------------------
+
+#: Checks that cannot apply to a randomised private estimator, skipped by name with the
+#: reason. None is needed: every fit draws its noise from ``random_state``, which the checks
+#: fix, so refits, fit_transform and pickling all reproduce bit for bit, and ``clip=True``
+#: accepts the checks' data at any scale.
+SKIPPED_CHECKS: dict[str, str] = {}
+
+
+def _expected_failed(estimator):
+    return SKIPPED_CHECKS
+
+
+@parametrize_with_checks(
+    [
+        PrivatePCA(
+            1,
+            epsilon=1.0,
+            delta=1e-5,
+            mechanism="analyze_gauss",
+            data_norm=10.0,
+        ),
+        PrivatePCA(
+            1, epsilon=1.0, mechanism="ppca", data_norm=5.0, center=True
+        ),
+        PrivatePCA(
+            1,
+            epsilon=2.0,
+            delta=1e-6,
+            mechanism="gaussian_approx",
+            data_norm=3.0,
+            center=True,
+        ),
+    ],
+    expected_failed_checks=_expected_failed,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# --- data ---------------------------------------------------------------------------------------
+
+
+def spiked(n=4000, d=6, k=2, seed=0, scale=3.0, shift=0.0):
+    """Rows concentrated near a k-dimensional subspace, of norm up to about ``scale``."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.standard_normal((d, k)))[0]
+    coords = rng.standard_normal((n, k)) * np.linspace(2.0, 1.0, k)
+    X = coords @ basis.T + 0.05 * rng.standard_normal((n, d))
+    X *= scale / np.percentile(np.linalg.norm(X, axis=1), 99)
+    return X + shift, basis
+
+
+def options_for(mechanism):
+    return {"n_sweeps": 50} if mechanism == "ppca" else None
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"data_norm": None}, "data_norm is required"),
+        ({"data_norm": -1.0}, "data_norm must be"),
+        ({"data_norm": np.inf}, "data_norm must be"),
+        ({"mechanism": "pca"}, "mechanism must be one of"),
+        ({"mechanism": "analyze_gauss"}, "needs a delta"),
+        ({"n_components": 6}, "n_components must satisfy"),
+        ({"n_components": 0}, "n_components must satisfy"),
+        ({"epsilon": 0.0}, "epsilon must be"),
+        ({"delta": 1.0}, "delta must lie"),
+        ({"center": np.zeros(5)}, "center must be"),
+        ({"mechanism": "wishart_published"}, "not differentially private"),
+        ({"mechanism_options": {"V0": "mean"}}, "V0 must be"),
+        ({"center": True, "centered_norm": 0.0}, "centered_norm must be"),
+    ],
+)
+def test_invalid_parameters_raise(params, message):
+    X, _ = spiked(n=50)
+    base = {"n_components": 2, "data_norm": 3.0, "random_state": 0}
+    with pytest.raises(ValueError, match=message):
+        PrivatePCA(**{**base, **params}).fit(X)
+
+
+def test_n_components_must_be_an_integer():
+    X, _ = spiked(n=50)
+    with pytest.raises(TypeError, match="integer"):
+        PrivatePCA(2.0, data_norm=3.0).fit(X)
+
+
+def test_clip_false_refuses_long_rows_and_clip_true_clips_them():
+    X, _ = spiked(n=200)
+    norms = np.linalg.norm(X, axis=1)
+    bound = float(np.median(norms))
+    with pytest.raises(
+        ValueError, match=rf"{int((norms > bound).sum())} of 200"
+    ):
+        PrivatePCA(2, data_norm=bound, clip=False, random_state=0).fit(X)
+    factors = clip_factors(norms, bound, clip=True)
+    assert np.allclose(np.minimum(norms, bound), norms * factors)
+    assert np.all(factors[norms <= bound] == 1.0)
+    # A bound above every row: clip=False and clip=True run the same computation.
+    big = float(norms.max()) * 1.01
+    kw = {"mechanism": "laplace", "data_norm": big, "random_state": 4}
+    a = PrivatePCA(2, clip=False, **kw).fit(X).components_
+    b = PrivatePCA(2, clip=True, **kw).fit(X).components_
+    assert np.array_equal(a, b)
+
+
+def test_random_state_none_is_fresh_and_a_seed_reproduces():
+    X, _ = spiked(n=300)
+    kw = {"mechanism": "laplace", "epsilon": 0.5, "data_norm": 3.0}
+    a = PrivatePCA(2, random_state=None, **kw).fit(X).components_
+    b = PrivatePCA(2, random_state=None, **kw).fit(X).components_
+    c = PrivatePCA(2, random_state=3, **kw).fit(X).components_
+    d = PrivatePCA(2, random_state=3, **kw).fit(X).components_
+    assert not np.array_equal(a, b)
+    assert np.array_equal(c, d)
+
+
+# --- every mechanism ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mechanism", RUNNABLE)
+def test_each_mechanism_recovers_a_strong_subspace(mechanism):
+    """At ε = 50 on 4,000 rows near a plane, every mechanism finds the plane; the attributes
+    are those documented, and the spent budget is the mechanism's. The (0, δ) Wishart needs a
+    large δ to be accurate (its noise scale is 1/(2n log(1/(1 − δ))), chapter 3)."""
+    X, basis = spiked()
+    delta = 0.2 if mechanism == "wishart_delta" else 1e-3
+    est = PrivatePCA(
+        2,
+        epsilon=50.0,
+        delta=delta,
+        mechanism=mechanism,
+        data_norm=3.0,
+        mechanism_options=options_for(mechanism),
+        allow_not_dp=True,
+        random_state=11,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        Z = est.fit_transform(X)
+    V = est.components_.T
+    assert np.allclose(V.T @ V, np.eye(2), atol=1e-10)
+    # A wrong (Haar-random) plane in d = 6 is at distance ~1.5; the true one at 0.
+    assert subspace_distance(V, basis) < 0.35
+    assert Z.shape == (4000, 2) and est.n_components_ == 2
+    assert est.n_features_in_ == 6
+    assert hasattr(est, "explained_variance_") == (
+        mechanism in RELEASES_EIGENVALUES
+    )
+    notion = MECHANISMS[mechanism].notion
+    spent = est.privacy_spent_
+    if notion == "pure":
+        assert spent == (50.0, 0.0)
+    elif notion == "gaussian":
+        assert spent == (50.0, 1e-3)
+    elif mechanism == "wishart_delta":
+        assert spent == (0.0, 0.2)
+    else:  # published Wishart: (0, 1 − e^{−ε/3}) by chapter 3
+        assert spent[0] == 0.0 and np.isclose(spent[1], -np.expm1(-50.0 / 3))
+
+
+def test_explained_variance_is_in_data_units():
+    """The noisy eigenvalues, rescaled by row_bound_², match the second moment of the data
+    along the axes when the noise is negligible."""
+    X, _ = spiked(n=5000)
+    est = PrivatePCA(
+        2,
+        epsilon=1e4,
+        delta=1e-3,
+        mechanism="analyze_gauss",
+        data_norm=10.0,
+        random_state=0,
+    ).fit(X)
+    along = np.mean((X @ est.components_.T) ** 2, axis=0)
+    assert np.allclose(est.explained_variance_, along, rtol=1e-3)
+
+
+def test_transform_and_inverse_transform():
+    X, _ = spiked(n=500, shift=1.0)
+    est = PrivatePCA(
+        2,
+        mechanism="laplace",
+        epsilon=5.0,
+        data_norm=5.0,
+        center=True,
+        random_state=1,
+    ).fit(X)
+    Z = est.transform(X)
+    P = est.components_.T @ est.components_
+    assert np.allclose(Z, (X - est.mean_) @ est.components_.T)
+    assert np.allclose(
+        est.inverse_transform(Z), (X - est.mean_) @ P + est.mean_
+    )
+
+
+@pytest.mark.skipif(
+    not HAS_COVARIANCE, reason="dppca.covariance not merged yet"
+)
+def test_amin_mechanism_runs_through_the_table():
+    X, basis = spiked()
+    est = PrivatePCA(
+        2, epsilon=50.0, mechanism="amin", data_norm=3.0, random_state=0
+    ).fit(X)
+    assert subspace_distance(est.components_.T, basis) < 0.35
+    assert est.privacy_spent_ == (50.0, 0.0)
+
+
+# --- sparse, dense, DataFrame ------------------------------------------------------------------
+
+
+CENTRES = {
+    "none": False,
+    "public": np.full(6, 0.3),
+    "private": True,
+}
+
+
+@pytest.mark.parametrize("layout", ["mixed", "all sparse", "all dense"])
+def test_sparse_gram_equals_the_dense_product(layout):
+    """The column split (dense block, cross block, sparse block) gives XᵀX exactly."""
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((500, 12))
+    keep = {
+        "mixed": [0.9, 0.05],
+        "all sparse": [0.05, 0.05],
+        "all dense": [0.9, 0.9],
+    }
+    p_dense, p_sparse = keep[layout]
+    density = np.r_[np.full(4, p_dense), np.full(8, p_sparse)]
+    X *= rng.random((500, 12)) < density
+    for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csc_matrix):
+        assert np.allclose(sparse_gram(fmt(X)), X.T @ X, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("centre", CENTRES)
+def test_weighted_second_moment_sparse_equals_dense(centre):
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((300, 6)) * (rng.random((300, 6)) < 0.4)
+    S = scipy.sparse.csr_matrix(X)
+    alpha = rng.random(300)
+    beta = rng.random(300)
+    m = rng.standard_normal(6)
+    if centre == "none":
+        beta, m = None, None
+    Z = alpha[:, None] * X - (0 if m is None else beta[:, None] * m)
+    expected = Z.T @ Z / 300
+    assert np.allclose(weighted_second_moment(X, alpha, beta, m), expected)
+    assert np.allclose(weighted_second_moment(S, alpha, beta, m), expected)
+    X[7] = 0.0  # an empty row in the middle
+    S = scipy.sparse.csr_matrix(X)
+    for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csc_matrix):
+        assert np.allclose(row_norms(fmt(X)), np.linalg.norm(X, axis=1))
+    assert np.array_equal(
+        row_norms(scipy.sparse.csr_matrix((3, 4))), np.zeros(3)
+    )
+    c = rng.standard_normal(6)
+    assert np.allclose(centred_row_norms(S, c), np.linalg.norm(X - c, axis=1))
+
+
+@pytest.mark.parametrize("centre", CENTRES)
+@pytest.mark.parametrize("mechanism", RUNNABLE)
+def test_sparse_input_gives_the_dense_release_under_a_seed(mechanism, centre):
+    """Same seed, same data as CSR, CSC or dense: the same release (the second moments agree
+    to rounding, and the noise is drawn from the same stream). PPCA's rejection sampler may
+    flip an accept/reject decision on a rounding difference, so for it the law is compared
+    through the second moment it is given (above) and the release only without a private
+    mean, where the two paths run the same arithmetic."""
+    if mechanism == "ppca" and centre == "private":
+        pytest.skip(
+            "a rounding-level difference in A can flip a rejection step"
+        )
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((400, 6)) * (rng.random((400, 6)) < 0.5)
+    X[:, :2] += rng.standard_normal((400, 1)) * 2
+    kw = {
+        "epsilon": 5.0,
+        "delta": 1e-4,
+        "mechanism": mechanism,
+        "data_norm": 2.0,
+        "center": CENTRES[centre],
+        "mechanism_options": {"n_sweeps": 50} if mechanism == "ppca" else None,
+        "allow_not_dp": True,
+        "random_state": 21,
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        dense = PrivatePCA(2, **kw).fit(X)
+        for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csc_matrix):
+            sparse = PrivatePCA(2, **kw).fit(fmt(X))
+            assert np.allclose(sparse.components_, dense.components_, atol=1e-8)
+            assert np.allclose(sparse.mean_, dense.mean_, atol=1e-12)
+            assert np.allclose(sparse.transform(fmt(X)), dense.transform(X))
+
+
+def test_dataframe_input_keeps_feature_names():
+    X, _ = spiked(n=300)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(6)])
+    kw = {"mechanism": "laplace", "data_norm": 3.0, "random_state": 2}
+    a = PrivatePCA(2, **kw).fit(frame)
+    b = PrivatePCA(2, **kw).fit(X)
+    assert list(a.feature_names_in_) == list(frame.columns)
+    assert np.array_equal(a.components_, b.components_)
+    assert list(a.get_feature_names_out()) == ["privatepca0", "privatepca1"]
+
+
+def test_pipeline_with_logistic_regression():
+    rng = np.random.default_rng(0)
+    X, basis = spiked(n=2000)
+    y = (X @ basis[:, 0] > 0).astype(int)
+    pipe = Pipeline(
+        [
+            (
+                "pca",
+                PrivatePCA(
+                    2,
+                    mechanism="analyze_gauss",
+                    epsilon=5.0,
+                    delta=1e-5,
+                    data_norm=3.0,
+                    random_state=0,
+                ),
+            ),
+            ("clf", LogisticRegression()),
+        ]
+    )
+    order = rng.permutation(2000)
+    train, test = order[:1500], order[1500:]
+    pipe.fit(X[train], y[train])
+    # y is a linear function of the plane: a correct plane classifies it almost perfectly.
+    assert pipe.score(X[test], y[test]) > 0.95
+
+
+# --- centring -------------------------------------------------------------------------------
+
+
+def test_public_centre_equals_fitting_the_shifted_data():
+    X, _ = spiked(n=500, shift=2.0)
+    c = np.full(6, 2.0)
+    kw = {"mechanism": "analyze_gauss", "epsilon": 1.0, "delta": 1e-5}
+    kw |= {"data_norm": 3.0, "random_state": 8}
+    a = PrivatePCA(2, center=c, **kw).fit(X)
+    b = PrivatePCA(2, center=False, **kw).fit(X - c)
+    assert np.allclose(a.components_, b.components_, atol=1e-10)
+    assert np.array_equal(a.mean_, c) and a.privacy_spent_ == b.privacy_spent_
+
+
+def test_private_mean_noise_law_and_budget_split():
+    """The Gaussian private mean has the calibrated σ = analytic(2R/n, s ε, s δ): over 400
+    seeds its errors have that standard deviation (chi-square bounds at 1e-6)."""
+    X, _ = spiked(n=1000, d=3, k=1, scale=1.0, shift=0.1)
+    R, eps, delta, share = 1.0, 2.0, 1e-5, 0.25
+    clipped = X * clip_factors(np.linalg.norm(X, axis=1), R, True)[:, None]
+    true_mean = clipped.mean(axis=0)
+    sigma = analytic_gaussian_sigma(2 * R / 1000, share * eps, share * delta)
+    errors = []
+    for seed in range(400):
+        est = PrivatePCA(
+            1,
+            mechanism="analyze_gauss",
+            epsilon=eps,
+            delta=delta,
+            data_norm=R,
+            center=True,
+            center_share=share,
+            random_state=seed,
+        ).fit(X)
+        errors.append(est.mean_ - true_mean)
+    errors = np.concatenate(errors) / sigma  # 1200 standard normals if correct
+    # chi2(1200) has mean 1200, sd 49: ±5.5 sd holds with probability > 1 - 1e-6.
+    assert abs(np.sum(errors**2) - 1200) < 5.5 * np.sqrt(2400)
+    mean_release, mech_release = est.privacy_releases_
+    assert np.isclose(mean_release.epsilon, share * eps)
+    assert np.isclose(mech_release.delta, (1 - share) * delta)
+    assert np.allclose(est.privacy_spent_, (eps, delta))
+    assert est.row_bound_ == pytest.approx(R + np.linalg.norm(est.mean_))
+
+
+def test_private_mean_is_laplace_for_pure_mechanisms():
+    X, _ = spiked(n=400, scale=1.0)
+    est = PrivatePCA(
+        2, mechanism="laplace", data_norm=1.0, center=True, random_state=0
+    ).fit(X)
+    assert [r.kind for r in est.privacy_releases_] == ["pure", "pure"]
+    assert est.privacy_spent_ == pytest.approx((1.0, 0.0))
+
+
+def test_clipped_mean_sensitivity_is_attained_at_2R_over_n():
+    """Replace-one on clipped rows moves the mean by at most 2R/n, attained by opposite rows."""
+    rng = np.random.default_rng(0)
+    R, n = 2.0, 50
+    X = rng.standard_normal((n, 4)) * 3
+    worst = 0.0
+    for _ in range(200):
+        Y = X.copy()
+        Y[0] = rng.standard_normal(4) * rng.choice([0.1, 10.0])
+        means = [
+            (
+                Z * clip_factors(np.linalg.norm(Z, axis=1), R, True)[:, None]
+            ).mean(0)
+            for Z in (X, Y)
+        ]
+        worst = max(worst, np.linalg.norm(means[0] - means[1]))
+    assert worst <= 2 * R / n * (1 + 1e-12)
+    Y = X.copy()
+    X[0] = np.array([100.0, 0, 0, 0])
+    Y[0] = -X[0]
+    means = [
+        (Z * clip_factors(np.linalg.norm(Z, axis=1), R, True)[:, None]).mean(0)
+        for Z in (X, Y)
+    ]
+    assert np.isclose(np.linalg.norm(means[0] - means[1]), 2 * R / n)
+
+
+def test_centred_scaled_rows_keep_the_second_moment_sensitivity():
+    """For any released mean in the ball of radius R, the second moment handed to the
+    mechanism changes by at most √2/n in Frobenius norm when one row is replaced (the
+    precondition of every mechanism)."""
+    rng = np.random.default_rng(3)
+    R, n, d = 1.5, 30, 4
+    X = rng.standard_normal((n, d)) * 2
+    worst = 0.0
+    for _ in range(300):
+        mu = rng.standard_normal(d)
+        mu *= R * rng.random() / np.linalg.norm(mu)
+        bound = R + np.linalg.norm(mu)
+        Y = X.copy()
+        Y[rng.integers(n)] = rng.standard_normal(d) * 5
+        moments = []
+        for Z in (X, Y):
+            f = clip_factors(np.linalg.norm(Z, axis=1), R, True)
+            z = (Z * f[:, None] - mu) / bound
+            assert np.linalg.norm(z, axis=1).max() <= 1 + 1e-12
+            moments.append(
+                weighted_second_moment(Z, f / bound, np.full(n, 1 / bound), mu)
+            )
+        worst = max(worst, np.linalg.norm(moments[0] - moments[1]))
+    assert worst <= np.sqrt(2) / n
+
+
+# --- PrivacyWarning exactly where listed ------------------------------------------------------
+
+
+def privacy_warnings(**params):
+    X, _ = spiked(n=200)
+    base = {"n_components": 2, "data_norm": 3.0, "random_state": 0}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        PrivatePCA(**{**base, **params}).fit(X)
+    return [w for w in caught if issubclass(w.category, PrivacyWarning)]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"mechanism": "ppca"},
+        {"mechanism": "ppca", "mechanism_options": {"n_sweeps": 50}},
+        {
+            "mechanism": "ppca",
+            "n_components": 1,
+            "mechanism_options": {"n_sweeps": 2},
+        },
+        {"mechanism": "ppca", "mechanism_options": {"V0": np.eye(6)[:, :2]}},
+        {"mechanism": "analyze_gauss", "delta": 1e-5},
+        {"mechanism": "mod_sulq", "delta": 1e-5},
+        {"mechanism": "laplace"},
+        {"mechanism": "gaussian_approx", "delta": 1e-5},
+        {"mechanism": "wishart_delta", "delta": 1e-5},
+        {"mechanism": "laplace", "center": True, "center_share": 0.5},
+        {"mechanism": "laplace", "center": False, "center_share": 0.0},
+    ],
+)
+def test_no_privacy_warning_for_sound_calls(params):
+    assert privacy_warnings(**params) == []
+
+
+@pytest.mark.parametrize(
+    "params, fragment",
+    [
+        (
+            {"mechanism": "wishart_published", "allow_not_dp": True},
+            "not DP as published",
+        ),
+        (
+            {"mechanism": "ppca", "mechanism_options": {"n_sweeps": 5}},
+            "fewer than the default",
+        ),
+        (
+            {"mechanism": "ppca", "mechanism_options": {"V0": "pca"}},
+            "data-dependent starting frame",
+        ),
+    ],
+)
+def test_privacy_warning_where_listed(params, fragment):
+    caught = privacy_warnings(**params)
+    assert len(caught) == 1 and fragment in str(caught[0].message)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0, -0.5, 1.5])
+def test_budget_split_leaving_nothing_warns_then_refuses(share):
+    X, _ = spiked(n=100)
+    est = PrivatePCA(
+        2, data_norm=3.0, center=True, center_share=share, mechanism="laplace"
+    )
+    with pytest.warns(PrivacyWarning, match="epsilon <= 0"):
+        with pytest.raises(ValueError, match="center_share"):
+            est.fit(X)
+
+
+def test_data_dependent_start_is_really_the_pca_frame():
+    """V0='pca' gives the chain the exact top-k subspace (what the warning says)."""
+    X, _ = spiked(n=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        est = PrivatePCA(
+            2,
+            mechanism="ppca",
+            epsilon=1e6,
+            data_norm=3.0,
+            mechanism_options={"V0": "pca", "n_sweeps": 1},
+            random_state=0,
+        ).fit(X)
+    A = weighted_second_moment(X, clip_factors(row_norms(X), 3.0, True) / 3.0)
+    assert subspace_distance(est.components_.T, top_k_subspace(A, 2)) < 0.05
+
+
+def test_centered_norm_clips_the_centred_rows():
+    """With a public bound C on the centred rows, the mechanism sees rows
+    s_i (w_i x_i − μ̂)/C of norm ≤ 1; the second moment matches that dense computation,
+    for dense and sparse input alike."""
+    X, _ = spiked(n=600, shift=1.0)
+    R, C = 4.0, 1.2
+    kw = {"mechanism": "analyze_gauss", "epsilon": 1e4, "delta": 1e-3}
+    kw |= {"data_norm": R, "center": True, "centered_norm": C}
+    est = PrivatePCA(2, random_state=5, **kw).fit(X)
+    assert est.row_bound_ == C
+    w = clip_factors(np.linalg.norm(X, axis=1), R, True)
+    V = X * w[:, None] - est.mean_
+    Z = V * clip_factors(np.linalg.norm(V, axis=1), C, True)[:, None] / C
+    assert np.linalg.norm(Z, axis=1).max() <= 1 + 1e-12
+    A = Z.T @ Z / 600
+    assert subspace_distance(est.components_.T, top_k_subspace(A, 2)) < 1e-2
+    sparse = PrivatePCA(2, random_state=5, **kw).fit(scipy.sparse.csr_matrix(X))
+    assert np.allclose(sparse.components_, est.components_, atol=1e-8)
+    with pytest.raises(ValueError, match="rows have norm above"):
+        PrivatePCA(
+            2, random_state=5, clip=False, **{**kw, "data_norm": 100.0}
+        ).fit(X * 10)
+
+
+@pytest.mark.parametrize("share", [0.1, 0.2, 1 / 3, 0.9])
+def test_split_budget_adds_up_to_the_total(share):
+    X, _ = spiked(n=100)
+    est = PrivatePCA(
+        2,
+        epsilon=0.3,
+        delta=1e-6,
+        mechanism="analyze_gauss",
+        data_norm=3.0,
+        center=True,
+        center_share=share,
+        random_state=0,
+    ).fit(X)
+    mean_part, mech_part = est.privacy_releases_
+    assert np.isclose(mean_part.epsilon, share * 0.3)
+    assert np.isclose(mech_part.epsilon, (1 - share) * 0.3)
+    assert est.privacy_spent_ == (0.3, 1e-6)
