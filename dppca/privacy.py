@@ -5,6 +5,7 @@ Shared by every mechanism chapter; later chapters add privacy-loss tools here.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -403,8 +404,12 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
 
 def zcdp_rho(epsilon: float, delta: float) -> float:
     """Largest ρ (to 1e-12 relative) whose :func:`zcdp_delta` at ε is ≤ δ (bisection in log ρ;
-    the returned ρ is checked to satisfy the bound)."""
-    eps, dl = check_epsilon(epsilon), check_delta(delta)
+    the returned ρ is checked to satisfy the bound). Cached: it is a pure function of (ε, δ)."""
+    return _zcdp_rho(check_epsilon(epsilon), check_delta(delta))
+
+
+@functools.lru_cache(maxsize=256)
+def _zcdp_rho(eps: float, dl: float) -> float:
     lo, hi = -60.0, np.log(eps) + 10.0
     while zcdp_delta(np.exp(hi), eps) <= dl:
         hi += 10.0

@@ -1,0 +1,275 @@
+"""The noise layer: exact laws of the safe samplers, grids, calibration, and the mechanisms."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dppca
+from dppca import gaussian_approx as ga
+from dppca import input_perturbation as ip
+from dppca import noise, privacy
+
+P_MIN = 1e-5  # a correct sampler fails a test below with probability about 1e-5
+
+
+def chi_square_p_value(samples, support, pmf):
+    """Pearson's chi-square test of integer samples against an exact pmf on ``support``,
+    pooling everything outside ``support`` into one tail cell."""
+    samples = np.asarray(samples)
+    counts = np.array([(samples == z).sum() for z in support])
+    tail = samples.size - counts.sum()
+    probs = np.asarray(pmf, dtype=float)
+    expected = np.append(probs, max(1.0 - probs.sum(), 0.0)) * samples.size
+    observed = np.append(counts, tail)
+    keep = expected > 0
+    assert observed[~keep].sum() == 0, "samples outside the support of the law"
+    return stats.chisquare(observed[keep], expected[keep]).pvalue
+
+
+@pytest.mark.parametrize(
+    "num, den",
+    [(0, 1), (1, 1), (3, 7), (7, 7), (5, 2), (13, 4), (10**12, 3 * 10**11)],
+)
+def test_bernoulli_exp_has_probability_exp_minus_num_over_den(num, den):
+    rng = np.random.default_rng(1)
+    size = 200_000
+    draws = noise.bernoulli_exp(np.full(size, num), den, rng)
+    p = math.exp(-num / den)
+    assert stats.binomtest(int(draws.sum()), size, p).pvalue > P_MIN
+
+
+def test_bernoulli_exp_minus_one_continues_runs_exactly():
+    """Continuing Algorithm 1 (γ = 1) from step 3 gives P(K odd | K ≥ 3) = 2/e: the rule used
+    for the runs that pass step 20 of the one-draw shortcut."""
+    rng = np.random.default_rng(2)
+    size = 200_000
+    one = np.ones(size, dtype=np.int64)
+    draws = noise._bernoulli_exp_fraction(rng, one, 1, first_step=3)
+    assert stats.binomtest(int(draws.sum()), size, 2 / math.e).pvalue > P_MIN
+    big = [noise._bernoulli_exp_big(rng, 3, 2) for _ in range(20_000)]
+    assert stats.binomtest(sum(big), 20_000, math.exp(-1.5)).pvalue > P_MIN
+
+
+@pytest.mark.parametrize("t", [1, 3, 10])
+def test_discrete_laplace_law(t):
+    rng = np.random.default_rng(3)
+    z = noise.discrete_laplace(t, 300_000, rng)
+    q = math.exp(-1.0 / t)
+    support = np.arange(-12 * t, 12 * t + 1)
+    pmf = (1 - q) / (1 + q) * q ** np.abs(support)
+    assert z.dtype == np.int64
+    assert chi_square_p_value(z, support, pmf) > P_MIN
+
+
+@pytest.mark.parametrize("variance", [0.7, 2.5, 6, 50])
+def test_discrete_gaussian_law(variance):
+    rng = np.random.default_rng(4)
+    t, c = noise.discrete_gaussian_parameters(variance)
+    assert t * c >= variance and t == math.ceil(math.sqrt(math.ceil(variance)))
+    z = noise.discrete_gaussian(variance, 300_000, rng)
+    support = np.arange(-60, 61)
+    weights = np.exp(-(support.astype(float) ** 2) / (2 * t * c))
+    assert chi_square_p_value(z, support, weights / weights.sum()) > P_MIN
+
+
+def test_safe_outputs_are_exact_grid_multiples_and_reproducible():
+    values = np.array([0.3, -1.0 / 3.0, 1e-9, 0.999999])
+    g = 2.0**-20
+    for add in (noise.add_laplace, noise.add_gaussian):
+        out = add(values, 0.05, noise="safe", rng=5, granularity=g)
+        again = add(values, 0.05, noise="safe", rng=5, granularity=g)
+        assert np.array_equal(out, again)
+        units = out / g
+        assert np.array_equal(units, np.rint(units))
+        noise_units = units.astype(np.int64) - noise.round_to_grid(values, g)
+        # the noise is an integer in grid units, of the order of the scale 0.05 / g
+        assert np.all(np.abs(noise_units) < 60 * 0.05 / g)
+    with pytest.raises(ValueError, match="power of two"):
+        noise.add_laplace(values, 0.05, noise="safe", granularity=0.3)
+    with pytest.raises(ValueError, match="noise must be"):
+        noise.add_gaussian(values, 0.05, noise="exact")
+
+
+def test_rounding_moves_an_entry_by_at_most_its_change_plus_one_and_attains_it():
+    g = 1.0
+    assert noise.round_to_grid([0.5, 1.5], g).tolist() == [0, 2]  # |Δ| = 1 + 1
+    rng = np.random.default_rng(6)
+    d, n = 4, 3
+    m = d * (d + 1) // 2
+    iu = np.triu_indices(d)
+    g = 2.0**-6
+    worst_l1 = worst_l2 = 0.0
+    for _ in range(3000):
+        v, w = dppca.sensitivity.random_unit_ball_pairs(
+            d, 1, rng, on_sphere=False
+        )
+        base = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.6
+        A = dppca.second_moment(np.vstack([base, v]))
+        B = dppca.second_moment(np.vstack([base, w]))
+        change = noise.round_to_grid(A[iu], g) - noise.round_to_grid(B[iu], g)
+        worst_l1 = max(worst_l1, np.abs(change).sum())
+        worst_l2 = max(worst_l2, np.linalg.norm(change))
+    l1 = dppca.sensitivity.l1_sensitivity_second_moment(
+        d, n, upper_triangle=True
+    )
+    l2 = dppca.sensitivity.frobenius_sensitivity_second_moment(n, True)
+    assert worst_l1 <= privacy.rounded_sensitivity(l1, g, m)
+    assert worst_l2 <= privacy.rounded_sensitivity(l2, g, math.sqrt(m))
+
+
+def test_float_kind_is_the_previous_noise_draw_for_draw():
+    d, b = 5, 0.3
+    A = dppca.second_moment(dppca.normalize_rows(np.ones((3, d))))
+    for dist, draw in (
+        ("laplace", lambda r: r.laplace(0.0, b, size=(d, d))),
+        ("gaussian", lambda r: r.normal(0.0, b, size=(d, d))),
+    ):
+        G = draw(np.random.default_rng(7))
+        before = A + (np.triu(G) + np.triu(G, 1).T)
+        now = noise.perturb_symmetric(A, b, distribution=dist, rng=7)
+        assert np.array_equal(before, now)
+    assert np.array_equal(
+        noise.add_laplace(A, b, rng=8),
+        A + np.random.default_rng(8).laplace(0.0, b, size=A.shape),
+    )
+
+
+def test_discrete_laplace_calibration_closed_form():
+    d, n, eps = 7, 50, 0.8
+    m = d * (d + 1) // 2
+    b, g = privacy.safe_laplace_input_calibration(d, n, eps)
+    assert g == noise.power_of_two_at_most((2 * d / n) / (1024 * m))
+    t = b / g
+    assert t == int(t) == math.ceil((2 * d / n / g + m) / eps * (1 + 2.0**-40))
+    # the rounding and the integer scale cost at most 1/1024 + 1/t more noise
+    float_b = privacy.laplace_input_scale(d, n, eps)
+    assert float_b <= b <= float_b * (1 + 1 / 1024 + 1 / t)
+
+
+def test_zcdp_conversion_is_the_infimum_and_valid():
+    for rho, eps in [(0.03, 1.0), (0.5, 2.0), (1e-4, 0.1)]:
+        delta = privacy.zcdp_delta(rho, eps)
+        alphas = 1 + np.logspace(-6, 6, 200_001)
+        grid = np.exp(
+            np.min(
+                (alphas - 1) * (alphas * rho - eps)
+                - np.log(alphas - 1)
+                + alphas * np.log1p(-1 / alphas)
+            )
+        )
+        assert delta <= grid * (1 + 1e-9)
+        assert delta >= grid * (1 - 1e-3)
+        # weaker than nothing: the continuous Gaussian's exact δ is below it, and it beats
+        # the simple bound exp(−(ε − ρ)² / (4ρ)) of Bun and Steinke (2016)
+        exact = privacy.analytic_gaussian_delta(
+            1.0 / np.sqrt(2 * rho), 1.0, eps
+        )
+        assert exact <= delta <= math.exp(-((eps - rho) ** 2) / (4 * rho))
+    rho = privacy.zcdp_rho(1.0, 1e-5)
+    assert (
+        privacy.zcdp_delta(rho, 1.0)
+        <= 1e-5
+        < privacy.zcdp_delta(rho * 1.001, 1.0)
+    )
+
+
+def test_discrete_gaussian_sigma_closed_form():
+    g, r = 2.0**-20, 3.0
+    sigma = privacy.discrete_gaussian_sigma(0.01, 1.0, 1e-5, g, r)
+    rho = privacy.zcdp_rho(1.0, 1e-5)
+    expected = (0.01 / g + r) / math.sqrt(2 * rho) * g
+    assert sigma == pytest.approx(expected, rel=1e-11) and sigma >= expected
+
+
+def _worst_pair(d=3, n=4, seed=0):
+    rng = np.random.default_rng(seed)
+    shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    e = np.eye(d)
+    return np.vstack([shared, e[0]]), np.vstack([shared, e[1]])
+
+
+def test_safe_laplace_mechanism_scale_law_and_exact_privacy_loss():
+    X, X_prime = _worst_pair()
+    n, d = X.shape
+    eps = 1.0
+    b, g = privacy.safe_laplace_input_calibration(d, n, eps)
+    t = int(b / g)
+    A, A_prime = dppca.second_moment(X), dppca.second_moment(X_prime)
+    iu = np.triu_indices(d)
+    k, k_prime = (
+        noise.round_to_grid(A[iu], g),
+        noise.round_to_grid(A_prime[iu], g),
+    )
+    # exact privacy loss of the program: sup over outputs of Σ(|y − k'| − |y − k|)/t
+    assert np.abs(k - k_prime).sum() / t <= eps
+    rng = np.random.default_rng(9)
+    outs = np.stack(
+        [
+            ip.laplace_input_perturbation(X, eps, rng=rng, noise="safe")
+            for _ in range(2000)
+        ]
+    )
+    assert np.array_equal(outs, np.swapaxes(outs, 1, 2))
+    z = outs[:, iu[0], iu[1]] / g - k
+    assert np.array_equal(z, np.rint(z))
+    # |Z|/t is, to within 1/t, a standard exponential variable
+    assert stats.kstest(np.abs(z).ravel() / t, "expon").pvalue > P_MIN
+
+
+def test_safe_gaussian_mechanisms_have_the_calibrated_scale():
+    X, _ = _worst_pair()
+    n, d = X.shape
+    eps, delta = 1.0, 1e-3
+    sigma_float = privacy.analyze_gauss_sigma(n, eps, delta)
+    sigma, g = privacy.safe_gaussian_input_calibration(
+        d, n, eps, delta, sigma_float
+    )
+    assert sigma_float < sigma < 1.15 * sigma_float
+    A = dppca.second_moment(X)
+    iu = np.triu_indices(d)
+    rng = np.random.default_rng(10)
+    outs = np.stack(
+        [
+            ip.analyze_gauss(X, eps, delta, rng=rng, noise="safe")
+            for _ in range(2000)
+        ]
+    )
+    z = outs[:, iu[0], iu[1]] / g - noise.round_to_grid(A[iu], g)
+    assert np.array_equal(z, np.rint(z))
+    t, c = noise.discrete_gaussian_parameters((sigma / g) ** 2)
+    assert stats.kstest(z.ravel() / math.sqrt(t * c), "norm").pvalue > P_MIN
+    # MOD-SULQ keeps its own (larger) β
+    beta = privacy.mod_sulq_beta(d, n, eps, delta)
+    s2, _ = privacy.safe_gaussian_input_calibration(d, n, eps, delta, beta)
+    assert s2 == beta
+
+
+def test_safe_goe_noise_has_the_variances_of_g_plus_g_transpose():
+    d, sigma = 4, 0.01
+    g = 2.0**-16
+    rng = np.random.default_rng(11)
+    M = np.zeros((d, d))
+    draws = np.stack(
+        [
+            noise.perturb_symmetric_goe(M, sigma, rng=rng, granularity=g)
+            for _ in range(3000)
+        ]
+    )
+    assert np.array_equal(draws, np.swapaxes(draws, 1, 2))
+    units = draws / g
+    assert np.array_equal(units, np.rint(units))
+    base = (sigma / g) ** 2
+    t, c = noise.discrete_gaussian_parameters(4 * base)
+    diag = units[:, np.arange(d), np.arange(d)].ravel()
+    assert stats.kstest(diag / math.sqrt(t * c), "norm").pvalue > P_MIN
+    t, c = noise.discrete_gaussian_parameters(2 * base)
+    off = units[:, 0, 1:].ravel()
+    assert stats.kstest(off / math.sqrt(t * c), "norm").pvalue > P_MIN
+    sigma_safe, gamma = ga.safe_noise_sigma(1.0, 1e-5, d, "replace_one", 100)
+    assert ga.noise_sigma(1.0, 1e-5, "replace_one", 100) < sigma_safe
+    out = ga.gaussian_subspace_recovery(
+        _worst_pair()[0], 1, 1.0, 1e-5, rng=12, noise="safe"
+    )
+    assert out.shape == (3, 1) and np.isclose(np.linalg.norm(out), 1.0)
