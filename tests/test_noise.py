@@ -273,3 +273,60 @@ def test_safe_goe_noise_has_the_variances_of_g_plus_g_transpose():
         _worst_pair()[0], 1, 1.0, 1e-5, rng=12, noise="safe"
     )
     assert out.shape == (3, 1) and np.isclose(np.linalg.norm(out), 1.0)
+
+
+def test_float_mechanisms_are_unchanged_and_safe_ones_reproducible():
+    X, _ = _worst_pair()
+    n, d = X.shape
+    A = dppca.second_moment(X)
+
+    def old_noise(draw, seed):
+        G = draw(np.random.default_rng(seed))
+        return np.triu(G) + np.triu(G, 1).T
+
+    beta = privacy.mod_sulq_beta(d, n, 1.0, 1e-3)
+    old = A + old_noise(lambda r: r.normal(0.0, beta, size=(d, d)), 13)
+    assert np.array_equal(ip.mod_sulq(X, 1.0, 1e-3, rng=13), old)
+    b = privacy.laplace_input_scale(d, n, 1.0)
+    old = A + old_noise(lambda r: r.laplace(0.0, b, size=(d, d)), 14)
+    assert np.array_equal(ip.laplace_input_perturbation(X, 1.0, rng=14), old)
+    sigma = ga.noise_sigma(1.0, 1e-3, "replace_one", n)
+    G = np.random.default_rng(15).standard_normal((d, d)) * sigma
+    vectors = np.linalg.eigh(A + (G + G.T))[1][:, ::-1]
+    assert np.array_equal(
+        ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-3, rng=15), vectors[:, :2]
+    )
+    for release in (
+        lambda r: ip.mod_sulq(X, 1.0, 1e-3, rng=r, noise="safe"),
+        lambda r: ip.analyze_gauss(X, 1.0, 1e-3, rng=r, noise="safe"),
+        lambda r: ip.laplace_input_perturbation(X, 1.0, rng=r, noise="safe"),
+        lambda r: ga.gaussian_subspace_recovery(
+            X, 2, 1.0, 1e-3, rng=r, noise="safe"
+        ),
+    ):
+        assert np.array_equal(release(16), release(16))
+        assert not np.array_equal(release(16), release(17))
+
+
+def test_safe_laplace_privacy_on_the_worst_l1_pairs():
+    """Exact privacy loss of the safe program, sup over outputs Σ(|y − k'| − |y − k|)/t =
+    ‖k − k'‖₁/t, on the extremal ℓ₁ pairs and on random pairs in low dimension."""
+    rng = np.random.default_rng(18)
+    for d in (2, 3, 4):
+        n, eps = 5, 0.7
+        b, g = privacy.safe_laplace_input_calibration(d, n, eps)
+        t = b / g
+        iu = np.triu_indices(d)
+        v, w = dppca.sensitivity.l1_extremal_pair(d, upper_triangle=True)
+        pairs = [(v, w)] + list(
+            zip(*dppca.sensitivity.random_unit_ball_pairs(d, 500, rng))
+        )
+        shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.7
+        for v, w in pairs:
+            k = noise.round_to_grid(
+                dppca.second_moment(np.vstack([shared, v]))[iu], g
+            )
+            k_prime = noise.round_to_grid(
+                dppca.second_moment(np.vstack([shared, w]))[iu], g
+            )
+            assert np.abs(k - k_prime).sum() / t <= eps
