@@ -28,13 +28,15 @@ Not covered by this layer:
 * the δ-calibrated Wishart input perturbation draws a Wishart matrix ``c G Gᵀ``, not
   independent additive entries; its privacy proof rests on the support and density of the
   continuous Wishart law. It is **float only** (a discrete analogue would need a new proof);
-* the samplers of the exponential mechanism (Bingham rejection sampling and the Gibbs sampler
-  of :mod:`dppca.bingham`) compute acceptance probabilities and conditional laws in float64.
-  Nothing is known about leaks there: no attack like Mironov's is published for them, and no
-  proof that they are safe exists either. Their outputs are unit vectors computed through
-  ``eigh`` and normalisations, whose rounding errors depend on the data, so a low-order-bit
-  leak is plausible in principle. A black-box audit can only find a leak that some test
-  statistic exposes with the sample sizes it can afford: it can refute, never certify.
+* the samplers of the exponential mechanism (:mod:`dppca.bingham`: the ACG rejection sampler
+  and the Gibbs samplers) work in float64. Their Gaussian proposals are transformed with
+  data-dependent matrices (eigenbasis, conditioning), normalised, and accepted by comparing
+  ``log(uniform)`` with a float log-ratio. No attack like Mironov's is known to us for them, and
+  no proof that they are safe either: the rounding errors of the outputs depend on the data, so
+  a low-order-bit leak is possible in principle. A black-box audit can only find a leak that
+  some test statistic exposes at the sample sizes it can afford. The likelihood-ratio
+  statistics of chapter 10 are continuous in the output and blind to low-order bits, so a leak
+  would need a test aimed at the bits. An audit can refute, never certify.
 """
 
 from __future__ import annotations
