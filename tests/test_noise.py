@@ -330,3 +330,40 @@ def test_safe_laplace_privacy_on_the_worst_l1_pairs():
                 dppca.second_moment(np.vstack([shared, w]))[iu], g
             )
             assert np.abs(k - k_prime).sum() / t <= eps
+
+
+def test_discrete_laplace_law_at_the_largest_scale():
+    """t = 2**40 exercises the two-draw path of Algorithm 1 (k·t ≥ 2**62 from k = 4 on):
+    P(|Z| ≥ x) = 2 q^x / (1 + q) for x ≥ 1, checked on bins of width t/4."""
+    t = noise.MAX_LAPLACE_GRID_SCALE
+    z = noise.discrete_laplace(t, 300_000, np.random.default_rng(19))
+    q = math.exp(-1.0 / t)
+    edges = np.r_[np.arange(1, 33) * (t // 4), np.iinfo(np.int64).max]
+    survival = np.r_[2 * q ** edges[:-1].astype(float) / (1 + q), 0.0]
+    cell = -np.diff(
+        np.r_[1.0, survival]
+    )  # P(|Z| in [previous edge, edge)), first from 0
+    counts = np.histogram(np.abs(z), bins=np.r_[0, edges].astype(float))[0]
+    assert counts.sum() == z.size
+    keep = cell > 0
+    assert stats.chisquare(counts[keep], cell[keep] * z.size).pvalue > P_MIN
+    assert (
+        stats.binomtest(int((z < 0).sum()), int((z != 0).sum()), 0.5).pvalue
+        > P_MIN
+    )
+
+
+def test_discrete_gaussian_law_at_a_large_scale():
+    """σ² = 2**50 (t = 2**25): bins of width σ/4 against the Gaussian CDF, whose error for
+    the discrete law is far below the test's resolution at this scale."""
+    variance = 2.0**50
+    t, c = noise.discrete_gaussian_parameters(variance)
+    sigma = math.sqrt(t * c)
+    z = noise.discrete_gaussian(variance, 300_000, np.random.default_rng(20))
+    edges = np.arange(-24, 25) * (sigma / 4)
+    cdf = stats.norm.cdf(edges / sigma)
+    cell = np.diff(np.r_[0.0, cdf, 1.0])
+    counts = np.histogram(
+        z.astype(float), bins=np.r_[-np.inf, edges - 0.5, np.inf]
+    )[0]
+    assert stats.chisquare(counts, cell * z.size).pvalue > P_MIN
