@@ -18,6 +18,14 @@ noise ``sigma``. Two neighbouring relations:
   largest (``2 / n^2``) for orthogonal unit rows: ``sup ||D||_F = sqrt(2) / n``.
 
 ``sigma`` is then the exact (Balle and Wang 2018) analytic Gaussian calibration.
+
+Noise kinds (:mod:`dppca.noise`): ``noise="float"`` (default for now) adds float64
+``G + G^T``, private as mathematics only. ``noise="safe"`` rounds ``M`` to a grid of
+granularity ``gamma`` (a power of two) and adds exact discrete Gaussian noise with the variances
+of ``G + G^T`` (``4 sigma^2`` on the diagonal, ``2 sigma^2`` off it). In grid units the
+Frobenius distance of neighbours grows by at most ``d`` (each entry moves by at most one more
+unit), so the calibration uses the sensitivity ``(sup ||D||_F / gamma + d) / 2`` and the
+discrete Gaussian's concentrated-DP guarantee (:func:`safe_noise_sigma`).
 """
 
 from __future__ import annotations
@@ -25,7 +33,17 @@ from __future__ import annotations
 import numpy as np
 
 from .linalg import second_moment
-from .privacy import analytic_gaussian_sigma
+from .noise import (
+    MAX_GAUSSIAN_GRID_SIGMA,
+    check_granularity,
+    check_noise_kind,
+    perturb_symmetric_goe,
+)
+from .privacy import (
+    analytic_gaussian_sigma,
+    discrete_gaussian_sigma,
+    safe_granularity,
+)
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     as_generator,
@@ -96,6 +114,34 @@ def noise_sigma(
     )
 
 
+def safe_noise_sigma(
+    epsilon: float,
+    delta: float,
+    d: int,
+    relation: str = "rank_one_update",
+    n: int | None = None,
+    granularity: float | None = None,
+) -> tuple[float, float]:
+    """``(sigma, gamma)`` of the floating-point-safe ``M + G + G^T`` (module docstring):
+    ``sigma = max(noise_sigma, discrete calibration)`` with sensitivity
+    ``(sup ||D||_F / gamma + d) / 2``; default ``gamma`` from
+    :func:`dppca.privacy.safe_granularity`."""
+    sigma_float = noise_sigma(epsilon, delta, relation, n)
+    half_sensitivity = frobenius_sensitivity(relation, n) / 2.0
+    if granularity is None:
+        granularity = safe_granularity(
+            half_sensitivity,
+            d / 2.0,
+            2.0 * sigma_float,
+            MAX_GAUSSIAN_GRID_SIGMA,
+        )
+    g = check_granularity(granularity)
+    sigma = discrete_gaussian_sigma(
+        half_sensitivity, epsilon, delta, g, d / 2.0
+    )
+    return max(sigma_float, sigma), g
+
+
 def goe_noise(d: int, sigma: float, rng=None) -> np.ndarray:
     """``G + G^T`` with ``G`` a ``d x d`` matrix of i.i.d. ``N(0, sigma^2)`` entries: a GOE matrix
     (variance ``4 sigma^2`` on the diagonal, ``2 sigma^2`` off it). Not the upper-triangle noise of
@@ -125,11 +171,27 @@ def check_target_spectrum(Lambda, d: int) -> np.ndarray:
     return Lambda
 
 
-def noisy_eigendecomposition(M, sigma: float, rng=None):
-    """Eigen-decomposition of ``M + G + G^T``: values descending, vectors as columns."""
+def noisy_eigendecomposition(
+    M, sigma: float, rng=None, noise: str = "float", granularity=None
+):
+    """Eigen-decomposition of ``M + G + G^T``: values descending, vectors as columns.
+    ``noise="safe"``: ``M`` on the grid ``granularity`` plus exact discrete noise with the same
+    variances (:func:`dppca.noise.perturb_symmetric_goe`)."""
     M = check_symmetric(M)
-    values, vectors = np.linalg.eigh(M + goe_noise(M.shape[0], sigma, rng))
+    if check_noise_kind(noise) == "safe":
+        noisy = perturb_symmetric_goe(
+            M, sigma, rng=rng, granularity=granularity
+        )
+    else:
+        noisy = M + goe_noise(M.shape[0], sigma, rng)
+    values, vectors = np.linalg.eigh(noisy)
     return values[::-1], vectors[:, ::-1]
+
+
+def _calibrated_sigma(epsilon, delta, d, relation, n, noise, granularity):
+    if check_noise_kind(noise) == "safe":
+        return safe_noise_sigma(epsilon, delta, d, relation, n, granularity)
+    return noise_sigma(epsilon, delta, relation, n), None
 
 
 def apply_spectrum(vectors, Lambda) -> np.ndarray:
@@ -145,56 +207,80 @@ def gaussian_matrix_approximation(
     rng=None,
     relation: str = "rank_one_update",
     n: int | None = None,
+    noise: str = "float",
 ):
     """Mangoubi–Vishnoi Gaussian mechanism: ``H = V^ Lambda V^T`` from ``M + G + G^T``.
 
-    ``Lambda`` must be data-independent (or itself private); ``sigma`` from :func:`noise_sigma`.
+    ``Lambda`` must be data-independent (or itself private); ``sigma`` from :func:`noise_sigma`
+    (``noise="float"``) or :func:`safe_noise_sigma` (``noise="safe"``, module docstring).
     """
     M = check_symmetric(M)
     Lambda = check_target_spectrum(Lambda, M.shape[0])
-    sigma = noise_sigma(epsilon, delta, relation, n)
-    _, vectors = noisy_eigendecomposition(M, sigma, rng)
+    sigma, gamma = _calibrated_sigma(
+        epsilon, delta, M.shape[0], relation, n, noise, None
+    )
+    _, vectors = noisy_eigendecomposition(M, sigma, rng, noise, gamma)
     return apply_spectrum(vectors, Lambda)
 
 
 def rank_k_covariance_approximation(
-    X, k: int, epsilon: float, delta: float, rng=None
+    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "float"
 ) -> np.ndarray:
     """Private rank-k approximation of ``A = X^T X / n`` (replace-one relation).
 
     Uses ``lambda_i = sigma^_i`` (i <= k), the top eigenvalues of the NOISY matrix: they are
     post-processing of the private release. The true ``sigma_i`` of the corollary would leak.
+    ``noise``: ``"float"`` or ``"safe"`` (module docstring).
     """
     A = second_moment(X)
     n, d = X.shape
     k = check_k(k, d)
-    sigma = noise_sigma(epsilon, delta, "replace_one", n)
-    values, vectors = noisy_eigendecomposition(A, sigma, rng)
+    sigma, gamma = _calibrated_sigma(
+        epsilon, delta, d, "replace_one", n, noise, None
+    )
+    values, vectors = noisy_eigendecomposition(A, sigma, rng, noise, gamma)
     return apply_spectrum(vectors[:, :k], values[:k])
 
 
 def gaussian_subspace_recovery_from_second_moment(
-    A, n: int, k: int, epsilon: float, delta: float, rng=None
+    A,
+    n: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    noise: str = "float",
+    granularity: float | None = None,
 ) -> np.ndarray:
     """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one calibration): the top-k
-    eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix."""
+    eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix.
+    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
     A = check_symmetric(A, name="A")
     k = check_k(k, A.shape[0])
-    sigma = noise_sigma(epsilon, delta, "replace_one", check_n(n))
-    _, vectors = noisy_eigendecomposition(A, sigma, rng)
+    sigma, gamma = _calibrated_sigma(
+        epsilon,
+        delta,
+        A.shape[0],
+        "replace_one",
+        check_n(n),
+        noise,
+        granularity,
+    )
+    _, vectors = noisy_eigendecomposition(A, sigma, rng, noise, gamma)
     return vectors[:, :k].copy()
 
 
 def gaussian_subspace_recovery(
-    X, k: int, epsilon: float, delta: float, rng=None
+    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "float"
 ) -> np.ndarray:
     """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest 0; replace-one).
 
     Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``.
+    ``noise``: ``"float"`` or ``"safe"`` (module docstring).
     """
     A = second_moment(X)
     return gaussian_subspace_recovery_from_second_moment(
-        A, np.shape(X)[0], k, epsilon, delta, rng
+        A, np.shape(X)[0], k, epsilon, delta, rng, noise=noise
     )
 
 
@@ -252,6 +338,7 @@ __all__ = [
     "mahalanobis_distance",
     "noise_sigma",
     "goe_noise",
+    "safe_noise_sigma",
     "check_target_spectrum",
     "gaussian_subspace_recovery_from_second_moment",
     "noisy_eigendecomposition",

@@ -11,6 +11,15 @@ n x d data replaced by another row of norm <= 1):
 
 Each function returns the noisy symmetric d x d matrix; the private subspace is
 ``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism really provides.
+
+The noise is drawn through :mod:`dppca.noise`. ``noise="float"`` (the default for now) is the
+float64 noise of the papers: differentially private as mathematics only (its low-order bits
+leak, chapter 10). ``noise="safe"`` rounds A to a grid of granularity γ (a power of two) and
+adds exact discrete Laplace / discrete Gaussian noise, calibrated for the rounding
+(:func:`dppca.privacy.safe_laplace_input_calibration`,
+:func:`dppca.privacy.safe_gaussian_input_calibration`): private as a program. The Wishart
+mechanisms are float only: their noise is a Wishart matrix, whose privacy proof rests on the
+continuous law's support and density, not on independent additive entries.
 """
 
 from __future__ import annotations
@@ -18,10 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from .linalg import second_moment
+from .noise import check_noise_kind, perturb_symmetric
 from .privacy import (
     analyze_gauss_sigma,
     laplace_input_scale,
     mod_sulq_beta,
+    safe_gaussian_input_calibration,
+    safe_laplace_input_calibration,
     wishart_input_scale,
     wishart_scale_for_delta,
 )
@@ -78,21 +90,52 @@ def wishart_noise(
     return np.triu(W) + np.triu(W, 1).T  # exact symmetry, whatever BLAS does
 
 
+def _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity):
+    """A + symmetric Gaussian noise of the requested kind (module docstring)."""
+    if check_noise_kind(noise) == "safe":
+        sigma, granularity = safe_gaussian_input_calibration(
+            A.shape[0], n, epsilon, delta, sigma, granularity
+        )
+    return perturb_symmetric(
+        A,
+        sigma,
+        distribution="gaussian",
+        noise=noise,
+        rng=rng,
+        granularity=granularity,
+    )
+
+
 def mod_sulq_from_second_moment(
-    A, n: int, epsilon: float, delta: float, rng=None, exact_beta: bool = False
+    A,
+    n: int,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    exact_beta: bool = False,
+    noise: str = "float",
+    granularity: float | None = None,
 ) -> np.ndarray:
     """MOD-SULQ on a second-moment matrix A = XᵀX/n of n rows (Chaudhuri et al. 2013, Alg. 1):
-    A + N, N symmetric with i.i.d. N(0, β²) entries, β from eq. (5) (or its exact quadratic root)."""
+    A + N, N symmetric with i.i.d. N(0, β²) entries, β from eq. (5) (or its exact quadratic root).
+
+    ``noise="safe"``: A on a grid of granularity γ plus exact discrete Gaussian noise of
+    standard deviation max(β, the discrete calibration) (module docstring)."""
     A, n = _moment_and_n(A, n)
     beta = mod_sulq_beta(A.shape[0], n, epsilon, delta, exact=exact_beta)
-    return A + symmetric_gaussian_noise(A.shape[0], beta, rng)
+    return _gaussian_noise(A, n, epsilon, delta, beta, rng, noise, granularity)
 
 
-def mod_sulq(X, epsilon: float, delta: float, rng=None) -> np.ndarray:
+def mod_sulq(
+    X, epsilon: float, delta: float, rng=None, noise: str = "float"
+) -> np.ndarray:
     """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by Theorem 5):
-    returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and above the diagonal, β of eq. (5)."""
+    returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and above the diagonal, β of eq. (5).
+    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
     A = second_moment(X)
-    return mod_sulq_from_second_moment(A, np.shape(X)[0], epsilon, delta, rng)
+    return mod_sulq_from_second_moment(
+        A, np.shape(X)[0], epsilon, delta, rng, noise=noise
+    )
 
 
 def analyze_gauss_from_second_moment(
@@ -102,42 +145,74 @@ def analyze_gauss_from_second_moment(
     delta: float,
     rng=None,
     calibration: str = "analytic",
+    noise: str = "float",
+    granularity: float | None = None,
 ) -> np.ndarray:
     """Analyze Gauss on A = XᵀX/n: A + E, E symmetric with i.i.d. N(0, σ²) entries,
-    σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity √2/n)."""
+    σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity √2/n).
+
+    ``noise="safe"``: A on a grid plus exact discrete Gaussian noise, σ raised to the discrete
+    calibration (zCDP, :func:`dppca.privacy.discrete_gaussian_sigma`) where it is larger."""
     A, n = _moment_and_n(A, n)
     sigma = analyze_gauss_sigma(n, epsilon, delta, calibration)
-    return A + symmetric_gaussian_noise(A.shape[0], sigma, rng)
+    return _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity)
 
 
 def analyze_gauss(
-    X, epsilon: float, delta: float, rng=None, calibration: str = "analytic"
+    X,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    calibration: str = "analytic",
+    noise: str = "float",
 ) -> np.ndarray:
     """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one neighbours:
-    XᵀX/n + E with E symmetric Gaussian, calibrated classically or exactly (Balle and Wang 2018)."""
+    XᵀX/n + E with E symmetric Gaussian, calibrated classically or exactly (Balle and Wang 2018).
+    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
     A = second_moment(X)
     return analyze_gauss_from_second_moment(
-        A, np.shape(X)[0], epsilon, delta, rng, calibration
+        A, np.shape(X)[0], epsilon, delta, rng, calibration, noise=noise
     )
 
 
 def laplace_input_perturbation_from_second_moment(
-    A, n: int, epsilon: float, rng=None
+    A,
+    n: int,
+    epsilon: float,
+    rng=None,
+    noise: str = "float",
+    granularity: float | None = None,
 ) -> np.ndarray:
     """Laplace input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm 1): A + L with
-    (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a symmetric L."""
+    (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a symmetric L.
+
+    ``noise="safe"``: A on a grid of granularity γ plus γ × exact discrete Laplace noise,
+    scale from :func:`dppca.privacy.safe_laplace_input_calibration`: (ε, 0)-DP as a program."""
     A, n = _moment_and_n(A, n)
     d = A.shape[0]
-    return A + symmetric_laplace_noise(
-        d, laplace_input_scale(d, n, epsilon), rng
+    scale = laplace_input_scale(d, n, epsilon)
+    if check_noise_kind(noise) == "safe":
+        scale, granularity = safe_laplace_input_calibration(
+            d, n, epsilon, granularity
+        )
+    return perturb_symmetric(
+        A,
+        scale,
+        distribution="laplace",
+        noise=noise,
+        rng=rng,
+        granularity=granularity,
     )
 
 
-def laplace_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
-    """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1; (ε, 0)-DP, Theorem 3)."""
+def laplace_input_perturbation(
+    X, epsilon: float, rng=None, noise: str = "float"
+) -> np.ndarray:
+    """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1; (ε, 0)-DP, Theorem 3).
+    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
     A = second_moment(X)
     return laplace_input_perturbation_from_second_moment(
-        A, np.shape(X)[0], epsilon, rng
+        A, np.shape(X)[0], epsilon, rng, noise=noise
     )
 
 

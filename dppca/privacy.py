@@ -5,6 +5,10 @@ Shared by every mechanism chapter; later chapters add privacy-loss tools here.
 
 from __future__ import annotations
 
+import functools
+import math
+from fractions import Fraction
+
 import numpy as np
 from scipy import optimize, special
 
@@ -301,6 +305,199 @@ def wishart_scale_for_delta(n: int, delta: float) -> float:
     return float(1.0 / (2.0 * check_n(n) * -np.log1p(-dl)))
 
 
+# ---------------------------------------------------------------------------------------------
+# Floating-point-safe calibration: rounding to a grid, then discrete noise (dppca.noise)
+# ---------------------------------------------------------------------------------------------
+
+#: Default fineness of the grid: the rounding adds at most 1/1024 to the sensitivity.
+SAFE_GRID_REFINEMENT = 1024
+
+#: Relative margin added to discrete calibrations, absorbing float rounding of their inputs.
+_CALIBRATION_MARGIN = 2.0**-40
+
+
+def rounded_sensitivity(
+    sensitivity: float, granularity: float, rounding_term: float
+) -> float:
+    """Sensitivity, in grid units, of k = round(a/γ) when a has sensitivity Δ: Δ/γ + r.
+
+    Each coordinate moves by |round(x) − round(y)| ≤ |x − y| + 1 (both roundings are within
+    1/2), and only coordinates that change move at all. Over m coordinates the ℓ₁ norm of the
+    change grows by at most r = m, the ℓ₂ norm (Minkowski) by r = √m; for a d × d symmetric
+    matrix the Frobenius norm grows by r = d. Upper bound, valid for every neighbouring pair.
+    """
+    g = float(granularity)
+    if not (sensitivity > 0 and g > 0 and rounding_term >= 0):
+        raise ValueError(
+            "need sensitivity > 0, granularity > 0, rounding_term >= 0"
+        )
+    return float(sensitivity) / g + float(rounding_term)
+
+
+def safe_granularity(
+    sensitivity: float,
+    rounding_term: float,
+    noise_scale: float,
+    max_grid_scale: float,
+    refinement: int = SAFE_GRID_REFINEMENT,
+) -> float:
+    """Default grid of a floating-point-safe mechanism: the largest power of two γ with
+    r·γ ≤ Δ/``refinement`` (the rounding inflates the sensitivity, hence the noise, by at most
+    1/refinement), coarsened if needed so that the noise, ``noise_scale``/γ grid units, stays
+    below ``max_grid_scale``/4 (the range of the exact integer samplers)."""
+    from .noise import power_of_two_at_most
+
+    fine = float(sensitivity) / (refinement * max(float(rounding_term), 1.0))
+    coarse_enough = 4.0 * float(noise_scale) / float(max_grid_scale)
+    return power_of_two_at_most(max(fine, coarse_enough))
+
+
+def discrete_laplace_scale(
+    l1_sensitivity: float, epsilon: float, granularity: float, entries: int
+) -> float:
+    """Scale b = γ·t of the safe Laplace mechanism on ``entries`` coordinates: t = ⌈Δ_k/ε⌉
+    grid units, Δ_k = Δ₁/γ + m (:func:`rounded_sensitivity`).
+
+    The released γ(k + Z), Z i.i.d. discrete Laplace P(z) ∝ exp(−|z|/t), has output
+    probabilities in ratio at most exp(‖k − k'‖₁/t) ≤ exp(ε) on neighbours: (ε, 0)-DP as a
+    program. t is an integer (computed in exact rational arithmetic with a 2**-40 margin).
+    """
+    eps = check_epsilon(epsilon)
+    sens = rounded_sensitivity(l1_sensitivity, granularity, int(entries))
+    t = math.ceil(
+        Fraction(sens) / Fraction(eps) * (1 + Fraction(_CALIBRATION_MARGIN))
+    )
+    return float(t) * float(granularity)
+
+
+def zcdp_delta(rho: float, epsilon: float) -> float:
+    """δ such that ρ-zCDP implies (ε, δ)-DP: the conversion of Canonne, Kamath and Steinke
+    (2020, Section 2.3, Corollary 13),
+
+        δ = inf_{α > 1} exp((α − 1)(αρ − ε)) / (α − 1) · (1 − 1/α)^α .
+
+    Every α gives a valid δ, so a numerical minimiser that misses the infimum only loses
+    tightness, never validity.
+    """
+    eps = check_epsilon(epsilon)
+    if not rho > 0:
+        raise ValueError(f"rho must be > 0; got {rho!r}")
+
+    def log_delta(log_excess):  # α = 1 + e^{log_excess}
+        excess = np.exp(log_excess)
+        alpha = 1.0 + excess
+        return (
+            excess * (alpha * rho - eps)
+            - log_excess
+            + alpha * (np.log(excess) - np.log(alpha))
+        )
+
+    centre = np.log(max((eps + rho) / (2.0 * rho) - 1.0 + 1e-12, 1e-12))
+    res = optimize.minimize_scalar(
+        log_delta,
+        bounds=(min(centre, 0.0) - 30.0, max(centre, 0.0) + 30.0),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    return float(min(1.0, np.exp(min(res.fun, log_delta(centre)))))
+
+
+def zcdp_rho(epsilon: float, delta: float) -> float:
+    """Largest ρ (to 1e-12 relative) whose :func:`zcdp_delta` at ε is ≤ δ (bisection in log ρ;
+    the returned ρ is checked to satisfy the bound). Cached: it is a pure function of (ε, δ)."""
+    return _zcdp_rho(check_epsilon(epsilon), check_delta(delta))
+
+
+@functools.lru_cache(maxsize=256)
+def _zcdp_rho(eps: float, dl: float) -> float:
+    lo, hi = -60.0, np.log(eps) + 10.0
+    while zcdp_delta(np.exp(hi), eps) <= dl:
+        hi += 10.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if zcdp_delta(np.exp(mid), eps) <= dl:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-13:
+            break
+    rho = float(np.exp(lo))
+    assert zcdp_delta(rho, eps) <= dl
+    return rho
+
+
+def discrete_gaussian_sigma(
+    l2_sensitivity: float,
+    epsilon: float,
+    delta: float,
+    granularity: float,
+    rounding_term: float,
+) -> float:
+    """Standard deviation σ = γ·σ_k of the safe Gaussian mechanism: (ε, δ)-DP as a program.
+
+    In grid units the query k = round(a/γ) has ℓ₂ sensitivity Δ_k = Δ₂/γ + r
+    (:func:`rounded_sensitivity`). Adding independent discrete Gaussians N_Z(0, σ_k²) to the
+    integer coordinates is ρ-zCDP with ρ = Δ_k²/(2σ_k²): for an integer shift μ the Rényi
+    divergence of order α of N_Z(μ, σ²) from N_Z(0, σ²) is at most αμ²/(2σ²) (Canonne,
+    Kamath and Steinke 2020, Section 2), and Rényi divergences of independent coordinates
+    add. σ_k = Δ_k/√(2ρ) with ρ = :func:`zcdp_rho` (ε, δ) then gives (ε, δ)-DP by their
+    conversion (:func:`zcdp_delta`).
+    """
+    sens = rounded_sensitivity(l2_sensitivity, granularity, rounding_term)
+    rho = zcdp_rho(epsilon, delta)
+    sigma_grid = sens / np.sqrt(2.0 * rho) * (1.0 + _CALIBRATION_MARGIN)
+    return float(sigma_grid * float(granularity))
+
+
+def safe_laplace_input_calibration(
+    d: int, n: int, epsilon: float, granularity: float | None = None
+) -> tuple[float, float]:
+    """(b, γ) of the safe Laplace input perturbation on the d(d+1)/2 upper-triangle entries of
+    A = XᵀX/n: the same ℓ₁ sensitivity 2d/n as Jiang et al. (2016, Lemma 2), grown by the
+    rounding (:func:`discrete_laplace_scale`). Default γ: :func:`safe_granularity`."""
+    from .noise import MAX_LAPLACE_GRID_SCALE, check_granularity
+
+    n, eps = check_n(n), check_epsilon(epsilon)
+    entries = d * (d + 1) // 2
+    sensitivity = 2.0 * d / n
+    if granularity is None:
+        granularity = safe_granularity(
+            sensitivity, entries, sensitivity / eps, MAX_LAPLACE_GRID_SCALE
+        )
+    g = check_granularity(granularity)
+    return discrete_laplace_scale(sensitivity, eps, g, entries), g
+
+
+def safe_gaussian_input_calibration(
+    d: int,
+    n: int,
+    epsilon: float,
+    delta: float,
+    sigma_float: float,
+    granularity: float | None = None,
+) -> tuple[float, float]:
+    """(σ, γ) of the safe Gaussian input perturbation (MOD-SULQ, Analyze Gauss) on the
+    d(d+1)/2 upper-triangle entries of A = XᵀX/n: σ = max(σ_float, :func:`discrete_gaussian_sigma`
+    with ℓ₂ sensitivity √2/n and r = √(d(d+1)/2)). Never less noise than the float mechanism,
+    and (ε, δ)-DP as a program by the discrete Gaussian's guarantee."""
+    from .noise import MAX_GAUSSIAN_GRID_SIGMA, check_granularity
+
+    entries = d * (d + 1) // 2
+    sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
+    if granularity is None:
+        granularity = safe_granularity(
+            sensitivity,
+            np.sqrt(entries),
+            sigma_float,
+            MAX_GAUSSIAN_GRID_SIGMA,
+        )
+    g = check_granularity(granularity)
+    sigma = discrete_gaussian_sigma(
+        sensitivity, epsilon, delta, g, np.sqrt(entries)
+    )
+    return max(float(sigma_float), sigma), g
+
+
 __all__ = [
     "laplace_scale",
     "gaussian_sigma_classical",
@@ -319,4 +516,13 @@ __all__ = [
     "wishart_support_gap_probability",
     "wishart_privacy_profile",
     "wishart_scale_for_delta",
+    "SAFE_GRID_REFINEMENT",
+    "rounded_sensitivity",
+    "safe_granularity",
+    "discrete_laplace_scale",
+    "zcdp_delta",
+    "zcdp_rho",
+    "discrete_gaussian_sigma",
+    "safe_laplace_input_calibration",
+    "safe_gaussian_input_calibration",
 ]
