@@ -46,7 +46,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import exponential, gaussian_approx, input_perturbation, privacy
+from . import exponential, gaussian_approx, input_perturbation, noise, privacy
 from .accounting import Release, basic_composition, gaussian_release
 from .linalg import top_k_eigh, top_k_subspace
 from .sensitivity import frobenius_sensitivity_second_moment
@@ -257,6 +257,17 @@ MECHANISMS: dict[str, MechanismSpec] = {
     ),
 }
 
+#: Mechanisms that add Laplace or Gaussian noise, drawn through :mod:`dppca.noise` with the
+#: estimator's ``noise`` kind. The others are samplers (PPCA) or add a Wishart matrix, for
+#: which the package has only floating-point implementations (chapter 10).
+ADDITIVE_NOISE = (
+    "analyze_gauss",
+    "mod_sulq",
+    "laplace",
+    "gaussian_approx",
+    "amin",
+)
+
 #: Mechanisms whose released matrix has private eigenvalues (``explained_variance_``).
 RELEASES_EIGENVALUES = (
     "analyze_gauss",
@@ -393,6 +404,24 @@ def _snap(spent, requested):
     return tuple(out)
 
 
+def as_safe_release(release: Release) -> Release:
+    """The record of a release made with floating-point-safe noise.
+
+    A safe Gaussian release is (ε, δ)-DP through the discrete Gaussian's concentrated-DP bound
+    (:func:`dppca.privacy.discrete_gaussian_sigma`), not through the continuous Gaussian's
+    privacy-loss distribution, so it is recorded as an (ε, δ) release and composed by basic
+    composition. Pure releases are unchanged (their safe calibration keeps ε exactly).
+    """
+    if release.kind != "gaussian":
+        return release
+    return Release(
+        f"{release.label} (safe noise)",
+        "approximate",
+        release.epsilon,
+        release.delta,
+    )
+
+
 def _generator(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**31 - 1))
@@ -439,6 +468,12 @@ class PrivatePCA(
         for Analyze Gauss, ``exact_beta`` for MOD-SULQ.
     allow_not_dp : bool, default False
         Opt-in needed for ``mechanism="wishart_published"``.
+    noise : {"safe", "float"}, default "safe"
+        How the additive mechanisms (:data:`ADDITIVE_NOISE`) and the private mean draw their
+        noise (:mod:`dppca.noise`): ``"safe"`` rounds to a grid and adds exact discrete noise,
+        differentially private as a program; ``"float"`` is float64 noise, private only as
+        mathematics (its low-order bits leak, chapter 10), somewhat faster. PPCA and the
+        Wishart mechanisms have float implementations only, whatever this says.
     random_state : None, int, numpy Generator or RandomState
         Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
 
@@ -476,6 +511,7 @@ class PrivatePCA(
         centered_norm=None,
         mechanism_options=None,
         allow_not_dp=False,
+        noise="safe",
         random_state=None,
     ):
         self.n_components = n_components
@@ -489,6 +525,7 @@ class PrivatePCA(
         self.centered_norm = centered_norm
         self.mechanism_options = mechanism_options
         self.allow_not_dp = allow_not_dp
+        self.noise = noise
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -545,6 +582,9 @@ class PrivatePCA(
                 stacklevel=3,
             )
         options = dict(self.mechanism_options or {})
+        kind = noise.check_noise_kind(self.noise)
+        if self.mechanism in ADDITIVE_NOISE:
+            options.setdefault("noise", kind)
         if self.mechanism == "ppca":
             self._warn_ppca(options, int(k))
         return spec, data_norm, int(k), epsilon, delta, options
@@ -612,18 +652,47 @@ class PrivatePCA(
         epsilon, delta = budget
         mean = total / n
         l2_sensitivity = 2.0 * bound / n
+        safe = noise.check_noise_kind(self.noise) == "safe"
         if pure or delta is None:
-            scale = l2_sensitivity * math.sqrt(d) / epsilon
-            noisy = mean + rng.laplace(0.0, scale, size=d)
+            l1_sensitivity = l2_sensitivity * math.sqrt(d)
+            scale, grid = l1_sensitivity / epsilon, None
+            if safe:  # rounding to the grid grows the ℓ₁ sensitivity by d cells
+                grid = privacy.safe_granularity(
+                    l1_sensitivity, d, scale, noise.MAX_LAPLACE_GRID_SCALE
+                )
+                scale = privacy.discrete_laplace_scale(
+                    l1_sensitivity, epsilon, grid, d
+                )
+            noisy = noise.add_laplace(
+                mean, scale, noise=self.noise, rng=rng, granularity=grid
+            )
             release = Release("private mean (Laplace)", "pure", epsilon)
         else:
             sigma = privacy.analytic_gaussian_sigma(
                 l2_sensitivity, epsilon, delta
             )
-            noisy = mean + rng.normal(0.0, sigma, size=d)
+            grid = None
+            if safe:  # ... and its ℓ₂ sensitivity by √d cells
+                grid = privacy.safe_granularity(
+                    l2_sensitivity,
+                    math.sqrt(d),
+                    sigma,
+                    noise.MAX_GAUSSIAN_GRID_SIGMA,
+                )
+                sigma = max(
+                    sigma,
+                    privacy.discrete_gaussian_sigma(
+                        l2_sensitivity, epsilon, delta, grid, math.sqrt(d)
+                    ),
+                )
+            noisy = noise.add_gaussian(
+                mean, sigma, noise=self.noise, rng=rng, granularity=grid
+            )
             release = gaussian_release(
                 "private mean (Gaussian)", sigma, l2_sensitivity, epsilon, delta
             )
+            if safe:
+                release = as_safe_release(release)
         return project_to_ball(noisy, bound), release
 
     # -- fit / transform -----------------------------------------------------------------------
@@ -689,7 +758,10 @@ class PrivatePCA(
             A = weighted_second_moment(X, factors / bound)
             self.mean_, self.row_bound_ = np.zeros(d), bound
         V, values = spec.run(A, n, k, epsilon, delta, rng, options)
-        releases.append(spec.release(n, d, epsilon, delta, options))
+        release = spec.release(n, d, epsilon, delta, options)
+        if options.get("noise") == "safe":
+            release = as_safe_release(release)
+        releases.append(release)
         V = np.asarray(V, dtype=float)
         # Sign convention (post-processing): largest |entry| of each axis positive.
         signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])

@@ -108,6 +108,7 @@ def test_one_analyze_gauss_fit_spends_its_calibrated_epsilon():
         epsilon=0.7,
         delta=1e-6,
         data_norm=2.0,
+        noise="float",  # the continuous Gaussian, which the PLD accountant models
         random_state=0,
     ).fit(X)
     (release,) = est.privacy_releases_
@@ -130,6 +131,7 @@ def test_several_fits_compose_better_than_adding():
             delta=1e-6,
             data_norm=2.0,
             center=True,
+            noise="float",
             random_state=seed,
         ).fit(X)
         for seed in (0, 1)
@@ -157,8 +159,33 @@ def test_mod_sulq_is_far_more_private_than_claimed():
         epsilon=1.0,
         delta=1e-5,
         data_norm=3.0,
+        noise="float",
         random_state=0,
     ).fit(X)
     eps, _ = compose([est], 1e-5)
     assert est.privacy_spent_ == (1.0, 1e-5)
     assert eps < 0.25
+
+
+def test_safe_gaussian_fits_compose_by_their_calibrated_figures():
+    """With the default floating-point-safe noise a Gaussian release is (ε, δ)-DP through the
+    discrete Gaussian's zCDP bound, not the continuous PLD: it is recorded as an (ε, δ)
+    release and composes by basic composition, mean and subspace alike."""
+    X = np.random.default_rng(3).standard_normal((800, 5))
+    fits = [
+        PrivatePCA(
+            2,
+            mechanism="analyze_gauss",
+            epsilon=1.0,
+            delta=1e-6,
+            data_norm=2.0,
+            center=True,
+            random_state=seed,
+        ).fit(X)
+        for seed in (0, 1)
+    ]
+    releases = [r for f in fits for r in f.privacy_releases_]
+    assert [r.kind for r in releases] == ["approximate"] * 4
+    assert all(r.label.endswith("(safe noise)") for r in releases)
+    eps, delta = compose(fits, 2e-6)
+    assert (eps, delta) == pytest.approx((2.0, 2e-6))
