@@ -22,7 +22,7 @@ class Estimate:
     level: float
 
     def __str__(self) -> str:
-        return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}] ({100 * self.level:.0f}% CI)"
+        return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}] ({100 * self.level:.4g}% CI)"
 
 
 def mean_ci(samples, level: float = 0.99) -> Estimate:

@@ -71,8 +71,9 @@ def wishart_sample_complexity(
     approximation to the top eigenvector (ρ ≥ √2/2):
     n ≥ [3(d+1) + √(2(d+1)(d+2) log(d/η)) + 2d log(d/η)] / (2ε(1−ρ²)(λ₁−λ₂)).
 
-    The printed statement puts 2d log(d/η) inside the square root; its proof (and Lemma 1) puts it
-    outside and multiplies every term by 3/2 through λ₁(C) = 3/(2nε): the proof's version is used.
+    The printed statement puts 2d log(d/η) inside the square root and a factor 3 on the first
+    term only; its proof (Lemma 1, through λ₁(C) = 3/(2nε)) puts that term outside the root and
+    carries the factor 3 on every term. The proof's version is used.
     """
     eps = check_epsilon(epsilon)
     theta = np.log(d / eta)
