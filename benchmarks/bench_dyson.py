@@ -1,9 +1,11 @@
-"""Benchmark of Dyson's eigenvalue SDE (dppca.dyson) at d = 1000, single BLAS thread.
+"""Benchmark of Dyson's eigenvalue SDE (dppca.dyson) at d = 1000, single BLAS
+thread.
 
-Prints (1) the time of one O(d^2) eigenvalue step against one dense ``eigh`` of a d x d
-symmetric matrix, as a ratio (target <= 0.05), and (2) the wall time of a 10^4-step eigenvalue
-path (target <= 60 s). Both are measured in this run; the machine may be shared.
-Usage: python benchmarks/bench_dyson.py [--d 1000] [--steps 10000]
+Prints (1) the time of one O(d^2) eigenvalue step against one dense ``eigh`` of
+a d x d symmetric matrix, as a ratio (target <= 0.05), and (2) the wall time of
+a 10^4-step eigenvalue path (target <= 60 s). Both are measured in this run; the
+machine may be shared. Usage: python benchmarks/bench_dyson.py [--d 1000]
+[--steps 10000]
 """
 
 from __future__ import annotations

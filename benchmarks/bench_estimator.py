@@ -1,18 +1,20 @@
-"""PrivatePCA on census (Chaudhuri et al. 2013, Sec. 6; sparse CSR from dppca.datasets):
+"""PrivatePCA on census (Chaudhuri et al. 2013, Sec. 6; sparse CSR from
+dppca.datasets):
 
-1. the overhead of ``PrivatePCA.fit`` (validation, row norms, second moment, mechanism,
-   bookkeeping) over the bare mechanism on the same rows (``XᵀX/n`` by the same sparse kernel,
-   then ``analyze_gauss_from_second_moment`` and the top-k subspace); target ratio <= 1.1.
-   Also shown: the bare mechanism with scipy's own sparse product ``(X.T @ X)``;
-2. the second moment from the sparse rows against the same rows densified; target: sparse
-   faster.
+1. the overhead of ``PrivatePCA.fit`` (validation, row norms, second moment,
+   mechanism, bookkeeping) over the bare mechanism on the same rows (``XᵀX/n``
+   by the same sparse kernel, then ``analyze_gauss_from_second_moment`` and the
+   top-k subspace); target ratio <= 1.1. Also shown: the bare mechanism with
+   scipy's own sparse product ``(X.T @ X)``;
+2. the second moment from the sparse rows against the same rows densified;
+   target: sparse faster.
 
-Times are CPU times of this process (``time.process_time``, best of REPEATS), which the other
-jobs of a shared machine do not inflate; BLAS must run on one thread for them to mean wall
-time.
+Times are CPU times of this process (``time.process_time``, best of REPEATS),
+which the other jobs of a shared machine do not inflate; BLAS must run on one
+thread for them to mean wall time.
 
-Run with one BLAS thread and the data mirror:
-DPPCA_DATA_MIRROR=... OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_estimator.py
+Run with one BLAS thread and the data mirror: DPPCA_DATA_MIRROR=...
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_estimator.py
 """
 
 from __future__ import annotations

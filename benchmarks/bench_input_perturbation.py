@@ -1,6 +1,8 @@
-"""Time of each input-perturbation mechanism (noisy matrix + top-k subspace) relative to one
-numpy.linalg.eigh of the same d x d matrix (target: ratio <= 1.5). Run with one BLAS thread:
-OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python benchmarks/bench_input_perturbation.py
+"""Time of each input-perturbation mechanism (noisy matrix + top-k subspace)
+relative to one
+numpy.linalg.eigh of the same d x d matrix (target: ratio <= 1.5). Run with one
+BLAS thread: OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 python
+benchmarks/bench_input_perturbation.py
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Cost of the noise of one release, relative to one numpy.linalg.eigh of a d x d matrix (d = 513).
+"""Cost of the noise of one release, relative to one numpy.linalg.eigh of a d
+x d matrix (d = 513).
 
-For the d(d+1)/2 = 131,841 upper-triangle entries of A = XᵀX/n it times, in one run:
-the floating-point-safe noise of dppca.noise (rounding to the grid + exact discrete Laplace /
-discrete Gaussian, target <= 3x one eigh), the float noise (numpy, mathematical DP only), and
-OpenDP's samplers (its Rust core behind opendp.measurements) on the same number of entries.
-Run with one BLAS thread:
+For the d(d+1)/2 = 131,841 upper-triangle entries of A = XᵀX/n it times, in one
+run: the floating-point-safe noise of dppca.noise (rounding to the grid + exact
+discrete Laplace / discrete Gaussian, target <= 3x one eigh), the float noise
+(numpy, mathematical DP only), and OpenDP's samplers (its Rust core behind
+opendp.measurements) on the same number of entries. Run with one BLAS thread:
 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_noise.py
 """
 
@@ -30,8 +31,10 @@ def best_time(fn, repeats=REPEATS):
 
 
 def opendp_samplers(values, laplace_scale, gaussian_sigma, g_lap, g_gauss):
-    """OpenDP measurements on a vector of the same length ({} if opendp is missing): its float
-    samplers at the same scales, its integer samplers at the same scales in grid units."""
+    """OpenDP measurements on a vector of the same length ({} if opendp is
+    missing): its float
+    samplers at the same scales, its integer samplers at the same scales in
+    grid units."""
     try:
         import opendp.prelude as dp
     except ImportError:  # pragma: no cover

@@ -1,14 +1,17 @@
-"""Benchmark of the PPCA samplers at census scale (issue 4; Chaudhuri et al. 2013, Sec. 6).
+"""Benchmark of the PPCA samplers at census scale (issue 4; Chaudhuri et al.
+2013, Sec. 6).
 
-Run with one BLAS thread:
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 .venv/bin/python benchmarks/bench_ppca.py
+Run with one BLAS thread: OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+MKL_NUM_THREADS=1 .venv/bin/python benchmarks/bench_ppca.py
 
-Prints, measured in this run: (1) the paper's procedure (Hoff's Gibbs sampler, 20,000 sweeps,
-extrapolated from a few measured sweeps) against the fast blocked Gibbs sampler run for the sweep
-count its window diagnostic certifies (validated against a long chain); (2) exact k = 1 sampling against one ``eigh`` of B;
-(3) ACG acceptance rates against d and concentration; (4) sweeps to convergence over seeds.
-The matrix is synthetic with census's shape (d = 513, k = 8, n = 199,523, ε = 0.1) and a geometric
-spectrum whose top 8 eigenvalues carry q_F(V_8) = 0.7321 and 81% of the trace (001, Table 1).
+Prints, measured in this run: (1) the paper's procedure (Hoff's Gibbs sampler,
+20,000 sweeps, extrapolated from a few measured sweeps) against the fast blocked
+Gibbs sampler run for the sweep count its window diagnostic certifies (validated
+against a long chain); (2) exact k = 1 sampling against one ``eigh`` of B;
+(3) ACG acceptance rates against d and concentration; (4) sweeps to convergence
+    over seeds. The matrix is synthetic with census's shape (d = 513, k = 8, n =
+    199,523, ε = 0.1) and a geometric spectrum whose top 8 eigenvalues carry
+    q_F(V_8) = 0.7321 and 81% of the trace (001, Table 1).
 """
 
 from __future__ import annotations
@@ -97,7 +100,8 @@ def main(argv=None):
         f"window diagnostic over {args.seeds} seeds certifies {certified} sweeps; using the max, "
         f"{sweeps}; column acceptance rate {np.mean(accept):.3f}"
     )
-    # validation: independent runs at that sweep count against a long chain (batch means)
+    # validation: independent runs at that sweep count against a long chain
+    # (batch means)
     score = lambda V: float(np.einsum("ij,ij->", V, B @ V))
     short = np.array(
         [

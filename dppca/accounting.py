@@ -1,27 +1,32 @@
-"""Privacy spent by one or several releases on the same data, and their composition.
+"""Privacy spent by one or several releases on the same data, and their
+composition.
 
-Every release of :class:`dppca.PrivatePCA` (the private mean, the private subspace) is
-recorded as a :class:`Release`: the (ε, δ) it was calibrated to and, for the Gaussian
-mechanisms, its *noise multiplier* σ/Δ (noise standard deviation over ℓ₂ sensitivity). Several
-releases compose:
+Every release of :class:`dppca.PrivatePCA` (the private mean, the private
+subspace) is recorded as a :class:`Release`: the (ε, δ) it was calibrated to
+and, for the Gaussian mechanisms, its *noise multiplier* σ/Δ (noise standard
+deviation over ℓ₂ sensitivity). Several releases compose:
 
-* Gaussian releases (Analyze Gauss, MOD-SULQ, Mangoubi–Vishnoi, a Gaussian private mean) are
-  composed by Google's ``dp-accounting`` library, with its privacy-loss-distribution (PLD,
-  default) or Rényi (RDP) accountant. k Gaussian releases of multipliers m_1..m_k compose
-  exactly like one Gaussian of multiplier (Σ m_i^{-2})^{-1/2} (Dong, Roth and Su 2022, Cor. 3.3),
-  which the tests check against the analytic formula of Balle and Wang (2018, Thm 8).
-* Pure ε releases (PPCA, Laplace input perturbation, Amin et al., a Laplace private mean) and
-  releases known only as (ε, δ) (the δ-calibrated Wishart, (0, δ)) add up by basic composition
-  (Dwork and Roth 2014, Thm 3.16): Σ ε_i and Σ δ_i.
+* Gaussian releases (Analyze Gauss, MOD-SULQ, Mangoubi–Vishnoi, a Gaussian
+  private mean) are composed by Google's ``dp-accounting`` library, with its
+  privacy-loss-distribution (PLD, default) or Rényi (RDP) accountant. k Gaussian
+  releases of multipliers m_1..m_k compose exactly like one Gaussian of
+  multiplier (Σ m_i^{-2})^{-1/2} (Dong, Roth and Su 2022, Cor. 3.3), which the
+  tests check against the analytic formula of Balle and Wang (2018, Thm 8).
+* Pure ε releases (PPCA, Laplace input perturbation, Amin et al., a Laplace
+  private mean) and releases known only as (ε, δ) (the δ-calibrated Wishart, (0,
+  δ)) add up by basic composition (Dwork and Roth 2014, Thm 3.16): Σ ε_i and Σ
+  δ_i.
 
-**Neighbouring relation.** The book's relation is replace-one (n fixed, one row replaced), and
-every sensitivity Δ of :mod:`dppca.sensitivity` is a replace-one sensitivity. ``dp-accounting``'s
-``NeighboringRelation.REPLACE_ONE`` instead assumes each record contributes a vector of norm at
-most one and *doubles* the sensitivity of a Gaussian event. So the multipliers here are
-normalised by the book's replace-one Δ and handed to an accountant in its default
-``ADD_OR_REMOVE_ONE`` mode, where a ``GaussianDpEvent(m)`` is exactly the Gaussian mechanism of
-sensitivity 1 and noise m: the privacy profile of N(μ, σ²I) against N(μ', σ²I) depends only on
-‖μ − μ'‖/σ, whatever relation produced the two data sets.
+**Neighbouring relation.** The book's relation is replace-one (n fixed, one row
+replaced), and every sensitivity Δ of :mod:`dppca.sensitivity` is a replace-one
+sensitivity. ``dp-accounting``'s ``NeighboringRelation.REPLACE_ONE`` instead
+assumes each record contributes a vector of norm at most one and *doubles* the
+sensitivity of a Gaussian event. So the multipliers here are normalised by the
+book's replace-one Δ and handed to an accountant in its default
+``ADD_OR_REMOVE_ONE`` mode, where a ``GaussianDpEvent(m)`` is exactly the
+Gaussian mechanism of sensitivity 1 and noise m: the privacy profile of N(μ,
+σ²I) against N(μ', σ²I) depends only on ‖μ − μ'‖/σ, whatever relation produced
+the two data sets.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ from dp_accounting.rdp import rdp_privacy_accountant
 
 from .validation import check_delta
 
-#: Kinds of release: Gaussian (composed by an accountant), pure ε, or only (ε, δ) known.
+#: Kinds of release: Gaussian (composed by an accountant), pure ε, or only (ε,
+#: δ) known.
 KINDS = ("gaussian", "pure", "approximate")
 
 #: Accountants of ``dp-accounting`` used for Gaussian releases.
@@ -48,9 +54,10 @@ ACCOUNTANTS = ("pld", "rdp")
 class Release:
     """One private release on the data.
 
-    ``epsilon`` and ``delta`` are what it was calibrated to (its privacy as claimed by its
-    proof); ``noise_multiplier`` (Gaussian releases only) is σ/Δ with Δ the replace-one ℓ₂
-    sensitivity of the released quantity, which lets an accountant compose it tightly.
+    ``epsilon`` and ``delta`` are what it was calibrated to (its privacy as
+    claimed by its proof); ``noise_multiplier`` (Gaussian releases only) is σ/Δ
+    with Δ the replace-one ℓ₂ sensitivity of the released quantity, which lets
+    an accountant compose it tightly.
     """
 
     label: str
@@ -85,14 +92,16 @@ class Release:
 def gaussian_release(
     label: str, sigma: float, l2_sensitivity: float, epsilon, delta
 ) -> Release:
-    """A Gaussian release of noise σ on a query of replace-one ℓ₂ sensitivity Δ."""
+    """A Gaussian release of noise σ on a query of replace-one ℓ₂ sensitivity
+    Δ."""
     return Release(
         label, "gaussian", float(epsilon), float(delta), sigma / l2_sensitivity
     )
 
 
 def _releases(items) -> list[Release]:
-    """Flatten releases and fitted estimators (anything with ``privacy_releases_``)."""
+    """Flatten releases and fitted estimators (anything with
+    ``privacy_releases_``)."""
     out = []
     for item in items:
         if isinstance(item, Release):
@@ -108,7 +117,8 @@ def _releases(items) -> list[Release]:
 
 
 def basic_composition(releases: Iterable) -> tuple[float, float]:
-    """(Σ ε_i, Σ δ_i) over the releases' calibrated figures (Dwork and Roth 2014, Thm 3.16)."""
+    """(Σ ε_i, Σ δ_i) over the releases' calibrated figures (Dwork and Roth
+    2014, Thm 3.16)."""
     items = _releases(releases)
     return (
         float(math.fsum(r.epsilon for r in items)),
@@ -119,8 +129,10 @@ def basic_composition(releases: Iterable) -> tuple[float, float]:
 def gaussian_epsilon(
     noise_multipliers, delta: float, accountant: str = "pld"
 ) -> float:
-    """ε at ``delta`` of the composition of Gaussian mechanisms with these multipliers σ/Δ,
-    from ``dp-accounting`` (PLD: tight up to its pessimistic discretisation; RDP: an upper bound).
+    """ε at ``delta`` of the composition of Gaussian mechanisms with these
+    multipliers σ/Δ,
+    from ``dp-accounting`` (PLD: tight up to its pessimistic discretisation;
+    RDP: an upper bound).
     """
     delta = check_delta(delta)
     multipliers = [float(m) for m in noise_multipliers]
@@ -140,8 +152,9 @@ def gaussian_epsilon(
         raise ValueError(
             f"accountant must be one of {ACCOUNTANTS}; got {accountant!r}"
         )
-    # Repeated multipliers become one SelfComposedDpEvent (the PLD accountant composes a
-    # Gaussian with itself in closed form); distinct ones are convolved.
+    # Repeated multipliers become one SelfComposedDpEvent (the PLD accountant
+    # composes a Gaussian with itself in closed form); distinct ones are
+    # convolved.
     counts = Counter(multipliers)
     ledger.compose(
         dp_accounting.ComposedDpEvent(
@@ -159,13 +172,15 @@ def gaussian_epsilon(
 def compose(
     releases: Iterable, delta: float, accountant: str = "pld"
 ) -> tuple[float, float]:
-    """(ε, δ) of all ``releases`` (Release objects or fitted estimators) together.
+    """(ε, δ) of all ``releases`` (Release objects or fitted estimators)
+    together.
 
-    The δ of the non-Gaussian releases is spent first (basic composition); what is left of
-    ``delta`` goes to the accountant for the Gaussian ones, whose ε adds to the others'. With
-    no Gaussian release the result is the basic composition and ``delta`` is only checked
-    to be at least the δ spent. Raises ``ValueError`` when ``delta`` does not cover the δ the
-    non-Gaussian releases already spent.
+    The δ of the non-Gaussian releases is spent first (basic composition); what
+    is left of ``delta`` goes to the accountant for the Gaussian ones, whose ε
+    adds to the others'. With no Gaussian release the result is the basic
+    composition and ``delta`` is only checked to be at least the δ spent. Raises
+    ``ValueError`` when ``delta`` does not cover the δ the non-Gaussian releases
+    already spent.
     """
     items = _releases(releases)
     gaussian = [r for r in items if r.kind == "gaussian"]

@@ -1,4 +1,5 @@
-"""Dyson Brownian motion for the matrix process M(t) = M + B(t), B(t) = W(t) + W(t)^T.
+"""Dyson Brownian motion for the matrix process M(t) = M + B(t), B(t) = W(t)
++ W(t)^T.
 
 Mangoubi and Vishnoi (NeurIPS 2022, "Re-Analyze Gauss", Sec. 3) view the noise ``G + G^T`` of the
 Gaussian mechanism as ``B(T)`` at ``T = sigma^2``. With ``W`` a ``d x d`` matrix of independent
@@ -9,13 +10,15 @@ Dyson's (1962) equations in this normalisation (derived in the book's Dyson chap
     d gamma_i = dB~_ii + sum_{j != i} 2 dt / (gamma_i - gamma_j)
     d u_i     = sum_{j != i} u_j dB~_ji / (gamma_i - gamma_j) - u_i sum_{j != i} dt / (gamma_i - gamma_j)^2
 
-with ``dB~ = U^T dB U`` the increments projected on the current eigenbasis (equal in law to
-``dB``, so ``dB~_ii = 2 d beta_i`` with independent standard Brownian motions ``beta_i``).
+with ``dB~ = U^T dB U`` the increments projected on the current eigenbasis
+(equal in law to ``dB``, so ``dB~_ii = 2 d beta_i`` with independent standard
+Brownian motions ``beta_i``).
 
-Eigenvalues are kept in ASCENDING order here (as :func:`numpy.linalg.eigh` returns them).
-Two simulations share one Brownian path: :func:`exact_path` diagonalises ``M + B(t)``;
-:func:`sde_path` integrates the SDEs with the projected increments. :func:`eigenvalue_path`
-integrates the eigenvalues alone in law at ``O(d^2)`` per step.
+Eigenvalues are kept in ASCENDING order here (as :func:`numpy.linalg.eigh`
+returns them). Two simulations share one Brownian path: :func:`exact_path`
+diagonalises ``M + B(t)``; :func:`sde_path` integrates the SDEs with the
+projected increments. :func:`eigenvalue_path` integrates the eigenvalues alone
+in law at ``O(d^2)`` per step.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ EIGENVALUE_DRIFT = 2.0
 EIGENVALUE_VARIANCE_RATE = 4.0
 #: Variance rate of an off-diagonal projected increment: ``Var(dB~_ij) = 2 dt``.
 OFF_DIAGONAL_VARIANCE_RATE = 2.0
-#: Coefficient of the Itô correction ``-u_i sum_j c dt / (gamma_i - gamma_j)^2``.
+#: Coefficient of the Itô correction ``-u_i sum_j c dt / (gamma_i -
+#: gamma_j)^2``.
 EIGENVECTOR_ITO_CORRECTION = 1.0
 
 
@@ -56,8 +60,9 @@ def brownian_increments(
 ) -> np.ndarray:
     """Increments ``dB = dW + dW^T`` of ``B(t)`` on a grid of step ``dt``.
 
-    Returns an array of shape ``(n_steps, *batch, d, d)`` (symmetric in the last two axes):
-    diagonal entries ``N(0, 4 dt)``, off-diagonal ``N(0, 2 dt)``, independent across steps.
+    Returns an array of shape ``(n_steps, *batch, d, d)`` (symmetric in the last
+    two axes): diagonal entries ``N(0, 4 dt)``, off-diagonal ``N(0, 2 dt)``,
+    independent across steps.
     """
     if int(d) < 2:
         raise ValueError(f"d must be at least 2; got {d!r}")
@@ -69,7 +74,8 @@ def brownian_increments(
 
 
 def coarsen(increments: np.ndarray, factor: int) -> np.ndarray:
-    """Sum consecutive groups of ``factor`` increments: the same path on a grid ``factor`` times coarser."""
+    """Sum consecutive groups of ``factor`` increments: the same path on a
+    grid ``factor`` times coarser."""
     factor = int(factor)
     n = increments.shape[0]
     if factor < 1 or n % factor:
@@ -82,17 +88,20 @@ def coarsen(increments: np.ndarray, factor: int) -> np.ndarray:
 
 
 def _align_signs(U_new, U_old):
-    """Flip eigenvector signs so that each column has a positive overlap with its predecessor."""
+    """Flip eigenvector signs so that each column has a positive overlap with
+    its predecessor."""
     overlap = np.einsum("...ji,...ji->...i", U_new, U_old)
     return U_new * np.where(overlap < 0, -1.0, 1.0)[..., None, :]
 
 
 def exact_path(M, increments: np.ndarray, store: bool = True):
-    """Diagonalise ``M + B(t)`` at every grid time of a Brownian path (ascending eigenvalues).
+    """Diagonalise ``M + B(t)`` at every grid time of a Brownian path
+    (ascending eigenvalues).
 
-    ``increments`` has shape ``(n_steps, *batch, d, d)`` (see :func:`brownian_increments`).
-    Eigenvector signs follow the path continuously (positive overlap between consecutive times).
-    Returns ``(gamma, U)``: all ``n_steps + 1`` times if ``store`` else only the final time.
+    ``increments`` has shape ``(n_steps, *batch, d, d)`` (see
+    :func:`brownian_increments`). Eigenvector signs follow the path continuously
+    (positive overlap between consecutive times). Returns ``(gamma, U)``: all
+    ``n_steps + 1`` times if ``store`` else only the final time.
     """
     M = check_symmetric(M)
     increments = np.asarray(increments, dtype=float)
@@ -121,7 +130,8 @@ def exact_path(M, increments: np.ndarray, store: bool = True):
 
 
 def _inverse_gaps(gamma):
-    """``R[..., j, i] = 1 / (gamma_i - gamma_j)`` off the diagonal, ``0`` on it."""
+    """``R[..., j, i] = 1 / (gamma_i - gamma_j)`` off the diagonal, ``0`` on
+    it."""
     diff = gamma[..., None, :] - gamma[..., :, None]
     d = gamma.shape[-1]
     eye = np.eye(d, dtype=bool)
@@ -132,17 +142,20 @@ def _inverse_gaps(gamma):
 def sde_step(
     gamma, U, dB, dt, scheme: str = "euler", orthonormalise: bool = True
 ):
-    """One step of Dyson's SDEs for eigenvalues and eigenvectors, driven by ``dB`` projected on ``U``.
+    """One step of Dyson's SDEs for eigenvalues and eigenvectors, driven by
+    ``dB`` projected on ``U``.
 
-    ``scheme="euler"`` is Euler–Maruyama on the Itô SDEs (drift ``2 dt / gap``, Itô correction
-    ``-dt / gap^2``; strong order 1/2). ``scheme="milstein"`` adds the second-order terms in the
-    projected increments (second-order perturbation theory). Since ``gamma(t)`` and ``U(t)`` are
-    smooth functions of ``B(t)`` away from collisions, the noise is commutative and this is the
-    Milstein scheme (strong order 1) without Lévy areas. Neither scheme keeps ``U`` orthonormal,
-    and the drift away from the orthogonal group feeds back through ``U^T dB U`` and grows; with
-    ``orthonormalise`` (default) each step ends with the polar projection ``U <- U (U^T U)^{-1/2}``,
-    a change of order ``dt^{3/2}`` (Euler: ``dt``) that does not lower the strong order.
-    Costs ``O(d^3)`` (the projection of ``dB``).
+    ``scheme="euler"`` is Euler–Maruyama on the Itô SDEs (drift ``2 dt / gap``,
+    Itô correction ``-dt / gap^2``; strong order 1/2). ``scheme="milstein"``
+    adds the second-order terms in the projected increments (second-order
+    perturbation theory). Since ``gamma(t)`` and ``U(t)`` are smooth functions
+    of ``B(t)`` away from collisions, the noise is commutative and this is the
+    Milstein scheme (strong order 1) without Lévy areas. Neither scheme keeps
+    ``U`` orthonormal, and the drift away from the orthogonal group feeds back
+    through ``U^T dB U`` and grows; with ``orthonormalise`` (default) each step
+    ends with the polar projection ``U <- U (U^T U)^{-1/2}``, a change of order
+    ``dt^{3/2}`` (Euler: ``dt``) that does not lower the strong order. Costs
+    ``O(d^3)`` (the projection of ``dB``).
     """
     E = np.swapaxes(U, -1, -2) @ dB @ U
     R = _inverse_gaps(gamma)
@@ -176,13 +189,15 @@ def sde_path(
     store: bool = False,
     orthonormalise: bool = True,
 ):
-    """Integrate Dyson's SDEs for eigenvalues and eigenvectors on a given Brownian path.
+    """Integrate Dyson's SDEs for eigenvalues and eigenvectors on a given
+    Brownian path.
 
-    Starts from ``eigh(M)`` (``M`` must have distinct eigenvalues, else the SDE is singular) and
-    applies :func:`sde_step` with the path's own increments, so the result can be compared
-    pathwise with :func:`exact_path`. The labels are never re-sorted: a crossing of two
-    eigenvalues (possible for a discrete step near a collision) shows up as an error.
-    Returns ``(gamma, U)`` at the final time, or at all grid times if ``store``.
+    Starts from ``eigh(M)`` (``M`` must have distinct eigenvalues, else the SDE
+    is singular) and applies :func:`sde_step` with the path's own increments, so
+    the result can be compared pathwise with :func:`exact_path`. The labels are
+    never re-sorted: a crossing of two eigenvalues (possible for a discrete step
+    near a collision) shows up as an error. Returns ``(gamma, U)`` at the final
+    time, or at all grid times if ``store``.
     """
     M = check_symmetric(M)
     dt = _check_positive(dt, "dt")
@@ -216,11 +231,13 @@ def sde_path(
 
 
 class EigenvalueDrift:
-    """``O(d^2)`` evaluation of ``sum_{j != i} 1 / (gamma_i - gamma_j)`` with preallocated buffers.
+    """``O(d^2)`` evaluation of ``sum_{j != i} 1 / (gamma_i - gamma_j)`` with
+    preallocated buffers.
 
-    Works block by block (``block`` rows) so that the work array stays in cache, and uses the
-    antisymmetry ``1/(g_i - g_j) = -1/(g_j - g_i)``: each off-diagonal block is computed once and
-    contributes its row sums to one block of the result and minus its column sums to the other.
+    Works block by block (``block`` rows) so that the work array stays in cache,
+    and uses the antisymmetry ``1/(g_i - g_j) = -1/(g_j - g_i)``: each
+    off-diagonal block is computed once and contributes its row sums to one
+    block of the result and minus its column sums to the other.
     """
 
     def __init__(self, d: int, block: int = 256):
@@ -250,7 +267,8 @@ class EigenvalueDrift:
 
 
 def eigenvalue_drift(gamma) -> np.ndarray:
-    """Dyson's eigenvalue drift rate ``2 sum_{j != i} 1 / (gamma_i - gamma_j)`` (``O(d^2)``)."""
+    """Dyson's eigenvalue drift rate ``2 sum_{j != i} 1 / (gamma_i -
+    gamma_j)`` (``O(d^2)``)."""
     gamma = np.asarray(gamma, dtype=float)
     return EIGENVALUE_DRIFT * EigenvalueDrift(gamma.size)(gamma)
 
@@ -263,14 +281,17 @@ def eigenvalue_path(
     store_every: int | None = None,
     max_splits: int = 40,
 ):
-    """Eigenvalues of ``M + B(t)`` in law, by Euler–Maruyama on Dyson's eigenvalue SDE alone.
+    """Eigenvalues of ``M + B(t)`` in law, by Euler–Maruyama on Dyson's
+    eigenvalue SDE alone.
 
-    ``d gamma_i = 2 d beta_i + sum_{j != i} 2 dt / (gamma_i - gamma_j)`` with independent
-    Brownian motions ``beta_i`` (the projected diagonal increments, by Lévy's characterisation).
-    The noise is additive, so Euler–Maruyama has strong order 1 in ``beta``. ``O(d^2)`` per step.
-    Near collisions the drift is stiff: a step that would break the ordering is split in two
-    halves with a Brownian bridge (same path), recursively. Returns ``(times, gammas, n_splits)``;
-    ``gammas`` holds every ``store_every``-th state (default: only the start and the end).
+    ``d gamma_i = 2 d beta_i + sum_{j != i} 2 dt / (gamma_i - gamma_j)`` with
+    independent Brownian motions ``beta_i`` (the projected diagonal increments,
+    by Lévy's characterisation). The noise is additive, so Euler–Maruyama has
+    strong order 1 in ``beta``. ``O(d^2)`` per step. Near collisions the drift
+    is stiff: a step that would break the ordering is split in two halves with a
+    Brownian bridge (same path), recursively. Returns ``(times, gammas,
+    n_splits)``; ``gammas`` holds every ``store_every``-th state (default: only
+    the start and the end).
     """
     gamma = np.sort(np.asarray(initial, dtype=float).ravel())
     if gamma.size < 2 or not np.all(np.isfinite(gamma)):
@@ -319,17 +340,20 @@ def eigenvalue_path(
 
 
 def projected_process(U, Lambda) -> np.ndarray:
-    """``Psi = U diag(Lambda) U^T`` (Mangoubi and Vishnoi 2022, Sec. 3), batched over leading axes."""
+    """``Psi = U diag(Lambda) U^T`` (Mangoubi and Vishnoi 2022, Sec. 3),
+    batched over leading axes."""
     Lambda = np.asarray(Lambda, dtype=float)
     return (U * Lambda[..., None, :]) @ np.swapaxes(U, -1, -2)
 
 
 def quadratic_variation_rate(gamma, Lambda) -> np.ndarray:
-    """Itô rate ``d E||Psi||_F^2 / dt = 4 sum_{i<j} (lambda_i - lambda_j)^2 / (gamma_i - gamma_j)^2``.
+    """Itô rate ``d E||Psi||_F^2 / dt = 4 sum_{i<j} (lambda_i - lambda_j)^2 /
+    (gamma_i - gamma_j)^2``.
 
-    From ``dPsi = sum_{i<j} (lambda_i - lambda_j)/(gamma_i - gamma_j) (u_i u_j^T + u_j u_i^T) dB~_ij
-    + drift``, with ``||u_i u_j^T + u_j u_i^T||_F^2 = 2`` and ``Var dB~_ij = 2 dt``. Pairs with
-    ``lambda_i = lambda_j`` contribute zero. Batched over leading axes of ``gamma``.
+    From ``dPsi = sum_{i<j} (lambda_i - lambda_j)/(gamma_i - gamma_j) (u_i u_j^T
+    + u_j u_i^T) dB~_ij + drift``, with ``||u_i u_j^T + u_j u_i^T||_F^2 = 2``
+    and ``Var dB~_ij = 2 dt``. Pairs with ``lambda_i = lambda_j`` contribute
+    zero. Batched over leading axes of ``gamma``.
     """
     gamma = np.asarray(gamma, dtype=float)
     Lambda = np.asarray(Lambda, dtype=float)
@@ -343,7 +367,8 @@ def quadratic_variation_rate(gamma, Lambda) -> np.ndarray:
 
 
 def semicircle_radius(d: int, t: float) -> float:
-    """Edge ``2 sqrt(2 d t)`` of the semicircle law of ``B(t)`` (off-diagonal variance ``2t``)."""
+    """Edge ``2 sqrt(2 d t)`` of the semicircle law of ``B(t)`` (off-diagonal
+    variance ``2t``)."""
     return 2.0 * np.sqrt(2.0 * d * t)
 
 

@@ -1,31 +1,38 @@
-"""``PrivatePCA``: every private subspace mechanism of the book as a scikit-learn estimator.
+"""``PrivatePCA``: every private subspace mechanism of the book as a
+scikit-learn estimator.
 
 The estimator does three things the mechanisms themselves do not:
 
-1. **Bounds.** The mechanisms need rows of norm at most one. The estimator takes a *public*
-   bound ``data_norm`` (never read from the data) and either clips each row to it (``clip=True``,
-   the convention of diffprivlib and OpenDP) or refuses rows above it (``clip=False``); then it
-   divides by the bound. Clipping is a map applied to each row separately, so replace-one
-   neighbours stay replace-one neighbours and the mechanisms' guarantees carry over unchanged.
-2. **Centring.** ``center=False`` (the book's uncentred ``A = XᵀX/n``), a public centre ``c``
-   (``data_norm`` then bounds ``‖x − c‖``), or ``center=True``: a private mean, released with a
-   share ``center_share`` of the budget. For rows clipped to ``R = data_norm`` the mean
-   ``μ = Σ x_i / n`` changes by ``(x − x')/n`` when one row is replaced, so its replace-one
-   sensitivity is ``2R/n`` in ℓ₂ and ``2R√d/n`` in ℓ₁ (``‖v‖₁ ≤ √d ‖v‖₂``). The noisy mean is
-   projected onto the ball of radius ``R`` (which contains the true mean; post-processing), giving
-   ``μ̂``; the centred rows then satisfy ``‖x_i − μ̂‖ ≤ R + ‖μ̂‖ ≤ 2R``, a bound that is a function
-   of the released ``μ̂`` only. Dividing by it makes the mechanism's precondition hold, and for a
-   fixed ``μ̂`` a replaced row still changes one centred row: the two releases compose
-   (adaptively) by :mod:`dppca.accounting`. The mean uses Laplace noise when the mechanism is
-   pure ε (so the whole release stays pure) and analytic Gaussian noise otherwise.
-3. **Input formats.** Dense arrays, pandas DataFrames and scipy.sparse matrices. The second
-   moment of the clipped, centred, scaled rows is formed without densifying an ``n × d`` matrix:
-   a row ``z_i = α_i x_i − β_i m`` (scalars ``α_i, β_i``, one vector ``m``) gives
-   ``Σ z_i z_iᵀ = Xᵀ diag(α²) X − u mᵀ − m uᵀ + (Σ β_i²) m mᵀ`` with ``u = Xᵀ(α β)``: one sparse
-   product and a rank-two correction.
+1. **Bounds.** The mechanisms need rows of norm at most one. The estimator takes
+   a *public* bound ``data_norm`` (never read from the data) and either clips
+   each row to it (``clip=True``, the convention of diffprivlib and OpenDP) or
+   refuses rows above it (``clip=False``); then it divides by the bound.
+   Clipping is a map applied to each row separately, so replace-one neighbours
+   stay replace-one neighbours and the mechanisms' guarantees carry over
+   unchanged.
+2. **Centring.** ``center=False`` (the book's uncentred ``A = XᵀX/n``), a public
+   centre ``c`` (``data_norm`` then bounds ``‖x − c‖``), or ``center=True``: a
+   private mean, released with a share ``center_share`` of the budget. For rows
+   clipped to ``R = data_norm`` the mean ``μ = Σ x_i / n`` changes by ``(x −
+   x')/n`` when one row is replaced, so its replace-one sensitivity is ``2R/n``
+   in ℓ₂ and ``2R√d/n`` in ℓ₁ (``‖v‖₁ ≤ √d ‖v‖₂``). The noisy mean is projected
+   onto the ball of radius ``R`` (which contains the true mean;
+   post-processing), giving ``μ̂``; the centred rows then satisfy ``‖x_i − μ̂‖ ≤
+   R + ‖μ̂‖ ≤ 2R``, a bound that is a function of the released ``μ̂`` only.
+   Dividing by it makes the mechanism's precondition hold, and for a fixed
+   ``μ̂`` a replaced row still changes one centred row: the two releases compose
+   (adaptively) by :mod:`dppca.accounting`. The mean uses Laplace noise when the
+   mechanism is pure ε (so the whole release stays pure) and analytic Gaussian
+   noise otherwise.
+3. **Input formats.** Dense arrays, pandas DataFrames and scipy.sparse matrices.
+   The second moment of the clipped, centred, scaled rows is formed without
+   densifying an ``n × d`` matrix: a row ``z_i = α_i x_i − β_i m`` (scalars
+   ``α_i, β_i``, one vector ``m``) gives ``Σ z_i z_iᵀ = Xᵀ diag(α²) X − u mᵀ − m
+   uᵀ + (Σ β_i²) m mᵀ`` with ``u = Xᵀ(α β)``: one sparse product and a rank-two
+   correction.
 
-The second moment then goes to the mechanism's public ``*_from_second_moment`` entry point (see
-:data:`MECHANISMS`).
+The second moment then goes to the mechanism's public ``*_from_second_moment``
+entry point (see :data:`MECHANISMS`).
 """
 
 from __future__ import annotations
@@ -57,19 +64,20 @@ from .validation import (
     check_epsilon,
 )
 
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # The mechanisms: one entry each
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class MechanismSpec:
     """How :class:`PrivatePCA` runs one mechanism and records what it spends.
 
-    ``run(A, n, k, epsilon, delta, rng, options)`` returns ``(V, eigenvalues)`` with ``V``
-    ``d × k`` orthonormal and ``eigenvalues`` the released top-k eigenvalues of the noisy matrix
-    (``None`` when the mechanism releases only a subspace). ``release(n, d, epsilon, delta,
-    options)`` is the :class:`dppca.accounting.Release` it makes. ``notion`` is ``"pure"``,
+    ``run(A, n, k, epsilon, delta, rng, options)`` returns ``(V, eigenvalues)``
+    with ``V`` ``d × k`` orthonormal and ``eigenvalues`` the released top-k
+    eigenvalues of the noisy matrix (``None`` when the mechanism releases only a
+    subspace). ``release(n, d, epsilon, delta, options)`` is the
+    :class:`dppca.accounting.Release` it makes. ``notion`` is ``"pure"``,
     ``"gaussian"``, ``"approximate"`` or ``"not_dp"``.
     """
 
@@ -83,7 +91,8 @@ class MechanismSpec:
 
 
 def _noisy_matrix_run(function_name: str, arguments: str):
-    """Run an input-perturbation mechanism and keep the top-k eigenpairs of its noisy matrix."""
+    """Run an input-perturbation mechanism and keep the top-k eigenpairs of
+    its noisy matrix."""
 
     def run(A, n, k, epsilon, delta, rng, options):
         function = getattr(input_perturbation, function_name)
@@ -149,8 +158,9 @@ def _mod_sulq_release(n, d, epsilon, delta, options):
     beta = privacy.mod_sulq_beta(
         d, n, epsilon, delta, exact=options.get("exact_beta", False)
     )
-    # The noise has i.i.d. N(0, β²) entries on the upper triangle, whose ℓ₂ sensitivity is
-    # √2/n: MOD-SULQ is a Gaussian mechanism, and an accountant sees its true (smaller) ε.
+    # The noise has i.i.d. N(0, β²) entries on the upper triangle, whose ℓ₂
+    # sensitivity is √2/n: MOD-SULQ is a Gaussian mechanism, and an accountant
+    # sees its true (smaller) ε.
     sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
     return gaussian_release("MOD-SULQ", beta, sensitivity, epsilon, delta)
 
@@ -170,12 +180,14 @@ def _wishart_delta_release(n, d, epsilon, delta, options):
 
 
 def _wishart_published_release(n, d, epsilon, delta, options):
-    # Chapter 3: exactly (ε', 1 − e^{−ε/3})-DP for every ε' ≥ 0, hence (0, 1 − e^{−ε/3}).
+    # Chapter 3: exactly (ε', 1 − e^{−ε/3})-DP for every ε' ≥ 0, hence (0, 1 −
+    # e^{−ε/3}).
     gap = float(privacy.wishart_privacy_profile(epsilon, 0.0))
     return Release("Wishart (published)", "approximate", 0.0, gap)
 
 
-#: Every mechanism :class:`PrivatePCA` runs, by name. Adding one is one entry here.
+#: Every mechanism :class:`PrivatePCA` runs, by name. Adding one is one entry
+#: here.
 MECHANISMS: dict[str, MechanismSpec] = {
     "ppca": MechanismSpec(
         "PPCA",
@@ -257,9 +269,10 @@ MECHANISMS: dict[str, MechanismSpec] = {
     ),
 }
 
-#: Mechanisms that add Laplace or Gaussian noise, drawn through :mod:`dppca.noise` with the
-#: estimator's ``noise`` kind. The others are samplers (PPCA) or add a Wishart matrix, for
-#: which the package has only floating-point implementations (chapter 10).
+#: Mechanisms that add Laplace or Gaussian noise, drawn through
+#: :mod:`dppca.noise` with the estimator's ``noise`` kind. The others are
+#: samplers (PPCA) or add a Wishart matrix, for which the package has only
+#: floating-point implementations (chapter 10).
 ADDITIVE_NOISE = (
     "analyze_gauss",
     "mod_sulq",
@@ -268,7 +281,8 @@ ADDITIVE_NOISE = (
     "amin",
 )
 
-#: Mechanisms whose released matrix has private eigenvalues (``explained_variance_``).
+#: Mechanisms whose released matrix has private eigenvalues
+#: (``explained_variance_``).
 RELEASES_EIGENVALUES = (
     "analyze_gauss",
     "mod_sulq",
@@ -278,13 +292,14 @@ RELEASES_EIGENVALUES = (
 )
 
 
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Rows: norms, clipping, centring and the second moment, dense or sparse
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 def row_norms(X) -> np.ndarray:
-    """Euclidean norms of the rows of a dense or scipy.sparse matrix (no densifying)."""
+    """Euclidean norms of the rows of a dense or scipy.sparse matrix (no
+    densifying)."""
     if scipy.sparse.issparse(X) and X.format == "csr":
         # Sum of squares per row straight from the CSR arrays (half the time of
         # X.multiply(X).sum(axis=1), which builds a second sparse matrix).
@@ -307,8 +322,10 @@ def centred_row_norms(X, centre) -> np.ndarray:
 
 
 def clip_factors(norms, bound: float, clip: bool) -> np.ndarray:
-    """Per-row factors min(1, bound/‖x_i‖) (``clip=True``), or ones after checking every row is
-    within ``bound`` (``clip=False``; raises ``ValueError`` naming how many rows are not)."""
+    """Per-row factors min(1, bound/‖x_i‖) (``clip=True``), or ones after
+    checking every row is
+    within ``bound`` (``clip=False``; raises ``ValueError`` naming how many
+    rows are not)."""
     too_long = norms > bound * (1.0 + ROW_NORM_TOLERANCE)
     if not clip:
         if np.any(too_long):
@@ -323,17 +340,20 @@ def clip_factors(norms, bound: float, clip: bool) -> np.ndarray:
     return factors
 
 
-#: Columns denser than this are multiplied as dense blocks by :func:`sparse_gram`.
+#: Columns denser than this are multiplied as dense blocks by
+#: :func:`sparse_gram`.
 DENSE_COLUMN_FRACTION = 0.1
 
 
 def sparse_gram(X) -> np.ndarray:
-    """``XᵀX`` of a scipy.sparse ``X`` as a dense ``d × d`` array, without densifying ``X``.
+    """``XᵀX`` of a scipy.sparse ``X`` as a dense ``d × d`` array, without
+    densifying ``X``.
 
-    Real data mix a few dense columns (numeric attributes) with many sparse ones (one-hot
-    indicators), and a sparse-sparse product spends most of its time on the dense columns.
-    So the columns are split: dense block ``X_Dᵀ X_D`` by BLAS (``n × |D|``, densified), the
-    cross block ``X_Sᵀ X_D`` by a sparse-dense product, and ``X_Sᵀ X_S`` sparse-sparse.
+    Real data mix a few dense columns (numeric attributes) with many sparse ones
+    (one-hot indicators), and a sparse-sparse product spends most of its time on
+    the dense columns. So the columns are split: dense block ``X_Dᵀ X_D`` by
+    BLAS (``n × |D|``, densified), the cross block ``X_Sᵀ X_D`` by a
+    sparse-dense product, and ``X_Sᵀ X_S`` sparse-sparse.
     """
     X = X.tocsr()
     n, d = X.shape
@@ -354,10 +374,12 @@ def sparse_gram(X) -> np.ndarray:
 
 
 def weighted_second_moment(X, alpha, beta=None, m=None) -> np.ndarray:
-    """``(1/n) Σ z_i z_iᵀ`` for rows ``z_i = α_i x_i − β_i m`` of a dense or sparse ``X``.
+    """``(1/n) Σ z_i z_iᵀ`` for rows ``z_i = α_i x_i − β_i m`` of a dense or
+    sparse ``X``.
 
-    Uses ``Xᵀ diag(α²) X − u mᵀ − m uᵀ + (Σ β²) m mᵀ`` with ``u = Xᵀ(α β)``, so a sparse
-    ``X`` is never densified; the result is a dense symmetric ``d × d`` array.
+    Uses ``Xᵀ diag(α²) X − u mᵀ − m uᵀ + (Σ β²) m mᵀ`` with ``u = Xᵀ(α β)``, so
+    a sparse ``X`` is never densified; the result is a dense symmetric ``d × d``
+    array.
     """
     n = X.shape[0]
     alpha = np.asarray(alpha, dtype=float)
@@ -384,19 +406,22 @@ def weighted_second_moment(X, alpha, beta=None, m=None) -> np.ndarray:
 
 
 def project_to_ball(v, radius: float) -> np.ndarray:
-    """``v`` scaled down onto the ball of the given radius if it lies outside."""
+    """``v`` scaled down onto the ball of the given radius if it lies
+    outside."""
     norm = float(np.linalg.norm(v))
     return v * (radius / norm) if norm > radius else v
 
 
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # The estimator
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 def _snap(spent, requested):
-    """Report a split budget's total as requested when the parts add up to it up to
-    rounding (the parts are ``s·t`` and ``t − s·t``: in exact arithmetic they sum to ``t``)."""
+    """Report a split budget's total as requested when the parts add up to it
+    up to
+    rounding (the parts are ``s·t`` and ``t − s·t``: in exact arithmetic they
+    sum to ``t``)."""
     out = []
     for value, total in zip(spent, requested):
         close = total is not None and math.isclose(value, total, rel_tol=1e-12)
@@ -407,10 +432,11 @@ def _snap(spent, requested):
 def as_safe_release(release: Release) -> Release:
     """The record of a release made with floating-point-safe noise.
 
-    A safe Gaussian release is (ε, δ)-DP through the discrete Gaussian's concentrated-DP bound
-    (:func:`dppca.privacy.discrete_gaussian_sigma`), not through the continuous Gaussian's
-    privacy-loss distribution, so it is recorded as an (ε, δ) release and composed by basic
-    composition. Pure releases are unchanged (their safe calibration keeps ε exactly).
+    A safe Gaussian release is (ε, δ)-DP through the discrete Gaussian's
+    concentrated-DP bound (:func:`dppca.privacy.discrete_gaussian_sigma`), not
+    through the continuous Gaussian's privacy-loss distribution, so it is
+    recorded as an (ε, δ) release and composed by basic composition. Pure
+    releases are unchanged (their safe calibration keeps ε exactly).
     """
     if release.kind != "gaussian":
         return release
@@ -433,67 +459,58 @@ def _generator(random_state) -> np.random.Generator:
 class PrivatePCA(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
-    """Differentially private PCA with any mechanism of the book, scikit-learn style.
+    """Differentially private PCA with any mechanism of the book,
+    scikit-learn style.
 
-    Parameters
-    ----------
-    n_components : int, default 2
-        Dimension k of the released subspace (``1 <= k < n_features``).
-    epsilon : float, default 1.0
-        Total ε, shared with the private mean when ``center=True``.
-    delta : float or None, default None
-        Total δ; required by the Gaussian mechanisms and the δ-calibrated Wishart.
-    mechanism : str, default "ppca"
-        A key of :data:`MECHANISMS`: ``"ppca"`` (Chaudhuri et al. 2013, Alg. 2),
-        ``"analyze_gauss"`` (Dwork et al. 2014), ``"mod_sulq"`` (Chaudhuri et al. 2013, Alg. 1),
-        ``"laplace"`` (Jiang et al. 2016, Alg. 1), ``"gaussian_approx"`` (Mangoubi and
-        Vishnoi 2022), ``"wishart_delta"`` (the book's (0, δ) Wishart), ``"amin"`` (Amin et al.
-        2019, needs ``dppca.covariance``), ``"wishart_published"`` (Jiang et al. 2016, Alg. 2:
-        NOT DP as claimed; only with ``allow_not_dp=True``, and a ``PrivacyWarning``).
-    data_norm : float
-        Required public bound on the norm of the rows (of ``x − c`` for a public centre ``c``).
-    clip : bool, default True
-        Clip rows to ``data_norm``; ``False`` raises ``ValueError`` on a longer row.
-    center : False, True or array of shape (n_features,), default False
-        No centring, a private mean, or a public centre.
-    center_share : float, default 0.2
-        Share of ε (and δ) spent on the private mean when ``center=True``; in (0, 1).
-    centered_norm : float or None, default None
-        With ``center=True``: a public bound on ``‖x − μ̂‖`` at which the centred rows are
-        clipped (or refused, ``clip=False``). ``None`` uses the bound ``data_norm + ‖μ̂‖``
-        that holds without clipping (module docstring), which can be twice the spread.
-    mechanism_options : dict or None
-        Passed to the mechanism: ``sampler``, ``n_sweeps``, ``V0`` for PPCA (``V0="pca"`` starts
-        the chain at the non-private top-k subspace: data-dependent, warned), ``calibration``
-        for Analyze Gauss, ``exact_beta`` for MOD-SULQ.
-    allow_not_dp : bool, default False
-        Opt-in needed for ``mechanism="wishart_published"``.
-    noise : {"safe", "float"}, default "safe"
-        How the additive mechanisms (:data:`ADDITIVE_NOISE`) and the private mean draw their
-        noise (:mod:`dppca.noise`): ``"safe"`` rounds to a grid and adds exact discrete noise,
-        differentially private as a program; ``"float"`` is float64 noise, private only as
-        mathematics (its low-order bits leak, chapter 10), somewhat faster. PPCA and the
-        Wishart mechanisms have float implementations only, whatever this says.
-    random_state : None, int, numpy Generator or RandomState
-        Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    Parameters ---------- n_components : int, default 2 Dimension k of the
+    released subspace (``1 <= k < n_features``). epsilon : float, default 1.0
+    Total ε, shared with the private mean when ``center=True``. delta : float or
+    None, default None Total δ; required by the Gaussian mechanisms and the
+    δ-calibrated Wishart. mechanism : str, default "ppca" A key of
+    :data:`MECHANISMS`: ``"ppca"`` (Chaudhuri et al. 2013, Alg. 2),
+    ``"analyze_gauss"`` (Dwork et al. 2014), ``"mod_sulq"`` (Chaudhuri et al.
+    2013, Alg. 1), ``"laplace"`` (Jiang et al. 2016, Alg. 1),
+    ``"gaussian_approx"`` (Mangoubi and Vishnoi 2022), ``"wishart_delta"`` (the
+    book's (0, δ) Wishart), ``"amin"`` (Amin et al. 2019, needs
+    ``dppca.covariance``), ``"wishart_published"`` (Jiang et al. 2016, Alg. 2:
+    NOT DP as claimed; only with ``allow_not_dp=True``, and a
+    ``PrivacyWarning``). data_norm : float Required public bound on the norm of
+    the rows (of ``x − c`` for a public centre ``c``). clip : bool, default True
+    Clip rows to ``data_norm``; ``False`` raises ``ValueError`` on a longer row.
+    center : False, True or array of shape (n_features,), default False No
+    centring, a private mean, or a public centre. center_share : float, default
+    0.2 Share of ε (and δ) spent on the private mean when ``center=True``; in
+    (0, 1). centered_norm : float or None, default None With ``center=True``: a
+    public bound on ``‖x − μ̂‖`` at which the centred rows are clipped (or
+    refused, ``clip=False``). ``None`` uses the bound ``data_norm + ‖μ̂‖`` that
+    holds without clipping (module docstring), which can be twice the spread.
+    mechanism_options : dict or None Passed to the mechanism: ``sampler``,
+    ``n_sweeps``, ``V0`` for PPCA (``V0="pca"`` starts the chain at the
+    non-private top-k subspace: data-dependent, warned), ``calibration`` for
+    Analyze Gauss, ``exact_beta`` for MOD-SULQ. allow_not_dp : bool, default
+    False Opt-in needed for ``mechanism="wishart_published"``. noise : {"safe",
+    "float"}, default "safe" How the additive mechanisms
+    (:data:`ADDITIVE_NOISE`) and the private mean draw their noise
+    (:mod:`dppca.noise`): ``"safe"`` rounds to a grid and adds exact discrete
+    noise, differentially private as a program; ``"float"`` is float64 noise,
+    private only as mathematics (its low-order bits leak, chapter 10), somewhat
+    faster. PPCA and the Wishart mechanisms have float implementations only,
+    whatever this says. random_state : None, int, numpy Generator or RandomState
+    Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
 
-    Attributes
-    ----------
-    components_ : ndarray (n_components, n_features)
-        The private principal axes (rows, orthonormal).
-    mean_ : ndarray (n_features,)
-        The centre subtracted by ``transform``: zeros, the public centre, or the private mean.
-    explained_variance_ : ndarray (n_components,)
-        Only for mechanisms that release a noisy matrix (:data:`RELEASES_EIGENVALUES`): its top-k
-        eigenvalues, in the data's units (second moments about ``mean_`` along the axes). They
-        may be negative. PPCA, Mangoubi–Vishnoi and Amin et al. release no eigenvalues here.
-    row_bound_ : float
-        The public bound the rows were divided by (``data_norm``; with a private mean
-        ``centered_norm``, or ``data_norm + ‖mean_‖`` if it is None).
-    privacy_releases_ : tuple of :class:`dppca.accounting.Release`
-    privacy_spent_ : tuple (epsilon, delta)
-        Basic composition of the releases' calibrated figures, centring included; compose
-        several estimators with :func:`dppca.accounting.compose`.
+    Attributes ---------- components_ : ndarray (n_components, n_features) The
+    private principal axes (rows, orthonormal). mean_ : ndarray (n_features,)
+    The centre subtracted by ``transform``: zeros, the public centre, or the
+    private mean. explained_variance_ : ndarray (n_components,) Only for
+    mechanisms that release a noisy matrix (:data:`RELEASES_EIGENVALUES`): its
+    top-k eigenvalues, in the data's units (second moments about ``mean_`` along
+    the axes). They may be negative. PPCA, Mangoubi–Vishnoi and Amin et al.
+    release no eigenvalues here. row_bound_ : float The public bound the rows
+    were divided by (``data_norm``; with a private mean ``centered_norm``, or
+    ``data_norm + ‖mean_‖`` if it is None). privacy_releases_ : tuple of
+    :class:`dppca.accounting.Release` privacy_spent_ : tuple (epsilon, delta)
+    Basic composition of the releases' calibrated figures, centring included;
+    compose several estimators with :func:`dppca.accounting.compose`.
     n_components_, n_features_in_, feature_names_in_ : as in scikit-learn.
     """
 
@@ -533,7 +550,8 @@ class PrivatePCA(
         tags.input_tags.sparse = True
         return tags
 
-    # -- checks and warnings, all before any noise is drawn -----------------------------------
+    # -- checks and warnings, all before any noise is drawn
+    # -----------------------------------
 
     def _check_parameters(self, d: int):
         if self.mechanism not in MECHANISMS:
@@ -638,16 +656,19 @@ class PrivatePCA(
             raise ValueError(
                 f"center_share must lie in (0, 1); got {self.center_share!r}"
             )
-        # The mechanism gets what is left, so the two parts add up to the total exactly.
+        # The mechanism gets what is left, so the two parts add up to the total
+        # exactly.
         mean_eps = share * epsilon
         mean_delta = None if delta is None else share * delta
         mech_delta = None if delta is None else delta - mean_delta
         return (mean_eps, mean_delta), (epsilon - mean_eps, mech_delta)
 
-    # -- the private mean ----------------------------------------------------------------------
+    # -- the private mean
+    # ----------------------------------------------------------------------
 
     def _private_mean(self, total, n, d, bound, budget, pure, rng):
-        """Noisy mean of the clipped rows (sum ``total``), projected onto the ball of radius
+        """Noisy mean of the clipped rows (sum ``total``), projected onto the
+        ball of radius
         ``bound``, and its Release."""
         epsilon, delta = budget
         mean = total / n
@@ -695,10 +716,12 @@ class PrivatePCA(
                 release = as_safe_release(release)
         return project_to_ball(noisy, bound), release
 
-    # -- fit / transform -----------------------------------------------------------------------
+    # -- fit / transform
+    # -----------------------------------------------------------------------
 
     def fit(self, X, y=None):
-        """Release a private k-dimensional subspace of the rows of ``X`` (``y`` is ignored)."""
+        """Release a private k-dimensional subspace of the rows of ``X``
+        (``y`` is ignored)."""
         X = validate_data(
             self,
             X,
@@ -740,7 +763,8 @@ class PrivatePCA(
                 second = np.ones(n)
             else:
                 row_bound = self._centered_norm()
-                # ‖w_i x_i − μ̂‖² = w_i²‖x_i‖² − 2 w_i ⟨x_i, μ̂⟩ + ‖μ̂‖², then clip or refuse.
+                # ‖w_i x_i − μ̂‖² = w_i²‖x_i‖² − 2 w_i ⟨x_i, μ̂⟩ + ‖μ̂‖², then
+                # clip or refuse.
                 squares = (
                     (factors * row_norms(X)) ** 2
                     - 2.0 * factors * np.asarray(X @ mean).ravel()
@@ -763,7 +787,8 @@ class PrivatePCA(
             release = as_safe_release(release)
         releases.append(release)
         V = np.asarray(V, dtype=float)
-        # Sign convention (post-processing): largest |entry| of each axis positive.
+        # Sign convention (post-processing): largest |entry| of each axis
+        # positive.
         signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])
         signs[signs == 0] = 1.0
         self.components_ = (V * signs).T.copy()
@@ -791,7 +816,8 @@ class PrivatePCA(
         return projected - self.mean_ @ self.components_.T
 
     def inverse_transform(self, X):
-        """Map ``n × k`` coordinates back to the data space: ``X components_ + mean_``."""
+        """Map ``n × k`` coordinates back to the data space: ``X components_
+        + mean_``."""
         check_is_fitted(self, "components_")
         X = np.asarray(X, dtype=float)
         return X @ self.components_ + self.mean_

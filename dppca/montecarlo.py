@@ -1,7 +1,9 @@
-"""Small statistics helpers for Monte Carlo checks: confidence intervals and fitted slopes.
+"""Small statistics helpers for Monte Carlo checks: confidence intervals and
+fitted slopes.
 
-Every numerical check in the book compares a Monte Carlo estimate with a bound; these helpers
-make the comparison carry its own error bar, so that an assert can fail for the right reason.
+Every numerical check in the book compares a Monte Carlo estimate with a bound;
+these helpers make the comparison carry its own error bar, so that an assert can
+fail for the right reason.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ class Estimate:
 
 
 def mean_ci(samples, level: float = 0.99) -> Estimate:
-    """Sample mean with a normal-approximation confidence interval (needs >= 2 samples)."""
+    """Sample mean with a normal-approximation confidence interval (needs >=
+    2 samples)."""
     x = np.asarray(samples, dtype=float).ravel()
     if x.size < 2:
         raise ValueError("need at least two samples")
@@ -54,18 +57,21 @@ def proportion_ci(successes: int, trials: int, level: float = 0.99) -> Estimate:
 
 
 def loglog_slope(x, y) -> float:
-    """Least-squares slope of log(y) against log(x): the exponent of a fitted power law."""
+    """Least-squares slope of log(y) against log(x): the exponent of a fitted
+    power law."""
     x = np.log(np.asarray(x, dtype=float))
     y = np.log(np.asarray(y, dtype=float))
     return float(np.polyfit(x, y, 1)[0])
 
 
 def batch_means(values, n_batches: int = 40):
-    """Mean of a Markov-chain trace and its standard error by the method of batch means.
+    """Mean of a Markov-chain trace and its standard error by the method of
+    batch means.
 
-    The trace (first axis = time) is cut into ``n_batches`` consecutive batches; their means are
-    nearly independent when each batch is much longer than the chain's autocorrelation time.
-    Returns ``(mean, standard_error)``, with the trailing axes of ``values`` kept.
+    The trace (first axis = time) is cut into ``n_batches`` consecutive batches;
+    their means are nearly independent when each batch is much longer than the
+    chain's autocorrelation time. Returns ``(mean, standard_error)``, with the
+    trailing axes of ``values`` kept.
     """
     values = np.asarray(values, dtype=float)
     if n_batches < 2 or values.shape[0] < n_batches:

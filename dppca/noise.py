@@ -1,42 +1,48 @@
-"""The noise layer of every additive release path: float noise or floating-point-safe noise.
+"""The noise layer of every additive release path: float noise or
+floating-point-safe noise.
 
-Two kinds, chosen by the keyword ``noise`` of every mechanism that adds Laplace or Gaussian
-entries:
+Two kinds, chosen by the keyword ``noise`` of every mechanism that adds Laplace
+or Gaussian entries:
 
-``"float"``
-    numpy's float64 Laplace / Gaussian samplers added to a float64 matrix, as in the papers.
-    **Mathematical DP only**: the mechanism on the real numbers is private, the float program
-    is not. The low-order bits of ``fl(a + noise)`` depend on ``a`` (Mironov 2012), and the
-    audit of chapter 10 certifies ε above the claim on one neighbouring pair.
+``"float"`` numpy's float64 Laplace / Gaussian samplers added to a float64
+matrix, as in the papers. **Mathematical DP only**: the mechanism on the real
+numbers is private, the float program is not. The low-order bits of ``fl(a +
+noise)`` depend on ``a`` (Mironov 2012), and the audit of chapter 10 certifies ε
+above the claim on one neighbouring pair.
 
-``"safe"``
-    DP *as a program*. The values are rounded to a grid of granularity γ (a power of two),
-    and γ times an integer drawn **exactly** from the discrete Laplace or discrete Gaussian law
-    is added (Canonne, Kamath and Steinke 2020, Algorithms 1–3). Every operation of the sampler
-    is integer arithmetic on int64 (uniform integers from numpy's bounded-integer generator,
-    comparisons, sums); the output γ (k + Z) is exact in float64 because |k + Z| < 2**53
-    (checked) and γ is a power of two. The law of the output therefore is exactly the law the
-    privacy proof analyses; the rounding of the values to the grid is part of the mechanism and
-    of its calibration (:mod:`dppca.privacy`, "floating-point-safe calibration").
+``"safe"`` DP *as a program*. The values are rounded to a grid of granularity γ
+(a power of two), and γ times an integer drawn **exactly** from the discrete
+Laplace or discrete Gaussian law is added (Canonne, Kamath and Steinke 2020,
+Algorithms 1–3). Every operation of the sampler is integer arithmetic on int64
+(uniform integers from numpy's bounded-integer generator, comparisons, sums);
+the output γ (k + Z) is exact in float64 because |k + Z| < 2**53 (checked) and γ
+is a power of two. The law of the output therefore is exactly the law the
+privacy proof analyses; the rounding of the values to the grid is part of the
+mechanism and of its calibration (:mod:`dppca.privacy`, "floating-point-safe
+calibration").
 
-What "exact" assumes: the random integers are uniform. numpy's PCG64 is a statistical PRNG,
-not a cryptographic one; the privacy proof treats its output as truly uniform bits, as every
-DP library does for its randomness source (OpenDP draws from the operating system instead).
+What "exact" assumes: the random integers are uniform. numpy's PCG64 is a
+statistical PRNG, not a cryptographic one; the privacy proof treats its output
+as truly uniform bits, as every DP library does for its randomness source
+(OpenDP draws from the operating system instead).
 
 Not covered by this layer:
 
-* the δ-calibrated Wishart input perturbation draws a Wishart matrix ``c G Gᵀ``, not
-  independent additive entries; its privacy proof rests on the support and density of the
-  continuous Wishart law. It is **float only** (a discrete analogue would need a new proof);
-* the samplers of the exponential mechanism (:mod:`dppca.bingham`: the ACG rejection sampler
-  and the Gibbs samplers) work in float64. Their Gaussian proposals are transformed with
-  data-dependent matrices (eigenbasis, conditioning), normalised, and accepted by comparing
-  ``log(uniform)`` with a float log-ratio. No attack like Mironov's is known to us for them, and
-  no proof that they are safe either: the rounding errors of the outputs depend on the data, so
-  a low-order-bit leak is possible in principle. A black-box audit can only find a leak that
-  some test statistic exposes at the sample sizes it can afford. The likelihood-ratio
-  statistics of chapter 10 are continuous in the output and blind to low-order bits, so a leak
-  would need a test aimed at the bits. An audit can refute, never certify.
+* the δ-calibrated Wishart input perturbation draws a Wishart matrix ``c G Gᵀ``,
+  not independent additive entries; its privacy proof rests on the support and
+  density of the continuous Wishart law. It is **float only** (a discrete
+  analogue would need a new proof);
+* the samplers of the exponential mechanism (:mod:`dppca.bingham`: the ACG
+  rejection sampler and the Gibbs samplers) work in float64. Their Gaussian
+  proposals are transformed with data-dependent matrices (eigenbasis,
+  conditioning), normalised, and accepted by comparing ``log(uniform)`` with a
+  float log-ratio. No attack like Mironov's is known to us for them, and no
+  proof that they are safe either: the rounding errors of the outputs depend on
+  the data, so a low-order-bit leak is possible in principle. A black-box audit
+  can only find a leak that some test statistic exposes at the sample sizes it
+  can afford. The likelihood-ratio statistics of chapter 10 are continuous in
+  the output and blind to low-order bits, so a leak would need a test aimed at
+  the bits. An audit can refute, never certify.
 """
 
 from __future__ import annotations
@@ -51,13 +57,15 @@ from .validation import as_generator
 #: The two kinds of noise every additive release path offers.
 NOISE_KINDS = ("float", "safe")
 
-#: Default grid of a standalone call: γ is the largest power of two ≤ scale / 2**20.
+#: Default grid of a standalone call: γ is the largest power of two ≤ scale /
+#: 2**20.
 DEFAULT_GRID_POINTS_PER_SCALE = 2**20
 
 #: Outputs γ·(k + Z) are exact float64 numbers while |k + Z| ≤ 2**53.
 _EXACT_INTEGER_LIMIT = 2**53
 
-#: Largest grid scale the integer samplers accept (keeps every product below 2**63).
+#: Largest grid scale the integer samplers accept (keeps every product below
+#: 2**63).
 MAX_LAPLACE_GRID_SCALE = 2**40
 MAX_GAUSSIAN_GRID_SIGMA = 2**26
 
@@ -81,14 +89,18 @@ def power_of_two_at_most(x: float) -> float:
 
 
 def default_granularity(scale: float) -> float:
-    """Default grid of a standalone :func:`add_laplace` / :func:`add_gaussian` call: the largest
-    power of two ≤ ``scale / 2**20``. The mechanisms of the book choose their own grid from the
-    sensitivity (:func:`dppca.privacy.safe_granularity`), which the calibration needs."""
+    """Default grid of a standalone :func:`add_laplace` /
+    :func:`add_gaussian` call: the largest
+    power of two ≤ ``scale / 2**20``. The mechanisms of the book choose their
+    own grid from the
+    sensitivity (:func:`dppca.privacy.safe_granularity`), which the
+    calibration needs."""
     return power_of_two_at_most(float(scale) / DEFAULT_GRID_POINTS_PER_SCALE)
 
 
 def check_granularity(granularity) -> float:
-    """Validate a grid granularity: a power of two (so that scaling by it is exact)."""
+    """Validate a grid granularity: a power of two (so that scaling by it is
+    exact)."""
     g = float(granularity)
     if not (np.isfinite(g) and g > 0) or power_of_two_at_most(g) != g:
         raise ValueError(
@@ -100,8 +112,10 @@ def check_granularity(granularity) -> float:
 
 
 def round_to_grid(values, granularity: float) -> np.ndarray:
-    """Integers ``k = round(values / γ)`` (half to even) as int64. ``values / γ`` is exact for a
-    power of two γ; raises if some ``|k|`` exceeds 2**52 (the values are then far larger than
+    """Integers ``k = round(values / γ)`` (half to even) as int64. ``values /
+    γ`` is exact for a
+    power of two γ; raises if some ``|k|`` exceeds 2**52 (the values are then
+    far larger than
     the grid can represent exactly: choose a coarser grid)."""
     g = check_granularity(granularity)
     values = np.asarray(values, dtype=float)
@@ -116,22 +130,23 @@ def round_to_grid(values, granularity: float) -> np.ndarray:
     return scaled.astype(np.int64)
 
 
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Exact samplers on the integers (Canonne, Kamath and Steinke 2020), vectorised
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 def _bernoulli_exp_fraction(
     rng, num: np.ndarray, den: int, first_step: int = 1
 ) -> np.ndarray:
-    """Bernoulli(exp(−num/den)) for an int64 array 0 ≤ num ≤ den and an integer den ≥ 1
+    """Bernoulli(exp(−num/den)) for an int64 array 0 ≤ num ≤ den and an
+    integer den ≥ 1
     (CKS 2020, Algorithm 1).
 
-    Draw A_k ~ Bernoulli(γ/k) for k = 1, 2, ... until the first failure at step K; the result
-    is "K odd", which has probability exp(−γ). A_k is "U < num" for U uniform on
-    {0, …, k·den − 1}: an exact integer comparison. All entries run in lockstep, so k is the
-    same for every entry still running. ``first_step`` > 1 continues a run whose first steps
-    all succeeded.
+    Draw A_k ~ Bernoulli(γ/k) for k = 1, 2, ... until the first failure at step
+    K; the result is "K odd", which has probability exp(−γ). A_k is "U < num"
+    for U uniform on {0, …, k·den − 1}: an exact integer comparison. All entries
+    run in lockstep, so k is the same for every entry still running.
+    ``first_step`` > 1 continues a run whose first steps all succeeded.
     """
     num = num.ravel()
     flat = np.empty(num.size, dtype=bool)
@@ -155,9 +170,9 @@ def _bernoulli_exp_fraction(
     return flat
 
 
-#: 20! and the thresholds 20!/k! (k = 1, …, 20): one uniform integer U on {0, …, 20! − 1}
-#: decides the first 20 steps of Algorithm 1 with γ = 1, because A_2, …, A_k all succeed
-#: iff U < 20!/k!, an event of probability exactly 1/k!.
+#: 20! and the thresholds 20!/k! (k = 1, …, 20): one uniform integer U on {0, …,
+#: 20! − 1} decides the first 20 steps of Algorithm 1 with γ = 1, because A_2,
+#: …, A_k all succeed iff U < 20!/k!, an event of probability exactly 1/k!.
 _FACTORIAL_20 = math.factorial(20)
 _STEP_THRESHOLDS = np.array(
     [_FACTORIAL_20 // math.factorial(k) for k in range(1, 21)], dtype=np.int64
@@ -165,12 +180,15 @@ _STEP_THRESHOLDS = np.array(
 
 
 def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
-    """Exact Bernoulli(exp(−1)): Algorithm 1 with γ = 1 (A_1 always succeeds, A_k ~
-    Bernoulli(1/k)); the first failure step K ≤ 20 is read off one uniform integer, and the
-    rare runs (probability 1/20!) that pass step 20 continue with :func:`_bernoulli_exp_fraction`.
+    """Exact Bernoulli(exp(−1)): Algorithm 1 with γ = 1 (A_1 always succeeds,
+    A_k ~
+    Bernoulli(1/k)); the first failure step K ≤ 20 is read off one uniform
+    integer, and the rare runs (probability 1/20!) that pass step 20 continue
+    with :func:`_bernoulli_exp_fraction`.
     """
     u = rng.integers(0, _FACTORIAL_20, size=size)
-    # K = smallest k with U >= 20!/k!: one more than the number of thresholds > U
+    # K = smallest k with U >= 20!/k!: one more than the number of thresholds >
+    # U
     first_failure = 1 + np.searchsorted(-_STEP_THRESHOLDS, -u, side="left")
     out = first_failure % 2 == 1
     long_runs = np.flatnonzero(u == 0)  # all of A_2..A_20 succeeded
@@ -181,11 +199,12 @@ def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
 
 
 def bernoulli_exp(num, den: int, rng=None) -> np.ndarray:
-    """Exact Bernoulli(exp(−num/den)) for an integer array num ≥ 0 and an integer den ≥ 1
+    """Exact Bernoulli(exp(−num/den)) for an integer array num ≥ 0 and an
+    integer den ≥ 1
     (CKS 2020, Algorithm 1).
 
-    Writes num/den = q + r/den: the result is the AND of q draws of Bernoulli(exp(−1)) and one
-    of Bernoulli(exp(−r/den)), all exact.
+    Writes num/den = q + r/den: the result is the AND of q draws of
+    Bernoulli(exp(−1)) and one of Bernoulli(exp(−r/den)), all exact.
     """
     rng = as_generator(rng)
     num = np.asarray(num, dtype=np.int64)
@@ -204,7 +223,8 @@ def bernoulli_exp(num, den: int, rng=None) -> np.ndarray:
 
 
 def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
-    """Number of successes of Bernoulli(exp(−1)) before the first failure: P(V = v) =
+    """Number of successes of Bernoulli(exp(−1)) before the first failure:
+    P(V = v) =
     (1 − 1/e) e^{−v}."""
     count = np.zeros(size, dtype=np.int64)
     active = np.flatnonzero(_bernoulli_exp_minus_one(rng, size))
@@ -215,12 +235,14 @@ def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
 
 
 def discrete_laplace(scale: int, size, rng=None) -> np.ndarray:
-    """Exact draws of the discrete Laplace law P(z) ∝ exp(−|z|/t) on the integers, t = ``scale``
+    """Exact draws of the discrete Laplace law P(z) ∝ exp(−|z|/t) on the
+    integers, t = ``scale``
     a positive integer (CKS 2020, Algorithm 2 with s = 1), as int64.
 
-    X = U + tV with U uniform on {0, …, t−1} kept with probability exp(−U/t) and V geometric
-    has P(X = x) ∝ exp(−x/t) on x ≥ 0; a fair sign, rejecting "−0", gives the two-sided law.
-    Rejected entries are redrawn, vectorised over the entries still pending.
+    X = U + tV with U uniform on {0, …, t−1} kept with probability exp(−U/t) and
+    V geometric has P(X = x) ∝ exp(−x/t) on x ≥ 0; a fair sign, rejecting "−0",
+    gives the two-sided law. Rejected entries are redrawn, vectorised over the
+    entries still pending.
     """
     t = int(scale)
     if t != scale or t < 1 or t > MAX_LAPLACE_GRID_SCALE:
@@ -245,8 +267,10 @@ def discrete_laplace(scale: int, size, rng=None) -> np.ndarray:
 
 
 def _split_variance(variance) -> tuple[int, int]:
-    """Integers (t, c) with t·c ≥ ``variance`` (a rational, exact) and t = ⌈√variance⌉: the
-    discrete Gaussian is drawn with variance parameter σ² = t·c, never below the request."""
+    """Integers (t, c) with t·c ≥ ``variance`` (a rational, exact) and t =
+    ⌈√variance⌉: the
+    discrete Gaussian is drawn with variance parameter σ² = t·c, never below
+    the request."""
     v = Fraction(variance)
     if v <= 0:
         raise ValueError(f"variance must be > 0; got {variance!r}")
@@ -259,7 +283,8 @@ def _split_variance(variance) -> tuple[int, int]:
 
 
 def discrete_gaussian_parameters(variance) -> tuple[int, int]:
-    """(t, c) of :func:`discrete_gaussian`: the law drawn is P(z) ∝ exp(−z²/(2tc)), tc ≥
+    """(t, c) of :func:`discrete_gaussian`: the law drawn is P(z) ∝
+    exp(−z²/(2tc)), tc ≥
     ``variance`` (exact rational arithmetic)."""
     t, c = _split_variance(variance)
     if t > MAX_GAUSSIAN_GRID_SIGMA:
@@ -271,13 +296,16 @@ def discrete_gaussian_parameters(variance) -> tuple[int, int]:
 
 
 def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
-    """Exact draws of the discrete Gaussian P(z) ∝ exp(−z²/(2σ²)) on the integers, as int64
-    (CKS 2020, Algorithm 3), with σ² = t·c ≥ ``variance`` (:func:`discrete_gaussian_parameters`).
+    """Exact draws of the discrete Gaussian P(z) ∝ exp(−z²/(2σ²)) on the
+    integers, as int64
+    (CKS 2020, Algorithm 3), with σ² = t·c ≥ ``variance``
+    (:func:`discrete_gaussian_parameters`).
 
     Draw Y from the discrete Laplace law of scale t and keep it with probability
-    exp(−(|Y| − σ²/t)²/(2σ²)) = exp(−(|Y| − c)²/(2tc)): an exact Bernoulli with integer
-    numerator and denominator (entries with |Y| − c ≥ 2**31, whose square could overflow int64,
-    are tested with Python integers; they occur with probability below e^{−30}).
+    exp(−(|Y| − σ²/t)²/(2σ²)) = exp(−(|Y| − c)²/(2tc)): an exact Bernoulli with
+    integer numerator and denominator (entries with |Y| − c ≥ 2**31, whose
+    square could overflow int64, are tested with Python integers; they occur
+    with probability below e^{−30}).
     """
     t, c = discrete_gaussian_parameters(variance)
     rng = as_generator(rng)
@@ -304,7 +332,8 @@ def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
 
 
 def _bernoulli_exp_big(rng, num: int, den: int) -> bool:
-    """Bernoulli(exp(−num/den)) for Python integers of any size (CKS 2020, Algorithm 1)."""
+    """Bernoulli(exp(−num/den)) for Python integers of any size (CKS 2020,
+    Algorithm 1)."""
     whole, rest = divmod(num, den)
     for _ in range(whole):
         if not _bernoulli_exp_minus_one(rng, 1)[0]:
@@ -314,15 +343,16 @@ def _bernoulli_exp_big(rng, num: int, den: int) -> bool:
     )
 
 
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Adding noise to values
-# ---------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 def _on_grid(k: np.ndarray, z: np.ndarray, granularity: float) -> np.ndarray:
     total = k + z
     if total.size and np.abs(total).max() > _EXACT_INTEGER_LIMIT:
-        # |Z| > 2**52 has probability below exp(-2**12) at the largest grid scales allowed
+        # |Z| > 2**52 has probability below exp(-2**12) at the largest grid
+        # scales allowed
         raise ArithmeticError(
             "noisy value outside the exactly representable range"
         )
@@ -332,13 +362,15 @@ def _on_grid(k: np.ndarray, z: np.ndarray, granularity: float) -> np.ndarray:
 def add_laplace(
     values, scale: float, *, noise: str = "float", rng=None, granularity=None
 ) -> np.ndarray:
-    """``values`` plus i.i.d. Laplace noise of scale ``scale`` (density ∝ exp(−|z|/b)).
+    """``values`` plus i.i.d. Laplace noise of scale ``scale`` (density ∝
+    exp(−|z|/b)).
 
     ``noise="float"``: ``values + rng.laplace(0, b)`` (mathematical DP only).
-    ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Laplace with parameter
-    t = ⌈b/γ⌉ grid units (so never less noise than asked); γ = ``granularity`` (a power of two;
-    default :func:`default_granularity`). Calibrate t with
-    :func:`dppca.privacy.discrete_laplace_scale`, which accounts for the rounding.
+    ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Laplace with
+    parameter t = ⌈b/γ⌉ grid units (so never less noise than asked); γ =
+    ``granularity`` (a power of two; default :func:`default_granularity`).
+    Calibrate t with :func:`dppca.privacy.discrete_laplace_scale`, which
+    accounts for the rounding.
     """
     noise = check_noise_kind(noise)
     if not (np.isfinite(scale) and scale > 0):
@@ -361,10 +393,11 @@ def add_gaussian(
     """``values`` plus i.i.d. Gaussian noise of standard deviation ``sigma``.
 
     ``noise="float"``: ``values + rng.normal(0, σ)`` (mathematical DP only).
-    ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Gaussian with variance
-    parameter ≥ (σ/γ)² (:func:`discrete_gaussian_parameters`); γ = ``granularity`` (a power of
-    two; default :func:`default_granularity`). Calibrate σ with
-    :func:`dppca.privacy.discrete_gaussian_sigma`, which accounts for the rounding.
+    ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Gaussian with
+    variance parameter ≥ (σ/γ)² (:func:`discrete_gaussian_parameters`); γ =
+    ``granularity`` (a power of two; default :func:`default_granularity`).
+    Calibrate σ with :func:`dppca.privacy.discrete_gaussian_sigma`, which
+    accounts for the rounding.
     """
     noise = check_noise_kind(noise)
     if not (np.isfinite(sigma) and sigma > 0):
@@ -390,13 +423,16 @@ def perturb_symmetric(
     rng=None,
     granularity=None,
 ) -> np.ndarray:
-    """A + E for a symmetric d × d ``A``, E symmetric with i.i.d. entries on and above the
-    diagonal (Laplace of scale b or Gaussian of standard deviation σ = ``scale``), mirrored below.
+    """A + E for a symmetric d × d ``A``, E symmetric with i.i.d. entries on
+    and above the
+    diagonal (Laplace of scale b or Gaussian of standard deviation σ =
+    ``scale``), mirrored below.
 
-    ``noise="float"`` draws a full d × d float matrix and keeps its upper triangle, exactly as
-    the mechanisms always did (same stream, same output for a given seed). ``noise="safe"``
-    perturbs the d(d+1)/2 upper-triangle entries with :func:`add_laplace` or
-    :func:`add_gaussian` and mirrors them: every entry of the output is on the grid.
+    ``noise="float"`` draws a full d × d float matrix and keeps its upper
+    triangle, exactly as the mechanisms always did (same stream, same output for
+    a given seed). ``noise="safe"`` perturbs the d(d+1)/2 upper-triangle entries
+    with :func:`add_laplace` or :func:`add_gaussian` and mirrors them: every
+    entry of the output is on the grid.
     """
     noise = check_noise_kind(noise)
     if distribution not in ("laplace", "gaussian"):
@@ -423,9 +459,12 @@ def perturb_symmetric(
 def perturb_symmetric_goe(
     A, sigma: float, *, rng=None, granularity=None
 ) -> np.ndarray:
-    """Safe analogue of ``A + G + Gᵀ`` (G with i.i.d. N(0, σ²) entries): diagonal entries get
-    discrete Gaussian noise of variance 4(σ/γ)², off-diagonal ones 2(σ/γ)² (grid units), the
-    variances of G + Gᵀ; exact rational parameters, mirrored below the diagonal."""
+    """Safe analogue of ``A + G + Gᵀ`` (G with i.i.d. N(0, σ²) entries):
+    diagonal entries get
+    discrete Gaussian noise of variance 4(σ/γ)², off-diagonal ones 2(σ/γ)² (grid
+    units), the
+    variances of G + Gᵀ; exact rational parameters, mirrored below the
+    diagonal."""
     if not (np.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
     rng = as_generator(rng)

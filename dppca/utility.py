@@ -9,9 +9,11 @@ from .validation import check_orthonormal, check_symmetric
 
 
 def captured_variance(A, V) -> float:
-    """q_F(V) = tr(V^T A V): the energy of ``A`` captured by the subspace with basis ``V``.
+    """q_F(V) = tr(V^T A V): the energy of ``A`` captured by the subspace
+    with basis ``V``.
 
-    Chaudhuri et al. (2013), eq. (2) and Sec. 6 (Figs. 3-5); ``V`` is ``d x k`` orthonormal.
+    Chaudhuri et al. (2013), eq. (2) and Sec. 6 (Figs. 3-5); ``V`` is ``d x k``
+    orthonormal.
     """
     A = check_symmetric(A, name="A")
     V = check_orthonormal(V)
@@ -23,7 +25,8 @@ def captured_variance(A, V) -> float:
 
 
 def captured_variance_ratio(A, V) -> float:
-    """q_F(V) / q_F(V_k): captured variance relative to non-private PCA of the same rank."""
+    """q_F(V) / q_F(V_k): captured variance relative to non-private PCA of
+    the same rank."""
     A = check_symmetric(A, name="A")
     V = check_orthonormal(V)
     best = top_k_eigh(A, V.shape[1])[0].sum()
@@ -31,7 +34,8 @@ def captured_variance_ratio(A, V) -> float:
 
 
 def top_vector_correlation(v, v1) -> float:
-    """q_A(v) = |<v, v_1>|: the correlation of a unit vector with the top eigenvector v_1.
+    """q_A(v) = |<v, v_1>|: the correlation of a unit vector with the top
+    eigenvector v_1.
 
     Chaudhuri et al. (2013), eq. (3) and Theorems 7-9 (k = 1).
     """
@@ -48,10 +52,11 @@ def top_vector_correlation(v, v1) -> float:
 
 
 def subspace_distance(V, W) -> float:
-    """||V V^T - W W^T||_F, the Frobenius distance between the projectors of two subspaces.
+    """||V V^T - W W^T||_F, the Frobenius distance between the projectors of
+    two subspaces.
 
-    For two k-dimensional subspaces it equals sqrt(2) times the norm of the sines of their
-    principal angles (Jiang et al. 2016, Theorem 6).
+    For two k-dimensional subspaces it equals sqrt(2) times the norm of the
+    sines of their principal angles (Jiang et al. 2016, Theorem 6).
     """
     V = check_orthonormal(V, name="V")
     W = check_orthonormal(W, name="W")

@@ -1,9 +1,10 @@
-"""Execute one chapter with papermill and render it alone with a strict Jupyter Book build.
+"""Execute one chapter with papermill and render it alone with a strict
+Jupyter Book build.
 
 Usage: python tests/check_chapter.py chapters/NAME.ipynb [--full]
 
-For authors: catches failing cells and Sphinx warnings (-n -W) of one chapter in a minute,
-without running the whole book. Prints the execution time.
+For authors: catches failing cells and Sphinx warnings (-n -W) of one chapter in
+a minute, without running the whole book. Prints the execution time.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""Tests of dppca.accounting against closed forms: k-fold and heterogeneous Gaussian
-composition (one Gaussian of multiplier (Σ m_i^-2)^(-1/2), analytic formula of Balle and
-Wang 2018), pure ε adding up, δ of approximate releases adding up, and the estimator's
+"""Tests of dppca.accounting against closed forms: k-fold and heterogeneous
+Gaussian
+composition (one Gaussian of multiplier (Σ m_i^-2)^(-1/2), analytic formula of
+Balle and Wang 2018), pure ε adding up, δ of approximate releases adding up, and
+the estimator's
 releases."""
 
 import dp_accounting
@@ -12,7 +14,8 @@ from dppca import PrivatePCA, accounting
 from dppca.accounting import Release, compose, gaussian_epsilon
 from dppca.privacy import analyze_gauss_sigma, gaussian_mechanism_epsilon
 
-# PLD's pessimistic discretisation (interval 1e-4) overestimates ε by a little; never under.
+# PLD's pessimistic discretisation (interval 1e-4) overestimates ε by a little;
+# never under.
 PLD_SLACK = 2e-3
 
 
@@ -84,9 +87,12 @@ def test_release_validation():
 
 
 def test_neighbouring_relation_of_dp_accounting():
-    """dp-accounting's REPLACE_ONE doubles a Gaussian event's sensitivity; the book's
-    multipliers are already normalised by the replace-one Δ, so the accountant must run in
-    ADD_OR_REMOVE_ONE mode (what gaussian_epsilon does) to match the analytic formula."""
+    """dp-accounting's REPLACE_ONE doubles a Gaussian event's sensitivity;
+    the book's
+    multipliers are already normalised by the replace-one Δ, so the accountant
+    must run in
+    ADD_OR_REMOVE_ONE mode (what gaussian_epsilon does) to match the analytic
+    formula."""
     m, delta = 2.0, 1e-5
     replace = pld_privacy_accountant.PLDAccountant(
         dp_accounting.NeighboringRelation.REPLACE_ONE
@@ -100,7 +106,8 @@ def test_neighbouring_relation_of_dp_accounting():
 
 
 def test_one_analyze_gauss_fit_spends_its_calibrated_epsilon():
-    """Analyze Gauss with the analytic calibration is tight: the accountant gives back ε."""
+    """Analyze Gauss with the analytic calibration is tight: the accountant
+    gives back ε."""
     X = np.random.default_rng(0).standard_normal((500, 5))
     est = PrivatePCA(
         2,
@@ -119,8 +126,10 @@ def test_one_analyze_gauss_fit_spends_its_calibrated_epsilon():
 
 
 def test_several_fits_compose_better_than_adding():
-    """Two private-mean Analyze Gauss fits (four Gaussian releases at (ε_i, δ_i)): the
-    accountant's ε at the summed δ equals the analytic ε of the combined multiplier and is
+    """Two private-mean Analyze Gauss fits (four Gaussian releases at (ε_i,
+    δ_i)): the
+    accountant's ε at the summed δ equals the analytic ε of the combined
+    multiplier and is
     below the basic composition's sum."""
     X = np.random.default_rng(1).standard_normal((800, 5))
     fits = [
@@ -150,8 +159,10 @@ def test_several_fits_compose_better_than_adding():
 
 
 def test_mod_sulq_is_far_more_private_than_claimed():
-    """MOD-SULQ's β (Chaudhuri et al. 2013, eq. (5)) is a Gaussian mechanism of multiplier
-    β n/√2; its true ε at the same δ is a small fraction of the claimed one (chapter 2)."""
+    """MOD-SULQ's β (Chaudhuri et al. 2013, eq. (5)) is a Gaussian mechanism
+    of multiplier
+    β n/√2; its true ε at the same δ is a small fraction of the claimed one
+    (chapter 2)."""
     X = np.random.default_rng(2).standard_normal((2000, 10))
     est = PrivatePCA(
         2,
@@ -168,8 +179,10 @@ def test_mod_sulq_is_far_more_private_than_claimed():
 
 
 def test_safe_gaussian_fits_compose_by_their_calibrated_figures():
-    """With the default floating-point-safe noise a Gaussian release is (ε, δ)-DP through the
-    discrete Gaussian's zCDP bound, not the continuous PLD: it is recorded as an (ε, δ)
+    """With the default floating-point-safe noise a Gaussian release is (ε,
+    δ)-DP through the
+    discrete Gaussian's zCDP bound, not the continuous PLD: it is recorded as an
+    (ε, δ)
     release and composes by basic composition, mean and subspace alike."""
     X = np.random.default_rng(3).standard_normal((800, 5))
     fits = [

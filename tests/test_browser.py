@@ -1,5 +1,7 @@
-"""The browser check (tools/browser_check.py) on small hand-made sites: it passes a sound one
-and names each planted fault. The check of the real book runs after the render (make test)."""
+"""The browser check (tools/browser_check.py) on small hand-made sites: it
+passes a sound one
+and names each planted fault. The check of the real book runs after the
+render (make test)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""Execute every chapter listed in _toc.yml through papermill with FAST=True injected.
+"""Execute every chapter listed in _toc.yml through papermill with FAST=True
+injected.
 
-The executed copy is written to _build/fast/<chapter>.ipynb whether or not the run succeeds,
-so a failing cell can be read there; tools/render_book.py fast then renders those copies.
+The executed copy is written to _build/fast/<chapter>.ipynb whether or not the
+run succeeds, so a failing cell can be read there; tools/render_book.py fast
+then renders those copies.
 """
 
 from __future__ import annotations

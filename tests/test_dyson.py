@@ -1,4 +1,5 @@
-"""Tests for dppca.dyson: SDE coefficients against finite differences of the exact simulation,
+"""Tests for dppca.dyson: SDE coefficients against finite differences of the
+exact simulation,
 strong convergence on a shared Brownian path, and input validation."""
 
 import numpy as np
@@ -122,7 +123,8 @@ def test_strong_convergence_order(scheme, order):
 
 
 def test_eigenvalue_path_law_at_short_time():
-    """In-law SDE: mean and variance of gamma(T) - sigma match the exact ones to first order."""
+    """In-law SDE: mean and variance of gamma(T) - sigma match the exact ones
+    to first order."""
     rng = np.random.default_rng(3)
     init = SIGMA * 4
     T = 1e-3

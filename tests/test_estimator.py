@@ -1,5 +1,7 @@
-"""Tests of dppca.estimator.PrivatePCA: scikit-learn's estimator checks, validation, every
-mechanism, sparse = dense under a seed, centring (and the sensitivities it relies on),
+"""Tests of dppca.estimator.PrivatePCA: scikit-learn's estimator checks,
+validation, every
+mechanism, sparse = dense under a seed, centring (and the sensitivities it
+relies on),
 pipelines, and PrivacyWarning exactly where it is documented."""
 
 import importlib.util
@@ -27,15 +29,18 @@ from dppca.privacy import analytic_gaussian_sigma
 
 HAS_COVARIANCE = importlib.util.find_spec("dppca.covariance") is not None
 
-#: Mechanisms runnable in this installation (Amin et al. arrives with dppca.covariance).
+#: Mechanisms runnable in this installation (Amin et al. arrives with
+#: dppca.covariance).
 RUNNABLE = [m for m in MECHANISMS if m != "amin" or HAS_COVARIANCE]
 
-# --- scikit-learn's estimator checks ----------------------------------------------------------
+# --- scikit-learn's estimator checks
+# ----------------------------------------------------------
 
-#: Checks that cannot apply to a randomised private estimator, skipped by name with the
-#: reason. None is needed: every fit draws its noise from ``random_state``, which the checks
-#: fix, so refits, fit_transform and pickling all reproduce bit for bit, and ``clip=True``
-#: accepts the checks' data at any scale.
+#: Checks that cannot apply to a randomised private estimator, skipped by name
+#: with the reason. None is needed: every fit draws its noise from
+#: ``random_state``, which the checks fix, so refits, fit_transform and pickling
+#: all reproduce bit for bit, and ``clip=True`` accepts the checks' data at any
+#: scale.
 SKIPPED_CHECKS: dict[str, str] = {}
 
 
@@ -70,11 +75,13 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-# --- data ---------------------------------------------------------------------------------------
+# --- data
+# ------------------------------------------------------------------------------
 
 
 def spiked(n=4000, d=6, k=2, seed=0, scale=3.0, shift=0.0):
-    """Rows concentrated near a k-dimensional subspace, of norm up to about ``scale``."""
+    """Rows concentrated near a k-dimensional subspace, of norm up to about
+    ``scale``."""
     rng = np.random.default_rng(seed)
     basis = np.linalg.qr(rng.standard_normal((d, k)))[0]
     coords = rng.standard_normal((n, k)) * np.linspace(2.0, 1.0, k)
@@ -87,7 +94,8 @@ def options_for(mechanism):
     return {"n_sweeps": 50} if mechanism == "ppca" else None
 
 
-# --- validation ------------------------------------------------------------------------------
+# --- validation
+# ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -132,7 +140,8 @@ def test_clip_false_refuses_long_rows_and_clip_true_clips_them():
     factors = clip_factors(norms, bound, clip=True)
     assert np.allclose(np.minimum(norms, bound), norms * factors)
     assert np.all(factors[norms <= bound] == 1.0)
-    # A bound above every row: clip=False and clip=True run the same computation.
+    # A bound above every row: clip=False and clip=True run the same
+    # computation.
     big = float(norms.max()) * 1.01
     kw = {"mechanism": "laplace", "data_norm": big, "random_state": 4}
     a = PrivatePCA(2, clip=False, **kw).fit(X).components_
@@ -151,14 +160,18 @@ def test_random_state_none_is_fresh_and_a_seed_reproduces():
     assert np.array_equal(c, d)
 
 
-# --- every mechanism ---------------------------------------------------------------------------
+# --- every mechanism
+# ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("mechanism", RUNNABLE)
 def test_each_mechanism_recovers_a_strong_subspace(mechanism):
-    """At ε = 50 on 4,000 rows near a plane, every mechanism finds the plane; the attributes
-    are those documented, and the spent budget is the mechanism's. The (0, δ) Wishart needs a
-    large δ to be accurate (its noise scale is 1/(2n log(1/(1 − δ))), chapter 3)."""
+    """At ε = 50 on 4,000 rows near a plane, every mechanism finds the plane;
+    the attributes
+    are those documented, and the spent budget is the mechanism's. The (0, δ)
+    Wishart needs a
+    large δ to be accurate (its noise scale is 1/(2n log(1/(1 − δ))), chapter
+    3)."""
     X, basis = spiked()
     delta = 0.2 if mechanism == "wishart_delta" else 1e-3
     est = PrivatePCA(
@@ -176,7 +189,8 @@ def test_each_mechanism_recovers_a_strong_subspace(mechanism):
         Z = est.fit_transform(X)
     V = est.components_.T
     assert np.allclose(V.T @ V, np.eye(2), atol=1e-10)
-    # A wrong (Haar-random) plane in d = 6 is at distance ~1.5; the true one at 0.
+    # A wrong (Haar-random) plane in d = 6 is at distance ~1.5; the true one at
+    # 0.
     assert subspace_distance(V, basis) < 0.35
     assert Z.shape == (4000, 2) and est.n_components_ == 2
     assert est.n_features_in_ == 6
@@ -196,7 +210,8 @@ def test_each_mechanism_recovers_a_strong_subspace(mechanism):
 
 
 def test_explained_variance_is_in_data_units():
-    """The noisy eigenvalues, rescaled by row_bound_², match the second moment of the data
+    """The noisy eigenvalues, rescaled by row_bound_², match the second
+    moment of the data
     along the axes when the noise is negligible."""
     X, _ = spiked(n=5000)
     est = PrivatePCA(
@@ -241,7 +256,8 @@ def test_amin_mechanism_runs_through_the_table():
     assert est.privacy_spent_ == (50.0, 0.0)
 
 
-# --- sparse, dense, DataFrame ------------------------------------------------------------------
+# --- sparse, dense, DataFrame
+# ------------------------------------------------------------------
 
 
 CENTRES = {
@@ -253,7 +269,8 @@ CENTRES = {
 
 @pytest.mark.parametrize("layout", ["mixed", "all sparse", "all dense"])
 def test_sparse_gram_equals_the_dense_product(layout):
-    """The column split (dense block, cross block, sparse block) gives XᵀX exactly."""
+    """The column split (dense block, cross block, sparse block) gives XᵀX
+    exactly."""
     rng = np.random.default_rng(9)
     X = rng.standard_normal((500, 12))
     keep = {
@@ -296,10 +313,12 @@ def test_weighted_second_moment_sparse_equals_dense(centre):
 @pytest.mark.parametrize("centre", CENTRES)
 @pytest.mark.parametrize("mechanism", RUNNABLE)
 def test_sparse_input_gives_the_dense_release_under_a_seed(mechanism, centre):
-    """Same seed, same data as CSR, CSC or dense: the same release (the second moments agree
-    to rounding, and the noise is drawn from the same stream). PPCA's rejection sampler may
-    flip an accept/reject decision on a rounding difference, so for it the law is compared
-    through the second moment it is given (above) and the release only without a private
+    """Same seed, same data as CSR, CSC or dense: the same release (the
+    second moments agree
+    to rounding, and the noise is drawn from the same stream). PPCA's rejection
+    sampler may flip an accept/reject decision on a rounding difference, so for
+    it the law is compared through the second moment it is given (above) and the
+    release only without a private
     mean, where the two paths run the same arithmetic."""
     if mechanism == "ppca" and centre == "private":
         pytest.skip(
@@ -362,11 +381,13 @@ def test_pipeline_with_logistic_regression():
     order = rng.permutation(2000)
     train, test = order[:1500], order[1500:]
     pipe.fit(X[train], y[train])
-    # y is a linear function of the plane: a correct plane classifies it almost perfectly.
+    # y is a linear function of the plane: a correct plane classifies it almost
+    # perfectly.
     assert pipe.score(X[test], y[test]) > 0.95
 
 
-# --- centring -------------------------------------------------------------------------------
+# --- centring
+# ------------------------------------------------------------------------------
 
 
 def test_public_centre_equals_fitting_the_shifted_data():
@@ -381,8 +402,10 @@ def test_public_centre_equals_fitting_the_shifted_data():
 
 
 def test_private_mean_noise_law_and_budget_split():
-    """The Gaussian private mean has the calibrated σ = analytic(2R/n, s ε, s δ): over 400
-    seeds its errors have that standard deviation (chi-square bounds at 1e-6)."""
+    """The Gaussian private mean has the calibrated σ = analytic(2R/n, s ε, s
+    δ): over 400
+    seeds its errors have that standard deviation (chi-square bounds at
+    1e-6)."""
     X, _ = spiked(n=1000, d=3, k=1, scale=1.0, shift=0.1)
     R, eps, delta, share = 1.0, 2.0, 1e-5, 0.25
     clipped = X * clip_factors(np.linalg.norm(X, axis=1), R, True)[:, None]
@@ -402,7 +425,8 @@ def test_private_mean_noise_law_and_budget_split():
         ).fit(X)
         errors.append(est.mean_ - true_mean)
     errors = np.concatenate(errors) / sigma  # 1200 standard normals if correct
-    # chi2(1200) has mean 1200, sd 49: ±5.5 sd holds with probability > 1 - 1e-6.
+    # chi2(1200) has mean 1200, sd 49: ±5.5 sd holds with probability > 1 -
+    # 1e-6.
     assert abs(np.sum(errors**2) - 1200) < 5.5 * np.sqrt(2400)
     mean_release, mech_release = est.privacy_releases_
     assert np.isclose(mean_release.epsilon, share * eps)
@@ -421,7 +445,8 @@ def test_private_mean_is_laplace_for_pure_mechanisms():
 
 
 def test_clipped_mean_sensitivity_is_attained_at_2R_over_n():
-    """Replace-one on clipped rows moves the mean by at most 2R/n, attained by opposite rows."""
+    """Replace-one on clipped rows moves the mean by at most 2R/n, attained
+    by opposite rows."""
     rng = np.random.default_rng(0)
     R, n = 2.0, 50
     X = rng.standard_normal((n, 4)) * 3
@@ -448,8 +473,10 @@ def test_clipped_mean_sensitivity_is_attained_at_2R_over_n():
 
 
 def test_centred_scaled_rows_keep_the_second_moment_sensitivity():
-    """For any released mean in the ball of radius R, the second moment handed to the
-    mechanism changes by at most √2/n in Frobenius norm when one row is replaced (the
+    """For any released mean in the ball of radius R, the second moment
+    handed to the
+    mechanism changes by at most √2/n in Frobenius norm when one row is replaced
+    (the
     precondition of every mechanism)."""
     rng = np.random.default_rng(3)
     R, n, d = 1.5, 30, 4
@@ -473,7 +500,8 @@ def test_centred_scaled_rows_keep_the_second_moment_sensitivity():
     assert worst <= np.sqrt(2) / n
 
 
-# --- PrivacyWarning exactly where listed ------------------------------------------------------
+# --- PrivacyWarning exactly where listed
+# ------------------------------------------------------
 
 
 def privacy_warnings(**params):
@@ -543,7 +571,8 @@ def test_budget_split_leaving_nothing_warns_then_refuses(share):
 
 
 def test_data_dependent_start_is_really_the_pca_frame():
-    """V0='pca' gives the chain the exact top-k subspace (what the warning says)."""
+    """V0='pca' gives the chain the exact top-k subspace (what the warning
+    says)."""
     X, _ = spiked(n=300)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
@@ -561,7 +590,8 @@ def test_data_dependent_start_is_really_the_pca_frame():
 
 def test_centered_norm_clips_the_centred_rows():
     """With a public bound C on the centred rows, the mechanism sees rows
-    s_i (w_i x_i − μ̂)/C of norm ≤ 1; the second moment matches that dense computation,
+    s_i (w_i x_i − μ̂)/C of norm ≤ 1; the second moment matches that dense
+    computation,
     for dense and sparse input alike."""
     X, _ = spiked(n=600, shift=1.0)
     R, C = 4.0, 1.2

@@ -1,4 +1,5 @@
-"""The machinery that runs the book: table of contents, parameters cells, papermill injection,
+"""The machinery that runs the book: table of contents, parameters cells,
+papermill injection,
 stripped notebooks and the execution cache key."""
 
 from __future__ import annotations
@@ -99,8 +100,10 @@ def test_execution_cache_key_tracks_notebook_mode_and_package(
 
 
 def test_every_part_but_the_back_matter_is_numbered():
-    """Chapters are numbered in the sidebar and theorems per chapter (4.1, ...): each
-    part of _toc.yml needs ``numbered: true`` (a part added without it breaks the count)."""
+    """Chapters are numbered in the sidebar and theorems per chapter (4.1,
+    ...): each
+    part of _toc.yml needs ``numbered: true`` (a part added without it breaks
+    the count)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     unnumbered = [
         part["caption"]
@@ -140,7 +143,8 @@ def test_render_hides_the_parameters_cells(tmp_path):
 
 
 def exercise_blocks(notebook):
-    """(exercise labels, solution-start labels, solution-end count) of a chapter, in order."""
+    """(exercise labels, solution-start labels, solution-end count) of a
+    chapter, in order."""
     exercises, starts, ends = [], [], 0
     for cell in json.loads(notebook.read_text())["cells"]:
         if cell["cell_type"] != "markdown":
@@ -154,7 +158,8 @@ def exercise_blocks(notebook):
 
 @pytest.mark.parametrize("notebook", toc_notebooks(), ids=lambda p: p.stem)
 def test_exercises_have_gated_collapsed_solutions(notebook):
-    """Every exercise has one solution, opened after it and closed (the code cells between
+    """Every exercise has one solution, opened after it and closed (the code
+    cells between
     the gates are executed like any other), with a label unique in the book."""
     exercises, starts, ends = exercise_blocks(notebook)
     assert len(exercises) <= 4, "at most four exercises per chapter"

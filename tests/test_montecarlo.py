@@ -34,8 +34,10 @@ def test_loglog_slope():
 
 
 def test_batch_means_standard_error_of_an_ar1_chain():
-    """AR(1) with coefficient 0.9 and unit innovations: the mean of T steps has standard error
-    close to sqrt(1/(1-0.9)^2 / T); batch means must recover it (within 25%), where the naive
+    """AR(1) with coefficient 0.9 and unit innovations: the mean of T steps
+    has standard error
+    close to sqrt(1/(1-0.9)^2 / T); batch means must recover it (within 25%),
+    where the naive
     i.i.d. formula is about 4.4 times too small."""
     from dppca.montecarlo import batch_means
 

@@ -1,4 +1,5 @@
-"""The noise layer: exact laws of the safe samplers, grids, calibration, and the mechanisms."""
+"""The noise layer: exact laws of the safe samplers, grids, calibration, and
+the mechanisms."""
 
 import math
 
@@ -15,7 +16,8 @@ P_MIN = 1e-5  # a correct sampler fails a test below with probability about 1e-5
 
 
 def chi_square_p_value(samples, support, pmf):
-    """Pearson's chi-square test of integer samples against an exact pmf on ``support``,
+    """Pearson's chi-square test of integer samples against an exact pmf on
+    ``support``,
     pooling everything outside ``support`` into one tail cell."""
     samples = np.asarray(samples)
     counts = np.array([(samples == z).sum() for z in support])
@@ -41,7 +43,8 @@ def test_bernoulli_exp_has_probability_exp_minus_num_over_den(num, den):
 
 
 def test_bernoulli_exp_minus_one_continues_runs_exactly():
-    """Continuing Algorithm 1 (γ = 1) from step 3 gives P(K odd | K ≥ 3) = 2/e: the rule used
+    """Continuing Algorithm 1 (γ = 1) from step 3 gives P(K odd | K ≥ 3) =
+    2/e: the rule used
     for the runs that pass step 20 of the one-draw shortcut."""
     rng = np.random.default_rng(2)
     size = 200_000
@@ -84,7 +87,8 @@ def test_safe_outputs_are_exact_grid_multiples_and_reproducible():
         units = out / g
         assert np.array_equal(units, np.rint(units))
         noise_units = units.astype(np.int64) - noise.round_to_grid(values, g)
-        # the noise is an integer in grid units, of the order of the scale 0.05 / g
+        # the noise is an integer in grid units, of the order of the scale 0.05
+        # / g
         assert np.all(np.abs(noise_units) < 60 * 0.05 / g)
     with pytest.raises(ValueError, match="power of two"):
         noise.add_laplace(values, 0.05, noise="safe", granularity=0.3)
@@ -161,8 +165,9 @@ def test_zcdp_conversion_is_the_infimum_and_valid():
         )
         assert delta <= grid * (1 + 1e-9)
         assert delta >= grid * (1 - 1e-3)
-        # weaker than nothing: the continuous Gaussian's exact δ is below it, and it beats
-        # the simple bound exp(−(ε − ρ)² / (4ρ)) of Bun and Steinke (2016)
+        # weaker than nothing: the continuous Gaussian's exact δ is below it,
+        # and it beats the simple bound exp(−(ε − ρ)² / (4ρ)) of Bun and Steinke
+        # (2016)
         exact = privacy.analytic_gaussian_delta(
             1.0 / np.sqrt(2 * rho), 1.0, eps
         )
@@ -202,7 +207,8 @@ def test_safe_laplace_mechanism_scale_law_and_exact_privacy_loss():
         noise.round_to_grid(A[iu], g),
         noise.round_to_grid(A_prime[iu], g),
     )
-    # exact privacy loss of the program: sup over outputs of Σ(|y − k'| − |y − k|)/t
+    # exact privacy loss of the program: sup over outputs of Σ(|y − k'| − |y −
+    # k|)/t
     assert np.abs(k - k_prime).sum() / t <= eps
     rng = np.random.default_rng(9)
     outs = np.stack(
@@ -309,8 +315,10 @@ def test_float_mechanisms_are_unchanged_and_safe_ones_reproducible():
 
 
 def test_safe_laplace_privacy_on_the_worst_l1_pairs():
-    """Exact privacy loss of the safe program, sup over outputs Σ(|y − k'| − |y − k|)/t =
-    ‖k − k'‖₁/t, on the extremal ℓ₁ pairs and on random pairs in low dimension."""
+    """Exact privacy loss of the safe program, sup over outputs Σ(|y − k'| −
+    |y − k|)/t =
+    ‖k − k'‖₁/t, on the extremal ℓ₁ pairs and on random pairs in low
+    dimension."""
     rng = np.random.default_rng(18)
     for d in (2, 3, 4):
         n, eps = 5, 0.7
@@ -333,7 +341,8 @@ def test_safe_laplace_privacy_on_the_worst_l1_pairs():
 
 
 def test_discrete_laplace_law_at_the_largest_scale():
-    """t = 2**40 exercises the two-draw path of Algorithm 1 (k·t ≥ 2**62 from k = 4 on):
+    """t = 2**40 exercises the two-draw path of Algorithm 1 (k·t ≥ 2**62 from
+    k = 4 on):
     P(|Z| ≥ x) = 2 q^x / (1 + q) for x ≥ 1, checked on bins of width t/4."""
     t = noise.MAX_LAPLACE_GRID_SCALE
     z = noise.discrete_laplace(t, 300_000, np.random.default_rng(19))
@@ -354,7 +363,8 @@ def test_discrete_laplace_law_at_the_largest_scale():
 
 
 def test_discrete_gaussian_law_at_a_large_scale():
-    """σ² = 2**50 (t = 2**25): bins of width σ/4 against the Gaussian CDF, whose error for
+    """σ² = 2**50 (t = 2**25): bins of width σ/4 against the Gaussian CDF,
+    whose error for
     the discrete law is far below the test's resolution at this scale."""
     variance = 2.0**50
     t, c = noise.discrete_gaussian_parameters(variance)

@@ -1,12 +1,15 @@
-"""A small Sphinx extension (loaded through ``sphinx: local_extensions`` in _config.yml) that
-removes two JavaScript errors every page of a Jupyter Book 1.0 / sphinx-book-theme 1.3 build
-shows in the browser console (found by tools/browser_check.py):
+"""A small Sphinx extension (loaded through ``sphinx: local_extensions`` in
+_config.yml) that
+removes two JavaScript errors every page of a Jupyter Book 1.0 /
+sphinx-book-theme 1.3 build shows in the browser console (found by
+tools/browser_check.py):
 
-- sphinx-thebe 0.3.1 registers its configuration script twice under Sphinx 7.4, and the second
-  copy throws "Identifier 'THEBE_JS_URL' has already been declared": duplicate scripts are
-  dropped from each page;
-- the theme's colour mode defaults to "" and pydata-sphinx-theme logs "Got invalid theme mode"
-  on a reader's first visit: the default becomes "auto" (follow the system setting).
+- sphinx-thebe 0.3.1 registers its configuration script twice under Sphinx 7.4,
+  and the second copy throws "Identifier 'THEBE_JS_URL' has already been
+  declared": duplicate scripts are dropped from each page;
+- the theme's colour mode defaults to "" and pydata-sphinx-theme logs "Got
+  invalid theme mode" on a reader's first visit: the default becomes "auto"
+  (follow the system setting).
 """
 
 from __future__ import annotations

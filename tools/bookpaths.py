@@ -13,7 +13,8 @@ EXECUTED = {"fast": BUILD / "fast", "full": BUILD / "full"}
 
 
 def toc_documents() -> list[str]:
-    """Every document listed in ``_toc.yml``, root first, as paths without suffix."""
+    """Every document listed in ``_toc.yml``, root first, as paths without
+    suffix."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     docs = [toc["root"]]
 
@@ -31,7 +32,8 @@ def toc_documents() -> list[str]:
 
 
 def toc_notebooks() -> list[Path]:
-    """The documents of ``_toc.yml`` that are notebooks (what papermill executes)."""
+    """The documents of ``_toc.yml`` that are notebooks (what papermill
+    executes)."""
     paths = []
     for doc in toc_documents():
         nb = ROOT / f"{doc}.ipynb"

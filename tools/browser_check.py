@@ -1,23 +1,29 @@
-"""Open every page of the built HTML book in headless Chromium, as a reader would.
+"""Open every page of the built HTML book in headless Chromium, as a reader
+would.
 
 Usage: python tools/browser_check.py [HTML_DIR] [--search-word WORD]
 
-HTML_DIR defaults to the FAST render, _build/fast/_build/html. The book is served by a local
-http.server on 127.0.0.1 (search needs http://, file:// breaks it) and every page is loaded in
-Debian's Chromium (/usr/bin/chromium, or $CHROMIUM) driven by Playwright. Checks:
+HTML_DIR defaults to the FAST render, _build/fast/_build/html. The book is
+served by a local http.server on 127.0.0.1 (search needs http://, file:// breaks
+it) and every page is loaded in Debian's Chromium (/usr/bin/chromium, or
+$CHROMIUM) driven by Playwright. Checks:
 
-- no JavaScript error on any page: uncaught exceptions and console errors both count, except a
-  console error reporting that a *remote* resource failed to load. Every request that leaves
-  127.0.0.1 is aborted on purpose (the check must not depend on the network), so the math CDN
-  (MathJax, cdn.jsdelivr.net) never loads here and formulas stay as TeX source; those failures
-  are reported by host and are the only ones tolerated;
+- no JavaScript error on any page: uncaught exceptions and console errors both
+  count, except a console error reporting that a *remote* resource failed to
+  load. Every request that leaves 127.0.0.1 is aborted on purpose (the check
+  must not depend on the network), so the math CDN (MathJax, cdn.jsdelivr.net)
+  never loads here and formulas stay as TeX source; those failures are reported
+  by host and are the only ones tolerated;
 - every image has a non-zero natural width (it was found and decoded);
 - every local request succeeds (no 404 for a stylesheet, script or figure);
-- every link to a page of the book resolves: the file exists and, for a #fragment, the page
-  has an element with that id (cross-references to theorems, equations, exercises, sections);
-- the search page finds a word of chapter 4 and lists chapter 4 among the results.
+- every link to a page of the book resolves: the file exists and, for a
+  #fragment, the page has an element with that id (cross-references to theorems,
+  equations, exercises, sections);
+- the search page finds a word of chapter 4 and lists chapter 4 among the
+  results.
 
-Exits 0 when every check passes, 1 otherwise (each failure printed), 2 without Chromium.
+Exits 0 when every check passes, 1 otherwise (each failure printed), 2 without
+Chromium.
 """
 
 from __future__ import annotations
@@ -65,7 +71,8 @@ def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
 
 
 def book_pages(html: Path) -> list[str]:
-    """Every HTML page of the book, relative to ``html`` (theme assets excluded)."""
+    """Every HTML page of the book, relative to ``html`` (theme assets
+    excluded)."""
     return sorted(
         p.relative_to(html).as_posix()
         for p in html.rglob("*.html")
@@ -78,7 +85,8 @@ def is_local(url: str, base: str) -> bool:
 
 
 def check_page(page, url: str, base: str):
-    """Load one page; return (problems, tolerated remote failures, ids, links, images)."""
+    """Load one page; return (problems, tolerated remote failures, ids,
+    links, images)."""
     problems, remote = [], []
 
     def on_console(msg):
@@ -127,7 +135,8 @@ def check_page(page, url: str, base: str):
 
 
 def redirect_target(html: Path, rel: str) -> str | None:
-    """The page a meta-refresh page (the book's index.html) sends to, relative to ``html``."""
+    """The page a meta-refresh page (the book's index.html) sends to,
+    relative to ``html``."""
     text = (html / rel).read_text(errors="replace")[:2000]
     match = re.search(r'http-equiv="Refresh" content="0; url=([^"]+)"', text)
     if match is None:
@@ -136,7 +145,8 @@ def redirect_target(html: Path, rel: str) -> str | None:
 
 
 def local_target(link: str, base: str, html: Path) -> tuple[str, str] | None:
-    """(page relative to ``html``, fragment) for a link into the book, else None."""
+    """(page relative to ``html``, fragment) for a link into the book, else
+    None."""
     if not link.startswith(base):
         return None
     parts = urlsplit(link)
@@ -166,7 +176,8 @@ def run(
 ):
     """Check the book in ``html``; return the list of failures (empty = pass).
 
-    ``word=None`` skips the search check (for sites without Sphinx's search page)."""
+    ``word=None`` skips the search check (for sites without Sphinx's search
+    page)."""
     from playwright.sync_api import sync_playwright
 
     failures: list[str] = []
@@ -184,7 +195,8 @@ def run(
                 executable_path=CHROMIUM, args=CHROMIUM_ARGS
             )
             context = browser.new_context()
-            # Nothing leaves the machine: remote requests are aborted and counted.
+            # Nothing leaves the machine: remote requests are aborted and
+            # counted.
             context.route(
                 lambda url: not is_local(url, base),
                 lambda route: route.abort(),

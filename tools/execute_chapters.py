@@ -1,10 +1,12 @@
-"""Execute every chapter of _toc.yml with papermill, in parallel, into _build/<mode>/chapters.
+"""Execute every chapter of _toc.yml with papermill, in parallel, into
+_build/<mode>/chapters.
 
 Usage: python tools/execute_chapters.py [--fast] [--jobs N] [--force]
 
-Full-scale executions are cached: a chapter is re-run only when its notebook, the dppca sources,
-the pinned constraints or the FAST flag change (unlike jupyter-cache, the key includes the package
-code). A failed execution is kept with the error visible, and the script exits non-zero.
+Full-scale executions are cached: a chapter is re-run only when its notebook,
+the dppca sources, the pinned constraints or the FAST flag change (unlike
+jupyter-cache, the key includes the package code). A failed execution is kept
+with the error visible, and the script exits non-zero.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def execute(notebook: Path, out: Path, fast: bool, key: str) -> float:
 
 
 def previous_seconds(out: Path) -> float:
-    """How long the last execution of this chapter took (0 if unknown), for scheduling."""
+    """How long the last execution of this chapter took (0 if unknown), for
+    scheduling."""
     try:
         return float(
             json.loads(out.read_text())["metadata"].get(SECONDS_KEY, 0.0)

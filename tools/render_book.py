@@ -1,10 +1,12 @@
-"""Render the book from executed chapters with a strict (-n -W) Jupyter Book build.
+"""Render the book from executed chapters with a strict (-n -W) Jupyter Book
+build.
 
 Usage: python tools/render_book.py {fast,full}
 
-Builds a copy of the book source in _build/<mode> whose chapters are the executed notebooks and
-whose configuration turns execution off, so nothing is executed twice. HTML goes to
-_build/html (full) or _build/fast/_build/html (fast).
+Builds a copy of the book source in _build/<mode> whose chapters are the
+executed notebooks and whose configuration turns execution off, so nothing is
+executed twice. HTML goes to _build/html (full) or _build/fast/_build/html
+(fast).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from bookpaths import EXECUTED, ROOT, toc_documents  # noqa: E402
 
 
 def write_render_config(src: Path) -> None:
-    """Give ``src`` the book's configuration with execution off, its bibliography and a link to
-    ``dppca`` (for ``literalinclude``); the table of contents is the caller's."""
+    """Give ``src`` the book's configuration with execution off, its
+    bibliography and a link to
+    ``dppca`` (for ``literalinclude``); the table of contents is the
+    caller's."""
     src.mkdir(parents=True, exist_ok=True)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     config.setdefault("execute", {})["execute_notebooks"] = "off"
@@ -39,7 +43,8 @@ def write_render_config(src: Path) -> None:
 
 
 def strict_build(src: Path, output: Path) -> int:
-    """Run ``jupyter-book build -n -W --keep-going`` on ``src``, HTML under ``output/_build/html``."""
+    """Run ``jupyter-book build -n -W --keep-going`` on ``src``, HTML under
+    ``output/_build/html``."""
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [
         str(jb),
@@ -55,17 +60,20 @@ def strict_build(src: Path, output: Path) -> int:
     return subprocess.run(cmd).returncode
 
 
-#: Cells a reader of the HTML book does not need: the chapter's ``parameters`` cell and the
-#: cell papermill injects after it (both say only FAST and SEED). They stay in the notebook
-#: (the download button offers it), tagged ``remove-cell`` so the page omits them.
+#: Cells a reader of the HTML book does not need: the chapter's ``parameters``
+#: cell and the cell papermill injects after it (both say only FAST and SEED).
+#: They stay in the notebook (the download button offers it), tagged
+#: ``remove-cell`` so the page omits them.
 PLUMBING_TAGS = ("parameters", "injected-parameters")
 
 
 def hide_plumbing(notebook: Path) -> bool:
-    """Tag the parameters and injected-parameters cells of ``notebook`` ``remove-cell``, in place.
+    """Tag the parameters and injected-parameters cells of ``notebook``
+    ``remove-cell``, in place.
 
-    Idempotent; returns whether the file changed. Every executed chapter passes through here
-    before a render, so chapters need no tags of their own for this.
+    Idempotent; returns whether the file changed. Every executed chapter passes
+    through here before a render, so chapters need no tags of their own for
+    this.
     """
     nb = json.loads(notebook.read_text())
     changed = False
@@ -80,7 +88,8 @@ def hide_plumbing(notebook: Path) -> bool:
 
 
 def prepare_source(src: Path) -> list[str]:
-    """Copy configuration and non-notebook files into ``src``; return documents lacking an execution."""
+    """Copy configuration and non-notebook files into ``src``; return
+    documents lacking an execution."""
     write_render_config(src)
     shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
     for asset in (ROOT / "chapters").rglob("*"):

@@ -1,4 +1,5 @@
-"""Figure style and helpers shared by the chapters. Mathematics never lives here."""
+"""Figure style and helpers shared by the chapters. Mathematics never lives
+here."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import seaborn as sns
 
 
 def use_book_style(context: str = "notebook") -> None:
-    """Apply the book's figure style (seaborn's ``whitegrid`` theme, colour-blind palette).
+    """Apply the book's figure style (seaborn's ``whitegrid`` theme,
+    colour-blind palette).
 
-    Uses :func:`seaborn.set_theme`, which works on every matplotlib release; the old
-    ``plt.style.use("seaborn-whitegrid")`` names were removed from matplotlib 3.8.
+    Uses :func:`seaborn.set_theme`, which works on every matplotlib release; the
+    old ``plt.style.use("seaborn-whitegrid")`` names were removed from
+    matplotlib 3.8.
     """
     sns.set_theme(context=context, style="whitegrid", palette="colorblind")
     plt.rcParams.update(

@@ -1,4 +1,5 @@
-"""Figures for the Gaussian matrix-approximation and Dyson Brownian motion chapters.
+"""Figures for the Gaussian matrix-approximation and Dyson Brownian motion
+chapters.
 
 Plotting only: every quantity shown is computed by :mod:`dppca.gaussian_approx`,
 :mod:`dppca.dyson` or :mod:`dppca.bounds.gaussian_approx`.
@@ -11,9 +12,11 @@ import numpy as np
 
 
 def plot_scaling(x, curves: dict, xlabel: str, title: str):
-    """Log-log mean error (markers) with the sum-of-squares prediction (dashed), one colour per curve.
+    """Log-log mean error (markers) with the sum-of-squares prediction
+    (dashed), one colour per curve.
 
-    ``curves`` maps a label to rows with keys ``errors`` (samples) and ``sos`` (predicted RMS).
+    ``curves`` maps a label to rows with keys ``errors`` (samples) and ``sos``
+    (predicted RMS).
     """
     fig, ax = plt.subplots()
     for label, rows in curves.items():
@@ -30,7 +33,8 @@ def plot_scaling(x, curves: dict, xlabel: str, title: str):
 
 
 def plot_ratio_vs_noise(noise_levels, estimates, title: str):
-    """Measured / predicted ratio with confidence intervals against the noise level."""
+    """Measured / predicted ratio with confidence intervals against the noise
+    level."""
     fig, ax = plt.subplots()
     values = np.array([e.value for e in estimates])
     low = np.array([e.low for e in estimates])
@@ -51,7 +55,8 @@ def plot_ratio_vs_noise(noise_levels, estimates, title: str):
 
 
 def plot_convergence(dts, errors: dict, title: str):
-    """Strong error (mean over paths) against the step size, one curve per scheme, with slopes in labels."""
+    """Strong error (mean over paths) against the step size, one curve per
+    scheme, with slopes in labels."""
     fig, ax = plt.subplots()
     for label, (err, slope) in errors.items():
         ax.loglog(dts, err, "o-", label=f"{label} (slope {slope:.2f})")
@@ -73,7 +78,8 @@ def plot_trajectories(times, gammas, title: str):
 
 
 def plot_spectral_densities(samples: dict, radius: dict, title: str):
-    """Histograms of eigenvalues scaled by the semicircle radius, with the semicircle density."""
+    """Histograms of eigenvalues scaled by the semicircle radius, with the
+    semicircle density."""
     fig, ax = plt.subplots()
     grid = np.linspace(-1.2, 1.2, 400)
     for label, values in samples.items():
@@ -98,7 +104,8 @@ def plot_spectral_densities(samples: dict, radius: dict, title: str):
 
 
 def plot_overlaps(times, overlaps: dict, title: str):
-    """Mean squared overlaps ``|<u_i(t), v_i>|^2`` against time with their initial-slope lines."""
+    """Mean squared overlaps ``|<u_i(t), v_i>|^2`` against time with their
+    initial-slope lines."""
     fig, ax = plt.subplots()
     for label, (mean, rate) in overlaps.items():
         (line,) = ax.plot(times, mean, label=label)

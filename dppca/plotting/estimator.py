@@ -1,4 +1,5 @@
-"""Figures of the practitioner's chapter (13): components as images, accuracy and utility
+"""Figures of the practitioner's chapter (13): components as images, accuracy
+and utility
 against ε with error bars. Mathematics never lives here."""
 
 from __future__ import annotations
@@ -6,7 +7,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-#: Line style per PrivatePCA mechanism name (same colours as the real-data chapters).
+#: Line style per PrivatePCA mechanism name (same colours as the real-data
+#: chapters).
 STYLE = {
     "pca": dict(color="C3", linestyle="-", marker="o"),
     "random": dict(color="C2", linestyle=":", marker="x"),
@@ -21,8 +23,10 @@ STYLE = {
 
 
 def component_grid(rows: dict, epsilons, n_show: int, shape=(8, 8)):
-    """Draw components as images. ``rows[label][eps]`` is a ``k × d`` array of axes (rows);
-    a row whose value is a single array (not a dict) is repeated under every ε. The first
+    """Draw components as images. ``rows[label][eps]`` is a ``k × d`` array
+    of axes (rows);
+    a row whose value is a single array (not a dict) is repeated under every ε.
+    The first
     ``n_show`` components of each are drawn, grouped by ε from left to right."""
     labels = list(rows)
     n_cols = len(epsilons) * n_show
@@ -55,8 +59,10 @@ def component_grid(rows: dict, epsilons, n_show: int, shape=(8, 8)):
 def metric_against_epsilon(
     table, metric: str, ax=None, baselines: dict | None = None, labels=None
 ):
-    """Mean ± standard deviation of ``metric`` against ε (log axis) for each mechanism of a
-    long ``table`` (columns ``mechanism``, ``epsilon``, ``metric``); horizontal lines for
+    """Mean ± standard deviation of ``metric`` against ε (log axis) for each
+    mechanism of a
+    long ``table`` (columns ``mechanism``, ``epsilon``, ``metric``); horizontal
+    lines for
     the ``baselines`` (label -> (mean, sd))."""
     ax = ax or plt.gca()
     labels = labels or {}

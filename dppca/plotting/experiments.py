@@ -1,11 +1,13 @@
-"""Figures of the real-data chapters (07-09): spectra, utility against n and against ε."""
+"""Figures of the real-data chapters (07-09): spectra, utility against n and
+against ε."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-#: Line style per mechanism, so every figure of chapters 08-09 uses the same encoding.
+#: Line style per mechanism, so every figure of chapters 08-09 uses the same
+#: encoding.
 STYLE = {
     "pca": dict(color="C3", linestyle="-", marker="o"),
     "ppca": dict(color="C0", linestyle="--", marker="s"),
@@ -22,7 +24,8 @@ STYLE = {
 
 
 def plot_spectra(moments: dict, ks: dict, ax=None):
-    """Eigenvalues of each data set's A (log scale) with the paper's k marked."""
+    """Eigenvalues of each data set's A (log scale) with the paper's k
+    marked."""
     ax = ax or plt.gca()
     for i, (name, A) in enumerate(moments.items()):
         values = np.clip(np.linalg.eigvalsh(A)[::-1], 1e-12, None)
@@ -43,7 +46,8 @@ def plot_spectra(moments: dict, ks: dict, ax=None):
 def plot_utility_versus_n(
     summary, labels: dict, optimum: float, title: str, ax=None
 ):
-    """Mean q_F(U) ± one standard deviation against n (log scale), one line per mechanism."""
+    """Mean q_F(U) ± one standard deviation against n (log scale), one line
+    per mechanism."""
     ax = ax or plt.gca()
     for key, part in summary.groupby("mechanism", sort=False):
         part = part.sort_values("n")

@@ -1,4 +1,5 @@
-"""Figures of the exponential-mechanism chapter (PPCA and Bingham sampling). Plotting only."""
+"""Figures of the exponential-mechanism chapter (PPCA and Bingham sampling).
+Plotting only."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import numpy as np
 def plot_mean_statistic(
     panels, title="Hoff's Gibbs sampler: the statistic of Figure 2"
 ):
-    """Figure 2 of Chaudhuri et al. (2013): log10 F_k(T) against T, one panel per data set.
+    """Figure 2 of Chaudhuri et al. (2013): log10 F_k(T) against T, one panel
+    per data set.
 
-    ``panels`` maps a panel title to ``{label: [F_k traces]}``; traces with the same label share a
-    colour (the first one is labelled).
+    ``panels`` maps a panel title to ``{label: [F_k traces]}``; traces with the
+    same label share a colour (the first one is labelled).
     """
     fig, axes = plt.subplots(
         1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False
@@ -44,8 +46,10 @@ def plot_mean_statistic(
 def plot_score_traces(
     panels, title="Captured energy tr(VᵀBV) along the chains"
 ):
-    """``panels`` maps a title to ``({label: [traces]}, (low, high))``: traces of q = tr(VᵀBV)
-    per sweep, and a stationary band (e.g. 1%-99% quantiles from independent fast-sampler runs)."""
+    """``panels`` maps a title to ``({label: [traces]}, (low, high))``:
+    traces of q = tr(VᵀBV)
+    per sweep, and a stationary band (e.g. 1%-99% quantiles from independent
+    fast-sampler runs)."""
     fig, axes = plt.subplots(
         1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False
     )
@@ -89,7 +93,8 @@ def plot_ecdfs(samples, xlabel, title):
 
 
 def plot_success_probability(n_values, estimates, n_theorem, target, title):
-    """P(|<v̂1, v1>| > ρ) against n with confidence intervals, the theorem's n and the target."""
+    """P(|<v̂1, v1>| > ρ) against n with confidence intervals, the theorem's
+    n and the target."""
     fig, ax = plt.subplots()
     value = np.array([e.value for e in estimates])
     low = np.array([e.low for e in estimates])
@@ -109,7 +114,8 @@ def plot_success_probability(n_values, estimates, n_theorem, target, title):
 
 
 def plot_sample_complexity(d_values, needed, slopes, title):
-    """The n needed for a target utility against d (log-log), one line per mechanism."""
+    """The n needed for a target utility against d (log-log), one line per
+    mechanism."""
     fig, ax = plt.subplots()
     for label, n in needed.items():
         ax.loglog(

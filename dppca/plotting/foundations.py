@@ -1,4 +1,5 @@
-"""Figure helpers for the chapter on differential privacy for matrices (no mathematics here)."""
+"""Figure helpers for the chapter on differential privacy for matrices (no
+mathematics here)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 
 
 def plot_sigma_ratio(epsilons, ratios_by_delta: dict, ax=None):
-    """Ratio classical / analytic Gaussian noise level against epsilon, one line per delta."""
+    """Ratio classical / analytic Gaussian noise level against epsilon, one
+    line per delta."""
     ax = ax or plt.subplots()[1]
     for delta, ratio in ratios_by_delta.items():
         ax.plot(
@@ -26,8 +28,10 @@ def plot_sigma_ratio(epsilons, ratios_by_delta: dict, ax=None):
 
 
 def plot_l1_sensitivity(ds, curves: dict, markers: dict | None = None, ax=None):
-    """Entrywise l1 sensitivity (times n) against d: ``curves`` are lines {label: values},
-    ``markers`` are numerical maxima {label: (d_values, values, label_of_matching_curve)}, drawn in
+    """Entrywise l1 sensitivity (times n) against d: ``curves`` are lines
+    {label: values},
+    ``markers`` are numerical maxima {label: (d_values, values,
+    label_of_matching_curve)}, drawn in
     the colour of that curve; both axes logarithmic."""
     ax = ax or plt.subplots()[1]
     styles = ["-", "--", "-.", ":", (0, (5, 1)), (0, (1, 1))]
@@ -56,7 +60,8 @@ def plot_l1_sensitivity(ds, curves: dict, markers: dict | None = None, ax=None):
 
 
 def plot_difference_heatmap(delta, title: str, ax=None):
-    """Heat map of a (scaled) difference matrix ``v v^T - w w^T`` with a symmetric colour scale."""
+    """Heat map of a (scaled) difference matrix ``v v^T - w w^T`` with a
+    symmetric colour scale."""
     ax = ax or plt.subplots(figsize=(4.2, 3.6))[1]
     m = float(np.max(np.abs(delta)))
     im = ax.imshow(delta, cmap="RdBu_r", vmin=-m, vmax=m)
@@ -69,7 +74,8 @@ def plot_difference_heatmap(delta, title: str, ax=None):
 
 
 def plot_captured_variance(samples, expected: float, best: float, ax=None):
-    """Histogram of q_F over Haar-random subspaces with the expectation and the PCA optimum."""
+    """Histogram of q_F over Haar-random subspaces with the expectation and
+    the PCA optimum."""
     ax = ax or plt.subplots()[1]
     ax.hist(
         samples, bins=40, color="C0", alpha=0.7, label="Haar-random subspaces"

@@ -1,4 +1,5 @@
-"""Figure helpers of chapters 2 and 3 (input perturbation). Plotting only: the numbers come in."""
+"""Figure helpers of chapters 2 and 3 (input perturbation). Plotting only:
+the numbers come in."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ def plot_correlation_bound_panels(
 ):
     """Figure 1 of Chaudhuri et al. (2013): one panel per dimension d.
 
-    ``panels`` maps d to a dict with ``log10_n`` (grid), ``bounds`` ({ε: bound values}) and
-    optionally ``empirical`` ({ε: (log10_n, mean, low, high)}) for measured E|⟨v̂₁, v₁⟩|.
+    ``panels`` maps d to a dict with ``log10_n`` (grid), ``bounds`` ({ε: bound
+    values}) and optionally ``empirical`` ({ε: (log10_n, mean, low, high)}) for
+    measured E|⟨v̂₁, v₁⟩|.
     """
     dims = list(panels)
     fig, axes = plt.subplots(
@@ -65,7 +67,8 @@ def plot_loglog_series(
     references: dict | None = None,
     ax=None,
 ):
-    """Log-log plot of measured series (name -> y values, or (y, low, high)) with dashed
+    """Log-log plot of measured series (name -> y values, or (y, low, high))
+    with dashed
     reference curves (name -> y values)."""
     if ax is None:
         _, ax = plt.subplots()
@@ -93,7 +96,8 @@ def plot_loglog_series(
 def plot_privacy_profiles(
     epsilons, curves: dict, title: str, ax=None, claimed=None
 ):
-    """δ(ε) curves (name -> values, or (values, low, high) for Monte Carlo) on a log δ axis,
+    """δ(ε) curves (name -> values, or (values, low, high) for Monte Carlo)
+    on a log δ axis,
     with the claimed (ε, δ) marked when given."""
     if ax is None:
         _, ax = plt.subplots()
