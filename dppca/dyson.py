@@ -1,14 +1,17 @@
-"""Dyson Brownian motion for the matrix process M(t) = M + B(t), B(t) = W(t)
-+ W(t)^T.
+"""Dyson Brownian motion for the matrix process M(t) = M + B(t),
+with B(t) = W(t) + W(t)^T.
 
-Mangoubi and Vishnoi (NeurIPS 2022, "Re-Analyze Gauss", Sec. 3) view the noise ``G + G^T`` of the
-Gaussian mechanism as ``B(T)`` at ``T = sigma^2``. With ``W`` a ``d x d`` matrix of independent
-standard Brownian motions, ``dB_ii`` has variance ``4 dt`` and ``dB_ij`` (``i != j``) has variance
-``2 dt``. Itô's formula for the eigen-decomposition ``M(t) = U(t) diag(gamma(t)) U(t)^T`` gives
-Dyson's (1962) equations in this normalisation (derived in the book's Dyson chapter)::
+Mangoubi and Vishnoi (NeurIPS 2022, "Re-Analyze Gauss", Sec. 3) view the noise
+``G + G^T`` of the Gaussian mechanism as ``B(T)`` at ``T = sigma^2``. With ``W``
+a ``d x d`` matrix of independent standard Brownian motions, ``dB_ii`` has
+variance ``4 dt`` and ``dB_ij`` (``i != j``) has variance ``2 dt``. Itô's
+formula for the eigen-decomposition ``M(t) = U(t) diag(gamma(t)) U(t)^T`` gives
+Dyson's (1962) equations in this normalisation (derived in the book's Dyson
+chapter)::
 
     d gamma_i = dB~_ii + sum_{j != i} 2 dt / (gamma_i - gamma_j)
-    d u_i     = sum_{j != i} u_j dB~_ji / (gamma_i - gamma_j) - u_i sum_{j != i} dt / (gamma_i - gamma_j)^2
+    d u_i     = sum_{j != i} u_j dB~_ji / (gamma_i - gamma_j)
+                - u_i sum_{j != i} dt / (gamma_i - gamma_j)^2
 
 with ``dB~ = U^T dB U`` the increments projected on the current eigenbasis
 (equal in law to ``dB``, so ``dB~_ii = 2 d beta_i`` with independent standard

@@ -24,7 +24,8 @@ class Estimate:
     level: float
 
     def __str__(self) -> str:
-        return f"{self.value:.4g} [{self.low:.4g}, {self.high:.4g}] ({100 * self.level:.4g}% CI)"
+        interval = f"[{self.low:.4g}, {self.high:.4g}]"
+        return f"{self.value:.4g} {interval} ({100 * self.level:.4g}% CI)"
 
 
 def mean_ci(samples, level: float = 0.99) -> Estimate:
@@ -76,7 +77,8 @@ def batch_means(values, n_batches: int = 40):
     values = np.asarray(values, dtype=float)
     if n_batches < 2 or values.shape[0] < n_batches:
         raise ValueError(
-            f"need at least n_batches >= 2 values; got {values.shape[0]} and {n_batches}"
+            f"need at least n_batches >= 2 values; got {values.shape[0]} "
+            f"and {n_batches}"
         )
     m = values.shape[0] // n_batches
     means = (

@@ -124,8 +124,8 @@ def round_to_grid(values, granularity: float) -> np.ndarray:
     scaled = np.rint(values / g)
     if scaled.size and np.abs(scaled).max() > 2.0**52:
         raise ValueError(
-            f"values up to {np.abs(values).max():.3g} are too large for the grid "
-            f"γ = {g:.3g} (|value|/γ must stay below 2**52)"
+            f"values up to {np.abs(values).max():.3g} are too large for the "
+            f"grid γ = {g:.3g} (|value|/γ must stay below 2**52)"
         )
     return scaled.astype(np.int64)
 
@@ -150,7 +150,8 @@ def _bernoulli_exp_fraction(
     """
     num = num.ravel()
     flat = np.empty(num.size, dtype=bool)
-    active = None  # None: every entry (saves an index array on the first, largest step)
+    # None: every entry (saves an index array on the first, largest step)
+    active = None
     k = first_step
     while active is None or active.size:
         size = num.size if active is None else active.size
@@ -289,8 +290,8 @@ def discrete_gaussian_parameters(variance) -> tuple[int, int]:
     t, c = _split_variance(variance)
     if t > MAX_GAUSSIAN_GRID_SIGMA:
         raise ValueError(
-            f"the discrete Gaussian sampler takes σ ≤ 2**26 grid units; got σ ≈ {t} "
-            "(choose a coarser grid)"
+            "the discrete Gaussian sampler takes σ ≤ 2**26 grid units; "
+            f"got σ ≈ {t} (choose a coarser grid)"
         )
     return t, c
 
@@ -320,7 +321,7 @@ def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
         small = gap < 2**31
         if small.all():
             accept = bernoulli_exp(gap * gap, den, rng)
-        else:  # exact big-integer path for the rare |Y| − c ≥ 2**31 (square beyond int64)
+        else:  # exact big integers for the rare |Y| − c ≥ 2**31 (beyond int64)
             accept = np.zeros(pending.size, dtype=bool)
             idx = np.flatnonzero(small)
             accept[idx] = bernoulli_exp(gap[idx] * gap[idx], den, rng)
@@ -437,7 +438,8 @@ def perturb_symmetric(
     noise = check_noise_kind(noise)
     if distribution not in ("laplace", "gaussian"):
         raise ValueError(
-            f"distribution must be 'laplace' or 'gaussian'; got {distribution!r}"
+            "distribution must be 'laplace' or 'gaussian'; got "
+            f"{distribution!r}"
         )
     A = np.asarray(A, dtype=float)
     d = A.shape[0]

@@ -27,7 +27,8 @@ def _pairs_ratio(sigmas, lambdas):
     mask = dl != 0
     if np.any(mask & (ds == 0)):
         raise ValueError(
-            "a pair with lambda_i != lambda_j has sigma_i == sigma_j: prediction infinite"
+            "a pair with lambda_i != lambda_j has sigma_i == sigma_j: "
+            "prediction infinite"
         )
     return np.where(mask, dl / np.where(mask, ds, 1.0), 0.0)
 

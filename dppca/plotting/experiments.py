@@ -37,7 +37,8 @@ def plot_spectra(moments: dict, ks: dict, ax=None):
     ax.set_xlabel("index i of the eigenvalue (log scale)")
     ax.set_ylabel(r"$\lambda_i(A)$")
     ax.set_title(
-        "Spectra of the preprocessed second-moment matrices (dotted: the paper's k)"
+        "Spectra of the preprocessed second-moment matrices "
+        "(dotted: the paper's k)"
     )
     ax.legend()
     return ax
