@@ -18,6 +18,14 @@ noise ``sigma``. Two neighbouring relations:
   largest (``2 / n^2``) for orthogonal unit rows: ``sup ||D||_F = sqrt(2) / n``.
 
 ``sigma`` is then the exact (Balle and Wang 2018) analytic Gaussian calibration.
+
+Preconditions. Under ``"replace_one"`` the matrix handed in must be ``A = X^T X / n``: it is
+checked by :func:`dppca.validation.check_second_moment` (symmetric, finite, positive
+semidefinite, trace at most one, ``n`` a positive integer), and the caller vouches that it
+really comes from the ``n`` rows, each of norm at most one, of the data set. Under
+``"rank_one_update"`` any finite symmetric ``M`` is allowed (the guarantee concerns the change
+``x x^T``, whatever ``M``); the caller vouches that neighbouring inputs differ by such a change.
+The X entry points accept dense arrays and ``scipy.sparse`` matrices.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from .validation import (
     check_epsilon,
     check_k,
     check_n,
+    check_second_moment,
     check_symmetric,
 )
 
@@ -149,7 +158,13 @@ def gaussian_matrix_approximation(
     """Mangoubi–Vishnoi Gaussian mechanism: ``H = V^ Lambda V^T`` from ``M + G + G^T``.
 
     ``Lambda`` must be data-independent (or itself private); ``sigma`` from :func:`noise_sigma`.
+    With ``relation="replace_one"`` ``M`` must be ``X^T X / n`` and is checked by
+    :func:`dppca.validation.check_second_moment` (the caller vouches for the rest: rows of norm
+    at most one, ``n`` the true count); with ``"rank_one_update"`` any symmetric ``M`` (module
+    docstring).
     """
+    if relation == "replace_one" and n is not None:
+        M, n = check_second_moment(M, n, name="M")
     M = check_symmetric(M)
     Lambda = check_target_spectrum(Lambda, M.shape[0])
     sigma = noise_sigma(epsilon, delta, relation, n)
@@ -164,9 +179,10 @@ def rank_k_covariance_approximation(
 
     Uses ``lambda_i = sigma^_i`` (i <= k), the top eigenvalues of the NOISY matrix: they are
     post-processing of the private release. The true ``sigma_i`` of the corollary would leak.
+    ``X`` may be dense or ``scipy.sparse``.
     """
     A = second_moment(X)
-    n, d = X.shape
+    n, d = np.shape(X)
     k = check_k(k, d)
     sigma = noise_sigma(epsilon, delta, "replace_one", n)
     values, vectors = noisy_eigendecomposition(A, sigma, rng)
@@ -177,10 +193,15 @@ def gaussian_subspace_recovery_from_second_moment(
     A, n: int, k: int, epsilon: float, delta: float, rng=None
 ) -> np.ndarray:
     """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one calibration): the top-k
-    eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix."""
-    A = check_symmetric(A, name="A")
+    eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix.
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of norm at most one) of the data
+    set and that ``n`` is its true number of rows.
+    """
+    A, n = check_second_moment(A, n)
     k = check_k(k, A.shape[0])
-    sigma = noise_sigma(epsilon, delta, "replace_one", check_n(n))
+    sigma = noise_sigma(epsilon, delta, "replace_one", n)
     _, vectors = noisy_eigendecomposition(A, sigma, rng)
     return vectors[:, :k].copy()
 
@@ -190,7 +211,8 @@ def gaussian_subspace_recovery(
 ) -> np.ndarray:
     """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest 0; replace-one).
 
-    Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``.
+    Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``. ``X`` may be dense or
+    ``scipy.sparse``.
     """
     A = second_moment(X)
     return gaussian_subspace_recovery_from_second_moment(
