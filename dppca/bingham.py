@@ -216,9 +216,7 @@ def sample_vector_bingham(B, size=None, rng=None, return_stats: bool = False):
     """
     B = check_symmetric(B, name="B")
     rng = as_generator(rng)
-    n = 1 if size is None else int(size)
-    if n < 1:
-        raise ValueError(f"size must be a positive integer; got {size!r}")
+    n = 1 if size is None else check_positive_int(size, "size")
     lam, U = np.linalg.eigh(B)
     lam = (
         lam - lam[-1]

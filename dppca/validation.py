@@ -113,9 +113,10 @@ def as_real_array(X, *, name: str = "X") -> np.ndarray:
 
 
 def _has_non_real(arr) -> bool:
+    """Whether an object array holds a complex number or a string (which ``astype(float)``
+    would drop the imaginary part of, or parse)."""
     return any(
-        isinstance(v, (str, bytes, complex, np.complexfloating))
-        or not isinstance(v, (numbers.Real, np.number))
+        isinstance(v, (str, bytes, complex, np.complexfloating, np.str_))
         for v in arr.ravel()
     )
 

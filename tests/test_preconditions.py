@@ -431,3 +431,18 @@ def test_float32_tolerance_is_relative_to_its_epsilon_and_float64_stays_strict()
         dppca.check_data(too_long)
     with pytest.raises(ValueError, match="norm > 1"):
         dppca.check_data(X * (1 + 2 * eps32))  # float64 data: 1e-9 slack only
+
+
+@pytest.mark.parametrize("size", [2.7, 3.0, True, "3"])
+def test_vector_bingham_sample_size_is_never_truncated(size):
+    with pytest.raises(ValueError, match="size must be a positive integer"):
+        bingham.sample_vector_bingham(
+            np.diag([2.0, 1.0, 0.0]), size=size, rng=0
+        )
+
+
+def test_object_arrays_of_real_numbers_remain_valid_data():
+    from fractions import Fraction
+
+    X = np.array([[Fraction(1, 2), 0.25], [0, np.float32(0.5)]], dtype=object)
+    np.testing.assert_allclose(dppca.check_data(X), [[0.5, 0.25], [0, 0.5]])
