@@ -206,6 +206,11 @@ def _check_sparse_data(X, name: str):
         raise TypeError(f"{name} must hold real numbers; got dtype {X.dtype}")
     tolerance = row_norm_tolerance(X.dtype)
     X = scipy.sparse.csr_matrix(X, dtype=float)  # a copy only when converting
+    if (
+        not X.has_canonical_format
+    ):  # duplicate entries add up: merge them (on a copy)
+        X = X.copy()
+        X.sum_duplicates()
     n, d = X.shape
     if n < 1 or d < 2:
         raise ValueError(

@@ -446,3 +446,14 @@ def test_object_arrays_of_real_numbers_remain_valid_data():
 
     X = np.array([[Fraction(1, 2), 0.25], [0, np.float32(0.5)]], dtype=object)
     np.testing.assert_allclose(dppca.check_data(X), [[0.5, 0.25], [0, 0.5]])
+
+
+def test_sparse_rows_with_duplicate_entries_are_checked_by_their_sum():
+    # CSR with the entry (0, 0) stored twice as 0.6: the row is (1.2, 0), norm 1.2
+    S = scipy.sparse.csr_matrix(
+        (np.array([0.6, 0.6, 0.5]), np.array([0, 0, 1]), np.array([0, 2, 3])),
+        shape=(2, 2),
+    )
+    with pytest.raises(ValueError, match=r"largest 1\.2"):
+        dppca.second_moment(S)
+    assert S.data.size == 3  # the caller's matrix is not modified
