@@ -30,6 +30,7 @@ from .linalg import haar_subspace
 from .validation import (
     as_generator,
     check_k,
+    check_k_at_most,
     check_orthonormal,
     check_positive_int,
     check_symmetric,
@@ -618,7 +619,7 @@ def importance_expectation(B, k: int, fn, n: int, rng=None, chunk: int = 20000):
     """
     B = check_symmetric(B, name="B")
     d = B.shape[0]
-    k = check_k(k, d) if k < d else k
+    k = check_k_at_most(k, d)
     rng = as_generator(rng)
     log_w_all, vals_all = [], []
     done = 0
