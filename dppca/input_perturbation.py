@@ -189,8 +189,8 @@ def wishart_input_perturbation_from_second_moment(
     vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
     and that ``n`` is its true number of rows.
     """
-    A, n = _moment_and_n(A, n)
     warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=2)
+    A, n = _moment_and_n(A, n)
     return A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)
 
 
