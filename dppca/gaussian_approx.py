@@ -201,7 +201,7 @@ def gaussian_subspace_recovery_from_second_moment(
     """
     A, n = check_second_moment(A, n)
     k = check_k(k, A.shape[0])
-    sigma = noise_sigma(epsilon, delta, "replace_one", n)
+    sigma = noise_sigma(epsilon, delta, "replace_one", check_n(n))
     _, vectors = noisy_eigendecomposition(A, sigma, rng)
     return vectors[:, :k].copy()
 
