@@ -19,7 +19,38 @@ import numpy as np
 from scipy import stats
 
 from .montecarlo import Estimate, proportion_ci
-from .validation import as_generator
+from .validation import _real_scalar, as_generator, check_positive_int
+
+
+def check_level(level) -> float:
+    """Validate a confidence level in the open interval (0, 1)."""
+    value = _real_scalar(level, "level")
+    if not 0.0 < value < 1.0:
+        raise ValueError(
+            f"level must lie in the open interval (0, 1); got {level!r}"
+        )
+    return value
+
+
+def check_audit_delta(delta) -> float:
+    """Validate the δ of an audit: a real number in [0, 1) (δ = 0 audits pure DP)."""
+    value = _real_scalar(delta, "delta")
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"delta must lie in [0, 1); got {delta!r}")
+    return value
+
+
+def minimum_evaluation_samples(level: float, delta: float = 0.0) -> int:
+    """Fewest evaluation outputs per data set with which :func:`audit_scores` can certify any
+    ε > 0 at ``level``: even a perfect test (no error on the evaluation half) has one-sided
+    Clopper–Pearson upper limits ``u = 1 − (1 − c)^(1/m)`` on both rates, ``c = 1 − (1 − level)/2``,
+    and certifies ε > 0 only if ``2u < 1 − δ``, i.e. ``m > log(1 − c) / log((1 + δ)/2)``.
+    """
+    level, delta = check_level(level), check_audit_delta(delta)
+    one_sided_miss = (1.0 - level) / 2.0
+    return (
+        int(np.floor(np.log(one_sided_miss) / np.log((1.0 + delta) / 2.0))) + 1
+    )
 
 
 @dataclass(frozen=True)
@@ -108,11 +139,29 @@ def audit_scores(
     the test "output came from D'" that certifies the largest ε there; the second half evaluates that one
     test, with one-sided Clopper–Pearson upper bounds on both error rates at confidence
     ``1 − (1 − level)/2`` each (Bonferroni), so the returned bound holds with probability ≥ level.
+
+    Raises ``ValueError`` for a score that is NaN or infinite (a NaN compares false with every
+    threshold and would count as a perfect test), a ``level`` outside (0, 1), a ``delta``
+    outside [0, 1), and too few scores: each half must hold at least
+    :func:`minimum_evaluation_samples` scores, the fewest with which a perfect test certifies
+    anything at ``level``.
     """
+    level, delta = check_level(level), check_audit_delta(delta)
     null = np.asarray(scores_d, dtype=float).ravel()
     alt = np.asarray(scores_d_prime, dtype=float).ravel()
-    if null.size < 4 or alt.size < 4:
-        raise ValueError("need at least 4 scores per data set")
+    for name, values in (("scores_d", null), ("scores_d_prime", alt)):
+        bad = int(np.sum(~np.isfinite(values)))
+        if bad:
+            raise ValueError(
+                f"{name} has {bad} NaN or infinite values of {values.size}; an audit needs "
+                "finite scores (map the outputs to a finite statistic)"
+            )
+    needed = 2 * minimum_evaluation_samples(level, delta)
+    if null.size < needed or alt.size < needed:
+        raise ValueError(
+            f"need at least {needed} scores per data set at level {level:g} (half of them "
+            f"evaluate the test); got {null.size} and {alt.size}"
+        )
     rng = as_generator(rng)
     null, alt = rng.permutation(null), rng.permutation(alt)
     half_n, half_a = null.size // 2, alt.size // 2
@@ -173,7 +222,17 @@ def audit_mechanism(
     rng=None,
 ) -> AuditResult:
     """Run ``release(data, rng)`` and ``release(data_prime, rng)`` ``trials`` times each, reduce
-    every output to a scalar with ``score(output)`` and audit the scores with :func:`audit_scores`."""
+    every output to a scalar with ``score(output)`` and audit the scores with :func:`audit_scores`.
+
+    ``trials`` must be a positive integer; ``level`` and ``delta`` are checked before any
+    release is run (see :func:`audit_scores`)."""
+    trials = check_positive_int(trials, "trials")
+    level, delta = check_level(level), check_audit_delta(delta)
+    needed = 2 * minimum_evaluation_samples(level, delta)
+    if trials < needed:
+        raise ValueError(
+            f"trials = {trials} is too few at level {level:g}: need at least {needed}"
+        )
     rng = as_generator(rng)
     scores_d = np.array([score(release(data, rng)) for _ in range(trials)])
     scores_d_prime = np.array(

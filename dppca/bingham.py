@@ -30,15 +30,58 @@ from .linalg import haar_subspace
 from .validation import (
     as_generator,
     check_k,
+    check_k_at_most,
     check_orthonormal,
+    check_positive_int,
     check_symmetric,
 )
+
+
+def check_concentration(spread: float) -> None:
+    """Raise ``ValueError`` when the eigenvalue spread of ``B`` exceeds :data:`MAX_CONCENTRATION`
+    (no sampler here can then draw from the target law in float64; see that constant)."""
+    if not spread <= MAX_CONCENTRATION:
+        raise ValueError(
+            f"B's eigenvalue spread {spread:.3g} exceeds MAX_CONCENTRATION = "
+            f"{MAX_CONCENTRATION:.0e}: at this concentration float64 round-off in tr(V^T B V) "
+            "is not negligible and no exact draw is possible. For PPCA, B = (n ε / 2) A: use a "
+            "smaller ε (the law is already concentrated within about 1/sqrt(spread) of the "
+            "top eigenvectors)."
+        )
+
+
+def start_frame(V0, d: int, k: int, rng) -> np.ndarray:
+    """A writable ``d x k`` start: Haar-uniform when ``V0`` is None, else a checked copy of
+    ``V0`` (shape exactly ``(d, k)``, orthonormal columns)."""
+    if V0 is None:
+        return haar_subspace(d, k, rng)
+    V = check_orthonormal(V0, name="V0")
+    if V.shape != (d, k):
+        raise ValueError(
+            f"V0 must have shape (d, k) = ({d}, {k}); got {np.shape(V0)}"
+        )
+    return V.copy()
+
 
 #: Up to this dimension the compression's top eigenvalue is computed densely (ARPACK beyond).
 DENSE_COMPRESSION_MAX_D = 160
 
-#: Safety stop of the rejection loop (the exact sampler never needs this many at sane inputs).
-MAX_PROPOSALS_PER_DRAW = 2_000_000
+#: Safety stop of the ACG rejection loop, in proposals per requested draw: the loop raises
+#: ``RuntimeError`` beyond it (about 4 s at d = 5). At concentrations below
+#: :data:`MAX_CONCENTRATION` the envelope accepts far more often than once in this many
+#: proposals, so a correct run never reaches it.
+MAX_PROPOSALS_PER_DRAW = 500_000
+
+#: Safety stop of the scalar rejection loop of Hoff's sampler (:func:`_hoff_theta`).
+MAX_THETA_PROPOSALS = 100_000
+
+#: Largest eigenvalue spread ``λ_max(B) − λ_min(B)`` the samplers accept. Beyond it the
+#: float64 round-off of ``tr(VᵀBV)`` (about ``d · 2⁻⁵² · spread``) is no longer negligible
+#: against the unit scale of the log-density, the fast sampler's safety margin on the envelope
+#: (``1e-12 · spread``) makes acceptance vanish, and Hoff's Beta proposals round to 1. A draw
+#: there would not be from the target law, so it is refused with ``ValueError`` before any
+#: proposal (for PPCA, ``B = (nε/2) A``: ``nε/2 · spread(A)`` must stay below this).
+MAX_CONCENTRATION = 1e11
 
 #: A proposal whose log acceptance ratio exceeds this is evidence of a wrong envelope.
 ENVELOPE_SLACK = 1e-7
@@ -122,7 +165,9 @@ def _acg_draw(lam, c, b, rng, W=None, n_accept=1, batch=None, stats=None):
         if n_proposed > MAX_PROPOSALS_PER_DRAW * n_accept:
             raise RuntimeError(
                 f"ACG rejection: {n_done} of {n_accept} draws after {n_proposed} "
-                f"proposals (q = {q}, b = {b:.4g}); the envelope is too loose"
+                f"proposals (q = {q}, b = {b:.4g}, MAX_PROPOSALS_PER_DRAW = "
+                f"{MAX_PROPOSALS_PER_DRAW}); the acceptance rate is too small for an exact "
+                "draw in reasonable time (see MAX_CONCENTRATION)"
             )
         m = max(batch, 2 * (n_accept - n_done)) if n_accept > 1 else batch
         if km1 == 0:
@@ -172,13 +217,12 @@ def sample_vector_bingham(B, size=None, rng=None, return_stats: bool = False):
     """
     B = check_symmetric(B, name="B")
     rng = as_generator(rng)
-    n = 1 if size is None else int(size)
-    if n < 1:
-        raise ValueError(f"size must be a positive integer; got {size!r}")
+    n = 1 if size is None else check_positive_int(size, "size")
     lam, U = np.linalg.eigh(B)
     lam = (
         lam - lam[-1]
     )  # largest eigenvalue 0: the shift only changes the normalising constant
+    check_concentration(float(-lam[0]))
     b = acg_parameter(-lam)
     stats = {}
     Y = _acg_draw(lam, 0.0, b, rng, n_accept=n, batch=max(16, n), stats=stats)
@@ -195,12 +239,18 @@ def _hoff_theta(shape_k: float, a: float, rng) -> float:
 
     Rejection from a Beta(1/2, g) envelope with ``g <= shape_k`` chosen as in Hoff's sampler; the
     log ratio ``a theta + (shape_k - g) log(1 - theta)`` is bounded by its maximum ``lrmx``.
+    For ``a < -shape_k`` (and ``shape_k >= 1``) that envelope accepts with probability of order
+    ``sqrt(shape_k / |a|)``, which vanishes as the concentration grows; there the same law is
+    drawn exactly by :func:`_theta_gamma_envelope` instead. Raises ``RuntimeError`` after
+    :data:`MAX_THETA_PROPOSALS` rejected proposals.
     """
+    if a < -shape_k and shape_k >= 1:
+        return _theta_gamma_envelope(shape_k, a, rng)
     g, lrmx = shape_k, 0.0
     if a > 0:
         g = max(1.0 / (1.0 + math.log(2.0 + a)), shape_k - a)
         lrmx = a - shape_k + g + (shape_k - g) * math.log((shape_k - g) / a)
-    while True:
+    for _ in range(MAX_THETA_PROPOSALS):
         theta = rng.beta(0.5, g)
         if theta >= 1.0:
             continue
@@ -209,6 +259,31 @@ def _hoff_theta(shape_k: float, a: float, rng) -> float:
             <= a * theta + (shape_k - g) * math.log1p(-theta) - lrmx
         ):
             return theta
+    raise RuntimeError(
+        f"Hoff's theta rejection: no acceptance in {MAX_THETA_PROPOSALS} proposals "
+        f"(a = {a:.4g}, shape {shape_k:.4g}); see MAX_CONCENTRATION"
+    )
+
+
+def _theta_gamma_envelope(shape_k: float, a: float, rng) -> float:
+    """Exact draw of the law of :func:`_hoff_theta` for ``a < 0`` and ``shape_k >= 1``.
+
+    The density ``∝ theta^(-1/2) (1 - theta)^(shape_k - 1) exp(a theta)`` on ``(0, 1)`` is
+    dominated by the Gamma(1/2, rate ``-a``) density ``∝ theta^(-1/2) exp(a theta)``; a proposal
+    below 1 is accepted with probability ``(1 - theta)^(shape_k - 1) <= 1``, which is of order
+    ``sqrt(|a| / (|a| + shape_k))``: at least about 0.7 when ``|a| >= shape_k``.
+    """
+    scale = -1.0 / a
+    for _ in range(MAX_THETA_PROPOSALS):
+        theta = rng.gamma(0.5, scale)
+        if theta >= 1.0:
+            continue
+        if math.log(rng.random()) <= (shape_k - 1.0) * math.log1p(-theta):
+            return theta
+    raise RuntimeError(
+        f"theta rejection (Gamma envelope): no acceptance in {MAX_THETA_PROPOSALS} "
+        f"proposals (a = {a:.4g}, shape {shape_k:.4g})"
+    )
 
 
 def hoff_vector_scan(y, l, rng) -> np.ndarray:
@@ -252,15 +327,20 @@ def hoff_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None):
     :func:`hoff_vector_scan` in that eigenbasis, back-transform. Starts from a Haar-uniform ``V``
     unless ``V0`` is given. ``record`` (a callable ``V -> value``) is evaluated after every sweep;
     the function then returns ``(V, [values])``, else ``V``. The chain is only approximately
-    distributed as the target after finitely many sweeps.
+    distributed as the target after finitely many sweeps. ``n_sweeps`` must be a positive
+    integer, ``V0`` a ``d x k`` orthonormal frame (:func:`start_frame`); ``B`` with an eigenvalue
+    spread above :data:`MAX_CONCENTRATION` is refused.
     """
     B = check_symmetric(B, name="B")
     d = B.shape[0]
     k = check_k(k, d)
+    n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
+    eigenvalues = np.linalg.eigvalsh(B)
+    check_concentration(float(eigenvalues[-1] - eigenvalues[0]))
     rng = as_generator(rng)
-    V = haar_subspace(d, k, rng) if V0 is None else check_orthonormal(V0).copy()
+    V = start_frame(V0, d, k, rng)
     trace = []
-    for _ in range(int(n_sweeps)):
+    for _ in range(n_sweeps):
         for r in range(k):
             others = np.delete(V, r, axis=1)
             N = _complement_basis(others, d)
@@ -324,6 +404,7 @@ class BinghamEigenSystem:
         self.lam = (lam - lam[0])[::-1].copy()
         self.U = U[:, ::-1].copy()
         self.d = B.shape[0]
+        check_concentration(float(self.lam[0]))
 
 
 def _fast_column_update(system, Y, r, rng, stats):
@@ -365,18 +446,22 @@ def fast_gibbs(
     exact draw. For ``k > 1`` the chain is exact only at stationarity: a release after finitely
     many sweeps is ``(ε, δ)``-DP with ``δ`` governed by the total-variation distance to the target.
     Returns ``V`` (``d x k``), plus the ``record`` trace and/or acceptance stats if requested.
+    ``n_sweeps`` must be a positive integer, ``V0`` a ``d x k`` orthonormal frame
+    (:func:`start_frame`); ``B`` with an eigenvalue spread above :data:`MAX_CONCENTRATION` is
+    refused.
     """
     if system is None:
         B = check_symmetric(B, name="B")
         system = BinghamEigenSystem(B)
     d = system.d
     k = check_k(k, d)
+    n_sweeps = check_positive_int(n_sweeps, "n_sweeps")
     rng = as_generator(rng)
-    V = haar_subspace(d, k, rng) if V0 is None else check_orthonormal(V0).copy()
+    V = start_frame(V0, d, k, rng)
     Y = system.U.T @ V
     stats = {}
     trace = []
-    for _ in range(int(n_sweeps)):
+    for _ in range(n_sweeps):
         for r in range(k):
             _fast_column_update(system, Y, r, rng, stats)
         # re-orthonormalise against accumulated round-off (a tiny change, no bias at working precision)
@@ -534,7 +619,7 @@ def importance_expectation(B, k: int, fn, n: int, rng=None, chunk: int = 20000):
     """
     B = check_symmetric(B, name="B")
     d = B.shape[0]
-    k = check_k(k, d) if k < d else k
+    k = check_k_at_most(k, d)
     rng = as_generator(rng)
     log_w_all, vals_all = [], []
     done = 0

@@ -269,6 +269,13 @@ MECHANISMS: dict[str, MechanismSpec] = {
     ),
 }
 
+#: Start of the PrivacyWarning messages of the mechanism functions that
+#: :class:`PrivatePCA` raises itself, before fitting (not repeated).
+MECHANISM_WARNINGS_RAISED_ABOVE = (
+    "wishart_input_perturbation is NOT",
+    "PPCA started from a caller-supplied V0",
+)
+
 #: Mechanisms that add Laplace or Gaussian noise, drawn through
 #: :mod:`dppca.noise` with the estimator's ``noise`` kind. The others are
 #: samplers (PPCA) or add a Wishart matrix, for which the package has only
@@ -631,6 +638,14 @@ class PrivatePCA(
                 PrivacyWarning,
                 stacklevel=4,
             )
+        elif start is not None:
+            warnings.warn(
+                "PPCA started from a caller-supplied V0: if it was computed "
+                "from the private data, the finite chain's output leaks it "
+                "beyond ε; pass only a data-independent frame",
+                PrivacyWarning,
+                stacklevel=4,
+            )
 
     def _centered_norm(self) -> float:
         value = float(self.centered_norm)
@@ -781,7 +796,14 @@ class PrivatePCA(
             factors = clip_factors(row_norms(X), bound, self.clip)
             A = weighted_second_moment(X, factors / bound)
             self.mean_, self.row_bound_ = np.zeros(d), bound
-        V, values = spec.run(A, n, k, epsilon, delta, rng, options)
+        with warnings.catch_warnings():
+            # The estimator has already warned, in its own words, about the two
+            # conditions the mechanism functions warn about (_check_parameters).
+            for message in MECHANISM_WARNINGS_RAISED_ABOVE:
+                warnings.filterwarnings(
+                    "ignore", message=message, category=PrivacyWarning
+                )
+            V, values = spec.run(A, n, k, epsilon, delta, rng, options)
         release = spec.release(n, d, epsilon, delta, options)
         if options.get("noise") == "safe":
             release = as_safe_release(release)

@@ -10,17 +10,22 @@ Bingham distribution with parameter ``B = (n ε / 2) A`` (001, eq. (6)); sampler
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import bingham
 from .linalg import second_moment
 from .validation import (
+    PrivacyWarning,
     as_generator,
     check_data,
     check_epsilon,
     check_k,
     check_n,
     check_orthonormal,
+    check_positive_int,
+    check_second_moment,
     check_symmetric,
 )
 
@@ -82,24 +87,48 @@ def ppca_from_second_moment(
     n_sweeps: int | None = None,
     V0=None,
 ) -> np.ndarray:
-    """PPCA from ``A = X^T X / n`` and ``n`` (the caller vouches that rows had norm <= 1).
+    """PPCA from ``A = X^T X / n`` and ``n``.
 
     ``k = 1`` with the fast sampler is an exact draw (:func:`dppca.bingham.sample_vector_bingham`);
-    otherwise a Gibbs chain (``sampler`` = ``"fast"`` or ``"hoff"``) runs ``n_sweeps`` sweeps from a
-    Haar-uniform start (defaults :data:`DEFAULT_SWEEPS`). Returns a ``d x k`` orthonormal ``V``.
+    otherwise a Gibbs chain (``sampler`` = ``"fast"`` or ``"hoff"``) runs ``n_sweeps`` sweeps (a
+    positive integer, never truncated; defaults :data:`DEFAULT_SWEEPS`) from a Haar-uniform start.
+    Returns a ``d x k`` orthonormal ``V``.
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of norm at most one) of the data
+    set and that ``n`` is its true number of rows. Concentrations ``nε/2 · spread(A)`` above
+    :data:`dppca.bingham.MAX_CONCENTRATION` are refused (no exact draw is possible in float64).
+
+    ``V0`` (shape ``(d, k)``, orthonormal columns, both checked) replaces the random start. A
+    finite chain's output depends on its start, so a ``V0`` computed from the private data (for
+    instance the non-private PCA, the natural "warm start") leaks information that the
+    exponential mechanism's guarantee does not cover: passing ``V0`` emits a
+    :class:`dppca.PrivacyWarning`. A data-independent ``V0`` is harmless; silence the warning
+    then with :func:`warnings.catch_warnings`.
     """
-    A = check_symmetric(A, name="A")
+    A, n = check_second_moment(A, n)
     d = A.shape[0]
     k = check_k(k, d)
     B = bingham_parameter(A, n, epsilon)
-    rng = as_generator(rng)
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {SAMPLERS}; got {sampler!r}")
+    sweeps = (
+        DEFAULT_SWEEPS[sampler]
+        if n_sweeps is None
+        else check_positive_int(n_sweeps, "n_sweeps")
+    )
+    if V0 is not None:
+        V0 = bingham.start_frame(V0, d, k, None)
+        warnings.warn(
+            "PPCA started from a caller-supplied V0: if V0 depends on the private data, "
+            "the output of the finite chain leaks it beyond the ε of the exponential "
+            "mechanism; use the default Haar-uniform start unless V0 is data-independent",
+            PrivacyWarning,
+            stacklevel=2,
+        )
+    rng = as_generator(rng)
     if sampler == "fast" and k == 1 and V0 is None:
         return bingham.sample_vector_bingham(B, rng=rng)[:, None]
-    sweeps = DEFAULT_SWEEPS[sampler] if n_sweeps is None else int(n_sweeps)
-    if sweeps < 1:
-        raise ValueError(f"n_sweeps must be >= 1; got {n_sweeps!r}")
     if sampler == "fast":
         return bingham.fast_gibbs(B, k, sweeps, V0=V0, rng=rng)
     return bingham.hoff_gibbs(B, k, sweeps, V0=V0, rng=rng)
@@ -108,13 +137,14 @@ def ppca_from_second_moment(
 def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
     """PPCA (001, Algorithm 2): a ``d x k`` orthonormal ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).
 
-    ``X`` is ``n x d`` with rows of norm at most 1 (checked). ``sampler_options`` go to
+    ``X`` is ``n x d`` with rows of norm at most 1 (checked), dense or ``scipy.sparse`` (only
+    ``X^T X / n`` is used). ``sampler_options`` go to
     :func:`ppca_from_second_moment` (``sampler``, ``n_sweeps``, ``V0``). See :data:`PRIVACY` for
     what a finite chain guarantees.
     """
-    X = check_data(X)
-    k = check_k(k, X.shape[1])
+    A = second_moment(X)  # validates X (dense or sparse, dtype-aware tolerance)
+    k = check_k(k, A.shape[0])
     epsilon = check_epsilon(epsilon)
     return ppca_from_second_moment(
-        second_moment(X), X.shape[0], k, epsilon, rng=rng, **sampler_options
+        A, np.shape(X)[0], k, epsilon, rng=rng, **sampler_options
     )

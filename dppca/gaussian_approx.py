@@ -26,6 +26,14 @@ of ``G + G^T`` (``4 sigma^2`` on the diagonal, ``2 sigma^2`` off it). In grid un
 Frobenius distance of neighbours grows by at most ``d`` (each entry moves by at most one more
 unit), so the calibration uses the sensitivity ``(sup ||D||_F / gamma + d) / 2`` and the
 discrete Gaussian's concentrated-DP guarantee (:func:`safe_noise_sigma`).
+
+Preconditions. Under ``"replace_one"`` the matrix handed in must be ``A = X^T X / n``: it is
+checked by :func:`dppca.validation.check_second_moment` (symmetric, finite, positive
+semidefinite, trace at most one, ``n`` a positive integer), and the caller vouches that it
+really comes from the ``n`` rows, each of norm at most one, of the data set. Under
+``"rank_one_update"`` any finite symmetric ``M`` is allowed (the guarantee concerns the change
+``x x^T``, whatever ``M``); the caller vouches that neighbouring inputs differ by such a change.
+The X entry points accept dense arrays and ``scipy.sparse`` matrices.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from .validation import (
     check_epsilon,
     check_k,
     check_n,
+    check_second_moment,
     check_symmetric,
 )
 
@@ -213,7 +222,13 @@ def gaussian_matrix_approximation(
 
     ``Lambda`` must be data-independent (or itself private); ``sigma`` from :func:`noise_sigma`
     (``noise="float"``) or :func:`safe_noise_sigma` (``noise="safe"``, module docstring).
+    With ``relation="replace_one"`` ``M`` must be ``X^T X / n`` and is checked by
+    :func:`dppca.validation.check_second_moment` (the caller vouches for the rest: rows of norm
+    at most one, ``n`` the true count); with ``"rank_one_update"`` any symmetric ``M`` (module
+    docstring).
     """
+    if relation == "replace_one" and n is not None:
+        M, n = check_second_moment(M, n, name="M")
     M = check_symmetric(M)
     Lambda = check_target_spectrum(Lambda, M.shape[0])
     sigma, gamma = _calibrated_sigma(
@@ -231,9 +246,10 @@ def rank_k_covariance_approximation(
     Uses ``lambda_i = sigma^_i`` (i <= k), the top eigenvalues of the NOISY matrix: they are
     post-processing of the private release. The true ``sigma_i`` of the corollary would leak.
     ``noise``: ``"float"`` or ``"safe"`` (module docstring).
+    ``X`` may be dense or ``scipy.sparse``.
     """
     A = second_moment(X)
-    n, d = X.shape
+    n, d = np.shape(X)
     k = check_k(k, d)
     sigma, gamma = _calibrated_sigma(
         epsilon, delta, d, "replace_one", n, noise, None
@@ -254,8 +270,13 @@ def gaussian_subspace_recovery_from_second_moment(
 ) -> np.ndarray:
     """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one calibration): the top-k
     eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix.
-    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
-    A = check_symmetric(A, name="A")
+    ``noise``: ``"float"`` or ``"safe"`` (module docstring).
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of norm at most one) of the data
+    set and that ``n`` is its true number of rows.
+    """
+    A, n = check_second_moment(A, n)
     k = check_k(k, A.shape[0])
     sigma, gamma = _calibrated_sigma(
         epsilon,
@@ -277,6 +298,7 @@ def gaussian_subspace_recovery(
 
     Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``.
     ``noise``: ``"float"`` or ``"safe"`` (module docstring).
+    ``scipy.sparse``.
     """
     A = second_moment(X)
     return gaussian_subspace_recovery_from_second_moment(

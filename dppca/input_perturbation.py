@@ -20,9 +20,18 @@ adds exact discrete Laplace / discrete Gaussian noise, calibrated for the roundi
 :func:`dppca.privacy.safe_gaussian_input_calibration`): private as a program. The Wishart
 mechanisms are float only: their noise is a Wishart matrix, whose privacy proof rests on the
 continuous law's support and density, not on independent additive entries.
+
+The X entry points accept a dense array or a ``scipy.sparse`` matrix (only ``XᵀX/n`` is needed;
+see :func:`dppca.second_moment`). The ``*_from_second_moment`` entry points check ``A`` and ``n``
+with :func:`dppca.validation.check_second_moment` (symmetric, finite, positive semidefinite,
+trace at most one, ``n`` a positive integer); the caller still vouches that ``A`` really is
+``XᵀX/n`` of the ``n`` rows of the data set, each of norm at most one, and that ``n`` is the
+true number of rows.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -37,7 +46,12 @@ from .privacy import (
     wishart_input_scale,
     wishart_scale_for_delta,
 )
-from .validation import as_generator, check_delta, check_n, check_symmetric
+from .validation import (
+    PrivacyWarning,
+    as_generator,
+    check_delta,
+    check_second_moment,
+)
 
 #: The privacy each mechanism really provides, as checked in chapters 2 and 3.
 PRIVACY = {
@@ -54,9 +68,17 @@ PRIVACY = {
 }
 
 
+#: Said at call time by the Wishart mechanism as published (see ``PRIVACY``).
+WISHART_NOT_DP_MESSAGE = (
+    "wishart_input_perturbation is NOT (ε, 0)-DP as claimed by Jiang et al. (2016, Thm 4): "
+    "the support of A + W depends on A, so it is only (ε', 1 − exp(−ε/3))-DP for every ε' "
+    "(chapter 3). Use wishart_input_perturbation_delta for a (0, δ)-DP Wishart variant."
+)
+
+
 def _moment_and_n(A, n):
-    A = check_symmetric(A, name="A")
-    return A, check_n(n)
+    # the preconditions of the privacy theorems that can be checked on A and n
+    return check_second_moment(A, n)
 
 
 def symmetric_gaussian_noise(d: int, sigma: float, rng=None) -> np.ndarray:
@@ -120,7 +142,11 @@ def mod_sulq_from_second_moment(
     A + N, N symmetric with i.i.d. N(0, β²) entries, β from eq. (5) (or its exact quadratic root).
 
     ``noise="safe"``: A on a grid of granularity γ plus exact discrete Gaussian noise of
-    standard deviation max(β, the discrete calibration) (module docstring)."""
+    standard deviation max(β, the discrete calibration) (module docstring).
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    and that ``n`` is its true number of rows.
+    """
     A, n = _moment_and_n(A, n)
     beta = mod_sulq_beta(A.shape[0], n, epsilon, delta, exact=exact_beta)
     return _gaussian_noise(A, n, epsilon, delta, beta, rng, noise, granularity)
@@ -152,7 +178,11 @@ def analyze_gauss_from_second_moment(
     σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity √2/n).
 
     ``noise="safe"``: A on a grid plus exact discrete Gaussian noise, σ raised to the discrete
-    calibration (zCDP, :func:`dppca.privacy.discrete_gaussian_sigma`) where it is larger."""
+    calibration (zCDP, :func:`dppca.privacy.discrete_gaussian_sigma`) where it is larger.
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    and that ``n`` is its true number of rows.
+    """
     A, n = _moment_and_n(A, n)
     sigma = analyze_gauss_sigma(n, epsilon, delta, calibration)
     return _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity)
@@ -187,7 +217,11 @@ def laplace_input_perturbation_from_second_moment(
     (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a symmetric L.
 
     ``noise="safe"``: A on a grid of granularity γ plus γ × exact discrete Laplace noise,
-    scale from :func:`dppca.privacy.safe_laplace_input_calibration`: (ε, 0)-DP as a program."""
+    scale from :func:`dppca.privacy.safe_laplace_input_calibration`: (ε, 0)-DP as a program.
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    and that ``n`` is its true number of rows.
+    """
     A, n = _moment_and_n(A, n)
     d = A.shape[0]
     scale = laplace_input_scale(d, n, epsilon)
@@ -220,7 +254,14 @@ def wishart_input_perturbation_from_second_moment(
     A, n: int, epsilon: float, rng=None
 ) -> np.ndarray:
     """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm 2): A + W with
-    W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the claimed (ε, 0)-DP does not hold."""
+    W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the claimed (ε, 0)-DP does not hold, and
+    every call emits a :class:`dppca.PrivacyWarning`.
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    and that ``n`` is its true number of rows.
+    """
+    warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=2)
     A, n = _moment_and_n(A, n)
     return A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)
 
@@ -230,7 +271,8 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
 
     Returns XᵀX/n + W, W ~ W_d(d+1, 3/(2nε) I), always positive definite. Theorem 4 of the
     paper claims (ε, 0)-DP; chapter 3 shows the support of the output moves with the data and
-    the mechanism is exactly (ε', 1 − e^{−ε/3})-DP for all ε' ≥ 0, not better.
+    the mechanism is exactly (ε', 1 − e^{−ε/3})-DP for all ε' ≥ 0, not better. Every call
+    therefore emits a :class:`dppca.PrivacyWarning`.
     """
     A = second_moment(X)
     return wishart_input_perturbation_from_second_moment(
@@ -242,7 +284,12 @@ def wishart_input_perturbation_delta_from_second_moment(
     A, n: int, delta: float, rng=None
 ) -> np.ndarray:
     """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~ W_d(d+1, cI) with
-    c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem)."""
+    c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem).
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
+    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    and that ``n`` is its true number of rows.
+    """
     A, n = _moment_and_n(A, n)
     check_delta(delta)
     return A + wishart_noise(A.shape[0], wishart_scale_for_delta(n, delta), rng)

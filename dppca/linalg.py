@@ -5,17 +5,29 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 
-from .validation import as_generator, check_data, check_k, check_symmetric
+from .validation import (
+    as_generator,
+    check_data,
+    check_k,
+    check_k_at_most,
+    check_symmetric,
+)
 
 
 def second_moment(X) -> np.ndarray:
     """Return ``A = X^T X / n``, the (uncentred) second-moment matrix of the rows of ``X``.
 
     This is the matrix whose principal subspace both Chaudhuri et al. (2013, Sec. 2) and
-    Jiang et al. (2016, Sec. 2) privatise. ``X`` must pass :func:`dppca.check_data`.
+    Jiang et al. (2016, Sec. 2) privatise. ``X`` must pass :func:`dppca.check_data`. A
+    ``scipy.sparse`` ``X`` is accepted and never densified: its rows are validated from the
+    stored entries and ``XᵀX`` is a sparse product (only the ``d x d`` result is dense).
     """
-    X = check_data(X)
+    X = check_data(X, accept_sparse=True)
+    if scipy.sparse.issparse(X):
+        A = (X.T @ X).toarray() / X.shape[0]
+        return (A + A.T) / 2
     return (X.T @ X) / X.shape[0]
 
 
@@ -23,10 +35,11 @@ def top_k_eigh(M, k: int):
     """Return the ``k`` largest eigenvalues (descending) and their eigenvectors (``d x k``).
 
     Uses LAPACK's subset solver, which is cheaper than a full decomposition when ``k << d``.
+    ``k`` must be an integer with ``1 <= k <= d`` (else the package's TypeError/ValueError).
     """
     M = check_symmetric(M)
     d = M.shape[0]
-    k = check_k(k, d) if k < d else k
+    k = check_k_at_most(k, d)
     vals, vecs = scipy.linalg.eigh(M, subset_by_index=[d - k, d - 1])
     return vals[::-1], vecs[:, ::-1]
 
@@ -44,7 +57,9 @@ def rank_k_approximation(M, k: int) -> np.ndarray:
 
 
 def pca(X, k: int) -> np.ndarray:
-    """Non-private PCA: the top-k eigenvectors ``V_k`` of ``A = X^T X / n`` (``d x k``)."""
+    """Non-private PCA: the top-k eigenvectors ``V_k`` of ``A = X^T X / n`` (``d x k``).
+
+    ``X`` may be dense or ``scipy.sparse`` (see :func:`second_moment`)."""
     A = second_moment(X)
     check_k(k, A.shape[0])
     return top_k_subspace(A, k)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse
 
 
 class PrivacyWarning(UserWarning):
@@ -23,8 +24,101 @@ class PrivacyWarning(UserWarning):
     """
 
 
-#: Slack allowed on ``||x_i|| <= 1`` for floating-point round-off (relative to 1).
+#: Slack allowed on ``||x_i|| <= 1`` for floating-point round-off of float64 data (relative to 1).
 ROW_NORM_TOLERANCE = 1e-9
+
+#: For data stored with less precision (float32, float16), the slack is this many machine
+#: epsilons of the input's dtype (``8 * 2**-23 ≈ 9.5e-7`` for float32): a row normalised to 1
+#: in float32 is off by a few of its epsilons, and must not be refused.
+ROW_NORM_TOLERANCE_EPS = 8
+
+#: Absolute slack of :func:`check_second_moment` on ``tr(A) <= 1``, ``λ_max(A) <= 1`` and
+#: ``λ_min(A) >= 0``; it covers the round-off of ``A = XᵀX/n`` for every ``X`` that
+#: :func:`check_data` accepts (float32 rows included: ``(1 + 9.5e-7)^2 - 1 < 2e-6``).
+SECOND_MOMENT_TOLERANCE = 2e-6
+
+
+def row_norm_tolerance(dtype) -> float:
+    """Relative slack on ``||x_i|| <= 1`` for data of ``dtype`` (see :data:`ROW_NORM_TOLERANCE`).
+
+    float64 (and integer, boolean) data: :data:`ROW_NORM_TOLERANCE`; a less precise floating
+    dtype: :data:`ROW_NORM_TOLERANCE_EPS` of its machine epsilons, whichever is larger.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        return max(
+            ROW_NORM_TOLERANCE,
+            ROW_NORM_TOLERANCE_EPS * float(np.finfo(dtype).eps),
+        )
+    return ROW_NORM_TOLERANCE
+
+
+def _real_scalar(value, name: str) -> float:
+    """``value`` as a float if it is a real number (not bool, str, complex); else TypeError."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"{name} must be a real number, not a boolean; got {value!r}"
+        )
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if (
+        isinstance(value, np.ndarray)
+        and value.ndim == 0
+        and value.dtype.kind in "iuf"
+    ):
+        return float(value)
+    raise TypeError(
+        f"{name} must be a real number; got {value!r} of type {type(value).__name__}"
+    )
+
+
+def _is_sparse(X) -> bool:
+    return scipy.sparse.issparse(X)
+
+
+def as_real_array(X, *, name: str = "X") -> np.ndarray:
+    """``X`` as a float64 ndarray, refusing what would be converted with a loss of meaning.
+
+    Raises ``TypeError`` for complex entries (NumPy would drop the imaginary part), strings,
+    ragged nested sequences, non-numeric objects and ``scipy.sparse`` matrices (which NumPy
+    turns into a 0-d object array); the message says what to pass instead.
+    """
+    if _is_sparse(X):
+        raise TypeError(
+            f"{name} is a scipy.sparse matrix, and this function needs a dense array: "
+            f"pass {name}.toarray() (it needs n*d*8 bytes), or use a function that only "
+            "needs XᵀX/n (the mechanisms' X entry points, dppca.second_moment), which "
+            "accept sparse input"
+        )
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise TypeError(
+            f"{name} must be a rectangular array of real numbers ({exc})"
+        ) from None
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(
+            f"{name} has complex entries; the mechanisms are defined for real data. "
+            f"Pass {name}.real (or a real embedding) explicitly if that is what you mean."
+        )
+    if kind in "USV" or (kind == "O" and arr.size and _has_non_real(arr)):
+        raise TypeError(
+            f"{name} must hold real numbers; got an array of dtype {arr.dtype}"
+        )
+    try:
+        return arr.astype(float, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold real numbers ({exc})") from None
+
+
+def _has_non_real(arr) -> bool:
+    """Whether an object array holds a complex number or a string (which ``astype(float)``
+    would drop the imaginary part of, or parse)."""
+    return any(
+        isinstance(v, (str, bytes, complex, np.complexfloating, np.str_))
+        for v in arr.ravel()
+    )
 
 
 def as_generator(rng=None) -> np.random.Generator:
@@ -32,10 +126,15 @@ def as_generator(rng=None) -> np.random.Generator:
 
     ``rng`` may be a Generator (returned as is, so callers share its stream), an integer seed or
     :class:`numpy.random.SeedSequence` (a new Generator), or ``None`` (fresh OS entropy; never a
-    fixed seed).
+    fixed seed). Booleans are refused (``rng=True`` would silently mean the seed 1).
     """
     if isinstance(rng, np.random.Generator):
         return rng
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(
+            f"rng must be a numpy Generator, an integer seed, a SeedSequence or None; "
+            f"got the boolean {rng!r}"
+        )
     if rng is None or isinstance(
         rng, (numbers.Integral, np.random.SeedSequence)
     ):
@@ -47,14 +146,41 @@ def as_generator(rng=None) -> np.random.Generator:
     )
 
 
-def check_data(X, *, name: str = "X") -> np.ndarray:
+def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
+    if bad_rows:
+        raise ValueError(
+            f"{name} contains NaN or Inf in {bad_rows} of its {n} rows"
+        )
+    too_long = norms > 1.0 + tolerance
+    if np.any(too_long):
+        raise ValueError(
+            f"{name} has {int(too_long.sum())} of {n} rows with Euclidean norm > 1 "
+            f"(largest {float(norms.max())!r}, tolerance 1 + {tolerance:.3g}); the privacy "
+            "guarantees assume ||x_i|| <= 1. Rescale explicitly with "
+            "dppca.scale_to_unit_ball(X) or dppca.normalize_rows(X)."
+        )
+
+
+def check_data(X, *, name: str = "X", accept_sparse: bool = False):
     """Validate a data matrix with one row per person and return it as a float array.
 
     Raises ``ValueError`` if ``X`` is not two-dimensional with at least one row and two columns,
     contains NaN or Inf, or has rows of Euclidean norm greater than one (the error names how many
-    rows and the largest norm, and points to the explicit rescaling helpers).
+    rows, the largest norm to full precision and the tolerance, and points to the explicit
+    rescaling helpers). The tolerance is :func:`row_norm_tolerance` of ``X``'s dtype: ``1e-9``
+    for float64, about ``9.5e-7`` (8 machine epsilons) for float32 data. Raises ``TypeError``
+    for complex, string or ragged input (see :func:`as_real_array`).
+
+    ``scipy.sparse`` input is refused unless ``accept_sparse``; then it is validated without
+    densifying (NaN/Inf among the stored entries, row norms from the stored entries) and
+    returned as a float64 CSR matrix.
     """
-    X = np.asarray(X, dtype=float)
+    if _is_sparse(X):
+        if not accept_sparse:
+            as_real_array(X, name=name)  # raises with what to do
+        return _check_sparse_data(X, name)
+    tolerance = row_norm_tolerance(getattr(X, "dtype", float))
+    X = as_real_array(X, name=name)
     if X.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n, d) with one row per person; got shape {X.shape}"
@@ -64,17 +190,47 @@ def check_data(X, *, name: str = "X") -> np.ndarray:
         raise ValueError(
             f"{name} must have at least 1 row and 2 columns; got shape {X.shape}"
         )
-    if not np.all(np.isfinite(X)):
-        bad = int(np.sum(~np.all(np.isfinite(X), axis=1)))
-        raise ValueError(f"{name} contains NaN or Inf in {bad} of its {n} rows")
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    too_long = norms > 1.0 + ROW_NORM_TOLERANCE
-    if np.any(too_long):
+    finite = np.isfinite(X)
+    bad = 0 if finite.all() else int(np.sum(~np.all(finite, axis=1)))
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X)) if not bad else None
+    _check_rows(n, bad, norms, tolerance, name)
+    return X
+
+
+def _check_sparse_data(X, name: str):
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D; got shape {X.shape}")
+    if X.dtype.kind == "c":
+        as_real_array(np.zeros(1, dtype=X.dtype), name=name)
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers; got dtype {X.dtype}")
+    tolerance = row_norm_tolerance(X.dtype)
+    X = scipy.sparse.csr_matrix(X, dtype=float)  # a copy only when converting
+    if (
+        not X.has_canonical_format
+    ):  # duplicate entries add up: merge them (on a copy)
+        X = X.copy()
+        X.sum_duplicates()
+    n, d = X.shape
+    if n < 1 or d < 2:
         raise ValueError(
-            f"{name} has {int(too_long.sum())} of {n} rows with Euclidean norm > 1 "
-            f"(largest {norms.max():.6g}); the privacy guarantees assume ||x_i|| <= 1. "
-            "Rescale explicitly with dppca.scale_to_unit_ball(X) or dppca.normalize_rows(X)."
+            f"{name} must have at least 1 row and 2 columns; got shape {X.shape}"
         )
+    finite = np.isfinite(X.data)
+    bad = 0
+    if not finite.all():
+        rows = np.repeat(np.arange(n), np.diff(X.indptr))
+        bad = int(np.unique(rows[~finite]).size)
+    norms = None
+    if not bad:
+        norms = np.sqrt(
+            np.bincount(
+                np.repeat(np.arange(n), np.diff(X.indptr)),
+                weights=X.data * X.data,
+                minlength=n,
+            )
+        )
+    _check_rows(n, bad, norms, tolerance, name)
     return X
 
 
@@ -102,8 +258,8 @@ def scale_to_unit_ball(X) -> np.ndarray:
 
 
 def check_epsilon(epsilon) -> float:
-    """Validate a privacy parameter epsilon > 0 (finite)."""
-    eps = float(epsilon)
+    """Validate a privacy parameter epsilon > 0 (finite); a bool or string is a TypeError."""
+    eps = _real_scalar(epsilon, "epsilon")
     if not np.isfinite(eps) or eps <= 0:
         raise ValueError(
             f"epsilon must be a finite number > 0; got {epsilon!r}"
@@ -112,8 +268,9 @@ def check_epsilon(epsilon) -> float:
 
 
 def check_delta(delta) -> float:
-    """Validate a privacy parameter delta in the open interval (0, 1)."""
-    dl = float(delta)
+    """Validate a privacy parameter delta in the open interval (0, 1); a bool or string is a
+    TypeError."""
+    dl = _real_scalar(delta, "delta")
     if not (0.0 < dl < 1.0):
         raise ValueError(
             f"delta must lie in the open interval (0, 1); got {delta!r}"
@@ -131,16 +288,76 @@ def check_k(k, d: int) -> int:
     return k
 
 
+def check_positive_int(value, name: str) -> int:
+    """Validate a positive integer (a bool, a float such as ``2.0`` or ``2.7``, or a string is
+    refused, never truncated); returns it as an ``int``."""
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Integral)
+        or value < 1
+    ):
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
 def check_n(n) -> int:
-    """Validate a number of people ``n >= 1``."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
-    return int(n)
+    """Validate a number of people ``n >= 1`` (an integer, not a bool or a float)."""
+    return check_positive_int(n, "n")
+
+
+def check_k_at_most(k, d: int) -> int:
+    """Validate a number of directions ``k`` with ``1 <= k <= d`` (``k = d`` allowed: used where
+    a full basis is meaningful, e.g. :func:`dppca.top_k_eigh`)."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be an integer; got {k!r}")
+    k = int(k)
+    if not (1 <= k <= d):
+        raise ValueError(f"k must satisfy 1 <= k <= d = {d}; got k = {k}")
+    return k
+
+
+def check_second_moment(A, n, *, name: str = "A"):
+    """Validate ``A = XᵀX/n`` for ``n`` rows of norm at most one; return ``(A, n)``.
+
+    This is what the privacy theorems of the book assume of the matrix handed to a
+    ``*_from_second_moment`` entry point, and what can be checked cheaply: ``A`` is square,
+    finite and symmetric (:func:`check_symmetric`); ``tr(A) <= 1`` (the mean squared row norm);
+    ``A`` is positive semidefinite, ``λ_min(A) >= -tol`` (one Cholesky factorisation of
+    ``A + tol I``; the eigenvalues are computed only to word an error); hence
+    ``λ_max(A) <= tr(A) + (d - 1) tol``; and ``n`` is a positive integer (not a bool, not a float
+    such as 2.7). ``tol`` is :data:`SECOND_MOMENT_TOLERANCE` (absolute; ``A``'s scale is at most
+    one). A matrix ``XᵀX`` not divided by ``n``, one built from rows of norm > 1, or an
+    indefinite matrix is refused with ``ValueError``.
+
+    What cannot be checked, and the caller vouches for: that ``A`` really is ``XᵀX/n`` for the
+    ``n`` rows of one data set with every row of norm at most one, and that ``n`` is the true
+    number of rows (the noise is calibrated to ``1/n``, so an inflated ``n`` under-noises).
+    """
+    n = check_n(n)
+    A = check_symmetric(A, name=name)
+    tol = SECOND_MOMENT_TOLERANCE
+    trace = float(np.trace(A))
+    if trace > 1.0 + tol:
+        raise ValueError(
+            f"{name} has trace {trace!r} > 1, so it is not XᵀX/n for rows of norm <= 1 "
+            f"(the trace is the mean squared row norm; tolerance {tol:g}). Did you pass XᵀX "
+            "without dividing by n, or unscaled rows? Use dppca.second_moment(X)."
+        )
+    d = A.shape[0]
+    try:
+        np.linalg.cholesky(A + tol * np.eye(d))
+    except np.linalg.LinAlgError:
+        smallest = float(np.linalg.eigvalsh(A)[0])
+        raise ValueError(
+            f"{name} is not positive semidefinite (smallest eigenvalue {smallest:.6g} < "
+            f"-{tol:g}), so it is not XᵀX/n. Use dppca.second_moment(X)."
+        ) from None
+    return A, n
 
 
 def check_symmetric(M, *, name: str = "M", atol: float = 1e-10) -> np.ndarray:
     """Validate a finite, square, symmetric matrix and return it as a float array."""
-    M = np.asarray(M, dtype=float)
+    M = as_real_array(M, name=name)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
         raise ValueError(
             f"{name} must be a square d x d matrix with d >= 2; got shape {M.shape}"
@@ -157,7 +374,7 @@ def check_symmetric(M, *, name: str = "M", atol: float = 1e-10) -> np.ndarray:
 
 def check_orthonormal(V, *, name: str = "V", atol: float = 1e-8) -> np.ndarray:
     """Validate a d x k matrix with orthonormal columns."""
-    V = np.asarray(V, dtype=float)
+    V = as_real_array(V, name=name)
     if V.ndim == 1:
         V = V[:, None]
     if V.ndim != 2 or V.shape[1] > V.shape[0]:

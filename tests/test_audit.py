@@ -1,7 +1,12 @@
 import numpy as np
 import pytest
 
-from dppca.audit import audit_mechanism, audit_scores, epsilon_from_error_rates
+from dppca.audit import (
+    audit_mechanism,
+    audit_scores,
+    epsilon_from_error_rates,
+    minimum_evaluation_samples,
+)
 
 
 def test_epsilon_from_error_rates_inverts_the_tradeoff():
@@ -79,3 +84,64 @@ def test_gaussian_shift_epsilon_matches_the_analytic_gaussian_mechanism():
         assert gaussian_shift_test_epsilon(1.0 / sigma, delta) == pytest.approx(
             eps, rel=1e-3
         )
+
+
+# ---- issue 11: what an audit must refuse -------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_audit_refuses_non_finite_scores(bad):
+    rng = np.random.default_rng(0)
+    null, alt = rng.normal(size=200), rng.normal(1.0, size=200)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        audit_scores(np.full(200, bad), np.full(200, bad), rng=1)
+    for which in (0, 1):
+        scores = [null.copy(), alt.copy()]
+        scores[which][17] = bad
+        with pytest.raises(ValueError, match="1 NaN or infinite"):
+            audit_scores(*scores, rng=1)
+
+
+@pytest.mark.parametrize("level", [0, 1, -0.5, 1.5, np.nan, "0.95", True])
+def test_audit_refuses_a_level_outside_the_open_unit_interval(level):
+    rng = np.random.default_rng(0)
+    with pytest.raises((ValueError, TypeError), match="level"):
+        audit_scores(rng.normal(size=100), rng.normal(size=100), level=level)
+    with pytest.raises((ValueError, TypeError), match="level"):
+        audit_mechanism(
+            laplace_release, 0.0, 1.0, float, trials=100, level=level, rng=0
+        )
+
+
+@pytest.mark.parametrize("delta", [-0.1, 1.0, np.nan])
+def test_audit_refuses_a_delta_outside_zero_one(delta):
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="delta"):
+        audit_scores(rng.normal(size=100), rng.normal(size=100), delta=delta)
+
+
+@pytest.mark.parametrize("level", [0.5, 0.9, 0.95, 0.99, 0.999999])
+def test_minimum_sample_size_is_the_smallest_that_can_certify(level):
+    m = minimum_evaluation_samples(level)
+    c = 1 - (1 - level) / 2
+    # a perfect test on m evaluation outputs certifies some ε > 0, on m - 1 none
+    assert (
+        epsilon_from_error_rates(1 - (1 - c) ** (1 / m), 1 - (1 - c) ** (1 / m))
+        > 0
+    )
+    u = 1 - (1 - c) ** (1 / (m - 1)) if m > 1 else 1.0
+    assert epsilon_from_error_rates(u, u) == 0
+    # and the audit of perfectly separated scores agrees: 2m scores suffice, fewer are refused
+    separated = np.zeros(2 * m), np.ones(2 * m)
+    assert audit_scores(*separated, level=level, rng=0).epsilon_lower > 0
+    with pytest.raises(ValueError, match="scores per data set"):
+        audit_scores(
+            np.zeros(2 * m - 1), np.ones(2 * m - 1), level=level, rng=0
+        )
+
+
+def test_audit_mechanism_refuses_too_few_or_non_integer_trials():
+    with pytest.raises(ValueError, match="too few"):
+        audit_mechanism(laplace_release, 0.0, 1.0, float, trials=5, rng=0)
+    with pytest.raises(ValueError, match="trials must be a positive integer"):
+        audit_mechanism(laplace_release, 0.0, 1.0, float, trials=100.5, rng=0)

@@ -275,3 +275,36 @@ def test_window_diagnostic_certifies_a_fast_mixing_case():
     assert out["certified"] is not None and out["certified"] >= 8
     assert out["traces"].shape[1] == out["certified"]
     assert all(c["between_z"] >= 0 and c["drift_z"] >= 0 for c in out["checks"])
+
+
+@pytest.mark.parametrize(
+    "shape_k, a", [(3.0, -50.0), (1.0, -4.0), (74.5, -1e6), (3.0, -2.0)]
+)
+def test_hoff_theta_law_matches_quadrature(shape_k, a):
+    """θ ∝ θ^(-1/2) (1-θ)^(shape_k-1) e^(aθ) on (0, 1): the mean of 20000 draws (Gamma envelope
+    when a < -shape_k, Hoff's Beta envelope otherwise) against quadrature, within 5 SE."""
+    from scipy import integrate
+
+    def density(t):
+        return t**-0.5 * (1 - t) ** (shape_k - 1) * np.exp(a * (t - 0.0))
+
+    scale = 1.0 / max(1.0, -a)
+    points = [scale * 10.0**j for j in range(-3, 3) if scale * 10.0**j < 1]
+    z = integrate.quad(density, 0, 1, points=points, limit=200)[0]
+    m1 = (
+        integrate.quad(
+            lambda t: t * density(t), 0, 1, points=points, limit=200
+        )[0]
+        / z
+    )
+    m2 = (
+        integrate.quad(
+            lambda t: t * t * density(t), 0, 1, points=points, limit=200
+        )[0]
+        / z
+    )
+    rng = np.random.default_rng(11)
+    n = 20000
+    draws = np.array([bingham._hoff_theta(shape_k, a, rng) for _ in range(n)])
+    se = np.sqrt((m2 - m1**2) / n)
+    assert abs(draws.mean() - m1) < 5 * se

@@ -6,9 +6,12 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
+import os
 import shutil
 import socket
+import tempfile
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -254,3 +257,244 @@ def test_preprocess_insurance_and_its_cache(isolated, monkeypatch):
 def test_unknown_dataset_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown data set"):
         ds.preprocess("mnist")
+
+
+# ---- issue 11: a trustworthy cache -------------------------------------------------------------
+def _mirror_with(tmp_path: Path, raw: ds.RawFile) -> Path:
+    """A local mirror directory holding a valid copy of ``raw`` (made from the shared mirror)."""
+    mirror = tmp_path / "local-mirror"
+    mirror.mkdir(exist_ok=True)
+    (mirror / raw.name).write_bytes(_raw_bytes(raw))
+    return mirror
+
+
+def _edit_in_place_keeping_size_and_mtime(path: Path) -> None:
+    before = path.stat()
+    content = bytearray(path.read_bytes())
+    content[len(content) // 3] ^= 0x01
+    path.write_bytes(bytes(content))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (
+        before.st_size,
+        before.st_mtime_ns,
+    )
+
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """Make a directory tree read-only: chmod, and for root (whom chmod does not stop) make
+    every creation or removal of a file below it fail as on a read-only file system."""
+    roots = []
+
+    def below(path) -> bool:
+        path = Path(path).resolve()
+        return any(path == r or r in path.parents for r in roots)
+
+    real_mkstemp, real_unlink, real_mkdir = (
+        tempfile.mkstemp,
+        Path.unlink,
+        Path.mkdir,
+    )
+
+    def mkstemp(*args, dir=None, **kwargs):
+        if dir is not None and below(dir):
+            raise PermissionError(13, "Permission denied", str(dir))
+        return real_mkstemp(*args, dir=dir, **kwargs)
+
+    def unlink(self, *args, **kwargs):
+        if below(self):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_unlink(self, *args, **kwargs)
+
+    def mkdir(self, *args, **kwargs):
+        if below(self) and not self.exists():
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(Path, "unlink", unlink)
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    monkeypatch.setattr(ds, "_WARNED_READ_ONLY", set())
+
+    def make(directory: Path) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        for path in [directory, *directory.rglob("*")]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        roots.append(directory.resolve())
+        return directory
+
+    yield make
+    for root in roots:
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+@needs_mirror
+def test_cached_raw_file_edited_in_place_with_size_and_mtime_restored_is_not_served(
+    isolated, server, monkeypatch
+):
+    _serve(server, TIC, _raw_bytes(TIC))
+    cached = ds.fetch(TIC, progress=False)  # downloaded into the cache
+    assert ds.fetch(TIC, progress=False) == cached  # served from the cache
+    _edit_in_place_keeping_size_and_mtime(cached)
+    monkeypatch.setenv("DPPCA_DATA_MIRROR", str(_mirror_with(isolated, TIC)))
+    path = ds.fetch(TIC, progress=False)
+    ds.verify(path, TIC.sha256)  # the edited copy is never served
+    assert path.parent == isolated / "local-mirror"
+    assert not cached.exists()  # and it was dropped from the cache
+
+
+@needs_mirror
+def test_corrupt_cached_raw_file_is_repaired_by_a_download(isolated, server):
+    _serve(server, TIC, _raw_bytes(TIC))
+    cached = ds.fetch(TIC, progress=False)
+    assert ds.fetch(TIC, progress=False) == cached  # served from the cache
+    _edit_in_place_keeping_size_and_mtime(cached)
+    assert ds.fetch(TIC, progress=False) == cached
+    ds.verify(cached, TIC.sha256)  # the cache holds a good copy again
+
+
+def _tamper_npz(path: Path) -> None:
+    with np.load(path, allow_pickle=False) as stored:
+        arrays = {key: stored[key] for key in stored.files}
+    arrays["A"] = arrays["A"] * 2.0
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
+@needs_mirror
+@pytest.mark.parametrize("damage", ["tamper", "truncate", "empty", "garbage"])
+def test_corrupt_preprocessed_cache_is_rebuilt_and_repaired(
+    isolated, monkeypatch, damage
+):
+    monkeypatch.setenv("DPPCA_DATA_MIRROR", str(SHARED))
+    first = ds.preprocess("insurance", progress=False)
+    (path,) = (isolated / "cache" / "preprocessed").glob("insurance-*.npz")
+    if damage == "tamper":
+        _tamper_npz(path)
+    elif damage == "truncate":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:
+        path.write_bytes(b"PK\x03\x04 not a zip file at all")
+    second = ds.preprocess("insurance", progress=False)
+    assert np.array_equal(first.A, second.A) and (first.X != second.X).nnz == 0
+    # the cache was repaired: the next read is served from it and is right
+    monkeypatch.delenv("DPPCA_DATA_MIRROR")
+    third = ds.preprocess("insurance", progress=False)
+    assert np.array_equal(first.A, third.A)
+
+
+@needs_mirror
+def test_preprocessed_cache_without_its_checksum_is_rebuilt(
+    isolated, monkeypatch
+):
+    monkeypatch.setenv("DPPCA_DATA_MIRROR", str(SHARED))
+    first = ds.preprocess("insurance", progress=False)
+    (path,) = (isolated / "cache" / "preprocessed").glob("insurance-*.npz")
+    _tamper_npz(path)
+    path.with_name(path.name + ".sha256").unlink()
+    assert np.array_equal(ds.preprocess("insurance", progress=False).A, first.A)
+
+
+@needs_mirror
+def test_read_only_cache_with_a_corrupt_file_does_not_block_a_valid_mirror(
+    isolated, monkeypatch, read_only
+):
+    cache = isolated / "cache"
+    cache.mkdir()
+    (cache / TIC.name).write_bytes(b"not the file\n")
+    read_only(cache)
+    monkeypatch.setenv("DPPCA_DATA_MIRROR", str(_mirror_with(isolated, TIC)))
+    path = ds.fetch(TIC, progress=False)
+    assert path.parent == isolated / "local-mirror"
+    ds.verify(path, TIC.sha256)
+
+
+@needs_mirror
+def test_read_only_cache_works_from_the_mirror_and_says_so_once(
+    isolated, monkeypatch, read_only
+):
+    read_only(isolated / "cache")
+    monkeypatch.setenv("DPPCA_DATA_MIRROR", str(SHARED))
+    with pytest.warns(ds.DataCacheWarning, match="cannot be written") as caught:
+        first = ds.preprocess("insurance", progress=False)
+        second = ds.preprocess("insurance", progress=False)
+    assert len([w for w in caught if w.category is ds.DataCacheWarning]) == 1
+    assert np.array_equal(first.A, second.A) and first.n == 9822
+    assert _cache_listing(isolated) == []
+
+
+@needs_mirror
+def test_read_only_cache_downloads_to_a_temporary_directory(
+    isolated, server, read_only
+):
+    _serve(server, TIC, _raw_bytes(TIC))
+    read_only(isolated / "cache")
+    with pytest.warns(ds.DataCacheWarning):
+        path = ds.fetch(TIC, progress=False)
+    ds.verify(path, TIC.sha256)
+    assert isolated / "cache" not in path.parents
+    assert _cache_listing(isolated) == []
+
+
+@pytest.mark.parametrize(
+    "url", ["notaurl", "/some/dir", "http://", "gopher://x/"]
+)
+def test_unusable_base_url_is_a_clear_package_error(isolated, monkeypatch, url):
+    monkeypatch.setenv("DPPCA_DATA_BASE_URL", url)
+    with pytest.raises(ds.DataConfigurationError, match="DPPCA_DATA_BASE_URL"):
+        ds.fetch(TIC, progress=False)
+
+
+@needs_mirror
+def test_file_url_serves_as_base(isolated, monkeypatch):
+    site = isolated / "site"
+    _serve(site, TIC, _raw_bytes(TIC))
+    monkeypatch.setenv("DPPCA_DATA_BASE_URL", site.as_uri() + "/")
+    path = ds.fetch(TIC, progress=False)
+    assert path == isolated / "cache" / TIC.name
+    ds.verify(path, TIC.sha256)
+
+
+@pytest.fixture
+def stalled_server(monkeypatch):
+    """A loopback port that accepts connections (kernel backlog) and never answers."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    monkeypatch.setenv(
+        "DPPCA_DATA_BASE_URL", f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    )
+    yield
+    sock.close()
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_download_timeout_is_a_parameter_and_an_environment_variable(
+    isolated, stalled_server, monkeypatch, how
+):
+    kwargs = {}
+    if how == "argument":
+        kwargs["timeout"] = 0.5
+    else:
+        monkeypatch.setenv("DPPCA_DATA_TIMEOUT", "0.5")
+    start = time.perf_counter()
+    with pytest.raises(ds.DataUnavailableError, match="timed out"):
+        ds.fetch(TIC, progress=False, **kwargs)
+    assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "nan", "inf"])
+def test_unusable_timeout_is_a_clear_package_error(
+    isolated, monkeypatch, value
+):
+    monkeypatch.setenv("DPPCA_DATA_TIMEOUT", value)
+    with pytest.raises(ds.DataConfigurationError, match="DPPCA_DATA_TIMEOUT"):
+        ds.fetch(TIC, progress=False)
+    monkeypatch.delenv("DPPCA_DATA_TIMEOUT")
+    with pytest.raises(ds.DataConfigurationError, match="timeout"):
+        ds.fetch(TIC, progress=False, timeout=value)
+    assert ds.download_timeout() == ds.DEFAULT_TIMEOUT

@@ -523,7 +523,6 @@ def privacy_warnings(**params):
             "n_components": 1,
             "mechanism_options": {"n_sweeps": 2},
         },
-        {"mechanism": "ppca", "mechanism_options": {"V0": np.eye(6)[:, :2]}},
         {"mechanism": "analyze_gauss", "delta": 1e-5},
         {"mechanism": "mod_sulq", "delta": 1e-5},
         {"mechanism": "laplace"},
@@ -551,6 +550,13 @@ def test_no_privacy_warning_for_sound_calls(params):
         (
             {"mechanism": "ppca", "mechanism_options": {"V0": "pca"}},
             "data-dependent starting frame",
+        ),
+        (  # the estimator cannot tell where a frame came from (issue 11)
+            {
+                "mechanism": "ppca",
+                "mechanism_options": {"V0": np.eye(6)[:, :2]},
+            },
+            "caller-supplied V0",
         ),
     ],
 )
