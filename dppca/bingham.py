@@ -127,7 +127,17 @@ def acg_log_bound(q: int, b: float) -> float:
     return -0.5 * (q - b) + 0.5 * q * math.log(q / b)
 
 
-def _acg_draw(lam, c, b, rng, W=None, n_accept=1, batch=None, stats=None):
+def _acg_draw(
+    lam,
+    c,
+    b,
+    rng,
+    W=None,
+    n_accept=1,
+    batch=None,
+    stats=None,
+    max_proposals=None,
+):
     """Exact draws from ``∝ exp(x^T diag(lam) x)`` on the unit sphere of ``S = range(W)^⊥``.
 
     Coordinates are those of the eigenbasis (``lam`` is a vector). ``c`` must be an upper bound of
@@ -161,12 +171,15 @@ def _acg_draw(lam, c, b, rng, W=None, n_accept=1, batch=None, stats=None):
     accepted = []
     n_done = 0
     n_proposed = 0
+    cap = MAX_PROPOSALS_PER_DRAW * n_accept
+    if max_proposals is not None:
+        cap = min(cap, int(max_proposals))
     while n_done < n_accept:
-        if n_proposed > MAX_PROPOSALS_PER_DRAW * n_accept:
+        if n_proposed >= cap:
             raise RuntimeError(
                 f"ACG rejection: {n_done} of {n_accept} draws after {n_proposed} "
-                f"proposals (q = {q}, b = {b:.4g}, MAX_PROPOSALS_PER_DRAW = "
-                f"{MAX_PROPOSALS_PER_DRAW}); the acceptance rate is too small for an exact "
+                f"proposals (q = {q}, b = {b:.4g}, cap {cap}: "
+                f"MAX_PROPOSALS_PER_DRAW = {MAX_PROPOSALS_PER_DRAW} per draw); the acceptance rate is too small for an exact "
                 "draw in reasonable time (see MAX_CONCENTRATION)"
             )
         m = max(batch, 2 * (n_accept - n_done)) if n_accept > 1 else batch
@@ -206,6 +219,40 @@ def _acg_draw(lam, c, b, rng, W=None, n_accept=1, batch=None, stats=None):
     if stats is not None:
         stats["draws"] = stats.get("draws", 0) + n_accept
     return np.concatenate(accepted)[:n_accept]
+
+
+def acg_acceptance(
+    lam, c, b, *, W=None, proposals: int = 20_000, batch: int = 1000, rng=None
+) -> dict:
+    """Acceptance counts of the ACG rejection step, for a fixed proposal budget.
+
+    Runs the exact sampler's rejection loop on ``∝ exp(x^T diag(lam) x)`` over the sphere
+    of ``range(W)^⊥`` (the setting of one column update of :func:`fast_gibbs`) with the
+    envelope parameters ``c`` (an upper bound on the compression's top eigenvalue) and
+    ``b``, until about ``proposals`` proposals are spent, and returns
+    ``{"proposals": ..., "accepted": ...}``. It measures how a choice of ``c`` and ``b``
+    affects the acceptance rate; the draws themselves are discarded.
+    """
+    rng = as_generator(rng)
+    proposals = check_positive_int(proposals, name="proposals")
+    stats = {"proposals": 0, "accepted": 0}
+    while stats["proposals"] < proposals:
+        try:
+            _acg_draw(
+                np.asarray(lam, dtype=float),
+                float(c),
+                float(b),
+                rng,
+                W=W,
+                batch=batch,
+                stats=stats,
+                max_proposals=proposals - stats["proposals"],
+            )
+        except RuntimeError as error:
+            if not str(error).startswith("ACG rejection"):
+                raise
+            break
+    return {"proposals": stats["proposals"], "accepted": stats["accepted"]}
 
 
 def sample_vector_bingham(B, size=None, rng=None, return_stats: bool = False):
@@ -357,7 +404,7 @@ def hoff_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None):
 # ----------------------------------------------------------------------------------------------
 # The fast blocked Gibbs sampler with exact column draws
 # ----------------------------------------------------------------------------------------------
-def _compression_top(lam, W, v0) -> float:
+def compression_top(lam, W, v0) -> float:
     """Upper bound on the largest eigenvalue of ``diag(lam)`` compressed to ``range(W)^⊥``.
 
     Lanczos (ARPACK) on ``x -> P diag(lam) P x`` with ``P = I - W W^T`` (``lam >= 0``, so the
@@ -415,7 +462,7 @@ def _fast_column_update(system, Y, r, rng, stats):
     if k == 1:
         c = float(lam[0])
     else:
-        c = _compression_top(lam, W, Y[:, r])
+        c = compression_top(lam, W, Y[:, r])
     # b only affects efficiency. Interlacing gives mu_i >= lam_{i+k-1} for the eigenvalues of
     # the compression C; with mu_1 = c this is a rough spectrum of c I - C.
     approx = np.concatenate([[0.0], np.clip(c - lam[k:], 0.0, None)])
