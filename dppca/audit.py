@@ -1,14 +1,19 @@
-"""Black-box privacy auditing: statistically valid lower bounds on ε from mechanism outputs.
+"""Black-box privacy auditing: statistically valid lower bounds on ε from
+mechanism outputs.
 
-A mechanism that is (ε, δ)-DP limits every test that tries to tell a data set D from a neighbour
-D' by looking at one output: its false-positive rate α and false-negative rate β satisfy
+A mechanism that is (ε, δ)-DP limits every test that tries to tell a data set D
+from a neighbour D' by looking at one output: its false-positive rate α and
+false-negative rate β satisfy
 
-    α + e^ε β ≥ 1 − δ   and   e^ε α + β ≥ 1 − δ        (Kairouz, Oh and Viswanath 2015).
+    α + e^ε β ≥ 1 − δ   and   e^ε α + β ≥ 1 − δ
 
-Running the mechanism many times on D and on D', choosing a threshold test on one half of the
-outputs and bounding its error rates on the other half with Clopper–Pearson intervals gives an ε
-that the mechanism cannot beat, except with probability at most 1 − level. A lower bound above the
-claimed ε refutes the claim; one below it is consistent with it (auditing never proves privacy).
+(Kairouz, Oh and Viswanath 2015).
+
+Running the mechanism many times on D and on D', choosing a threshold test on
+one half of the outputs and bounding its error rates on the other half with
+Clopper–Pearson intervals gives an ε that the mechanism cannot beat, except with
+probability at most 1 − level. A lower bound above the claimed ε refutes the
+claim; one below it is consistent with it (auditing never proves privacy).
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ def check_level(level) -> float:
 
 
 def check_audit_delta(delta) -> float:
-    """Validate the δ of an audit: a real number in [0, 1) (δ = 0 audits pure DP)."""
+    """Validate the δ of an audit: a real number in [0, 1) (δ = 0 audits pure
+    DP)."""
     value = _real_scalar(delta, "delta")
     if not 0.0 <= value < 1.0:
         raise ValueError(f"delta must lie in [0, 1); got {delta!r}")
@@ -41,10 +47,12 @@ def check_audit_delta(delta) -> float:
 
 
 def minimum_evaluation_samples(level: float, delta: float = 0.0) -> int:
-    """Fewest evaluation outputs per data set with which :func:`audit_scores` can certify any
-    ε > 0 at ``level``: even a perfect test (no error on the evaluation half) has one-sided
-    Clopper–Pearson upper limits ``u = 1 − (1 − c)^(1/m)`` on both rates, ``c = 1 − (1 − level)/2``,
-    and certifies ε > 0 only if ``2u < 1 − δ``, i.e. ``m > log(1 − c) / log((1 + δ)/2)``.
+    """Fewest evaluation outputs per data set with which :func:`audit_scores`
+    can certify any
+    ε > 0 at ``level``: even a perfect test (no error on the evaluation half)
+    has one-sided Clopper–Pearson upper limits ``u = 1 − (1 − c)^(1/m)`` on both
+    rates, ``c = 1 − (1 − level)/2``, and certifies ε > 0 only if ``2u < 1 −
+    δ``, i.e. ``m > log(1 − c) / log((1 + δ)/2)``.
     """
     level, delta = check_level(level), check_audit_delta(delta)
     one_sided_miss = (1.0 - level) / 2.0
@@ -55,7 +63,8 @@ def minimum_evaluation_samples(level: float, delta: float = 0.0) -> int:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of :func:`audit_scores`: the certified lower bound on ε and the test behind it."""
+    """Outcome of :func:`audit_scores`: the certified lower bound on ε and
+    the test behind it."""
 
     epsilon_lower: float
     threshold: float
@@ -68,20 +77,26 @@ class AuditResult:
 
     def __str__(self) -> str:
         return (
-            f"ε ≥ {self.epsilon_lower:.3f} (confidence {self.level:.1%}, δ = {self.delta:g}); "
-            f"test 'score {self.direction} {self.threshold:.4g}': FPR {self.false_positive.value:.4f} "
-            f"(≤ {self.false_positive.high:.4f}), FNR {self.false_negative.value:.4f} "
-            f"(≤ {self.false_negative.high:.4f}), {self.trials} evaluation outputs per data set"
+            f"ε ≥ {self.epsilon_lower:.3f} (confidence {self.level:.1%}, δ = "
+            f"{self.delta:g}); "
+            f"test 'score {self.direction} {self.threshold:.4g}': FPR "
+            f"{self.false_positive.value:.4f} "
+            f"(≤ {self.false_positive.high:.4f}), FNR "
+            f"{self.false_negative.value:.4f} "
+            f"(≤ {self.false_negative.high:.4f}), {self.trials} evaluation "
+            "outputs per data set"
         )
 
 
 def epsilon_from_error_rates(
     false_positive: float, false_negative: float, delta: float = 0.0
 ) -> float:
-    """Largest ε that the error rates (α, β) of one test force on an (ε, δ)-DP mechanism.
+    """Largest ε that the error rates (α, β) of one test force on an (ε,
+    δ)-DP mechanism.
 
-    Inverts α + e^ε β ≥ 1 − δ and e^ε α + β ≥ 1 − δ; returns 0 when the rates are compatible with
-    every ε ≥ 0 and ``inf`` when one rate is zero while the other leaves mass above δ.
+    Inverts α + e^ε β ≥ 1 − δ and e^ε α + β ≥ 1 − δ; returns 0 when the rates
+    are compatible with every ε ≥ 0 and ``inf`` when one rate is zero while the
+    other leaves mass above δ.
     """
     if not (
         0 <= false_positive <= 1 and 0 <= false_negative <= 1 and 0 <= delta < 1
@@ -106,7 +121,8 @@ def _error_rates(null, alt, threshold, direction):
 
 
 def _upper_limits(null, alt, thresholds, direction, confidence):
-    """One-sided Clopper–Pearson upper limits of the FPR and FNR of every threshold test."""
+    """One-sided Clopper–Pearson upper limits of the FPR and FNR of every
+    threshold test."""
     null_sorted, alt_sorted = np.sort(null), np.sort(alt)
     if direction == ">":
         fp = null.size - np.searchsorted(null_sorted, thresholds, side="right")
@@ -133,18 +149,21 @@ def _epsilon_from_rates_vectorised(a, b, delta):
 def audit_scores(
     scores_d, scores_d_prime, delta: float = 0.0, level: float = 0.95, rng=None
 ) -> AuditResult:
-    """Lower-bound ε from scalar scores of outputs on D (``scores_d``) and on D' (``scores_d_prime``).
+    """Lower-bound ε from scalar scores of outputs on D (``scores_d``) and on
+    D' (``scores_d_prime``).
 
-    The samples are split in half at random: the first half chooses the threshold and direction of
-    the test "output came from D'" that certifies the largest ε there; the second half evaluates that one
-    test, with one-sided Clopper–Pearson upper bounds on both error rates at confidence
-    ``1 − (1 − level)/2`` each (Bonferroni), so the returned bound holds with probability ≥ level.
+    The samples are split in half at random: the first half chooses the
+    threshold and direction of the test "output came from D'" that certifies the
+    largest ε there; the second half evaluates that one test, with one-sided
+    Clopper–Pearson upper bounds on both error rates at confidence ``1 − (1 −
+    level)/2`` each (Bonferroni), so the returned bound holds with probability ≥
+    level.
 
-    Raises ``ValueError`` for a score that is NaN or infinite (a NaN compares false with every
-    threshold and would count as a perfect test), a ``level`` outside (0, 1), a ``delta``
-    outside [0, 1), and too few scores: each half must hold at least
-    :func:`minimum_evaluation_samples` scores, the fewest with which a perfect test certifies
-    anything at ``level``.
+    Raises ``ValueError`` for a score that is NaN or infinite (a NaN compares
+    false with every threshold and would count as a perfect test), a ``level``
+    outside (0, 1), a ``delta`` outside [0, 1), and too few scores: each half
+    must hold at least :func:`minimum_evaluation_samples` scores, the fewest
+    with which a perfect test certifies anything at ``level``.
     """
     level, delta = check_level(level), check_audit_delta(delta)
     null = np.asarray(scores_d, dtype=float).ravel()
@@ -153,13 +172,15 @@ def audit_scores(
         bad = int(np.sum(~np.isfinite(values)))
         if bad:
             raise ValueError(
-                f"{name} has {bad} NaN or infinite values of {values.size}; an audit needs "
+                f"{name} has {bad} NaN or infinite values of {values.size}; an "
+                "audit needs "
                 "finite scores (map the outputs to a finite statistic)"
             )
     needed = 2 * minimum_evaluation_samples(level, delta)
     if null.size < needed or alt.size < needed:
         raise ValueError(
-            f"need at least {needed} scores per data set at level {level:g} (half of them "
+            f"need at least {needed} scores per data set at level {level:g} "
+            "(half of them "
             f"evaluate the test); got {null.size} and {alt.size}"
         )
     rng = as_generator(rng)
@@ -175,8 +196,9 @@ def audit_scores(
         2 * one_sided - 1
     )  # proportion_ci is two-sided; its upper end is one-sided
 
-    # Choose the test that certifies most on the first half, scoring every threshold with the same
-    # confidence limits as the final evaluation (so thin tails with few counts are not favoured).
+    # Choose the test that certifies most on the first half, scoring every
+    # threshold with the same confidence limits as the final evaluation (so thin
+    # tails with few counts are not favoured).
     candidates = np.unique(np.concatenate([pick_null, pick_alt]))
     candidates = np.concatenate(
         [candidates, (candidates[:-1] + candidates[1:]) / 2]
@@ -221,17 +243,21 @@ def audit_mechanism(
     level: float = 0.95,
     rng=None,
 ) -> AuditResult:
-    """Run ``release(data, rng)`` and ``release(data_prime, rng)`` ``trials`` times each, reduce
-    every output to a scalar with ``score(output)`` and audit the scores with :func:`audit_scores`.
+    """Run ``release(data, rng)`` and ``release(data_prime, rng)`` ``trials``
+    times each, reduce
+    every output to a scalar with ``score(output)`` and audit the scores with
+    :func:`audit_scores`.
 
-    ``trials`` must be a positive integer; ``level`` and ``delta`` are checked before any
+    ``trials`` must be a positive integer; ``level`` and ``delta`` are checked
+    before any
     release is run (see :func:`audit_scores`)."""
     trials = check_positive_int(trials, "trials")
     level, delta = check_level(level), check_audit_delta(delta)
     needed = 2 * minimum_evaluation_samples(level, delta)
     if trials < needed:
         raise ValueError(
-            f"trials = {trials} is too few at level {level:g}: need at least {needed}"
+            f"trials = {trials} is too few at level {level:g}: need at least "
+            f"{needed}"
         )
     rng = as_generator(rng)
     scores_d = np.array([score(release(data, rng)) for _ in range(trials)])
@@ -244,10 +270,12 @@ def audit_mechanism(
 
 
 def gaussian_shift_test_epsilon(shift: float, delta: float = 0.0) -> float:
-    """Largest ε that any threshold test between N(0, 1) and N(shift, 1) can certify at δ.
+    """Largest ε that any threshold test between N(0, 1) and N(shift, 1) can
+    certify at δ.
 
-    This is the population value an audit with a Gaussian statistic tends to as the number of
-    outputs grows: the benchmark against which a finite audit is read.
+    This is the population value an audit with a Gaussian statistic tends to as
+    the number of outputs grows: the benchmark against which a finite audit is
+    read.
     """
     if not shift > 0:
         raise ValueError("shift must be > 0")

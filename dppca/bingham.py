@@ -1,20 +1,25 @@
-"""Samplers for the vector and matrix Bingham distributions on spheres and Stiefel manifolds.
+"""Samplers for the vector and matrix Bingham distributions on spheres and
+Stiefel manifolds.
 
-Target (Chaudhuri, Sarwate and Sinha 2013, eq. (6)): ``f(V) ∝ exp(tr(V^T B V))`` over ``d x k``
-matrices with orthonormal columns, ``B`` symmetric. Three samplers:
+Target (Chaudhuri, Sarwate and Sinha 2013, eq. (6)): ``f(V) ∝ exp(tr(V^T B V))``
+over ``d x k`` matrices with orthonormal columns, ``B`` symmetric. Three
+samplers:
 
-* :func:`hoff_gibbs` -- Hoff's (2009) Gibbs sampler, the one the PPCA paper ran (Sec. 6.2):
-  column by column, each column updated on the complement of the others by one coordinate-wise
-  Gibbs scan of its conditional vector Bingham. Approximate after any finite number of sweeps.
-* :func:`sample_vector_bingham` -- exact draws for ``k = 1`` by rejection from an angular central
-  Gaussian (ACG) envelope (Kent, Ganeiber and Mardia 2018).
-* :func:`fast_gibbs` -- a blocked Gibbs sampler that draws each column *exactly* from its
-  conditional vector Bingham with the same ACG rejection, working in the eigenbasis of ``B`` with
-  one factorisation of ``B`` per call (the Gaussian proposal on the complement of the other columns
-  is obtained by conditioning, never by a new ``O(d^3)`` factorisation). Still a Markov chain:
-  after finitely many sweeps it is only close to the target. :func:`crossing_diagnostic` and
-  :func:`window_diagnostic` are heuristics for the number of sweeps; the book shows a case
-  (insurance, k = 11) where both certify too few, caught only by comparison with long runs.
+* :func:`hoff_gibbs` -- Hoff's (2009) Gibbs sampler, the one the PPCA paper ran
+  (Sec. 6.2): column by column, each column updated on the complement of the
+  others by one coordinate-wise Gibbs scan of its conditional vector Bingham.
+  Approximate after any finite number of sweeps.
+* :func:`sample_vector_bingham` -- exact draws for ``k = 1`` by rejection from
+  an angular central Gaussian (ACG) envelope (Kent, Ganeiber and Mardia 2018).
+* :func:`fast_gibbs` -- a blocked Gibbs sampler that draws each column *exactly*
+  from its conditional vector Bingham with the same ACG rejection, working in
+  the eigenbasis of ``B`` with one factorisation of ``B`` per call (the Gaussian
+  proposal on the complement of the other columns is obtained by conditioning,
+  never by a new ``O(d^3)`` factorisation). Still a Markov chain: after finitely
+  many sweeps it is only close to the target. :func:`crossing_diagnostic` and
+  :func:`window_diagnostic` are heuristics for the number of sweeps; the book
+  shows a case (insurance, k = 11) where both certify too few, caught only by
+  comparison with long runs.
 """
 
 from __future__ import annotations
@@ -38,20 +43,26 @@ from .validation import (
 
 
 def check_concentration(spread: float) -> None:
-    """Raise ``ValueError`` when the eigenvalue spread of ``B`` exceeds :data:`MAX_CONCENTRATION`
-    (no sampler here can then draw from the target law in float64; see that constant)."""
+    """Raise ``ValueError`` when the eigenvalue spread of ``B`` exceeds
+    :data:`MAX_CONCENTRATION`
+    (no sampler here can then draw from the target law in float64; see that
+    constant)."""
     if not spread <= MAX_CONCENTRATION:
         raise ValueError(
             f"B's eigenvalue spread {spread:.3g} exceeds MAX_CONCENTRATION = "
-            f"{MAX_CONCENTRATION:.0e}: at this concentration float64 round-off in tr(V^T B V) "
-            "is not negligible and no exact draw is possible. For PPCA, B = (n ε / 2) A: use a "
-            "smaller ε (the law is already concentrated within about 1/sqrt(spread) of the "
+            f"{MAX_CONCENTRATION:.0e}: at this concentration float64 round-off "
+            "in tr(V^T B V) "
+            "is not negligible and no exact draw is possible. For PPCA, B = (n "
+            "ε / 2) A: use a "
+            "smaller ε (the law is already concentrated within about "
+            "1/sqrt(spread) of the "
             "top eigenvectors)."
         )
 
 
 def start_frame(V0, d: int, k: int, rng) -> np.ndarray:
-    """A writable ``d x k`` start: Haar-uniform when ``V0`` is None, else a checked copy of
+    """A writable ``d x k`` start: Haar-uniform when ``V0`` is None, else a
+    checked copy of
     ``V0`` (shape exactly ``(d, k)``, orthonormal columns)."""
     if V0 is None:
         return haar_subspace(d, k, rng)
@@ -63,38 +74,44 @@ def start_frame(V0, d: int, k: int, rng) -> np.ndarray:
     return V.copy()
 
 
-#: Up to this dimension the compression's top eigenvalue is computed densely (ARPACK beyond).
+#: Up to this dimension the compression's top eigenvalue is computed densely
+#: (ARPACK beyond).
 DENSE_COMPRESSION_MAX_D = 160
 
-#: Safety stop of the ACG rejection loop, in proposals per requested draw: the loop raises
-#: ``RuntimeError`` beyond it (about 4 s at d = 5). At concentrations below
-#: :data:`MAX_CONCENTRATION` the envelope accepts far more often than once in this many
-#: proposals, so a correct run never reaches it.
+#: Safety stop of the ACG rejection loop, in proposals per requested draw: the
+#: loop raises ``RuntimeError`` beyond it (about 4 s at d = 5). At
+#: concentrations below :data:`MAX_CONCENTRATION` the envelope accepts far more
+#: often than once in this many proposals, so a correct run never reaches it.
 MAX_PROPOSALS_PER_DRAW = 500_000
 
-#: Safety stop of the scalar rejection loop of Hoff's sampler (:func:`_hoff_theta`).
+#: Safety stop of the scalar rejection loop of Hoff's sampler
+#: (:func:`_hoff_theta`).
 MAX_THETA_PROPOSALS = 100_000
 
-#: Largest eigenvalue spread ``λ_max(B) − λ_min(B)`` the samplers accept. Beyond it the
-#: float64 round-off of ``tr(VᵀBV)`` (about ``d · 2⁻⁵² · spread``) is no longer negligible
-#: against the unit scale of the log-density, the fast sampler's safety margin on the envelope
-#: (``1e-12 · spread``) makes acceptance vanish, and Hoff's Beta proposals round to 1. A draw
-#: there would not be from the target law, so it is refused with ``ValueError`` before any
-#: proposal (for PPCA, ``B = (nε/2) A``: ``nε/2 · spread(A)`` must stay below this).
+#: Largest eigenvalue spread ``λ_max(B) − λ_min(B)`` the samplers accept. Beyond
+#: it the float64 round-off of ``tr(VᵀBV)`` (about ``d · 2⁻⁵² · spread``) is no
+#: longer negligible against the unit scale of the log-density, the fast
+#: sampler's safety margin on the envelope (``1e-12 · spread``) makes acceptance
+#: vanish, and Hoff's Beta proposals round to 1. A draw there would not be from
+#: the target law, so it is refused with ``ValueError`` before any proposal (for
+#: PPCA, ``B = (nε/2) A``: ``nε/2 · spread(A)`` must stay below this).
 MAX_CONCENTRATION = 1e11
 
-#: A proposal whose log acceptance ratio exceeds this is evidence of a wrong envelope.
+#: A proposal whose log acceptance ratio exceeds this is evidence of a wrong
+#: envelope.
 ENVELOPE_SLACK = 1e-7
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # The angular central Gaussian envelope (Kent, Ganeiber and Mardia 2018)
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def acg_parameter(a) -> float:
-    """Return the ``b`` in ``(0, q]`` solving ``sum_i 1/(b + 2 a_i) = 1`` (Kent et al. 2018, Sec. 4).
+    """Return the ``b`` in ``(0, q]`` solving ``sum_i 1/(b + 2 a_i) = 1``
+    (Kent et al. 2018, Sec. 4).
 
-    ``a`` holds the eigenvalues of ``A = c I - B`` (all ``>= 0``, smallest ``0``); this ``b``
-    minimises the expected number of ACG proposals. Any ``b`` in ``(0, q]`` gives a valid envelope.
+    ``a`` holds the eigenvalues of ``A = c I - B`` (all ``>= 0``, smallest
+    ``0``); this ``b`` minimises the expected number of ACG proposals. Any ``b``
+    in ``(0, q]`` gives a valid envelope.
     """
     a = np.asarray(a, dtype=float)
     q = a.size
@@ -117,7 +134,8 @@ def acg_parameter(a) -> float:
 
 
 def acg_log_bound(q: int, b: float) -> float:
-    """log M with ``exp(-s) (1 + 2 s / b)^(q/2) <= M`` for all ``s >= 0`` (maximum at ``s = (q-b)/2``).
+    """log M with ``exp(-s) (1 + 2 s / b)^(q/2) <= M`` for all ``s >= 0``
+    (maximum at ``s = (q-b)/2``).
 
     This is the envelope constant of Kent et al. (2018): for ``x^T A x = s`` and
     ``Omega = I + 2A/b``, ``exp(-x^T A x) <= M (x^T Omega x)^(-q/2)``.
@@ -138,14 +156,17 @@ def _acg_draw(
     stats=None,
     max_proposals=None,
 ):
-    """Exact draws from ``∝ exp(x^T diag(lam) x)`` on the unit sphere of ``S = range(W)^⊥``.
+    """Exact draws from ``∝ exp(x^T diag(lam) x)`` on the unit sphere of ``S
+    = range(W)^⊥``.
 
-    Coordinates are those of the eigenbasis (``lam`` is a vector). ``c`` must be an upper bound of
-    the largest eigenvalue of the compression of ``diag(lam)`` to ``S``; ``b`` in ``(0, q]`` with
-    ``q = dim S``. Proposals are Gaussians with precision ``D = I + 2(cI - diag(lam))/b`` restricted
-    to ``S``, drawn by conditioning a Gaussian on ``W^T z = 0`` (no factorisation of size ``q``);
+    Coordinates are those of the eigenbasis (``lam`` is a vector). ``c`` must be
+    an upper bound of the largest eigenvalue of the compression of ``diag(lam)``
+    to ``S``; ``b`` in ``(0, q]`` with ``q = dim S``. Proposals are Gaussians
+    with precision ``D = I + 2(cI - diag(lam))/b`` restricted to ``S``, drawn by
+    conditioning a Gaussian on ``W^T z = 0`` (no factorisation of size ``q``);
     ``x = z/|z|`` is then ACG on ``S`` and is accepted with probability
-    ``exp(-(c - x^T Λ x)) (x^T D x)^(q/2) / M`` -- the factor (x^T D x)^(q/2) **multiplies**.
+    ``exp(-(c - x^T Λ x)) (x^T D x)^(q/2) / M`` -- the factor (x^T D x)^(q/2)
+    **multiplies**.
     """
     d = lam.size
     km1 = 0 if W is None else W.shape[1]
@@ -153,8 +174,9 @@ def _acg_draw(
     log_m = acg_log_bound(q, b)
     D = 1.0 + 2.0 * (c - lam) / b
     if km1:
-        # Coordinates where D is small or negative (at most k-1 of them: the directions above c)
-        # are handled as a small dense "head"; the rest ("tail") has a positive diagonal precision.
+        # Coordinates where D is small or negative (at most k-1 of them: the
+        # directions above c) are handled as a small dense "head"; the rest
+        # ("tail") has a positive diagonal precision.
         head = D < 0.5
         tail = ~head
         W_H, W_T = W[head], W[tail]
@@ -177,9 +199,11 @@ def _acg_draw(
     while n_done < n_accept:
         if n_proposed >= cap:
             raise RuntimeError(
-                f"ACG rejection: {n_done} of {n_accept} draws after {n_proposed} "
+                f"ACG rejection: {n_done} of {n_accept} draws after "
+                f"{n_proposed} "
                 f"proposals (q = {q}, b = {b:.4g}, cap {cap}: "
-                f"MAX_PROPOSALS_PER_DRAW = {MAX_PROPOSALS_PER_DRAW} per draw); the acceptance rate is too small for an exact "
+                f"MAX_PROPOSALS_PER_DRAW = {MAX_PROPOSALS_PER_DRAW} per draw); "
+                "the acceptance rate is too small for an exact "
                 "draw in reasonable time (see MAX_CONCENTRATION)"
             )
         m = max(batch, 2 * (n_accept - n_done)) if n_accept > 1 else batch
@@ -206,7 +230,8 @@ def _acg_draw(
         log_ratio = -(c - quad) + 0.5 * q * np.log((X * X) @ D) - log_m
         if np.max(log_ratio) > ENVELOPE_SLACK:
             raise RuntimeError(
-                f"ACG envelope violated (log ratio {np.max(log_ratio):.3g} > 0): "
+                f"ACG envelope violated (log ratio {np.max(log_ratio):.3g} > "
+                "0): "
                 "the bound c on the largest eigenvalue is wrong"
             )
         keep = np.log(rng.random(m)) < log_ratio
@@ -226,12 +251,13 @@ def acg_acceptance(
 ) -> dict:
     """Acceptance counts of the ACG rejection step, for a fixed proposal budget.
 
-    Runs the exact sampler's rejection loop on ``∝ exp(x^T diag(lam) x)`` over the sphere
-    of ``range(W)^⊥`` (the setting of one column update of :func:`fast_gibbs`) with the
-    envelope parameters ``c`` (an upper bound on the compression's top eigenvalue) and
-    ``b``, until about ``proposals`` proposals are spent, and returns
-    ``{"proposals": ..., "accepted": ...}``. It measures how a choice of ``c`` and ``b``
-    affects the acceptance rate; the draws themselves are discarded.
+    Runs the exact sampler's rejection loop on ``∝ exp(x^T diag(lam) x)`` over
+    the sphere of ``range(W)^⊥`` (the setting of one column update of
+    :func:`fast_gibbs`) with the envelope parameters ``c`` (an upper bound on
+    the compression's top eigenvalue) and ``b``, until about ``proposals``
+    proposals are spent, and returns ``{"proposals": ..., "accepted": ...}``. It
+    measures how a choice of ``c`` and ``b`` affects the acceptance rate; the
+    draws themselves are discarded.
     """
     rng = as_generator(rng)
     proposals = check_positive_int(proposals, name="proposals")
@@ -256,11 +282,13 @@ def acg_acceptance(
 
 
 def sample_vector_bingham(B, size=None, rng=None, return_stats: bool = False):
-    """Exact draws from the vector Bingham density ``∝ exp(x^T B x)`` on the unit sphere ``S^{d-1}``.
+    """Exact draws from the vector Bingham density ``∝ exp(x^T B x)`` on the
+    unit sphere ``S^{d-1}``.
 
-    Rejection from the angular central Gaussian envelope of Kent, Ganeiber and Mardia (2018):
-    one ``eigh`` of ``B``, then vectorised proposals. Returns an array of shape ``(d,)`` if ``size``
-    is None, else ``(size, d)``. With ``return_stats`` also returns ``{"proposals", "accepted"}``.
+    Rejection from the angular central Gaussian envelope of Kent, Ganeiber and
+    Mardia (2018): one ``eigh`` of ``B``, then vectorised proposals. Returns an
+    array of shape ``(d,)`` if ``size`` is None, else ``(size, d)``. With
+    ``return_stats`` also returns ``{"proposals", "accepted"}``.
     """
     B = check_symmetric(B, name="B")
     rng = as_generator(rng)
@@ -278,18 +306,20 @@ def sample_vector_bingham(B, size=None, rng=None, return_stats: bool = False):
     return (out, stats) if return_stats else out
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Hoff's (2009) Gibbs sampler, as used by Chaudhuri et al. (2013, Sec. 6.2)
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def _hoff_theta(shape_k: float, a: float, rng) -> float:
-    """Draw ``theta`` with density ∝ Beta(theta; 1/2, shape_k) exp(a theta) (Hoff 2009, Sec. 2.1).
+    """Draw ``theta`` with density ∝ Beta(theta; 1/2, shape_k) exp(a theta)
+    (Hoff 2009, Sec. 2.1).
 
-    Rejection from a Beta(1/2, g) envelope with ``g <= shape_k`` chosen as in Hoff's sampler; the
-    log ratio ``a theta + (shape_k - g) log(1 - theta)`` is bounded by its maximum ``lrmx``.
-    For ``a < -shape_k`` (and ``shape_k >= 1``) that envelope accepts with probability of order
-    ``sqrt(shape_k / |a|)``, which vanishes as the concentration grows; there the same law is
-    drawn exactly by :func:`_theta_gamma_envelope` instead. Raises ``RuntimeError`` after
-    :data:`MAX_THETA_PROPOSALS` rejected proposals.
+    Rejection from a Beta(1/2, g) envelope with ``g <= shape_k`` chosen as in
+    Hoff's sampler; the log ratio ``a theta + (shape_k - g) log(1 - theta)`` is
+    bounded by its maximum ``lrmx``. For ``a < -shape_k`` (and ``shape_k >= 1``)
+    that envelope accepts with probability of order ``sqrt(shape_k / |a|)``,
+    which vanishes as the concentration grows; there the same law is drawn
+    exactly by :func:`_theta_gamma_envelope` instead. Raises ``RuntimeError``
+    after :data:`MAX_THETA_PROPOSALS` rejected proposals.
     """
     if a < -shape_k and shape_k >= 1:
         return _theta_gamma_envelope(shape_k, a, rng)
@@ -307,18 +337,21 @@ def _hoff_theta(shape_k: float, a: float, rng) -> float:
         ):
             return theta
     raise RuntimeError(
-        f"Hoff's theta rejection: no acceptance in {MAX_THETA_PROPOSALS} proposals "
+        f"Hoff's theta rejection: no acceptance in {MAX_THETA_PROPOSALS} "
+        "proposals "
         f"(a = {a:.4g}, shape {shape_k:.4g}); see MAX_CONCENTRATION"
     )
 
 
 def _theta_gamma_envelope(shape_k: float, a: float, rng) -> float:
-    """Exact draw of the law of :func:`_hoff_theta` for ``a < 0`` and ``shape_k >= 1``.
+    """Exact draw of the law of :func:`_hoff_theta` for ``a < 0`` and
+    ``shape_k >= 1``.
 
-    The density ``∝ theta^(-1/2) (1 - theta)^(shape_k - 1) exp(a theta)`` on ``(0, 1)`` is
-    dominated by the Gamma(1/2, rate ``-a``) density ``∝ theta^(-1/2) exp(a theta)``; a proposal
-    below 1 is accepted with probability ``(1 - theta)^(shape_k - 1) <= 1``, which is of order
-    ``sqrt(|a| / (|a| + shape_k))``: at least about 0.7 when ``|a| >= shape_k``.
+    The density ``∝ theta^(-1/2) (1 - theta)^(shape_k - 1) exp(a theta)`` on
+    ``(0, 1)`` is dominated by the Gamma(1/2, rate ``-a``) density ``∝
+    theta^(-1/2) exp(a theta)``; a proposal below 1 is accepted with probability
+    ``(1 - theta)^(shape_k - 1) <= 1``, which is of order ``sqrt(|a| / (|a| +
+    shape_k))``: at least about 0.7 when ``|a| >= shape_k``.
     """
     scale = -1.0 / a
     for _ in range(MAX_THETA_PROPOSALS):
@@ -328,17 +361,20 @@ def _theta_gamma_envelope(shape_k: float, a: float, rng) -> float:
         if math.log(rng.random()) <= (shape_k - 1.0) * math.log1p(-theta):
             return theta
     raise RuntimeError(
-        f"theta rejection (Gamma envelope): no acceptance in {MAX_THETA_PROPOSALS} "
+        "theta rejection (Gamma envelope): no acceptance in "
+        f"{MAX_THETA_PROPOSALS} "
         f"proposals (a = {a:.4g}, shape {shape_k:.4g})"
     )
 
 
 def hoff_vector_scan(y, l, rng) -> np.ndarray:
-    """One coordinate-wise Gibbs scan for ``∝ exp(sum_i l_i y_i^2)`` on the sphere (Hoff 2009).
+    """One coordinate-wise Gibbs scan for ``∝ exp(sum_i l_i y_i^2)`` on the
+    sphere (Hoff 2009).
 
-    For coordinate ``i``, ``theta = y_i^2`` has conditional density
-    ∝ theta^(-1/2) (1-theta)^((m-3)/2) exp(a theta) with ``a = l_i - sum_{j≠i} l_j y_j^2/(1-y_i^2)``;
-    ``y_i = ±sqrt(theta)`` with a fair sign, the other coordinates rescaled to keep ``|y| = 1``.
+    For coordinate ``i``, ``theta = y_i^2`` has conditional density ∝
+    theta^(-1/2) (1-theta)^((m-3)/2) exp(a theta) with ``a = l_i - sum_{j≠i} l_j
+    y_j^2/(1-y_i^2)``; ``y_i = ±sqrt(theta)`` with a fair sign, the other
+    coordinates rescaled to keep ``|y| = 1``.
     """
     y = np.array(y, dtype=float)
     l = np.asarray(l, dtype=float)
@@ -359,7 +395,8 @@ def hoff_vector_scan(y, l, rng) -> np.ndarray:
 
 
 def _complement_basis(W, d: int) -> np.ndarray:
-    """Orthonormal basis (``d x (d - r)``) of the orthogonal complement of the columns of ``W``."""
+    """Orthonormal basis (``d x (d - r)``) of the orthogonal complement of
+    the columns of ``W``."""
     if W.shape[1] == 0:
         return np.eye(d)
     Q, _ = np.linalg.qr(W, mode="complete")
@@ -367,16 +404,19 @@ def _complement_basis(W, d: int) -> np.ndarray:
 
 
 def hoff_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None):
-    """Hoff's (2009) Gibbs sampler for the matrix Bingham ``∝ exp(tr(V^T B V))``, as in 001 Sec. 6.2.
+    """Hoff's (2009) Gibbs sampler for the matrix Bingham ``∝ exp(tr(V^T B
+    V))``, as in 001 Sec. 6.2.
 
-    Each sweep updates columns ``r = 1..k``: ``N`` = orthonormal basis of the complement of the
-    other columns, eigendecomposition of ``N^T B N``, one coordinate scan of
-    :func:`hoff_vector_scan` in that eigenbasis, back-transform. Starts from a Haar-uniform ``V``
-    unless ``V0`` is given. ``record`` (a callable ``V -> value``) is evaluated after every sweep;
-    the function then returns ``(V, [values])``, else ``V``. The chain is only approximately
-    distributed as the target after finitely many sweeps. ``n_sweeps`` must be a positive
-    integer, ``V0`` a ``d x k`` orthonormal frame (:func:`start_frame`); ``B`` with an eigenvalue
-    spread above :data:`MAX_CONCENTRATION` is refused.
+    Each sweep updates columns ``r = 1..k``: ``N`` = orthonormal basis of the
+    complement of the other columns, eigendecomposition of ``N^T B N``, one
+    coordinate scan of :func:`hoff_vector_scan` in that eigenbasis,
+    back-transform. Starts from a Haar-uniform ``V`` unless ``V0`` is given.
+    ``record`` (a callable ``V -> value``) is evaluated after every sweep; the
+    function then returns ``(V, [values])``, else ``V``. The chain is only
+    approximately distributed as the target after finitely many sweeps.
+    ``n_sweeps`` must be a positive integer, ``V0`` a ``d x k`` orthonormal
+    frame (:func:`start_frame`); ``B`` with an eigenvalue spread above
+    :data:`MAX_CONCENTRATION` is refused.
     """
     B = check_symmetric(B, name="B")
     d = B.shape[0]
@@ -401,15 +441,17 @@ def hoff_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None):
     return (V, trace) if record is not None else V
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # The fast blocked Gibbs sampler with exact column draws
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def compression_top(lam, W, v0) -> float:
-    """Upper bound on the largest eigenvalue of ``diag(lam)`` compressed to ``range(W)^⊥``.
+    """Upper bound on the largest eigenvalue of ``diag(lam)`` compressed to
+    ``range(W)^⊥``.
 
-    Lanczos (ARPACK) on ``x -> P diag(lam) P x`` with ``P = I - W W^T`` (``lam >= 0``, so the
-    zero eigenvalues on ``range(W)`` never win), plus the residual norm as a safety margin; the
-    acceptance step re-checks the envelope on every proposal and raises if it were ever violated.
+    Lanczos (ARPACK) on ``x -> P diag(lam) P x`` with ``P = I - W W^T`` (``lam
+    >= 0``, so the zero eigenvalues on ``range(W)`` never win), plus the
+    residual norm as a safety margin; the acceptance step re-checks the envelope
+    on every proposal and raises if it were ever violated.
     """
     d = lam.size
     if d <= DENSE_COMPRESSION_MAX_D:
@@ -443,7 +485,8 @@ def compression_top(lam, W, v0) -> float:
 
 
 class BinghamEigenSystem:
-    """``B`` factorised once (``B = U diag(lam) U^T``, ``lam`` shifted to be ``>= 0``, descending)."""
+    """``B`` factorised once (``B = U diag(lam) U^T``, ``lam`` shifted to be
+    ``>= 0``, descending)."""
 
     def __init__(self, B):
         B = check_symmetric(B, name="B")
@@ -455,7 +498,8 @@ class BinghamEigenSystem:
 
 
 def _fast_column_update(system, Y, r, rng, stats):
-    """Replace column ``r`` of ``Y`` (eigen-coordinates) by an exact draw from its conditional."""
+    """Replace column ``r`` of ``Y`` (eigen-coordinates) by an exact draw
+    from its conditional."""
     lam = system.lam
     d, k = Y.shape
     W = np.delete(Y, r, axis=1)
@@ -463,8 +507,9 @@ def _fast_column_update(system, Y, r, rng, stats):
         c = float(lam[0])
     else:
         c = compression_top(lam, W, Y[:, r])
-    # b only affects efficiency. Interlacing gives mu_i >= lam_{i+k-1} for the eigenvalues of
-    # the compression C; with mu_1 = c this is a rough spectrum of c I - C.
+    # b only affects efficiency. Interlacing gives mu_i >= lam_{i+k-1} for the
+    # eigenvalues of the compression C; with mu_1 = c this is a rough spectrum
+    # of c I - C.
     approx = np.concatenate([[0.0], np.clip(c - lam[k:], 0.0, None)])
     b = acg_parameter(approx)
     x = _acg_draw(lam, c, b, rng, W=W if k > 1 else None, stats=stats)[0]
@@ -483,19 +528,22 @@ def fast_gibbs(
     return_stats=False,
     system: BinghamEigenSystem | None = None,
 ):
-    """Blocked Gibbs sampler for ``∝ exp(tr(V^T B V))`` whose column updates are exact draws.
+    """Blocked Gibbs sampler for ``∝ exp(tr(V^T B V))`` whose column updates
+    are exact draws.
 
-    Column ``r`` given the others is a vector Bingham on the complement ``S`` of the other
-    ``k - 1`` columns; it is drawn exactly by ACG rejection (:func:`_acg_draw`) in the eigenbasis
-    of ``B``, with the shift ``c`` of the compression of ``B`` to ``S`` (found by Lanczos) rather
-    than the global one. One ``eigh`` of ``B`` per call (or pass ``system`` to reuse it); each
-    column update costs ``O(d k^2)`` plus ``O(d k)`` per proposal. For ``k = 1`` one sweep is an
-    exact draw. For ``k > 1`` the chain is exact only at stationarity: a release after finitely
-    many sweeps is ``(ε, δ)``-DP with ``δ`` governed by the total-variation distance to the target.
-    Returns ``V`` (``d x k``), plus the ``record`` trace and/or acceptance stats if requested.
-    ``n_sweeps`` must be a positive integer, ``V0`` a ``d x k`` orthonormal frame
-    (:func:`start_frame`); ``B`` with an eigenvalue spread above :data:`MAX_CONCENTRATION` is
-    refused.
+    Column ``r`` given the others is a vector Bingham on the complement ``S`` of
+    the other ``k - 1`` columns; it is drawn exactly by ACG rejection
+    (:func:`_acg_draw`) in the eigenbasis of ``B``, with the shift ``c`` of the
+    compression of ``B`` to ``S`` (found by Lanczos) rather than the global one.
+    One ``eigh`` of ``B`` per call (or pass ``system`` to reuse it); each column
+    update costs ``O(d k^2)`` plus ``O(d k)`` per proposal. For ``k = 1`` one
+    sweep is an exact draw. For ``k > 1`` the chain is exact only at
+    stationarity: a release after finitely many sweeps is ``(ε, δ)``-DP with
+    ``δ`` governed by the total-variation distance to the target. Returns ``V``
+    (``d x k``), plus the ``record`` trace and/or acceptance stats if requested.
+    ``n_sweeps`` must be a positive integer, ``V0`` a ``d x k`` orthonormal
+    frame (:func:`start_frame`); ``B`` with an eigenvalue spread above
+    :data:`MAX_CONCENTRATION` is refused.
     """
     if system is None:
         B = check_symmetric(B, name="B")
@@ -511,7 +559,8 @@ def fast_gibbs(
     for _ in range(n_sweeps):
         for r in range(k):
             _fast_column_update(system, Y, r, rng, stats)
-        # re-orthonormalise against accumulated round-off (a tiny change, no bias at working precision)
+        # re-orthonormalise against accumulated round-off (a tiny change, no
+        # bias at working precision)
         Y, R = np.linalg.qr(Y)
         Y *= np.sign(np.diag(R))
         if record is not None:
@@ -533,13 +582,16 @@ def crossing_diagnostic(
     safety: int = 2,
     system: BinghamEigenSystem | None = None,
 ) -> dict:
-    """Sweeps to convergence of :func:`fast_gibbs`, by chains started at the two extremes.
+    """Sweeps to convergence of :func:`fast_gibbs`, by chains started at the
+    two extremes.
 
-    One chain starts at the mode (top-k eigenvectors of ``B``, highest ``q = tr(V^T B V)``), one at a
-    Haar-uniform point (low ``q``). With exact column draws both forget their start; the first
-    sweep ``tau`` at which the chain from below reaches the chain from above is recorded and
-    ``certified = safety * tau`` sweeps are recommended. A heuristic, not a proof: it detects a
-    burn-in in the statistic ``q``, the quantity the exponential mechanism's density depends on.
+    One chain starts at the mode (top-k eigenvectors of ``B``, highest ``q =
+    tr(V^T B V)``), one at a Haar-uniform point (low ``q``). With exact column
+    draws both forget their start; the first sweep ``tau`` at which the chain
+    from below reaches the chain from above is recorded and ``certified = safety
+    * tau`` sweeps are recommended. A heuristic, not a proof: it detects a
+    burn-in in the statistic ``q``, the quantity the exponential mechanism's
+    density depends on.
     """
     if system is None:
         system = BinghamEigenSystem(B)
@@ -584,15 +636,19 @@ def window_diagnostic(
     rng=None,
     system: BinghamEigenSystem | None = None,
 ) -> dict:
-    """Sweeps to convergence of :func:`fast_gibbs` by a multi-chain, doubling-window test on
+    """Sweeps to convergence of :func:`fast_gibbs` by a multi-chain,
+    doubling-window test on
     ``q = tr(V^T B V)`` (more conservative than :func:`crossing_diagnostic`).
 
-    Half of ``n_chains`` start at the mode (top-k eigenvectors), half at Haar-uniform frames. At
-    ``t = min_sweeps, 2 min_sweeps, ...`` the mean of ``q`` over sweeps ``(t/2, t]`` is compared
-    (i) between chains and (ii) with the pooled mean over ``(t/4, t/2]`` (a drift test, in the
-    spirit of Geweke's); ``t`` is certified when every difference is within ``z`` standard errors
-    (from batch means). A heuristic: a relaxation slower than the window and smaller than the
-    noise can still pass. Returns ``certified`` (None if ``max_sweeps`` is reached) and traces.
+    Half of ``n_chains`` start at the mode (top-k eigenvectors), half at
+    Haar-uniform frames. At ``t = min_sweeps, 2 min_sweeps, ...`` the mean of
+    ``q`` over sweeps ``(t/2, t]`` is compared
+    (i) between chains and (ii) with the pooled mean over ``(t/4, t/2]`` (a
+        drift test, in the spirit of Geweke's); ``t`` is certified when every
+        difference is within ``z`` standard errors (from batch means). A
+        heuristic: a relaxation slower than the window and smaller than the
+        noise can still pass. Returns ``certified`` (None if ``max_sweeps`` is
+        reached) and traces.
     """
     if system is None:
         system = BinghamEigenSystem(B)
@@ -652,17 +708,19 @@ def window_diagnostic(
     }
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Exact reference values and the paper's diagnostic
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def importance_expectation(B, k: int, fn, n: int, rng=None, chunk: int = 20000):
-    """Self-normalised importance-sampling estimate of ``E[fn(V)]`` under ``∝ exp(tr(V^T B V))``.
+    """Self-normalised importance-sampling estimate of ``E[fn(V)]`` under ``∝
+    exp(tr(V^T B V))``.
 
-    Proposals are Haar-uniform ``d x k`` frames (exact); weights ``exp(tr(V^T B V) - max)``.
-    ``fn`` maps a stack ``(m, d, k)`` to ``(m, ...)``. Returns ``(estimate, ess)`` where ``ess`` is
-    Returns ``(estimate, standard_error, ess)``: the delta-method standard error of the ratio
-    estimator, ``sqrt(sum_i w_i^2 (fn_i - estimate)^2)`` with normalised weights, and Kish's
-    effective sample size.
+    Proposals are Haar-uniform ``d x k`` frames (exact); weights ``exp(tr(V^T B
+    V) - max)``. ``fn`` maps a stack ``(m, d, k)`` to ``(m, ...)``. Returns
+    ``(estimate, ess)`` where ``ess`` is Returns ``(estimate, standard_error,
+    ess)``: the delta-method standard error of the ratio estimator, ``sqrt(sum_i
+    w_i^2 (fn_i - estimate)^2)`` with normalised weights, and Kish's effective
+    sample size.
     """
     B = check_symmetric(B, name="B")
     d = B.shape[0]
@@ -688,9 +746,11 @@ def importance_expectation(B, k: int, fn, n: int, rng=None, chunk: int = 20000):
 
 
 def mean_statistic_trace(trace) -> np.ndarray:
-    """Chaudhuri et al. (2013, Sec. 6.2): ``F_k(T) = ||(1/T) sum_{t<=T} X(t)||_F / sqrt(k)``.
+    """Chaudhuri et al. (2013, Sec. 6.2): ``F_k(T) = ||(1/T) sum_{t<=T}
+    X(t)||_F / sqrt(k)``.
 
-    ``trace`` is a sequence of ``d x k`` chain states; returns ``F_k(T)`` for ``T = 1..len``.
+    ``trace`` is a sequence of ``d x k`` chain states; returns ``F_k(T)`` for
+    ``T = 1..len``.
     """
     X = np.asarray(trace, dtype=float)
     k = X.shape[2]

@@ -1,36 +1,44 @@
-"""The four UCI data sets of Chaudhuri, Sarwate & Sinha (JMLR 2013, Section 6.1) and their preprocessing.
+"""The four UCI data sets of Chaudhuri, Sarwate & Sinha (JMLR 2013, Section
+6.1) and their preprocessing.
 
-Raw files are found, in this order, in the cache directory (``$DPPCA_DATA_CACHE``, default
-``~/.cache/dppca``), in a local mirror directory (``$DPPCA_DATA_MIRROR``), or downloaded from UCI's
-classic ``machine-learning-databases`` URLs (base overridable with ``$DPPCA_DATA_BASE_URL``, which
-must be an ``http(s)://``, ``ftp://`` or ``file://`` URL).
+Raw files are found, in this order, in the cache directory
+(``$DPPCA_DATA_CACHE``, default ``~/.cache/dppca``), in a local mirror directory
+(``$DPPCA_DATA_MIRROR``), or downloaded from UCI's classic
+``machine-learning-databases`` URLs (base overridable with
+``$DPPCA_DATA_BASE_URL``, which must be an ``http(s)://``, ``ftp://`` or
+``file://`` URL).
 
-Trust model. A raw file is used only if the sha256 of its *uncompressed* content equals the pinned
-value, and this is checked every time it is used, wherever it comes from (cache, mirror or
-download): there is no "verified" stamp to forge, so a cached file edited in place (even with its
-size and modification time restored) is detected. Re-hashing the raw files costs 0.74 s
-(kddcup99), 0.59 s (census), 0.34 s (localization) and 0.02 s (insurance) on one shared core,
-against 3.5 s, 10.5 s, 0.9 s and 0.2 s to parse them, and happens only when a preprocessed matrix
-is not cached. A cached preprocessed ``.npz`` has its sha256 stored beside it (``.npz.sha256``),
-checked before it is read (0.31 s of the 0.47 s a cached kddcup99 takes, 108 MB); it guards
-against corruption and accidental edits, not against someone who can write both files (anyone who
-can write the cache can also replace the package). A cache entry
-that fails its check is removed and rebuilt from the mirror or a download, never served and never
-an exception by itself.
+Trust model. A raw file is used only if the sha256 of its *uncompressed* content
+equals the pinned value, and this is checked every time it is used, wherever it
+comes from (cache, mirror or download): there is no "verified" stamp to forge,
+so a cached file edited in place (even with its size and modification time
+restored) is detected. Re-hashing the raw files costs 0.74 s (kddcup99), 0.59 s
+(census), 0.34 s (localization) and 0.02 s (insurance) on one shared core,
+against 3.5 s, 10.5 s, 0.9 s and 0.2 s to parse them, and happens only when a
+preprocessed matrix is not cached. A cached preprocessed ``.npz`` has its sha256
+stored beside it (``.npz.sha256``), checked before it is read (0.31 s of the
+0.47 s a cached kddcup99 takes, 108 MB); it guards against corruption and
+accidental edits, not against someone who can write both files (anyone who can
+write the cache can also replace the package). A cache entry that fails its
+check is removed and rebuilt from the mirror or a download, never served and
+never an exception by itself.
 
-Downloads go to a temporary file that is renamed into the cache only after the checksum matched:
-a corrupted or truncated file is never cached. The timeout (seconds without data from the server)
-is the ``timeout`` argument, else ``$DPPCA_DATA_TIMEOUT``, else :data:`DEFAULT_TIMEOUT`. If the
-cache directory cannot be written (read-only, no permission), everything works from the mirror
-or from downloads kept in a temporary directory for the process, and a :class:`DataCacheWarning`
-says so once per directory. There is no lock: two processes filling the same empty cache both
-download (or preprocess) every file; each writes its own temporary file and renames it
-atomically, so the cache always holds complete, verified files.
+Downloads go to a temporary file that is renamed into the cache only after the
+checksum matched: a corrupted or truncated file is never cached. The timeout
+(seconds without data from the server) is the ``timeout`` argument, else
+``$DPPCA_DATA_TIMEOUT``, else :data:`DEFAULT_TIMEOUT`. If the cache directory
+cannot be written (read-only, no permission), everything works from the mirror
+or from downloads kept in a temporary directory for the process, and a
+:class:`DataCacheWarning` says so once per directory. There is no lock: two
+processes filling the same empty cache both download (or preprocess) every file;
+each writes its own temporary file and renames it atomically, so the cache
+always holds complete, verified files.
 
-Preprocessing (:func:`preprocess`) follows Section 6.1: one-hot encode each categorical feature,
-scale each column so that its largest absolute entry is 1, then scale the whole matrix so that the
-largest row norm is 1. The result is cached (sparse), keyed by the pinned checksums, the
-preprocessing parameters and :data:`PREPROCESSING_VERSION`.
+Preprocessing (:func:`preprocess`) follows Section 6.1: one-hot encode each
+categorical feature, scale each column so that its largest absolute entry is 1,
+then scale the whole matrix so that the largest row norm is 1. The result is
+cached (sparse), keyed by the pinned checksums, the preprocessing parameters and
+:data:`PREPROCESSING_VERSION`.
 """
 
 from __future__ import annotations
@@ -58,7 +66,8 @@ UCI_BASE_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
 #: Bump when :func:`preprocess` changes meaning; it is part of every cache key.
 PREPROCESSING_VERSION = 1
 _GZIP_MAGIC = b"\x1f\x8b"
-#: Seconds without data after which a download is abandoned (``$DPPCA_DATA_TIMEOUT`` overrides).
+#: Seconds without data after which a download is abandoned
+#: (``$DPPCA_DATA_TIMEOUT`` overrides).
 DEFAULT_TIMEOUT = 30.0
 #: URL schemes accepted in ``$DPPCA_DATA_BASE_URL``.
 URL_SCHEMES = ("http", "https", "ftp", "file")
@@ -73,16 +82,19 @@ class ChecksumError(ValueError):
 
 
 class DataConfigurationError(ValueError):
-    """An environment variable or argument of the data loaders has an unusable value."""
+    """An environment variable or argument of the data loaders has an
+    unusable value."""
 
 
 class DataCacheWarning(UserWarning):
-    """The cache directory cannot be written: data are used without being cached."""
+    """The cache directory cannot be written: data are used without being
+    cached."""
 
 
 @dataclass(frozen=True)
 class RawFile:
-    """One file as distributed by UCI: its name, URL path below :data:`UCI_BASE_URL` and the
+    """One file as distributed by UCI: its name, URL path below
+    :data:`UCI_BASE_URL` and the
     sha256 of its uncompressed content."""
 
     name: str
@@ -92,7 +104,8 @@ class RawFile:
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """What a data set is made of and how Section 6.1 of the paper turns it into a matrix."""
+    """What a data set is made of and how Section 6.1 of the paper turns it
+    into a matrix."""
 
     name: str
     uci_id: int
@@ -104,7 +117,8 @@ class DatasetSpec:
     paper: dict = field(default_factory=dict)
 
 
-# Pinned sha256 of the uncompressed UCI files (see shared/data/MANIFEST.md for their provenance).
+# Pinned sha256 of the uncompressed UCI files (see shared/data/MANIFEST.md for
+# their provenance).
 _KDD_DATA = RawFile(
     "kddcup.data_10_percent.gz",
     "kddcup99-mld/kddcup.data_10_percent.gz",
@@ -151,7 +165,8 @@ _TIC_DICTIONARY = RawFile(
     "0b971c074a242ddccc1f005f8c9640e29d7889f9b02497aa67458cc882c2b1ef",
 )
 
-#: Column names of ``ConfLongDemo_JSI.txt`` as listed on the UCI page (the file has no header).
+#: Column names of ``ConfLongDemo_JSI.txt`` as listed on the UCI page (the file
+#: has no header).
 LOCALIZATION_COLUMNS = (
     "sequence",
     "tag",
@@ -243,9 +258,9 @@ DATASETS: dict[str, DatasetSpec] = {
 }
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Finding, verifying and downloading raw files
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 def cache_dir() -> Path:
@@ -262,10 +277,11 @@ def mirror_dir() -> Path | None:
 
 
 def base_url() -> str:
-    """Base URL of the downloads: ``$DPPCA_DATA_BASE_URL`` or :data:`UCI_BASE_URL`.
+    """Base URL of the downloads: ``$DPPCA_DATA_BASE_URL`` or
+    :data:`UCI_BASE_URL`.
 
-    Raises :class:`DataConfigurationError` unless it is an absolute URL with one of the schemes
-    :data:`URL_SCHEMES` (and a host, except for ``file://``).
+    Raises :class:`DataConfigurationError` unless it is an absolute URL with one
+    of the schemes :data:`URL_SCHEMES` (and a host, except for ``file://``).
     """
     url = os.environ.get("DPPCA_DATA_BASE_URL") or UCI_BASE_URL
     parts = urllib.parse.urlsplit(url)
@@ -273,16 +289,21 @@ def base_url() -> str:
         parts.scheme != "file" and not parts.netloc
     ):
         raise DataConfigurationError(
-            f"DPPCA_DATA_BASE_URL={url!r} is not a usable URL: expected an absolute "
-            f"{'/'.join(URL_SCHEMES)} URL such as {UCI_BASE_URL!r} or 'file:///path/to/mirror/'"
-            " (to use a local directory of the files, set DPPCA_DATA_MIRROR instead)"
+            f"DPPCA_DATA_BASE_URL={url!r} is not a usable URL: expected an "
+            "absolute "
+            f"{'/'.join(URL_SCHEMES)} URL such as {UCI_BASE_URL!r} or "
+            "'file:///path/to/mirror/'"
+            " (to use a local directory of the files, set DPPCA_DATA_MIRROR "
+            "instead)"
         )
     return url if url.endswith("/") else url + "/"
 
 
 def download_timeout(timeout=None) -> float:
-    """Seconds without data before a download is abandoned: ``timeout`` if given, else
-    ``$DPPCA_DATA_TIMEOUT``, else :data:`DEFAULT_TIMEOUT` (a positive finite number)."""
+    """Seconds without data before a download is abandoned: ``timeout`` if
+    given, else
+    ``$DPPCA_DATA_TIMEOUT``, else :data:`DEFAULT_TIMEOUT` (a positive finite
+    number)."""
     source = "timeout"
     if timeout is None:
         value = os.environ.get("DPPCA_DATA_TIMEOUT")
@@ -308,7 +329,8 @@ _SCRATCH: list = []
 
 
 def _cache_is_writable(directory: Path) -> bool:
-    """Whether files can be created in ``directory`` (created if missing), by trying it."""
+    """Whether files can be created in ``directory`` (created if missing), by
+    trying it."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=directory, prefix=".probe.")
@@ -324,8 +346,10 @@ def _warn_read_only(directory: Path, reason: str) -> None:
     if key not in _WARNED_READ_ONLY:
         _WARNED_READ_ONLY.add(key)
         warnings.warn(
-            f"the data cache {directory} cannot be written ({reason}); working from the "
-            "mirror or from downloads kept in a temporary directory, without caching. Set "
+            f"the data cache {directory} cannot be written ({reason}); working "
+            "from the "
+            "mirror or from downloads kept in a temporary directory, without "
+            "caching. Set "
             "DPPCA_DATA_CACHE to a writable directory to cache.",
             DataCacheWarning,
             stacklevel=3,
@@ -333,21 +357,24 @@ def _warn_read_only(directory: Path, reason: str) -> None:
 
 
 def _scratch_dir() -> Path:
-    """A temporary directory for downloads when the cache is read-only (removed at exit)."""
+    """A temporary directory for downloads when the cache is read-only
+    (removed at exit)."""
     if not _SCRATCH:
         _SCRATCH.append(tempfile.TemporaryDirectory(prefix="dppca-data-"))
     return Path(_SCRATCH[0].name)
 
 
 def _open_content(path: Path):
-    """Open a file for reading its uncompressed bytes (gzip recognised by its magic number)."""
+    """Open a file for reading its uncompressed bytes (gzip recognised by its
+    magic number)."""
     with open(path, "rb") as fh:
         magic = fh.read(2)
     return gzip.open(path, "rb") if magic == _GZIP_MAGIC else open(path, "rb")
 
 
 def content_sha256(path) -> str:
-    """sha256 of a file's uncompressed content (raises ChecksumError on a broken gzip stream)."""
+    """sha256 of a file's uncompressed content (raises ChecksumError on a
+    broken gzip stream)."""
     digest = hashlib.sha256()
     try:
         with _open_content(Path(path)) as fh:
@@ -365,7 +392,8 @@ def content_sha256(path) -> str:
 
 
 def verify(path, expected: str) -> None:
-    """Raise ChecksumError unless the uncompressed content of ``path`` has sha256 ``expected``."""
+    """Raise ChecksumError unless the uncompressed content of ``path`` has
+    sha256 ``expected``."""
     actual = content_sha256(path)
     if actual != expected:
         raise ChecksumError(
@@ -399,12 +427,14 @@ def download(
     progress: bool = True,
     timeout: float | None = None,
 ) -> Path:
-    """Download ``raw`` to ``destination`` (a directory) with a tqdm progress bar.
+    """Download ``raw`` to ``destination`` (a directory) with a tqdm progress
+    bar.
 
-    The bytes go to a temporary file in the same directory; it is verified against the pinned
-    sha256 and only then renamed into place (``os.replace`` is atomic), so an interrupted,
-    truncated or corrupted download never appears under the final name. ``timeout``: seconds
-    without data from the server (:func:`download_timeout`).
+    The bytes go to a temporary file in the same directory; it is verified
+    against the pinned sha256 and only then renamed into place (``os.replace``
+    is atomic), so an interrupted, truncated or corrupted download never appears
+    under the final name. ``timeout``: seconds without data from the server
+    (:func:`download_timeout`).
     """
     from tqdm import tqdm
 
@@ -442,15 +472,17 @@ def download(
 def fetch(
     raw: RawFile, *, progress: bool = True, timeout: float | None = None
 ) -> Path:
-    """Path of a verified copy of ``raw``: from the cache, else the mirror, else a download.
+    """Path of a verified copy of ``raw``: from the cache, else the mirror,
+    else a download.
 
-    Every candidate is re-hashed (module docstring). A cached copy that fails is removed (when
-    the cache is writable) and never served. A download goes to the cache, or to a temporary
-    directory with a :class:`DataCacheWarning` when the cache cannot be written. ``timeout`` as
-    in :func:`download_timeout`. Raises DataUnavailableError, listing every place looked at and
-    why it failed, and how to supply the file, when no verified copy can be obtained, and
-    :class:`DataConfigurationError` for an unusable ``$DPPCA_DATA_BASE_URL`` or timeout (both
-    are read only when a download is needed).
+    Every candidate is re-hashed (module docstring). A cached copy that fails is
+    removed (when the cache is writable) and never served. A download goes to
+    the cache, or to a temporary directory with a :class:`DataCacheWarning` when
+    the cache cannot be written. ``timeout`` as in :func:`download_timeout`.
+    Raises DataUnavailableError, listing every place looked at and why it
+    failed, and how to supply the file, when no verified copy can be obtained,
+    and :class:`DataConfigurationError` for an unusable ``$DPPCA_DATA_BASE_URL``
+    or timeout (both are read only when a download is needed).
     """
     tried = []
     cache = cache_dir()
@@ -498,19 +530,21 @@ def fetch(
     except (urllib.error.URLError, OSError, ValueError) as exc:
         tried.append(f"download {url}: {exc}")
     raise DataUnavailableError(
-        f"Could not obtain a verified copy of {raw.name!r} (sha256 of its content "
-        f"{raw.sha256}).\nWhere it looked:\n  - "
+        f"Could not obtain a verified copy of {raw.name!r} (sha256 of its "
+        f"content {raw.sha256}).\nWhere it looked:\n  - "
         + "\n  - ".join(tried)
-        + f"\nHow to supply it: put {raw.name} (or a gzipped copy) in a directory and set "
-        f"DPPCA_DATA_MIRROR to it, or place it in the cache {cache}, or connect to the network "
-        f"so that it can be downloaded from {url}."
+        + f"\nHow to supply it: put {raw.name} (or a gzipped copy) in a "
+        f"directory and set DPPCA_DATA_MIRROR to it, or place it in the "
+        f"cache {cache}, or connect to the network so that it can be "
+        f"downloaded from {url}."
     )
 
 
 def fetch_dataset(
     name: str, *, progress: bool = True, timeout: float | None = None
 ) -> dict[str, Path]:
-    """Verified paths of every raw file of data set ``name``, keyed by file name."""
+    """Verified paths of every raw file of data set ``name``, keyed by file
+    name."""
     return {
         raw.name: fetch(raw, progress=progress, timeout=timeout)
         for raw in _spec(name).files
@@ -531,13 +565,14 @@ def _read_text(path: Path, encoding: str = "utf-8") -> str:
         return fh.read().decode(encoding)
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Tidy tables, with column names from the .names / dictionary files
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 def kddcup_column_names(names_text: str) -> list[str]:
-    """The 41 feature names of ``kddcup.names`` (lines ``name: continuous.|symbolic.``)."""
+    """The 41 feature names of ``kddcup.names`` (lines ``name:
+    continuous.|symbolic.``)."""
     names = []
     for line in names_text.splitlines()[1:]:
         if ":" in line:
@@ -546,7 +581,8 @@ def kddcup_column_names(names_text: str) -> list[str]:
 
 
 def census_column_names(names_text: str) -> list[str]:
-    """The 41 attribute names of ``census-income.names`` in file order (after the class line
+    """The 41 attribute names of ``census-income.names`` in file order (after
+    the class line
     ``- 50000, 50000+.``; lines starting with ``|`` are comments)."""
     lines = names_text.splitlines()
     start = next(
@@ -560,7 +596,8 @@ def census_column_names(names_text: str) -> list[str]:
 
 
 def insurance_column_names(dictionary_text: str) -> list[str]:
-    """The 86 variable names of the COIL 2000 ``dictionary.txt`` (lines ``Nr NAME description``)."""
+    """The 86 variable names of the COIL 2000 ``dictionary.txt`` (lines ``Nr
+    NAME description``)."""
     names = {}
     for line in dictionary_text.splitlines():
         parts = line.split()
@@ -650,11 +687,13 @@ _LOADERS = {
 def load(
     name: str, *, progress: bool = True, timeout: float | None = None
 ) -> pd.DataFrame:
-    """The raw data set ``name`` as a tidy table (one row per individual, named columns).
+    """The raw data set ``name`` as a tidy table (one row per individual,
+    named columns).
 
-    ``name`` is one of ``kddcup99``, ``census``, ``localization``, ``insurance``. Every raw file is
-    verified against its pinned sha256 (re-hashed on every call, cache included) before it is
-    parsed; see the module docstring for where files come from and ``timeout``.
+    ``name`` is one of ``kddcup99``, ``census``, ``localization``,
+    ``insurance``. Every raw file is verified against its pinned sha256
+    (re-hashed on every call, cache included) before it is parsed; see the
+    module docstring for where files come from and ``timeout``.
     """
     spec = _spec(name)
     return _LOADERS[spec.name](
@@ -662,15 +701,17 @@ def load(
     )
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Preprocessing (Section 6.1) with a cache
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 
 
 @dataclass
 class Preprocessed:
-    """A preprocessed data set: ``X`` (sparse CSR, n x d, rows of norm <= 1), its column names,
-    labels, the paper's k, and the second-moment matrix ``A = X^T X / n`` of all rows."""
+    """A preprocessed data set: ``X`` (sparse CSR, n x d, rows of norm <= 1),
+    its column names,
+    labels, the paper's k, and the second-moment matrix ``A = X^T X / n`` of
+    all rows."""
 
     name: str
     X: scipy.sparse.csr_matrix
@@ -699,15 +740,19 @@ def _second_moment(S) -> np.ndarray:
 
 
 def one_hot_and_scale(table: pd.DataFrame, categorical, dropped=()):
-    """Section 6.1 of Chaudhuri et al. (2013) in three steps; returns (sparse X, column names).
+    """Section 6.1 of Chaudhuri et al. (2013) in three steps; returns (sparse
+    X, column names).
 
-    1. Each categorical column with q observed values becomes q indicator columns in {0, 1}^q
-       (sorted values; a missing-value code such as census's ``?`` is one of the values).
-    2. Each column is divided by its largest absolute entry ("each entry has maximum value 1").
-       Columns that are identically zero carry no information and cannot be scaled; they are
-       dropped (kddcup99's ``num_outbound_cmds`` and ``is_host_login``).
-    3. The matrix is divided by its largest row norm (the paper's "maximum column norm is 1",
-       its data matrix having one column per individual), so that every row has norm <= 1.
+    1. Each categorical column with q observed values becomes q indicator
+       columns in {0, 1}^q (sorted values; a missing-value code such as census's
+       ``?`` is one of the values).
+    2. Each column is divided by its largest absolute entry ("each entry has
+       maximum value 1"). Columns that are identically zero carry no information
+       and cannot be scaled; they are dropped (kddcup99's ``num_outbound_cmds``
+       and ``is_host_login``).
+    3. The matrix is divided by its largest row norm (the paper's "maximum
+       column norm is 1", its data matrix having one column per individual), so
+       that every row has norm <= 1.
     """
     from scipy import sparse
 
@@ -763,7 +808,8 @@ def _checksum_path(path: Path) -> Path:
 
 
 def _read_preprocessed(path: Path, spec: DatasetSpec) -> Preprocessed | None:
-    """The cached matrix at ``path`` if it and its side-car checksum are present and agree and
+    """The cached matrix at ``path`` if it and its side-car checksum are
+    present and agree and
     its arrays are consistent; else None (the caller rebuilds it)."""
     from scipy import sparse
 
@@ -796,7 +842,8 @@ def _read_preprocessed(path: Path, spec: DatasetSpec) -> Preprocessed | None:
 
 
 def _write_preprocessed(path: Path, data: Preprocessed) -> None:
-    """Write ``data`` and its side-car checksum atomically (raises OSError if impossible)."""
+    """Write ``data`` and its side-car checksum atomically (raises OSError if
+    impossible)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(
         dir=path.parent, prefix=f".{path.stem}.", suffix=".npz"
@@ -814,8 +861,9 @@ def _write_preprocessed(path: Path, data: Preprocessed) -> None:
                 A=data.A,
             )
         digest = _file_sha256(Path(tmp))
-        # the side-car first: a reader that sees the new .npz also sees its checksum (or the
-        # old one, which then fails and triggers a rebuild, never a wrong answer)
+        # the side-car first: a reader that sees the new .npz also sees its
+        # checksum (or the old one, which then fails and triggers a rebuild,
+        # never a wrong answer)
         _atomic_write_text(_checksum_path(path), f"{digest}  {path.name}\n")
         os.replace(tmp, path)
     finally:
@@ -830,16 +878,19 @@ def preprocess(
     progress: bool = True,
     timeout: float | None = None,
 ) -> Preprocessed:
-    """The data set ``name`` preprocessed as in Section 6.1 (see :func:`one_hot_and_scale`).
+    """The data set ``name`` preprocessed as in Section 6.1 (see
+    :func:`one_hot_and_scale`).
 
-    The label column (kddcup99's attack type, census's income class, insurance's CARAVAN) is left
-    out unless ``include_label``; it is returned separately in ``labels``. For localization the
-    activity stays a feature (that is how the paper's 44 dimensions arise) and is also returned as
-    the label; its ``date`` column is dropped because it repeats the timestamp as text. The result
-    is cached under :func:`cache_dir`/``preprocessed``, keyed by the raw files' checksums, these
-    parameters and :data:`PREPROCESSING_VERSION`, with its sha256 in a side-car file checked on
-    every read: a missing, corrupt or edited entry is rebuilt from the raw files (and the cache
-    repaired). A cache that cannot be written is skipped with one :class:`DataCacheWarning`.
+    The label column (kddcup99's attack type, census's income class, insurance's
+    CARAVAN) is left out unless ``include_label``; it is returned separately in
+    ``labels``. For localization the activity stays a feature (that is how the
+    paper's 44 dimensions arise) and is also returned as the label; its ``date``
+    column is dropped because it repeats the timestamp as text. The result is
+    cached under :func:`cache_dir`/``preprocessed``, keyed by the raw files'
+    checksums, these parameters and :data:`PREPROCESSING_VERSION`, with its
+    sha256 in a side-car file checked on every read: a missing, corrupt or
+    edited entry is rebuilt from the raw files (and the cache repaired). A cache
+    that cannot be written is skipped with one :class:`DataCacheWarning`.
     ``timeout`` applies to downloads (:func:`download_timeout`).
     """
     spec = _spec(name)
@@ -883,7 +934,8 @@ def preprocess(
 
 
 def summary_row(data: Preprocessed) -> dict:
-    """n, d, k, q_F(V_k) and q_F(V_k)/tr(A) of a preprocessed data set (Table 1 of the paper)."""
+    """n, d, k, q_F(V_k) and q_F(V_k)/tr(A) of a preprocessed data set (Table
+    1 of the paper)."""
     from .linalg import top_k_eigh
 
     A = data.A

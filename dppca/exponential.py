@@ -1,11 +1,12 @@
-"""PPCA: the exponential mechanism for the top-k principal subspace (Chaudhuri, Sarwate and Sinha
+"""PPCA: the exponential mechanism for the top-k principal subspace
+(Chaudhuri, Sarwate and Sinha
 2013, Algorithm 2 and Theorem 6).
 
-The mechanism releases ``V`` (``d x k``, orthonormal columns) with density
-``∝ exp((ε/2) · n tr(V^T A V))`` where ``A = X^T X / n``: the exponential mechanism of McSherry and
-Talwar (2007) with score ``n tr(V^T A V) = ||X V||_F^2`` of sensitivity 1. This is the matrix
-Bingham distribution with parameter ``B = (n ε / 2) A`` (001, eq. (6)); samplers live in
-:mod:`dppca.bingham`.
+The mechanism releases ``V`` (``d x k``, orthonormal columns) with density ``∝
+exp((ε/2) · n tr(V^T A V))`` where ``A = X^T X / n``: the exponential mechanism
+of McSherry and Talwar (2007) with score ``n tr(V^T A V) = ||X V||_F^2`` of
+sensitivity 1. This is the matrix Bingham distribution with parameter ``B = (n ε
+/ 2) A`` (001, eq. (6)); samplers live in :mod:`dppca.bingham`.
 """
 
 from __future__ import annotations
@@ -29,15 +30,23 @@ from .validation import (
     check_symmetric,
 )
 
-#: Privacy notion of each mechanism of this module, including what the book found.
+#: Privacy notion of each mechanism of this module, including what the book
+#: found.
 PRIVACY = {
-    "ppca": "ε-DP (pure) for an exact draw from the matrix Bingham distribution (001, Theorem 6). "
-    "For k = 1 the default sampler is exact (rejection from an ACG envelope), so the "
-    "release is ε-DP up to floating point. For k > 1 every available sampler is a Markov "
-    "chain stopped after finitely many sweeps: if its law is within total variation t of "
-    "the target for every data set, the release is only (ε, δ)-DP with δ = (1 + e^ε) t, "
-    "and t is estimated by diagnostics, not proved. The sweep count must be fixed "
-    "independently of the data (choosing it by a diagnostic run on the private data "
+    "ppca": "ε-DP (pure) for an exact draw from the matrix Bingham "
+    "distribution (001, Theorem 6). "
+    "For k = 1 the default sampler is exact (rejection from an ACG envelope), "
+    "so the "
+    "release is ε-DP up to floating point. For k > 1 every available sampler "
+    "is a Markov "
+    "chain stopped after finitely many sweeps: if its law is within total "
+    "variation t of "
+    "the target for every data set, the release is only (ε, δ)-DP with δ = (1 "
+    "+ e^ε) t, "
+    "and t is estimated by diagnostics, not proved. The sweep count must be "
+    "fixed "
+    "independently of the data (choosing it by a diagnostic run on the private "
+    "data "
     "leaks information).",
 }
 
@@ -49,7 +58,8 @@ DEFAULT_SWEEPS = {"fast": 50, "hoff": 20000}
 
 
 def ppca_score(X, V) -> float:
-    """The score ``n tr(V^T A V) = ||X V||_F^2`` of the exponential mechanism (001, Sec. 4.1)."""
+    """The score ``n tr(V^T A V) = ||X V||_F^2`` of the exponential mechanism
+    (001, Sec. 4.1)."""
     X = check_data(X)
     V = check_orthonormal(V)
     if V.shape[0] != X.shape[1]:
@@ -60,19 +70,22 @@ def ppca_score(X, V) -> float:
 
 
 def score_sensitivity(X, X_neighbour, V) -> float:
-    """|score(X', V) - score(X, V)| for two data sets of the same size (at most 1, Theorem 6)."""
+    """|score(X', V) - score(X, V)| for two data sets of the same size (at
+    most 1, Theorem 6)."""
     X, Xp = check_data(X), check_data(X_neighbour, name="X_neighbour")
     if X.shape != Xp.shape:
         raise ValueError("replace-one neighbours must have the same shape")
     return abs(ppca_score(Xp, V) - ppca_score(X, V))
 
 
-#: Global sensitivity of the score under replace-one neighbours with rows of norm <= 1.
+#: Global sensitivity of the score under replace-one neighbours with rows of
+#: norm <= 1.
 SCORE_SENSITIVITY = 1.0
 
 
 def bingham_parameter(A, n: int, epsilon) -> np.ndarray:
-    """``B = (n ε / 2) A``, the matrix Bingham parameter of PPCA (001, Algorithm 2)."""
+    """``B = (n ε / 2) A``, the matrix Bingham parameter of PPCA (001,
+    Algorithm 2)."""
     A = check_symmetric(A, name="A")
     return (check_n(n) * check_epsilon(epsilon) / 2.0) * A
 
@@ -89,22 +102,26 @@ def ppca_from_second_moment(
 ) -> np.ndarray:
     """PPCA from ``A = X^T X / n`` and ``n``.
 
-    ``k = 1`` with the fast sampler is an exact draw (:func:`dppca.bingham.sample_vector_bingham`);
-    otherwise a Gibbs chain (``sampler`` = ``"fast"`` or ``"hoff"``) runs ``n_sweeps`` sweeps (a
-    positive integer, never truncated; defaults :data:`DEFAULT_SWEEPS`) from a Haar-uniform start.
-    Returns a ``d x k`` orthonormal ``V``.
+    ``k = 1`` with the fast sampler is an exact draw
+    (:func:`dppca.bingham.sample_vector_bingham`); otherwise a Gibbs chain
+    (``sampler`` = ``"fast"`` or ``"hoff"``) runs ``n_sweeps`` sweeps (a
+    positive integer, never truncated; defaults :data:`DEFAULT_SWEEPS`) from a
+    Haar-uniform start. Returns a ``d x k`` orthonormal ``V``.
 
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
-    vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of norm at most one) of the data
-    set and that ``n`` is its true number of rows. Concentrations ``nε/2 · spread(A)`` above
-    :data:`dppca.bingham.MAX_CONCENTRATION` are refused (no exact draw is possible in float64).
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of
+    norm at most one) of the data set and that ``n`` is its true number of rows.
+    Concentrations ``nε/2 · spread(A)`` above
+    :data:`dppca.bingham.MAX_CONCENTRATION` are refused (no exact draw is
+    possible in float64).
 
-    ``V0`` (shape ``(d, k)``, orthonormal columns, both checked) replaces the random start. A
-    finite chain's output depends on its start, so a ``V0`` computed from the private data (for
-    instance the non-private PCA, the natural "warm start") leaks information that the
-    exponential mechanism's guarantee does not cover: passing ``V0`` emits a
-    :class:`dppca.PrivacyWarning`. A data-independent ``V0`` is harmless; silence the warning
-    then with :func:`warnings.catch_warnings`.
+    ``V0`` (shape ``(d, k)``, orthonormal columns, both checked) replaces the
+    random start. A finite chain's output depends on its start, so a ``V0``
+    computed from the private data (for instance the non-private PCA, the
+    natural "warm start") leaks information that the exponential mechanism's
+    guarantee does not cover: passing ``V0`` emits a
+    :class:`dppca.PrivacyWarning`. A data-independent ``V0`` is harmless;
+    silence the warning then with :func:`warnings.catch_warnings`.
     """
     A, n = check_second_moment(A, n)
     d = A.shape[0]
@@ -120,9 +137,12 @@ def ppca_from_second_moment(
     if V0 is not None:
         V0 = bingham.start_frame(V0, d, k, None)
         warnings.warn(
-            "PPCA started from a caller-supplied V0: if V0 depends on the private data, "
-            "the output of the finite chain leaks it beyond the ε of the exponential "
-            "mechanism; use the default Haar-uniform start unless V0 is data-independent",
+            "PPCA started from a caller-supplied V0: if V0 depends on the "
+            "private data, "
+            "the output of the finite chain leaks it beyond the ε of the "
+            "exponential "
+            "mechanism; use the default Haar-uniform start unless V0 is "
+            "data-independent",
             PrivacyWarning,
             stacklevel=2,
         )
@@ -135,12 +155,13 @@ def ppca_from_second_moment(
 
 
 def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
-    """PPCA (001, Algorithm 2): a ``d x k`` orthonormal ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).
+    """PPCA (001, Algorithm 2): a ``d x k`` orthonormal ``V`` drawn ∝
+    exp((ε/2) ||X V||_F^2).
 
-    ``X`` is ``n x d`` with rows of norm at most 1 (checked), dense or ``scipy.sparse`` (only
-    ``X^T X / n`` is used). ``sampler_options`` go to
-    :func:`ppca_from_second_moment` (``sampler``, ``n_sweeps``, ``V0``). See :data:`PRIVACY` for
-    what a finite chain guarantees.
+    ``X`` is ``n x d`` with rows of norm at most 1 (checked), dense or
+    ``scipy.sparse`` (only ``X^T X / n`` is used). ``sampler_options`` go to
+    :func:`ppca_from_second_moment` (``sampler``, ``n_sweeps``, ``V0``). See
+    :data:`PRIVACY` for what a finite chain guarantees.
     """
     A = second_moment(X)  # validates X (dense or sparse, dtype-aware tolerance)
     k = check_k(k, A.shape[0])

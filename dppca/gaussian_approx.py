@@ -1,39 +1,46 @@
-"""The Gaussian mechanism for matrix approximation with a target spectrum (Mangoubi and Vishnoi 2022).
+"""The Gaussian mechanism for matrix approximation with a target spectrum
+(Mangoubi and Vishnoi 2022).
 
-Given a symmetric ``M`` and a target spectrum ``Lambda = diag(lambda_1 >= ... >= lambda_d)``, add
-``G + G^T`` (``G`` with i.i.d. ``N(0, sigma^2)`` entries), diagonalise ``M + G + G^T = V^ S^ V^T``
-and release ``H = V^ Lambda V^T`` (slides "Re-Analyze Gauss", NeurIPS 2022, Algorithm).
+Given a symmetric ``M`` and a target spectrum ``Lambda = diag(lambda_1 >= ... >=
+lambda_d)``, add ``G + G^T`` (``G`` with i.i.d. ``N(0, sigma^2)`` entries),
+diagonalise ``M + G + G^T = V^ S^ V^T`` and release ``H = V^ Lambda V^T``
+(slides "Re-Analyze Gauss", NeurIPS 2022, Algorithm).
 
-Calibration (derived in the book's chapter on this mechanism). The noise ``N = G + G^T`` has
-independent upper-triangle entries, ``N_ii ~ N(0, 4 sigma^2)`` and ``N_ij ~ N(0, 2 sigma^2)``, so its
-density is proportional to ``exp(-||N||_F^2 / (8 sigma^2))``. For a change ``D = M' - M`` the
-Mahalanobis distance of the upper-triangle vectors is therefore
-``sqrt(sum_i D_ii^2 / (4 sigma^2) + sum_{i<j} D_ij^2 / (2 sigma^2)) = ||D||_F / (2 sigma)``:
-releasing ``M + N`` is the Gaussian mechanism with l2-sensitivity ``sup ||D||_F / 2`` and unit-free
+Calibration (derived in the book's chapter on this mechanism). The noise ``N = G
++ G^T`` has independent upper-triangle entries, ``N_ii ~ N(0, 4 sigma^2)`` and
+``N_ij ~ N(0, 2 sigma^2)``, so its density is proportional to ``exp(-||N||_F^2 /
+(8 sigma^2))``. For a change ``D = M' - M`` the Mahalanobis distance of the
+upper-triangle vectors is therefore ``sqrt(sum_i D_ii^2 / (4 sigma^2) +
+sum_{i<j} D_ij^2 / (2 sigma^2)) = ||D||_F / (2 sigma)``: releasing ``M + N`` is
+the Gaussian mechanism with l2-sensitivity ``sup ||D||_F / 2`` and unit-free
 noise ``sigma``. Two neighbouring relations:
 
-* ``"rank_one_update"`` (the slides): ``M' - M = x x^T``, ``||x|| <= 1``: ``sup ||D||_F = 1``;
-* ``"replace_one"`` (Chaudhuri et al. 2013, Dwork et al. 2014): ``A = X^T X / n`` with one row
-  replaced, ``D = (v v^T - w w^T) / n``: ``||D||_F^2 = (||v||^4 + ||w||^4 - 2 (v.w)^2) / n^2``,
-  largest (``2 / n^2``) for orthogonal unit rows: ``sup ||D||_F = sqrt(2) / n``.
+* ``"rank_one_update"`` (the slides): ``M' - M = x x^T``, ``||x|| <= 1``: ``sup
+  ||D||_F = 1``;
+* ``"replace_one"`` (Chaudhuri et al. 2013, Dwork et al. 2014): ``A = X^T X /
+  n`` with one row replaced, ``D = (v v^T - w w^T) / n``: ``||D||_F^2 = (||v||^4
+  + ||w||^4 - 2 (v.w)^2) / n^2``, largest (``2 / n^2``) for orthogonal unit
+  rows: ``sup ||D||_F = sqrt(2) / n``.
 
 ``sigma`` is then the exact (Balle and Wang 2018) analytic Gaussian calibration.
 
-Noise kinds (:mod:`dppca.noise`): ``noise="float"`` (default for now) adds float64
-``G + G^T``, private as mathematics only. ``noise="safe"`` rounds ``M`` to a grid of
-granularity ``gamma`` (a power of two) and adds exact discrete Gaussian noise with the variances
-of ``G + G^T`` (``4 sigma^2`` on the diagonal, ``2 sigma^2`` off it). In grid units the
-Frobenius distance of neighbours grows by at most ``d`` (each entry moves by at most one more
-unit), so the calibration uses the sensitivity ``(sup ||D||_F / gamma + d) / 2`` and the
-discrete Gaussian's concentrated-DP guarantee (:func:`safe_noise_sigma`).
+Noise kinds (:mod:`dppca.noise`): ``noise="float"`` (default for now) adds
+float64 ``G + G^T``, private as mathematics only. ``noise="safe"`` rounds ``M``
+to a grid of granularity ``gamma`` (a power of two) and adds exact discrete
+Gaussian noise with the variances of ``G + G^T`` (``4 sigma^2`` on the diagonal,
+``2 sigma^2`` off it). In grid units the Frobenius distance of neighbours grows
+by at most ``d`` (each entry moves by at most one more unit), so the calibration
+uses the sensitivity ``(sup ||D||_F / gamma + d) / 2`` and the discrete
+Gaussian's concentrated-DP guarantee (:func:`safe_noise_sigma`).
 
-Preconditions. Under ``"replace_one"`` the matrix handed in must be ``A = X^T X / n``: it is
-checked by :func:`dppca.validation.check_second_moment` (symmetric, finite, positive
-semidefinite, trace at most one, ``n`` a positive integer), and the caller vouches that it
-really comes from the ``n`` rows, each of norm at most one, of the data set. Under
-``"rank_one_update"`` any finite symmetric ``M`` is allowed (the guarantee concerns the change
-``x x^T``, whatever ``M``); the caller vouches that neighbouring inputs differ by such a change.
-The X entry points accept dense arrays and ``scipy.sparse`` matrices.
+Preconditions. Under ``"replace_one"`` the matrix handed in must be ``A = X^T X
+/ n``: it is checked by :func:`dppca.validation.check_second_moment` (symmetric,
+finite, positive semidefinite, trace at most one, ``n`` a positive integer), and
+the caller vouches that it really comes from the ``n`` rows, each of norm at
+most one, of the data set. Under ``"rank_one_update"`` any finite symmetric
+``M`` is allowed (the guarantee concerns the change ``x x^T``, whatever ``M``);
+the caller vouches that neighbouring inputs differ by such a change. The X entry
+points accept dense arrays and ``scipy.sparse`` matrices.
 """
 
 from __future__ import annotations
@@ -63,11 +70,14 @@ from .validation import (
     check_symmetric,
 )
 
-#: Privacy notion of each mechanism of this module (and any failure the book found).
+#: Privacy notion of each mechanism of this module (and any failure the book
+#: found).
 PRIVACY = {
-    "gaussian_matrix_approximation": "(ε, δ)-DP for the chosen relation: rank-one update "
+    "gaussian_matrix_approximation": "(ε, δ)-DP for the chosen relation: "
+    "rank-one update "
     "M' − M = xxᵀ, ‖x‖ ≤ 1 (slides), or replace-one on XᵀX/n",
-    "rank_k_covariance_approximation": "(ε, δ)-DP, replace-one; releases the NOISY top-k eigenvalues "
+    "rank_k_covariance_approximation": "(ε, δ)-DP, replace-one; releases the "
+    "NOISY top-k eigenvalues "
     "(the true ones are not private)",
     "gaussian_subspace_recovery": "(ε, δ)-DP, replace-one",
 }
@@ -78,8 +88,10 @@ RELATIONS = ("rank_one_update", "replace_one")
 def frobenius_sensitivity(
     relation: str = "rank_one_update", n: int | None = None
 ) -> float:
-    """Largest ``||M' - M||_F`` over neighbours: 1 for a rank-one update ``x x^T`` with ``||x|| <= 1``,
-    ``sqrt(2)/n`` for replacing one row of ``X`` in ``X^T X / n`` (module docstring)."""
+    """Largest ``||M' - M||_F`` over neighbours: 1 for a rank-one update ``x
+    x^T`` with ``||x|| <= 1``,
+    ``sqrt(2)/n`` for replacing one row of ``X`` in ``X^T X / n`` (module
+    docstring)."""
     if relation == "rank_one_update":
         if n is not None:
             raise ValueError(
@@ -96,10 +108,12 @@ def frobenius_sensitivity(
 
 
 def mahalanobis_distance(D, sigma: float) -> float:
-    """Distance between the laws of ``M + G + G^T`` and ``M + D + G + G^T``, measured entry by entry.
+    """Distance between the laws of ``M + G + G^T`` and ``M + D + G + G^T``,
+    measured entry by entry.
 
-    Whitens the upper-triangle vector of ``D`` with the noise standard deviations
-    (``2 sigma`` on the diagonal, ``sqrt(2) sigma`` off it). Equals ``||D||_F / (2 sigma)``.
+    Whitens the upper-triangle vector of ``D`` with the noise standard
+    deviations (``2 sigma`` on the diagonal, ``sqrt(2) sigma`` off it). Equals
+    ``||D||_F / (2 sigma)``.
     """
     D = check_symmetric(D, name="D")
     if not sigma > 0:
@@ -115,8 +129,10 @@ def noise_sigma(
     relation: str = "rank_one_update",
     n: int | None = None,
 ) -> float:
-    """Smallest ``sigma`` (entries of ``G``) making ``M + G + G^T`` (ε, δ)-DP for ``relation``:
-    the analytic Gaussian mechanism with sensitivity ``frobenius_sensitivity / 2``."""
+    """Smallest ``sigma`` (entries of ``G``) making ``M + G + G^T`` (ε, δ)-DP
+    for ``relation``:
+    the analytic Gaussian mechanism with sensitivity ``frobenius_sensitivity
+    / 2``."""
     sensitivity = frobenius_sensitivity(relation, n)
     return analytic_gaussian_sigma(
         sensitivity / 2.0, check_epsilon(epsilon), check_delta(delta)
@@ -131,7 +147,8 @@ def safe_noise_sigma(
     n: int | None = None,
     granularity: float | None = None,
 ) -> tuple[float, float]:
-    """``(sigma, gamma)`` of the floating-point-safe ``M + G + G^T`` (module docstring):
+    """``(sigma, gamma)`` of the floating-point-safe ``M + G + G^T`` (module
+    docstring):
     ``sigma = max(noise_sigma, discrete calibration)`` with sensitivity
     ``(sup ||D||_F / gamma + d) / 2``; default ``gamma`` from
     :func:`dppca.privacy.safe_granularity`."""
@@ -152,9 +169,12 @@ def safe_noise_sigma(
 
 
 def goe_noise(d: int, sigma: float, rng=None) -> np.ndarray:
-    """``G + G^T`` with ``G`` a ``d x d`` matrix of i.i.d. ``N(0, sigma^2)`` entries: a GOE matrix
-    (variance ``4 sigma^2`` on the diagonal, ``2 sigma^2`` off it). Not the upper-triangle noise of
-    :func:`dppca.input_perturbation.symmetric_gaussian_noise`, whose entries all have variance
+    """``G + G^T`` with ``G`` a ``d x d`` matrix of i.i.d. ``N(0, sigma^2)``
+    entries: a GOE matrix
+    (variance ``4 sigma^2`` on the diagonal, ``2 sigma^2`` off it). Not the
+    upper-triangle noise of
+    :func:`dppca.input_perturbation.symmetric_gaussian_noise`, whose entries all
+    have variance
     ``sigma^2``."""
     if int(d) < 2:
         raise ValueError(f"d must be at least 2; got {d!r}")
@@ -165,17 +185,20 @@ def goe_noise(d: int, sigma: float, rng=None) -> np.ndarray:
 
 
 def check_target_spectrum(Lambda, d: int) -> np.ndarray:
-    """Validate a target spectrum: ``d`` finite values sorted non-increasingly."""
+    """Validate a target spectrum: ``d`` finite values sorted
+    non-increasingly."""
     Lambda = np.asarray(Lambda, dtype=float)
     if Lambda.ndim != 1 or Lambda.size != d:
         raise ValueError(
-            f"Lambda must be a vector of length d = {d}; got shape {Lambda.shape}"
+            f"Lambda must be a vector of length d = {d}; got shape "
+            f"{Lambda.shape}"
         )
     if not np.all(np.isfinite(Lambda)):
         raise ValueError("Lambda contains NaN or Inf")
     if np.any(np.diff(Lambda) > 0):
         raise ValueError(
-            "Lambda must be sorted non-increasingly (lambda_1 >= ... >= lambda_d)"
+            "Lambda must be sorted non-increasingly (lambda_1 >= ... >= "
+            "lambda_d)"
         )
     return Lambda
 
@@ -183,8 +206,10 @@ def check_target_spectrum(Lambda, d: int) -> np.ndarray:
 def noisy_eigendecomposition(
     M, sigma: float, rng=None, noise: str = "float", granularity=None
 ):
-    """Eigen-decomposition of ``M + G + G^T``: values descending, vectors as columns.
-    ``noise="safe"``: ``M`` on the grid ``granularity`` plus exact discrete noise with the same
+    """Eigen-decomposition of ``M + G + G^T``: values descending, vectors as
+    columns.
+    ``noise="safe"``: ``M`` on the grid ``granularity`` plus exact discrete
+    noise with the same
     variances (:func:`dppca.noise.perturb_symmetric_goe`)."""
     M = check_symmetric(M)
     if check_noise_kind(noise) == "safe":
@@ -204,7 +229,8 @@ def _calibrated_sigma(epsilon, delta, d, relation, n, noise, granularity):
 
 
 def apply_spectrum(vectors, Lambda) -> np.ndarray:
-    """``H = V Lambda V^T`` for eigenvectors ``V`` (columns, matching ``Lambda``'s order)."""
+    """``H = V Lambda V^T`` for eigenvectors ``V`` (columns, matching
+    ``Lambda``'s order)."""
     return (vectors * Lambda) @ vectors.T
 
 
@@ -218,14 +244,16 @@ def gaussian_matrix_approximation(
     n: int | None = None,
     noise: str = "float",
 ):
-    """Mangoubi–Vishnoi Gaussian mechanism: ``H = V^ Lambda V^T`` from ``M + G + G^T``.
+    """Mangoubi–Vishnoi Gaussian mechanism: ``H = V^ Lambda V^T`` from ``M +
+    G + G^T``.
 
-    ``Lambda`` must be data-independent (or itself private); ``sigma`` from :func:`noise_sigma`
-    (``noise="float"``) or :func:`safe_noise_sigma` (``noise="safe"``, module docstring).
-    With ``relation="replace_one"`` ``M`` must be ``X^T X / n`` and is checked by
-    :func:`dppca.validation.check_second_moment` (the caller vouches for the rest: rows of norm
-    at most one, ``n`` the true count); with ``"rank_one_update"`` any symmetric ``M`` (module
-    docstring).
+    ``Lambda`` must be data-independent (or itself private); ``sigma`` from
+    :func:`noise_sigma` (``noise="float"``) or :func:`safe_noise_sigma`
+    (``noise="safe"``, module docstring). With ``relation="replace_one"`` ``M``
+    must be ``X^T X / n`` and is checked by
+    :func:`dppca.validation.check_second_moment` (the caller vouches for the
+    rest: rows of norm at most one, ``n`` the true count); with
+    ``"rank_one_update"`` any symmetric ``M`` (module docstring).
     """
     if relation == "replace_one" and n is not None:
         M, n = check_second_moment(M, n, name="M")
@@ -243,10 +271,10 @@ def rank_k_covariance_approximation(
 ) -> np.ndarray:
     """Private rank-k approximation of ``A = X^T X / n`` (replace-one relation).
 
-    Uses ``lambda_i = sigma^_i`` (i <= k), the top eigenvalues of the NOISY matrix: they are
-    post-processing of the private release. The true ``sigma_i`` of the corollary would leak.
-    ``noise``: ``"float"`` or ``"safe"`` (module docstring).
-    ``X`` may be dense or ``scipy.sparse``.
+    Uses ``lambda_i = sigma^_i`` (i <= k), the top eigenvalues of the NOISY
+    matrix: they are post-processing of the private release. The true
+    ``sigma_i`` of the corollary would leak. ``noise``: ``"float"`` or
+    ``"safe"`` (module docstring). ``X`` may be dense or ``scipy.sparse``.
     """
     A = second_moment(X)
     n, d = np.shape(X)
@@ -268,13 +296,14 @@ def gaussian_subspace_recovery_from_second_moment(
     noise: str = "float",
     granularity: float | None = None,
 ) -> np.ndarray:
-    """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one calibration): the top-k
+    """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one
+    calibration): the top-k
     eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix.
     ``noise``: ``"float"`` or ``"safe"`` (module docstring).
 
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
-    vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of norm at most one) of the data
-    set and that ``n`` is its true number of rows.
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of
+    norm at most one) of the data set and that ``n`` is its true number of rows.
     """
     A, n = check_second_moment(A, n)
     k = check_k(k, A.shape[0])
@@ -294,7 +323,8 @@ def gaussian_subspace_recovery_from_second_moment(
 def gaussian_subspace_recovery(
     X, k: int, epsilon: float, delta: float, rng=None, noise: str = "float"
 ) -> np.ndarray:
-    """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest 0; replace-one).
+    """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest
+    0; replace-one).
 
     Returns a ``d x k`` orthonormal ``V^_k``; ``H = V^_k V^_k^T``.
     ``noise``: ``"float"`` or ``"safe"`` (module docstring).
@@ -314,10 +344,12 @@ def approximation_errors(
     rng=None,
     batch_size: int = 256,
 ) -> np.ndarray:
-    """Monte Carlo draws of ``||V^ Lambda V^T - V Lambda V^T||_F`` at a given noise level.
+    """Monte Carlo draws of ``||V^ Lambda V^T - V Lambda V^T||_F`` at a given
+    noise level.
 
-    ``V Lambda V^T`` uses the eigenvectors of ``M`` (descending); the mechanism is run with
-    ``G`` i.i.d. ``N(0, noise_sigma^2)``, in batches of stacked ``eigh`` calls.
+    ``V Lambda V^T`` uses the eigenvectors of ``M`` (descending); the mechanism
+    is run with ``G`` i.i.d. ``N(0, noise_sigma^2)``, in batches of stacked
+    ``eigh`` calls.
     """
     M = check_symmetric(M)
     d = M.shape[0]
@@ -342,10 +374,11 @@ def approximation_errors(
 
 
 def privacy_loss(output, M, M_prime, sigma: float) -> np.ndarray:
-    """Privacy loss ``log p(output | M) - log p(output | M')`` of ``M + G + G^T``.
+    """Privacy loss ``log p(output | M) - log p(output | M')`` of ``M + G +
+    G^T``.
 
-    ``output`` may hold a batch of noisy matrices (leading axes). Uses the density
-    ``exp(-||N||_F^2 / (8 sigma^2))`` of ``N = G + G^T``.
+    ``output`` may hold a batch of noisy matrices (leading axes). Uses the
+    density ``exp(-||N||_F^2 / (8 sigma^2))`` of ``N = G + G^T``.
     """
     output = np.asarray(output, dtype=float)
     to_m = np.sum((output - M) ** 2, axis=(-2, -1))

@@ -1,32 +1,40 @@
-"""Input perturbation: release A + E for A = XᵀX/n and a random symmetric noise matrix E.
+"""Input perturbation: release A + E for A = XᵀX/n and a random symmetric
+noise matrix E.
 
-Four mechanisms of the book (chapters 2 and 3), all for replace-one neighbours (one row of the
-n x d data replaced by another row of norm <= 1):
+Four mechanisms of the book (chapters 2 and 3), all for replace-one neighbours
+(one row of the n x d data replaced by another row of norm <= 1):
 
-* MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1): Gaussian entries N(0, β²), eq. (5);
-* Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014): Gaussian entries calibrated to the
-  ℓ₂ sensitivity √2/n (classical or analytic calibration);
-* Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1): Lap(0, 2d/(nε)) entries;
-* Wishart input perturbation (Jiang, Xie and Zhang 2016, Algorithm 2): W ~ W_d(d+1, 3/(2nε) I).
+* MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1): Gaussian entries
+  N(0, β²), eq. (5);
+* Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014): Gaussian entries
+  calibrated to the ℓ₂ sensitivity √2/n (classical or analytic calibration);
+* Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1): Lap(0,
+  2d/(nε)) entries;
+* Wishart input perturbation (Jiang, Xie and Zhang 2016, Algorithm 2): W ~
+  W_d(d+1, 3/(2nε) I).
 
 Each function returns the noisy symmetric d x d matrix; the private subspace is
-``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism really provides.
+``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism
+really provides.
 
-The noise is drawn through :mod:`dppca.noise`. ``noise="float"`` (the default for now) is the
-float64 noise of the papers: differentially private as mathematics only (its low-order bits
-leak, chapter 10). ``noise="safe"`` rounds A to a grid of granularity γ (a power of two) and
-adds exact discrete Laplace / discrete Gaussian noise, calibrated for the rounding
+The noise is drawn through :mod:`dppca.noise`. ``noise="float"`` (the default
+for now) is the float64 noise of the papers: differentially private as
+mathematics only (its low-order bits leak, chapter 10). ``noise="safe"`` rounds
+A to a grid of granularity γ (a power of two) and adds exact discrete Laplace /
+discrete Gaussian noise, calibrated for the rounding
 (:func:`dppca.privacy.safe_laplace_input_calibration`,
-:func:`dppca.privacy.safe_gaussian_input_calibration`): private as a program. The Wishart
-mechanisms are float only: their noise is a Wishart matrix, whose privacy proof rests on the
-continuous law's support and density, not on independent additive entries.
+:func:`dppca.privacy.safe_gaussian_input_calibration`): private as a program.
+The Wishart mechanisms are float only: their noise is a Wishart matrix, whose
+privacy proof rests on the continuous law's support and density, not on
+independent additive entries.
 
-The X entry points accept a dense array or a ``scipy.sparse`` matrix (only ``XᵀX/n`` is needed;
-see :func:`dppca.second_moment`). The ``*_from_second_moment`` entry points check ``A`` and ``n``
-with :func:`dppca.validation.check_second_moment` (symmetric, finite, positive semidefinite,
-trace at most one, ``n`` a positive integer); the caller still vouches that ``A`` really is
-``XᵀX/n`` of the ``n`` rows of the data set, each of norm at most one, and that ``n`` is the
-true number of rows.
+The X entry points accept a dense array or a ``scipy.sparse`` matrix (only
+``XᵀX/n`` is needed; see :func:`dppca.second_moment`). The
+``*_from_second_moment`` entry points check ``A`` and ``n`` with
+:func:`dppca.validation.check_second_moment` (symmetric, finite, positive
+semidefinite, trace at most one, ``n`` a positive integer); the caller still
+vouches that ``A`` really is ``XᵀX/n`` of the ``n`` rows of the data set, each
+of norm at most one, and that ``n`` is the true number of rows.
 """
 
 from __future__ import annotations
@@ -55,24 +63,33 @@ from .validation import (
 
 #: The privacy each mechanism really provides, as checked in chapters 2 and 3.
 PRIVACY = {
-    "mod_sulq": "(ε, δ)-DP as claimed (Chaudhuri et al. 2013, Thm 5); very conservative: the exact "
-    "δ at the claimed ε is many orders of magnitude below the target δ (chapter 2).",
-    "analyze_gauss": "(ε, δ)-DP; exact (tight) with calibration='analytic' (Balle–Wang), "
+    "mod_sulq": "(ε, δ)-DP as claimed (Chaudhuri et al. 2013, Thm 5); very "
+    "conservative: the exact "
+    "δ at the claimed ε is many orders of magnitude below the target δ "
+    "(chapter 2).",
+    "analyze_gauss": "(ε, δ)-DP; exact (tight) with calibration='analytic' "
+    "(Balle–Wang), "
     "conservative with 'classical' (valid for ε < 1 only).",
-    "laplace_input_perturbation": "(ε, 0)-DP as claimed (Jiang et al. 2016, Thm 3); the true ε is at "
+    "laplace_input_perturbation": "(ε, 0)-DP as claimed (Jiang et al. 2016, "
+    "Thm 3); the true ε is at "
     "most (1/(2√2) + 1/(2d)) of the nominal one (chapter 3).",
-    "wishart_input_perturbation": "NOT (ε, 0)-DP as claimed by Jiang et al. (2016, Thm 4): the support "
+    "wishart_input_perturbation": "NOT (ε, 0)-DP as claimed by Jiang et al. "
+    "(2016, Thm 4): the support "
     "of A + W depends on A, and the mechanism is exactly "
     "(ε', 1 − exp(−ε/3))-DP for every ε' ≥ 0 and no better (chapter 3).",
-    "wishart_input_perturbation_delta": "(0, δ)-DP, hence (ε, δ)-DP for every ε ≥ 0 (chapter 3).",
+    "wishart_input_perturbation_delta": "(0, δ)-DP, hence (ε, δ)-DP for every "
+    "ε ≥ 0 (chapter 3).",
 }
 
 
 #: Said at call time by the Wishart mechanism as published (see ``PRIVACY``).
 WISHART_NOT_DP_MESSAGE = (
-    "wishart_input_perturbation is NOT (ε, 0)-DP as claimed by Jiang et al. (2016, Thm 4): "
-    "the support of A + W depends on A, so it is only (ε', 1 − exp(−ε/3))-DP for every ε' "
-    "(chapter 3). Use wishart_input_perturbation_delta for a (0, δ)-DP Wishart variant."
+    "wishart_input_perturbation is NOT (ε, 0)-DP as claimed by Jiang et al. "
+    "(2016, Thm 4): "
+    "the support of A + W depends on A, so it is only (ε', 1 − exp(−ε/3))-DP "
+    "for every ε' "
+    "(chapter 3). Use wishart_input_perturbation_delta for a (0, δ)-DP Wishart "
+    "variant."
 )
 
 
@@ -82,14 +99,16 @@ def _moment_and_n(A, n):
 
 
 def symmetric_gaussian_noise(d: int, sigma: float, rng=None) -> np.ndarray:
-    """Symmetric d x d matrix with i.i.d. N(0, σ²) entries on and above the diagonal."""
+    """Symmetric d x d matrix with i.i.d. N(0, σ²) entries on and above the
+    diagonal."""
     G = as_generator(rng).normal(0.0, sigma, size=(d, d))
     upper = np.triu(G)
     return upper + np.triu(G, 1).T
 
 
 def symmetric_laplace_noise(d: int, scale: float, rng=None) -> np.ndarray:
-    """Symmetric d x d matrix with i.i.d. Lap(0, b) entries on and above the diagonal
+    """Symmetric d x d matrix with i.i.d. Lap(0, b) entries on and above the
+    diagonal
     (Jiang et al. 2016, Algorithm 1, step 1)."""
     G = as_generator(rng).laplace(0.0, scale, size=(d, d))
     upper = np.triu(G)
@@ -99,8 +118,10 @@ def symmetric_laplace_noise(d: int, scale: float, rng=None) -> np.ndarray:
 def wishart_noise(
     d: int, scale: float, rng=None, df: int | None = None
 ) -> np.ndarray:
-    """W ~ W_d(m, cI) with m = d + 1 by default, drawn as c GGᵀ with G a d x m standard Gaussian
-    matrix (the definition of the Wishart law; Muirhead 1982, Definition 3.1.3)."""
+    """W ~ W_d(m, cI) with m = d + 1 by default, drawn as c GGᵀ with G a d x
+    m standard Gaussian
+    matrix (the definition of the Wishart law; Muirhead 1982, Definition
+    3.1.3)."""
     m = d + 1 if df is None else int(df)
     if m < d:
         raise ValueError(
@@ -138,13 +159,16 @@ def mod_sulq_from_second_moment(
     noise: str = "float",
     granularity: float | None = None,
 ) -> np.ndarray:
-    """MOD-SULQ on a second-moment matrix A = XᵀX/n of n rows (Chaudhuri et al. 2013, Alg. 1):
-    A + N, N symmetric with i.i.d. N(0, β²) entries, β from eq. (5) (or its exact quadratic root).
+    """MOD-SULQ on a second-moment matrix A = XᵀX/n of n rows (Chaudhuri et
+    al. 2013, Alg. 1):
+    A + N, N symmetric with i.i.d. N(0, β²) entries, β from eq. (5) (or its
+    exact quadratic root).
 
-    ``noise="safe"``: A on a grid of granularity γ plus exact discrete Gaussian noise of
-    standard deviation max(β, the discrete calibration) (module docstring).
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
-    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    ``noise="safe"``: A on a grid of granularity γ plus exact discrete Gaussian
+    noise of standard deviation max(β, the discrete calibration) (module
+    docstring). ``A`` and ``n`` are checked by
+    :func:`dppca.validation.check_second_moment`; the caller vouches that ``A``
+    is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
     and that ``n`` is its true number of rows.
     """
     A, n = _moment_and_n(A, n)
@@ -155,8 +179,10 @@ def mod_sulq_from_second_moment(
 def mod_sulq(
     X, epsilon: float, delta: float, rng=None, noise: str = "float"
 ) -> np.ndarray:
-    """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by Theorem 5):
-    returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and above the diagonal, β of eq. (5).
+    """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by
+    Theorem 5):
+    returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and above the
+    diagonal, β of eq. (5).
     ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
     A = second_moment(X)
     return mod_sulq_from_second_moment(
@@ -174,14 +200,16 @@ def analyze_gauss_from_second_moment(
     noise: str = "float",
     granularity: float | None = None,
 ) -> np.ndarray:
-    """Analyze Gauss on A = XᵀX/n: A + E, E symmetric with i.i.d. N(0, σ²) entries,
+    """Analyze Gauss on A = XᵀX/n: A + E, E symmetric with i.i.d. N(0, σ²)
+    entries,
     σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity √2/n).
 
-    ``noise="safe"``: A on a grid plus exact discrete Gaussian noise, σ raised to the discrete
-    calibration (zCDP, :func:`dppca.privacy.discrete_gaussian_sigma`) where it is larger.
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
-    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
-    and that ``n`` is its true number of rows.
+    ``noise="safe"``: A on a grid plus exact discrete Gaussian noise, σ raised
+    to the discrete calibration (zCDP,
+    :func:`dppca.privacy.discrete_gaussian_sigma`) where it is larger. ``A`` and
+    ``n`` are checked by :func:`dppca.validation.check_second_moment`; the
+    caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at
+    most one) of the data set and that ``n`` is its true number of rows.
     """
     A, n = _moment_and_n(A, n)
     sigma = analyze_gauss_sigma(n, epsilon, delta, calibration)
@@ -196,8 +224,10 @@ def analyze_gauss(
     calibration: str = "analytic",
     noise: str = "float",
 ) -> np.ndarray:
-    """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one neighbours:
-    XᵀX/n + E with E symmetric Gaussian, calibrated classically or exactly (Balle and Wang 2018).
+    """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one
+    neighbours:
+    XᵀX/n + E with E symmetric Gaussian, calibrated classically or exactly
+    (Balle and Wang 2018).
     ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
     A = second_moment(X)
     return analyze_gauss_from_second_moment(
@@ -213,13 +243,16 @@ def laplace_input_perturbation_from_second_moment(
     noise: str = "float",
     granularity: float | None = None,
 ) -> np.ndarray:
-    """Laplace input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm 1): A + L with
+    """Laplace input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
+    1): A + L with
     (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a symmetric L.
 
-    ``noise="safe"``: A on a grid of granularity γ plus γ × exact discrete Laplace noise,
-    scale from :func:`dppca.privacy.safe_laplace_input_calibration`: (ε, 0)-DP as a program.
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
-    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    ``noise="safe"``: A on a grid of granularity γ plus γ × exact discrete
+    Laplace noise, scale from
+    :func:`dppca.privacy.safe_laplace_input_calibration`: (ε, 0)-DP as a
+    program. ``A`` and ``n`` are checked by
+    :func:`dppca.validation.check_second_moment`; the caller vouches that ``A``
+    is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
     and that ``n`` is its true number of rows.
     """
     A, n = _moment_and_n(A, n)
@@ -242,7 +275,8 @@ def laplace_input_perturbation_from_second_moment(
 def laplace_input_perturbation(
     X, epsilon: float, rng=None, noise: str = "float"
 ) -> np.ndarray:
-    """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1; (ε, 0)-DP, Theorem 3).
+    """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1;
+    (ε, 0)-DP, Theorem 3).
     ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
     A = second_moment(X)
     return laplace_input_perturbation_from_second_moment(
@@ -253,13 +287,14 @@ def laplace_input_perturbation(
 def wishart_input_perturbation_from_second_moment(
     A, n: int, epsilon: float, rng=None
 ) -> np.ndarray:
-    """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm 2): A + W with
-    W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the claimed (ε, 0)-DP does not hold, and
-    every call emits a :class:`dppca.PrivacyWarning`.
+    """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
+    2): A + W with
+    W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the claimed (ε, 0)-DP does
+    not hold, and every call emits a :class:`dppca.PrivacyWarning`.
 
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
-    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
-    and that ``n`` is its true number of rows.
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
+    at most one) of the data set and that ``n`` is its true number of rows.
     """
     warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=2)
     A, n = _moment_and_n(A, n)
@@ -267,12 +302,14 @@ def wishart_input_perturbation_from_second_moment(
 
 
 def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
-    """Wishart input perturbation as published (Jiang, Xie and Zhang 2016, Algorithm 2).
+    """Wishart input perturbation as published (Jiang, Xie and Zhang 2016,
+    Algorithm 2).
 
-    Returns XᵀX/n + W, W ~ W_d(d+1, 3/(2nε) I), always positive definite. Theorem 4 of the
-    paper claims (ε, 0)-DP; chapter 3 shows the support of the output moves with the data and
-    the mechanism is exactly (ε', 1 − e^{−ε/3})-DP for all ε' ≥ 0, not better. Every call
-    therefore emits a :class:`dppca.PrivacyWarning`.
+    Returns XᵀX/n + W, W ~ W_d(d+1, 3/(2nε) I), always positive definite.
+    Theorem 4 of the paper claims (ε, 0)-DP; chapter 3 shows the support of the
+    output moves with the data and the mechanism is exactly (ε', 1 −
+    e^{−ε/3})-DP for all ε' ≥ 0, not better. Every call therefore emits a
+    :class:`dppca.PrivacyWarning`.
     """
     A = second_moment(X)
     return wishart_input_perturbation_from_second_moment(
@@ -283,12 +320,13 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
 def wishart_input_perturbation_delta_from_second_moment(
     A, n: int, delta: float, rng=None
 ) -> np.ndarray:
-    """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~ W_d(d+1, cI) with
+    """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~
+    W_d(d+1, cI) with
     c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem).
 
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`; the caller
-    vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
-    and that ``n`` is its true number of rows.
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
+    at most one) of the data set and that ``n`` is its true number of rows.
     """
     A, n = _moment_and_n(A, n)
     check_delta(delta)
@@ -296,8 +334,10 @@ def wishart_input_perturbation_delta_from_second_moment(
 
 
 def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
-    """A correctly calibrated Wishart variant (the book's, not the paper's): A + W with
-    W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem).
+    """A correctly calibrated Wishart variant (the book's, not the paper's):
+    A + W with
+    W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3,
+    its theorem).
     Honest but costly: the noise scale grows like 1/(nδ)."""
     A = second_moment(X)
     return wishart_input_perturbation_delta_from_second_moment(

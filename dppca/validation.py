@@ -1,9 +1,10 @@
 """Input checks shared by every public function of :mod:`dppca`.
 
-All mechanisms of the book assume the data model of Chaudhuri, Sarwate and Sinha (2013, Sec. 2)
-and Jiang, Xie and Zhang (2016, Sec. 2): an ``n x d`` array whose rows are individuals and whose
-rows have Euclidean norm at most one. Nothing here rescales or clips silently; the explicit
-helpers :func:`normalize_rows` and :func:`scale_to_unit_ball` do that when a user asks for it.
+All mechanisms of the book assume the data model of Chaudhuri, Sarwate and Sinha
+(2013, Sec. 2) and Jiang, Xie and Zhang (2016, Sec. 2): an ``n x d`` array whose
+rows are individuals and whose rows have Euclidean norm at most one. Nothing
+here rescales or clips silently; the explicit helpers :func:`normalize_rows` and
+:func:`scale_to_unit_ball` do that when a user asks for it.
 """
 
 from __future__ import annotations
@@ -15,34 +16,41 @@ import scipy.sparse
 
 
 class PrivacyWarning(UserWarning):
-    """A call that runs but weakens or voids the privacy guarantee the caller may expect.
+    """A call that runs but weakens or voids the privacy guarantee the caller
+    may expect.
 
-    Raised (as a warning, at call time) for a mechanism that is not differentially private as
-    published, for settings under which a stated guarantee is only approximate, and for other
-    privacy-relevant misuse that is not an error. Turn it into an error with
-    ``warnings.simplefilter("error", dppca.PrivacyWarning)``.
+    Raised (as a warning, at call time) for a mechanism that is not
+    differentially private as published, for settings under which a stated
+    guarantee is only approximate, and for other privacy-relevant misuse that is
+    not an error. Turn it into an error with ``warnings.simplefilter("error",
+    dppca.PrivacyWarning)``.
     """
 
 
-#: Slack allowed on ``||x_i|| <= 1`` for floating-point round-off of float64 data (relative to 1).
+#: Slack allowed on ``||x_i|| <= 1`` for floating-point round-off of float64
+#: data (relative to 1).
 ROW_NORM_TOLERANCE = 1e-9
 
-#: For data stored with less precision (float32, float16), the slack is this many machine
-#: epsilons of the input's dtype (``8 * 2**-23 ≈ 9.5e-7`` for float32): a row normalised to 1
-#: in float32 is off by a few of its epsilons, and must not be refused.
+#: For data stored with less precision (float32, float16), the slack is this
+#: many machine epsilons of the input's dtype (``8 * 2**-23 ≈ 9.5e-7`` for
+#: float32): a row normalised to 1 in float32 is off by a few of its epsilons,
+#: and must not be refused.
 ROW_NORM_TOLERANCE_EPS = 8
 
-#: Absolute slack of :func:`check_second_moment` on ``tr(A) <= 1``, ``λ_max(A) <= 1`` and
-#: ``λ_min(A) >= 0``; it covers the round-off of ``A = XᵀX/n`` for every ``X`` that
-#: :func:`check_data` accepts (float32 rows included: ``(1 + 9.5e-7)^2 - 1 < 2e-6``).
+#: Absolute slack of :func:`check_second_moment` on ``tr(A) <= 1``, ``λ_max(A)
+#: <= 1`` and ``λ_min(A) >= 0``; it covers the round-off of ``A = XᵀX/n`` for
+#: every ``X`` that :func:`check_data` accepts (float32 rows included: ``(1 +
+#: 9.5e-7)^2 - 1 < 2e-6``).
 SECOND_MOMENT_TOLERANCE = 2e-6
 
 
 def row_norm_tolerance(dtype) -> float:
-    """Relative slack on ``||x_i|| <= 1`` for data of ``dtype`` (see :data:`ROW_NORM_TOLERANCE`).
+    """Relative slack on ``||x_i|| <= 1`` for data of ``dtype`` (see
+    :data:`ROW_NORM_TOLERANCE`).
 
-    float64 (and integer, boolean) data: :data:`ROW_NORM_TOLERANCE`; a less precise floating
-    dtype: :data:`ROW_NORM_TOLERANCE_EPS` of its machine epsilons, whichever is larger.
+    float64 (and integer, boolean) data: :data:`ROW_NORM_TOLERANCE`; a less
+    precise floating dtype: :data:`ROW_NORM_TOLERANCE_EPS` of its machine
+    epsilons, whichever is larger.
     """
     dtype = np.dtype(dtype)
     if dtype.kind == "f" and dtype.itemsize < 8:
@@ -54,7 +62,8 @@ def row_norm_tolerance(dtype) -> float:
 
 
 def _real_scalar(value, name: str) -> float:
-    """``value`` as a float if it is a real number (not bool, str, complex); else TypeError."""
+    """``value`` as a float if it is a real number (not bool, str, complex);
+    else TypeError."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(
             f"{name} must be a real number, not a boolean; got {value!r}"
@@ -68,7 +77,8 @@ def _real_scalar(value, name: str) -> float:
     ):
         return float(value)
     raise TypeError(
-        f"{name} must be a real number; got {value!r} of type {type(value).__name__}"
+        f"{name} must be a real number; got {value!r} of type "
+        f"{type(value).__name__}"
     )
 
 
@@ -77,17 +87,22 @@ def _is_sparse(X) -> bool:
 
 
 def as_real_array(X, *, name: str = "X") -> np.ndarray:
-    """``X`` as a float64 ndarray, refusing what would be converted with a loss of meaning.
+    """``X`` as a float64 ndarray, refusing what would be converted with a
+    loss of meaning.
 
-    Raises ``TypeError`` for complex entries (NumPy would drop the imaginary part), strings,
-    ragged nested sequences, non-numeric objects and ``scipy.sparse`` matrices (which NumPy
-    turns into a 0-d object array); the message says what to pass instead.
+    Raises ``TypeError`` for complex entries (NumPy would drop the imaginary
+    part), strings, ragged nested sequences, non-numeric objects and
+    ``scipy.sparse`` matrices (which NumPy turns into a 0-d object array); the
+    message says what to pass instead.
     """
     if _is_sparse(X):
         raise TypeError(
-            f"{name} is a scipy.sparse matrix, and this function needs a dense array: "
-            f"pass {name}.toarray() (it needs n*d*8 bytes), or use a function that only "
-            "needs XᵀX/n (the mechanisms' X entry points, dppca.second_moment), which "
+            f"{name} is a scipy.sparse matrix, and this function needs a dense "
+            "array: "
+            f"pass {name}.toarray() (it needs n*d*8 bytes), or use a function "
+            "that only "
+            "needs XᵀX/n (the mechanisms' X entry points, "
+            "dppca.second_moment), which "
             "accept sparse input"
         )
     try:
@@ -99,8 +114,10 @@ def as_real_array(X, *, name: str = "X") -> np.ndarray:
     kind = arr.dtype.kind
     if kind == "c":
         raise TypeError(
-            f"{name} has complex entries; the mechanisms are defined for real data. "
-            f"Pass {name}.real (or a real embedding) explicitly if that is what you mean."
+            f"{name} has complex entries; the mechanisms are defined for real "
+            "data. "
+            f"Pass {name}.real (or a real embedding) explicitly if that is "
+            "what you mean."
         )
     if kind in "USV" or (kind == "O" and arr.size and _has_non_real(arr)):
         raise TypeError(
@@ -113,7 +130,8 @@ def as_real_array(X, *, name: str = "X") -> np.ndarray:
 
 
 def _has_non_real(arr) -> bool:
-    """Whether an object array holds a complex number or a string (which ``astype(float)``
+    """Whether an object array holds a complex number or a string (which
+    ``astype(float)``
     would drop the imaginary part of, or parse)."""
     return any(
         isinstance(v, (str, bytes, complex, np.complexfloating, np.str_))
@@ -124,15 +142,17 @@ def _has_non_real(arr) -> bool:
 def as_generator(rng=None) -> np.random.Generator:
     """Return a :class:`numpy.random.Generator` from ``rng``.
 
-    ``rng`` may be a Generator (returned as is, so callers share its stream), an integer seed or
-    :class:`numpy.random.SeedSequence` (a new Generator), or ``None`` (fresh OS entropy; never a
-    fixed seed). Booleans are refused (``rng=True`` would silently mean the seed 1).
+    ``rng`` may be a Generator (returned as is, so callers share its stream), an
+    integer seed or :class:`numpy.random.SeedSequence` (a new Generator), or
+    ``None`` (fresh OS entropy; never a fixed seed). Booleans are refused
+    (``rng=True`` would silently mean the seed 1).
     """
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (bool, np.bool_)):
         raise TypeError(
-            f"rng must be a numpy Generator, an integer seed, a SeedSequence or None; "
+            "rng must be a numpy Generator, an integer seed, a SeedSequence "
+            "or None; "
             f"got the boolean {rng!r}"
         )
     if rng is None or isinstance(
@@ -142,7 +162,8 @@ def as_generator(rng=None) -> np.random.Generator:
     if isinstance(rng, np.random.BitGenerator):
         return np.random.Generator(rng)
     raise TypeError(
-        f"rng must be a numpy Generator, an integer seed, a SeedSequence or None, got {type(rng).__name__}"
+        "rng must be a numpy Generator, an integer seed, a SeedSequence or "
+        f"None, got {type(rng).__name__}"
     )
 
 
@@ -154,26 +175,31 @@ def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
     too_long = norms > 1.0 + tolerance
     if np.any(too_long):
         raise ValueError(
-            f"{name} has {int(too_long.sum())} of {n} rows with Euclidean norm > 1 "
-            f"(largest {float(norms.max())!r}, tolerance 1 + {tolerance:.3g}); the privacy "
+            f"{name} has {int(too_long.sum())} of {n} rows with Euclidean norm "
+            "> 1 "
+            f"(largest {float(norms.max())!r}, tolerance 1 + {tolerance:.3g}); "
+            "the privacy "
             "guarantees assume ||x_i|| <= 1. Rescale explicitly with "
             "dppca.scale_to_unit_ball(X) or dppca.normalize_rows(X)."
         )
 
 
 def check_data(X, *, name: str = "X", accept_sparse: bool = False):
-    """Validate a data matrix with one row per person and return it as a float array.
+    """Validate a data matrix with one row per person and return it as a
+    float array.
 
-    Raises ``ValueError`` if ``X`` is not two-dimensional with at least one row and two columns,
-    contains NaN or Inf, or has rows of Euclidean norm greater than one (the error names how many
-    rows, the largest norm to full precision and the tolerance, and points to the explicit
-    rescaling helpers). The tolerance is :func:`row_norm_tolerance` of ``X``'s dtype: ``1e-9``
-    for float64, about ``9.5e-7`` (8 machine epsilons) for float32 data. Raises ``TypeError``
-    for complex, string or ragged input (see :func:`as_real_array`).
+    Raises ``ValueError`` if ``X`` is not two-dimensional with at least one row
+    and two columns, contains NaN or Inf, or has rows of Euclidean norm greater
+    than one (the error names how many rows, the largest norm to full precision
+    and the tolerance, and points to the explicit rescaling helpers). The
+    tolerance is :func:`row_norm_tolerance` of ``X``'s dtype: ``1e-9`` for
+    float64, about ``9.5e-7`` (8 machine epsilons) for float32 data. Raises
+    ``TypeError`` for complex, string or ragged input (see
+    :func:`as_real_array`).
 
-    ``scipy.sparse`` input is refused unless ``accept_sparse``; then it is validated without
-    densifying (NaN/Inf among the stored entries, row norms from the stored entries) and
-    returned as a float64 CSR matrix.
+    ``scipy.sparse`` input is refused unless ``accept_sparse``; then it is
+    validated without densifying (NaN/Inf among the stored entries, row norms
+    from the stored entries) and returned as a float64 CSR matrix.
     """
     if _is_sparse(X):
         if not accept_sparse:
@@ -183,12 +209,14 @@ def check_data(X, *, name: str = "X", accept_sparse: bool = False):
     X = as_real_array(X, name=name)
     if X.ndim != 2:
         raise ValueError(
-            f"{name} must be a 2-D array of shape (n, d) with one row per person; got shape {X.shape}"
+            f"{name} must be a 2-D array of shape (n, d) with one row per "
+            f"person; got shape {X.shape}"
         )
     n, d = X.shape
     if n < 1 or d < 2:
         raise ValueError(
-            f"{name} must have at least 1 row and 2 columns; got shape {X.shape}"
+            f"{name} must have at least 1 row and 2 columns; got shape "
+            f"{X.shape}"
         )
     finite = np.isfinite(X)
     bad = 0 if finite.all() else int(np.sum(~np.all(finite, axis=1)))
@@ -214,7 +242,8 @@ def _check_sparse_data(X, name: str):
     n, d = X.shape
     if n < 1 or d < 2:
         raise ValueError(
-            f"{name} must have at least 1 row and 2 columns; got shape {X.shape}"
+            f"{name} must have at least 1 row and 2 columns; got shape "
+            f"{X.shape}"
         )
     finite = np.isfinite(X.data)
     bad = 0
@@ -235,7 +264,8 @@ def _check_sparse_data(X, name: str):
 
 
 def normalize_rows(X) -> np.ndarray:
-    """Return a copy of ``X`` with every non-zero row scaled to unit Euclidean norm."""
+    """Return a copy of ``X`` with every non-zero row scaled to unit
+    Euclidean norm."""
     X = np.array(X, dtype=float)
     if X.ndim != 2 or not np.all(np.isfinite(X)):
         raise ValueError("normalize_rows expects a finite 2-D array")
@@ -245,10 +275,12 @@ def normalize_rows(X) -> np.ndarray:
 
 
 def scale_to_unit_ball(X) -> np.ndarray:
-    """Return ``X`` divided by its largest row norm, so the longest row has norm one.
+    """Return ``X`` divided by its largest row norm, so the longest row has
+    norm one.
 
-    This is the normalisation of Chaudhuri et al. (2013, Sec. 6.1): one global factor, which keeps
-    the relative geometry of the rows. Note that the factor itself depends on the data.
+    This is the normalisation of Chaudhuri et al. (2013, Sec. 6.1): one global
+    factor, which keeps the relative geometry of the rows. Note that the factor
+    itself depends on the data.
     """
     X = np.array(X, dtype=float)
     if X.ndim != 2 or not np.all(np.isfinite(X)):
@@ -258,7 +290,8 @@ def scale_to_unit_ball(X) -> np.ndarray:
 
 
 def check_epsilon(epsilon) -> float:
-    """Validate a privacy parameter epsilon > 0 (finite); a bool or string is a TypeError."""
+    """Validate a privacy parameter epsilon > 0 (finite); a bool or string is
+    a TypeError."""
     eps = _real_scalar(epsilon, "epsilon")
     if not np.isfinite(eps) or eps <= 0:
         raise ValueError(
@@ -268,7 +301,8 @@ def check_epsilon(epsilon) -> float:
 
 
 def check_delta(delta) -> float:
-    """Validate a privacy parameter delta in the open interval (0, 1); a bool or string is a
+    """Validate a privacy parameter delta in the open interval (0, 1); a bool
+    or string is a
     TypeError."""
     dl = _real_scalar(delta, "delta")
     if not (0.0 < dl < 1.0):
@@ -289,7 +323,8 @@ def check_k(k, d: int) -> int:
 
 
 def check_positive_int(value, name: str) -> int:
-    """Validate a positive integer (a bool, a float such as ``2.0`` or ``2.7``, or a string is
+    """Validate a positive integer (a bool, a float such as ``2.0`` or
+    ``2.7``, or a string is
     refused, never truncated); returns it as an ``int``."""
     if (
         isinstance(value, (bool, np.bool_))
@@ -301,12 +336,14 @@ def check_positive_int(value, name: str) -> int:
 
 
 def check_n(n) -> int:
-    """Validate a number of people ``n >= 1`` (an integer, not a bool or a float)."""
+    """Validate a number of people ``n >= 1`` (an integer, not a bool or a
+    float)."""
     return check_positive_int(n, "n")
 
 
 def check_k_at_most(k, d: int) -> int:
-    """Validate a number of directions ``k`` with ``1 <= k <= d`` (``k = d`` allowed: used where
+    """Validate a number of directions ``k`` with ``1 <= k <= d`` (``k = d``
+    allowed: used where
     a full basis is meaningful, e.g. :func:`dppca.top_k_eigh`)."""
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be an integer; got {k!r}")
@@ -317,21 +354,24 @@ def check_k_at_most(k, d: int) -> int:
 
 
 def check_second_moment(A, n, *, name: str = "A"):
-    """Validate ``A = XᵀX/n`` for ``n`` rows of norm at most one; return ``(A, n)``.
+    """Validate ``A = XᵀX/n`` for ``n`` rows of norm at most one; return
+    ``(A, n)``.
 
-    This is what the privacy theorems of the book assume of the matrix handed to a
-    ``*_from_second_moment`` entry point, and what can be checked cheaply: ``A`` is square,
-    finite and symmetric (:func:`check_symmetric`); ``tr(A) <= 1`` (the mean squared row norm);
-    ``A`` is positive semidefinite, ``λ_min(A) >= -tol`` (one Cholesky factorisation of
-    ``A + tol I``; the eigenvalues are computed only to word an error); hence
-    ``λ_max(A) <= tr(A) + (d - 1) tol``; and ``n`` is a positive integer (not a bool, not a float
-    such as 2.7). ``tol`` is :data:`SECOND_MOMENT_TOLERANCE` (absolute; ``A``'s scale is at most
-    one). A matrix ``XᵀX`` not divided by ``n``, one built from rows of norm > 1, or an
-    indefinite matrix is refused with ``ValueError``.
+    This is what the privacy theorems of the book assume of the matrix handed to
+    a ``*_from_second_moment`` entry point, and what can be checked cheaply:
+    ``A`` is square, finite and symmetric (:func:`check_symmetric`); ``tr(A) <=
+    1`` (the mean squared row norm); ``A`` is positive semidefinite, ``λ_min(A)
+    >= -tol`` (one Cholesky factorisation of ``A + tol I``; the eigenvalues are
+    computed only to word an error); hence ``λ_max(A) <= tr(A) + (d - 1) tol``;
+    and ``n`` is a positive integer (not a bool, not a float such as 2.7).
+    ``tol`` is :data:`SECOND_MOMENT_TOLERANCE` (absolute; ``A``'s scale is at
+    most one). A matrix ``XᵀX`` not divided by ``n``, one built from rows of
+    norm > 1, or an indefinite matrix is refused with ``ValueError``.
 
-    What cannot be checked, and the caller vouches for: that ``A`` really is ``XᵀX/n`` for the
-    ``n`` rows of one data set with every row of norm at most one, and that ``n`` is the true
-    number of rows (the noise is calibrated to ``1/n``, so an inflated ``n`` under-noises).
+    What cannot be checked, and the caller vouches for: that ``A`` really is
+    ``XᵀX/n`` for the ``n`` rows of one data set with every row of norm at most
+    one, and that ``n`` is the true number of rows (the noise is calibrated to
+    ``1/n``, so an inflated ``n`` under-noises).
     """
     n = check_n(n)
     A = check_symmetric(A, name=name)
@@ -339,9 +379,12 @@ def check_second_moment(A, n, *, name: str = "A"):
     trace = float(np.trace(A))
     if trace > 1.0 + tol:
         raise ValueError(
-            f"{name} has trace {trace!r} > 1, so it is not XᵀX/n for rows of norm <= 1 "
-            f"(the trace is the mean squared row norm; tolerance {tol:g}). Did you pass XᵀX "
-            "without dividing by n, or unscaled rows? Use dppca.second_moment(X)."
+            f"{name} has trace {trace!r} > 1, so it is not XᵀX/n for rows of "
+            "norm <= 1 "
+            f"(the trace is the mean squared row norm; tolerance {tol:g}). Did "
+            "you pass XᵀX "
+            "without dividing by n, or unscaled rows? Use "
+            "dppca.second_moment(X)."
         )
     d = A.shape[0]
     try:
@@ -349,25 +392,29 @@ def check_second_moment(A, n, *, name: str = "A"):
     except np.linalg.LinAlgError:
         smallest = float(np.linalg.eigvalsh(A)[0])
         raise ValueError(
-            f"{name} is not positive semidefinite (smallest eigenvalue {smallest:.6g} < "
+            f"{name} is not positive semidefinite (smallest eigenvalue "
+            f"{smallest:.6g} < "
             f"-{tol:g}), so it is not XᵀX/n. Use dppca.second_moment(X)."
         ) from None
     return A, n
 
 
 def check_symmetric(M, *, name: str = "M", atol: float = 1e-10) -> np.ndarray:
-    """Validate a finite, square, symmetric matrix and return it as a float array."""
+    """Validate a finite, square, symmetric matrix and return it as a float
+    array."""
     M = as_real_array(M, name=name)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
         raise ValueError(
-            f"{name} must be a square d x d matrix with d >= 2; got shape {M.shape}"
+            f"{name} must be a square d x d matrix with d >= 2; got shape "
+            f"{M.shape}"
         )
     if not np.all(np.isfinite(M)):
         raise ValueError(f"{name} contains NaN or Inf")
     scale = max(1.0, float(np.abs(M).max()))
     if not np.allclose(M, M.T, rtol=0.0, atol=atol * scale):
         raise ValueError(
-            f"{name} must be symmetric (max |M - M^T| = {np.abs(M - M.T).max():.3g})"
+            f"{name} must be symmetric (max |M - M^T| = "
+            f"{np.abs(M - M.T).max():.3g})"
         )
     return M
 

@@ -16,7 +16,8 @@ def test_epsilon_from_error_rates_inverts_the_tradeoff():
         eps
     )  # on the boundary alpha + e^eps beta = 1 - delta
     assert np.exp(eps) * beta + alpha >= 1 - delta - 1e-12
-    # the other inequality, e^eps alpha + beta >= 1 - delta, is slack here (it forces less)
+    # the other inequality, e^eps alpha + beta >= 1 - delta, is slack here (it
+    # forces less)
     assert np.log((1 - delta - beta) / alpha) < eps
     assert epsilon_from_error_rates(alpha, beta, delta) == pytest.approx(eps)
     assert epsilon_from_error_rates(beta, alpha, delta) == pytest.approx(
@@ -33,8 +34,10 @@ def laplace_release(value, rng, epsilon=1.0):
 
 
 def test_audit_of_laplace_mechanism_is_valid_and_tight():
-    """Scalar Laplace mechanism, sensitivity 1, ε = 1: the audit never certifies more than ε
-    (at 95% confidence) and, with 20,000 outputs, certifies a good part of it."""
+    """Scalar Laplace mechanism, sensitivity 1, ε = 1: the audit never
+    certifies more than ε
+    (at 95% confidence) and, with 20,000 outputs, certifies a good part of
+    it."""
     result = audit_mechanism(
         laplace_release, 0.0, 1.0, score=lambda y: y, trials=20_000, rng=1
     )
@@ -43,7 +46,8 @@ def test_audit_of_laplace_mechanism_is_valid_and_tight():
 
 
 def test_audit_detects_a_mechanism_that_ignores_its_noise_scale():
-    """Noise ten times too small: the certified lower bound must exceed the claimed ε = 1."""
+    """Noise ten times too small: the certified lower bound must exceed the
+    claimed ε = 1."""
     result = audit_mechanism(
         lambda v, rng: laplace_release(v, rng, epsilon=10.0),
         0.0,
@@ -56,8 +60,10 @@ def test_audit_detects_a_mechanism_that_ignores_its_noise_scale():
 
 
 def test_audit_false_claims_are_rare():
-    """Over repeated audits of a truly 0.5-DP mechanism, the bound exceeds 0.5 in at most a few
-    per cent of runs (level 95%); 40 runs, so at most 6 exceedances is generous for p ≤ 0.05."""
+    """Over repeated audits of a truly 0.5-DP mechanism, the bound exceeds
+    0.5 in at most a few
+    per cent of runs (level 95%); 40 runs, so at most 6 exceedances is
+    generous for p ≤ 0.05."""
     rng = np.random.default_rng(3)
     exceed = 0
     for _ in range(40):
@@ -74,7 +80,8 @@ def test_audit_requires_enough_scores():
 
 
 def test_gaussian_shift_epsilon_matches_the_analytic_gaussian_mechanism():
-    """A Gaussian mechanism calibrated analytically to (ε, δ) has shift Δ/σ; the best threshold
+    """A Gaussian mechanism calibrated analytically to (ε, δ) has shift Δ/σ;
+    the best threshold
     test certifies exactly ε at that δ (the calibration is tight)."""
     from dppca.audit import gaussian_shift_test_epsilon
     from dppca.privacy import analytic_gaussian_sigma
@@ -86,7 +93,8 @@ def test_gaussian_shift_epsilon_matches_the_analytic_gaussian_mechanism():
         )
 
 
-# ---- issue 11: what an audit must refuse -------------------------------------------------------
+# ---- issue 11: what an audit must refuse
+# -------------------------------------------------------
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -131,7 +139,8 @@ def test_minimum_sample_size_is_the_smallest_that_can_certify(level):
     )
     u = 1 - (1 - c) ** (1 / (m - 1)) if m > 1 else 1.0
     assert epsilon_from_error_rates(u, u) == 0
-    # and the audit of perfectly separated scores agrees: 2m scores suffice, fewer are refused
+    # and the audit of perfectly separated scores agrees: 2m scores suffice,
+    # fewer are refused
     separated = np.zeros(2 * m), np.ones(2 * m)
     assert audit_scores(*separated, level=level, rng=0).epsilon_lower > 0
     with pytest.raises(ValueError, match="scores per data set"):

@@ -1,8 +1,10 @@
-"""Exactness tests of the Bingham samplers against quadrature and importance sampling.
+"""Exactness tests of the Bingham samplers against quadrature and importance
+sampling.
 
-Tolerances: |estimate - truth| <= Z * sqrt(se_sample^2 + se_truth^2) with standard errors from the
-Monte Carlo itself (batch means for Markov chains) and Z = 4.5, so that the few hundred
-comparisons below have a family-wise false-alarm probability below 1e-3.
+Tolerances: |estimate - truth| <= Z * sqrt(se_sample^2 + se_truth^2) with
+standard errors from the Monte Carlo itself (batch means for Markov chains) and
+Z = 4.5, so that the few hundred comparisons below have a family-wise
+false-alarm probability below 1e-3.
 """
 
 import numpy as np
@@ -22,7 +24,8 @@ def rotated(spectrum, rng):
 
 
 def circle_truth(B):
-    """E[x x^T] under exp(x^T B x) on the unit circle, by adaptive quadrature."""
+    """E[x x^T] under exp(x^T B x) on the unit circle, by adaptive
+    quadrature."""
 
     def density(t):
         x = np.array([np.cos(t), np.sin(t)])
@@ -98,7 +101,8 @@ SPHERE_CASES = [
 
 @pytest.fixture(scope="module")
 def sphere_truths():
-    """High-accuracy importance-sampling truths (uniform proposals on the sphere)."""
+    """High-accuracy importance-sampling truths (uniform proposals on the
+    sphere)."""
     rng = np.random.default_rng(2024)
     out = {}
     for spectrum in SPHERE_CASES:
@@ -132,7 +136,8 @@ def test_exact_vector_sampler_against_importance_sampling(
 
 
 def test_known_value_diag_43210():
-    """E[x_1^2] for B = diag(4,3,2,1,0) in d = 5 is about 0.335 (a sign flip gives about 0.66)."""
+    """E[x_1^2] for B = diag(4,3,2,1,0) in d = 5 is about 0.335 (a sign flip
+    gives about 0.66)."""
     rng = np.random.default_rng(3)
     X = bingham.sample_vector_bingham(
         np.diag([4.0, 3, 2, 1, 0]), size=40000, rng=rng
@@ -199,8 +204,10 @@ def matrix_functions(v1, A):
     "d,spectrum", [(4, (3.0, 2.0, 0.5, 0.0)), (5, (6.0, 5.0, 1.0, 0.0, 0.0))]
 )
 def test_matrix_samplers_k2_against_importance_sampling(d, spectrum):
-    """k = 2: the law of q_F = tr(V^T A V), |<v̂_1, v_1>| (first column) and ||V^T v_1||^2 under
-    the Hoff and fast samplers, against importance-sampling truth and against each other."""
+    """k = 2: the law of q_F = tr(V^T A V), |<v̂_1, v_1>| (first column) and
+    ||V^T v_1||^2 under
+    the Hoff and fast samplers, against importance-sampling truth and against
+    each other."""
     rng = np.random.default_rng(100 + d)
     B = rotated(spectrum, rng)
     A = B / np.abs(B).max()
@@ -252,7 +259,8 @@ def test_bad_inputs():
 
 
 def test_fast_gibbs_lanczos_path_against_importance_sampling(monkeypatch):
-    """Forces the Lanczos (ARPACK) bound on the compression's top eigenvalue, used at large d."""
+    """Forces the Lanczos (ARPACK) bound on the compression's top eigenvalue,
+    used at large d."""
     monkeypatch.setattr(bingham, "DENSE_COMPRESSION_MAX_D", 4)
     rng = np.random.default_rng(70)
     d = 12
@@ -281,8 +289,10 @@ def test_window_diagnostic_certifies_a_fast_mixing_case():
     "shape_k, a", [(3.0, -50.0), (1.0, -4.0), (74.5, -1e6), (3.0, -2.0)]
 )
 def test_hoff_theta_law_matches_quadrature(shape_k, a):
-    """θ ∝ θ^(-1/2) (1-θ)^(shape_k-1) e^(aθ) on (0, 1): the mean of 20000 draws (Gamma envelope
-    when a < -shape_k, Hoff's Beta envelope otherwise) against quadrature, within 5 SE."""
+    """θ ∝ θ^(-1/2) (1-θ)^(shape_k-1) e^(aθ) on (0, 1): the mean of 20000
+    draws (Gamma envelope
+    when a < -shape_k, Hoff's Beta envelope otherwise) against quadrature,
+    within 5 SE."""
     from scipy import integrate
 
     def density(t):

@@ -1,4 +1,5 @@
-"""Loaders of dppca.datasets: checksums, mirror, download over a local HTTP server, corruption,
+"""Loaders of dppca.datasets: checksums, mirror, download over a local HTTP
+server, corruption,
 offline error, column names, and the Section 6.1 preprocessing."""
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ TIC = ds.DATASETS["insurance"].files[
 
 @pytest.fixture
 def isolated(tmp_path, monkeypatch):
-    """Fresh cache, no mirror, downloads pointed at a closed local port (never the network)."""
+    """Fresh cache, no mirror, downloads pointed at a closed local port
+    (never the network)."""
     monkeypatch.setenv("DPPCA_DATA_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("DPPCA_DATA_MIRROR", raising=False)
     monkeypatch.setenv(
@@ -49,7 +51,8 @@ def _free_port() -> int:
 
 @pytest.fixture
 def server(tmp_path, monkeypatch):
-    """A local http.server (in a thread) serving tmp_path/"site" laid out like UCI's tree."""
+    """A local http.server (in a thread) serving tmp_path/"site" laid out
+    like UCI's tree."""
     site = tmp_path / "site"
     site.mkdir()
     handler = functools.partial(_QuietHandler, directory=str(site))
@@ -228,8 +231,9 @@ def test_one_hot_and_scale_follows_section_6_1():
     np.testing.assert_array_equal(indicator.sum(axis=1), 1)  # one-hot rows
     norms = np.linalg.norm(X, axis=1)
     assert norms.max() == pytest.approx(1.0, abs=1e-15)
-    # Before the global factor, each column's largest |entry| was 1, and the row with
-    # size -8 (scaled to -1) plus its indicator had the largest norm sqrt(2).
+    # Before the global factor, each column's largest |entry| was 1, and the row
+    # with size -8 (scaled to -1) plus its indicator had the largest norm
+    # sqrt(2).
     np.testing.assert_allclose(np.abs(X).max(axis=0) * np.sqrt(2), 1.0)
 
 
@@ -259,9 +263,11 @@ def test_unknown_dataset_is_a_clear_error():
         ds.preprocess("mnist")
 
 
-# ---- issue 11: a trustworthy cache -------------------------------------------------------------
+# ---- issue 11: a trustworthy cache
+# -------------------------------------------------------------
 def _mirror_with(tmp_path: Path, raw: ds.RawFile) -> Path:
-    """A local mirror directory holding a valid copy of ``raw`` (made from the shared mirror)."""
+    """A local mirror directory holding a valid copy of ``raw`` (made from
+    the shared mirror)."""
     mirror = tmp_path / "local-mirror"
     mirror.mkdir(exist_ok=True)
     (mirror / raw.name).write_bytes(_raw_bytes(raw))
@@ -283,8 +289,10 @@ def _edit_in_place_keeping_size_and_mtime(path: Path) -> None:
 
 @pytest.fixture
 def read_only(monkeypatch):
-    """Make a directory tree read-only: chmod, and for root (whom chmod does not stop) make
-    every creation or removal of a file below it fail as on a read-only file system."""
+    """Make a directory tree read-only: chmod, and for root (whom chmod does
+    not stop) make
+    every creation or removal of a file below it fail as on a read-only file
+    system."""
     roots = []
 
     def below(path) -> bool:
@@ -461,7 +469,8 @@ def test_file_url_serves_as_base(isolated, monkeypatch):
 
 @pytest.fixture
 def stalled_server(monkeypatch):
-    """A loopback port that accepts connections (kernel backlog) and never answers."""
+    """A loopback port that accepts connections (kernel backlog) and never
+    answers."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(8)

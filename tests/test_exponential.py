@@ -1,4 +1,5 @@
-"""PPCA (001, Algorithm 2): score sensitivity, the privacy ratio of its exact law, input checks."""
+"""PPCA (001, Algorithm 2): score sensitivity, the privacy ratio of its exact
+law, input checks."""
 
 import numpy as np
 import pytest
@@ -31,7 +32,8 @@ def test_score_sensitivity_random_neighbours():
 
 
 def test_score_sensitivity_adversarial_neighbours_reach_one():
-    """Replace a unit row inside span(V) by a unit row orthogonal to it: the change is exactly 1,
+    """Replace a unit row inside span(V) by a unit row orthogonal to it: the
+    change is exactly 1,
     so the sensitivity bound of Theorem 6 is tight (and never exceeded)."""
     rng = np.random.default_rng(1)
     for d, k in [(2, 1), (5, 2), (10, 9)]:
@@ -51,7 +53,8 @@ def test_score_sensitivity_adversarial_neighbours_reach_one():
 
 
 def circle_law(A, n, eps, grid):
-    """The exact PPCA density on the unit circle (k = 1, d = 2), as a function of the angle."""
+    """The exact PPCA density on the unit circle (k = 1, d = 2), as a
+    function of the angle."""
     B = n * eps / 2 * A
 
     def f(t):
@@ -63,8 +66,10 @@ def circle_law(A, n, eps, grid):
 
 
 def test_ppca_privacy_ratio_on_adversarial_neighbours_d2():
-    """On the worst-case pair of neighbours the exact PPCA density ratio stays <= e^ε and the
-    sampler's output histogram matches the exact law (so the ratio claim applies to it)."""
+    """On the worst-case pair of neighbours the exact PPCA density ratio
+    stays <= e^ε and the
+    sampler's output histogram matches the exact law (so the ratio claim
+    applies to it)."""
     eps, n = 1.0, 3
     X = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     Xp = X.copy()

@@ -1,4 +1,5 @@
-"""Tests for dppca.gaussian_approx (Mangoubi–Vishnoi mechanism) and its bounds."""
+"""Tests for dppca.gaussian_approx (Mangoubi–Vishnoi mechanism) and its
+bounds."""
 
 import numpy as np
 import pytest
@@ -20,7 +21,8 @@ def test_mahalanobis_distance_matches_frobenius_over_two():
 
 
 def test_noise_covariance_is_frobenius_isotropic():
-    """Empirical variances of G + G^T: 4 sigma^2 on the diagonal, 2 sigma^2 off it."""
+    """Empirical variances of G + G^T: 4 sigma^2 on the diagonal, 2 sigma^2
+    off it."""
     rng = np.random.default_rng(2)
     N = np.stack([ga.goe_noise(4, 1.5, rng) for _ in range(20000)])
     var = N.var(axis=0)
@@ -30,7 +32,8 @@ def test_noise_covariance_is_frobenius_isotropic():
 
 
 def test_calibration_against_independent_computation():
-    """sigma solves the Balle–Wang condition, computed here from scratch with scipy."""
+    """sigma solves the Balle–Wang condition, computed here from scratch with
+    scipy."""
     for relation, n, sens in (
         ("rank_one_update", None, 1.0),
         ("replace_one", 100, np.sqrt(2) / 100),
@@ -66,7 +69,8 @@ def test_replace_one_worst_case_is_orthogonal_unit_rows():
 
 
 def test_privacy_loss_distribution_on_worst_case():
-    """L ~ N(eta, 2 eta), eta = ||D||_F^2 / (8 sigma^2), for the calibrated sigma."""
+    """L ~ N(eta, 2 eta), eta = ||D||_F^2 / (8 sigma^2), for the calibrated
+    sigma."""
     rng = np.random.default_rng(4)
     d = 5
     s = ga.noise_sigma(1.0, 1e-3)
@@ -144,7 +148,8 @@ def test_bad_inputs():
 
 
 def test_sum_of_squares_prediction_small_noise():
-    """Measured E||H - V Lambda V^T||^2 / prediction -> 1 at small noise (first-order exactness)."""
+    """Measured E||H - V Lambda V^T||^2 / prediction -> 1 at small noise
+    (first-order exactness)."""
     sig = np.array([6.0, 4.0, 2.5, 1.0, 0.0])
     lam = np.array([3.0, 2.0, 0.0, 0.0, 0.0])
     s = 0.01

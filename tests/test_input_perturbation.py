@@ -1,4 +1,5 @@
-"""Tests of dppca.input_perturbation: shapes, symmetry, noise moments, validation, rng policy."""
+"""Tests of dppca.input_perturbation: shapes, symmetry, noise moments,
+validation, rng policy."""
 
 import numpy as np
 import pytest

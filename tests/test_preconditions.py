@@ -1,7 +1,9 @@
-"""Issue 11: what breaks a privacy theorem is refused, at every entry point of its kind.
+"""Issue 11: what breaks a privacy theorem is refused, at every entry point
+of its kind.
 
-Second-moment entry points (A = XᵀX/n, rows of norm <= 1), PPCA's start and sweep count,
-bounded sampler loops, the Wishart warning, and the types of the arguments.
+Second-moment entry points (A = XᵀX/n, rows of norm <= 1), PPCA's start and
+sweep count, bounded sampler loops, the Wishart warning, and the types of the
+arguments.
 """
 
 import time
@@ -25,7 +27,8 @@ def unit_rows(n=40, d=5, seed=0):
 
 
 def quiet(fn):
-    """Call ``fn`` with the Wishart PrivacyWarning silenced (it is tested on its own)."""
+    """Call ``fn`` with the Wishart PrivacyWarning silenced (it is tested on
+    its own)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dppca.PrivacyWarning)
         return fn()
@@ -76,7 +79,8 @@ FROM_MOMENT = {
 
 
 def _bad_moments():
-    """Impossible "second moments", each with the part of the error that names the reason."""
+    """Impossible "second moments", each with the part of the error that
+    names the reason."""
     X = unit_rows()
     n = X.shape[0]
     indefinite = np.diag([0.5, 0.3, 0.1, 0.0, -0.01])
@@ -138,7 +142,8 @@ def test_second_moment_check_boundaries_and_messages():
 
 
 def test_rank_one_update_relation_still_takes_any_symmetric_matrix():
-    # under the slides' relation (M' - M = x x^T) the guarantee holds whatever M is
+    # under the slides' relation (M' - M = x x^T) the guarantee holds whatever M
+    # is
     X = unit_rows()
     out = GA.gaussian_matrix_approximation(
         X.T @ X, np.linspace(1, 0, 5), 1.0, 1e-5, rng=0
@@ -146,9 +151,9 @@ def test_rank_one_update_relation_still_takes_any_symmetric_matrix():
     assert out.shape == (5, 5)
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # PPCA: the start frame, the sweep count, the samplers' loops
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "V0", [np.eye(5)[:, :3], np.eye(5)[:, :1], np.eye(4)[:, :2], np.eye(5)[0]]
 )
@@ -216,7 +221,8 @@ def test_ppca_just_below_the_concentration_limit_returns(sampler):
 
 
 def test_acg_rejection_loop_is_bounded(monkeypatch):
-    # a wrong (too large) shift c makes every proposal unlikely: the loop must stop
+    # a wrong (too large) shift c makes every proposal unlikely: the loop must
+    # stop
     monkeypatch.setattr(bingham, "MAX_PROPOSALS_PER_DRAW", 200)
     lam = np.array([0.0, -1.0, -2.0])
     with pytest.raises(RuntimeError, match="MAX_PROPOSALS_PER_DRAW"):
@@ -226,15 +232,16 @@ def test_acg_rejection_loop_is_bounded(monkeypatch):
 def test_hoff_theta_loop_is_bounded(monkeypatch):
     monkeypatch.setattr(bingham, "MAX_THETA_PROPOSALS", 1)
     with pytest.raises(RuntimeError, match="1 proposals"):
-        # a = -30, shape 40 stays on Hoff's Beta envelope (acceptance about 0.6 per
-        # proposal): among 200 draws allowed one proposal each, one is rejected
+        # a = -30, shape 40 stays on Hoff's Beta envelope (acceptance about 0.6
+        # per proposal): among 200 draws allowed one proposal each, one is
+        # rejected
         for seed in range(200):
             bingham._hoff_theta(40.0, -30.0, np.random.default_rng(seed))
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # The Wishart mechanism as published says at call time that it is not DP
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def test_wishart_as_published_warns_at_call_time():
     X = unit_rows()
     with pytest.warns(dppca.PrivacyWarning, match="NOT"):
@@ -250,9 +257,9 @@ def test_wishart_as_published_warns_at_call_time():
         )  # the DP variant is silent
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Types and messages
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 #: Every mechanism's X entry point, with valid privacy parameters.
 FROM_DATA = {
     "mod_sulq": lambda X, rng=0: IP.mod_sulq(X, 1.0, 1e-5, rng=rng),
@@ -417,7 +424,8 @@ def test_row_norm_error_shows_the_excess_and_the_tolerance():
 
 
 def test_float32_rows_normalised_to_one_are_accepted():
-    # normalised in float32 arithmetic: the norms are 1 within a few float32 epsilons
+    # normalised in float32 arithmetic: the norms are 1 within a few float32
+    # epsilons
     rng = np.random.default_rng(5)
     for d in (2, 5, 100, 2000):
         X = rng.standard_normal((500, d)).astype(np.float32)
@@ -454,7 +462,8 @@ def test_object_arrays_of_real_numbers_remain_valid_data():
 
 
 def test_sparse_rows_with_duplicate_entries_are_checked_by_their_sum():
-    # CSR with the entry (0, 0) stored twice as 0.6: the row is (1.2, 0), norm 1.2
+    # CSR with the entry (0, 0) stored twice as 0.6: the row is (1.2, 0), norm
+    # 1.2
     S = scipy.sparse.csr_matrix(
         (np.array([0.6, 0.6, 0.5]), np.array([0, 0, 1]), np.array([0, 2, 3])),
         shape=(2, 2),
