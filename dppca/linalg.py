@@ -15,6 +15,10 @@ def second_moment(X) -> np.ndarray:
     This is the matrix whose principal subspace both Chaudhuri et al. (2013, Sec. 2) and
     Jiang et al. (2016, Sec. 2) privatise. ``X`` must pass :func:`dppca.check_data`.
     """
+    if type(X).__module__.split(".")[0] == "dask":  # chunked rows: a reduction
+        from .distributed import second_moment_dask
+
+        return second_moment_dask(X)
     X = check_data(X)
     return (X.T @ X) / X.shape[0]
 
