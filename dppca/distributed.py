@@ -29,6 +29,11 @@ import numpy as np
 
 from .validation import ROW_NORM_TOLERANCE, check_data, check_n
 
+try:  # dask.distributed is optional: without it only the local schedulers run
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError:  # pragma: no cover
+    WorkerPlugin = object
+
 
 def is_dask_array(X) -> bool:
     """True for a ``dask.array.Array`` (checked without importing dask)."""
@@ -211,7 +216,7 @@ def read_parquet_rows(path, columns=None):
     return frame.to_dask_array(lengths=True).astype(float)
 
 
-class WorkerMemorySampler:
+class WorkerMemorySampler(WorkerPlugin):
     """A worker plugin that samples its worker's resident memory (RSS) in a background thread.
 
     Register it with ``client.register_plugin(WorkerMemorySampler(interval))``; afterwards
