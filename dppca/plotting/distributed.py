@@ -11,7 +11,11 @@ def plot_convergence(curves: dict, floors: dict | None = None, ax=None):
     ax = ax or plt.gca()
     for i, (label, errors) in enumerate(curves.items()):
         ax.semilogy(
-            np.arange(len(errors)), errors, color=f"C{i}", marker=".", label=label
+            np.arange(len(errors)),
+            errors,
+            color=f"C{i}",
+            marker=".",
+            label=label,
         )
         if floors and label in floors:
             ax.axhline(floors[label], color=f"C{i}", linestyle=":", linewidth=1)
@@ -27,7 +31,10 @@ def plot_task_stream(records, ax=None, t0: float | None = None):
     ax = ax or plt.gca()
     rows, colours = {}, {}
     starts = [
-        s["start"] for r in records for s in r["startstops"] if s["action"] == "compute"
+        s["start"]
+        for r in records
+        for s in r["startstops"]
+        if s["action"] == "compute"
     ]
     t0 = min(starts) if t0 is None and starts else (t0 or 0.0)
     for record in records:
@@ -51,7 +58,14 @@ def plot_task_stream(records, ax=None, t0: float | None = None):
     ax.set_yticklabels([f"worker {i}" for i in range(len(rows))])
     ax.set_xlabel("seconds")
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours.values()]
-    ax.legend(handles, list(colours), fontsize="x-small", loc="upper right")
+    ax.legend(
+        handles,
+        list(colours),
+        fontsize="x-small",
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.35),
+        ncol=3,
+    )
     return ax
 
 
