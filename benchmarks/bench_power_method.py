@@ -104,7 +104,7 @@ def out_of_core() -> None:
 
 
 def versus_analyze_gauss() -> None:
-    n, d, k, steps = 60_000, 3000, 10, 5
+    n, d, k, steps = 60_000, 3000, 10, 3
     rng = np.random.default_rng(1)
     scales = np.full(d, 0.3)
     scales[:k] = np.linspace(20, 15, k)
@@ -113,10 +113,13 @@ def versus_analyze_gauss() -> None:
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     with threadpool_limits(limits=1):
         start = time.perf_counter()
-        V_ag = dppca.top_k_subspace(
-            dppca.analyze_gauss(X, EPS, DELTA, rng=rng), k
-        )
+        noisy = dppca.analyze_gauss(X, EPS, DELTA, rng=rng)
+        noisy_seconds = time.perf_counter() - start
+        V_ag = dppca.top_k_subspace(noisy, k)
         ag_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        np.linalg.eigh(noisy)
+        full_eigh_seconds = time.perf_counter() - start
         start = time.perf_counter()
         V_npm = power_method.noisy_power_method(
             X, k, EPS, DELTA, n_iterations=steps, calibration="gdp", rng=rng
@@ -129,12 +132,16 @@ def versus_analyze_gauss() -> None:
         dppca.captured_variance(A, V_npm),
     )
     ratio = npm_seconds / ag_seconds
+    full_ratio = npm_seconds / (noisy_seconds + full_eigh_seconds)
     print(
         f"[3] n = {n:,}, d = {d}, k = {k}, ε = {EPS}, δ = {DELTA:g}, one BLAS "
-        f"thread: Analyze Gauss + top-k {ag_seconds:.1f} s, q_F = {q_ag:.4f}; "
-        f"noisy power method (L = {steps}, exact σ) {npm_seconds:.1f} s, "
-        f"q_F = {q_npm:.4f}; q_F(V_k) = {best:.4f}; time ratio {ratio:.3f} "
-        f"(target <= 0.2) {'OK' if ratio <= 0.2 else 'ABOVE TARGET'}"
+        f"thread: Analyze Gauss + top-k (subset eigh, as in the package) "
+        f"{ag_seconds:.1f} s (forming A + noise {noisy_seconds:.1f} s), q_F = {q_ag:.4f}; noisy power method (L = {steps}, "
+        f"exact σ) {npm_seconds:.1f} s, q_F = {q_npm:.4f}; q_F(V_k) = "
+        f"{best:.4f}; time ratio {ratio:.3f} (target <= 0.2) "
+        f"{'OK' if ratio <= 0.2 else 'ABOVE TARGET'}; one full eigh of the "
+        f"noisy matrix {full_eigh_seconds:.1f} s (ratio against Analyze Gauss "
+        f"with a full eigh {full_ratio:.3f})"
     )
 
 
