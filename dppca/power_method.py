@@ -252,7 +252,7 @@ def noisy_power_method(
     ``X`` is an ``n x d`` numpy array, a scipy.sparse matrix or a ``dask.array`` of rows chunked
     along the first axis (then every product runs as a Dask reduction and the noise is added on
     the client: a trusted aggregator; see :mod:`dppca.distributed`). Costs L passes over the data
-    of 2ndp flops each, and O(dp²) per step on the client. See
+    of 4ndp flops each, and O(dp²) per step on the client. See
     :func:`noisy_power_method_from_operator` for the parameters.
     """
     multiply, n, d = data_operator(X, clip=clip)
