@@ -24,8 +24,9 @@ import time
 import numpy as np
 
 from dppca import PrivatePCA, datasets, top_k_subspace
-from dppca.estimator import sparse_gram, weighted_second_moment
+from dppca.estimator import weighted_second_moment
 from dppca.input_perturbation import analyze_gauss_from_second_moment
+from dppca.linalg import sparse_gram
 
 EPS, DELTA, REPEATS = 1.0, 1e-5, 3
 

@@ -55,7 +55,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import exponential, gaussian_approx, input_perturbation, noise, privacy
 from .accounting import Release, basic_composition, gaussian_release
-from .linalg import top_k_eigh, top_k_subspace
+from .linalg import sparse_gram, top_k_eigh, top_k_subspace
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     ROW_NORM_TOLERANCE,
@@ -345,39 +345,6 @@ def clip_factors(norms, bound: float, clip: bool) -> np.ndarray:
     factors = np.ones_like(norms)
     factors[too_long] = bound / norms[too_long]
     return factors
-
-
-#: Columns denser than this are multiplied as dense blocks by
-#: :func:`sparse_gram`.
-DENSE_COLUMN_FRACTION = 0.1
-
-
-def sparse_gram(X) -> np.ndarray:
-    """``XᵀX`` of a scipy.sparse ``X`` as a dense ``d × d`` array, without
-    densifying ``X``.
-
-    Real data mix a few dense columns (numeric attributes) with many sparse ones
-    (one-hot indicators), and a sparse-sparse product spends most of its time on
-    the dense columns. So the columns are split: dense block ``X_Dᵀ X_D`` by
-    BLAS (``n × |D|``, densified), the cross block ``X_Sᵀ X_D`` by a
-    sparse-dense product, and ``X_Sᵀ X_S`` sparse-sparse.
-    """
-    X = X.tocsr()
-    n, d = X.shape
-    density = np.bincount(X.indices, minlength=d) / max(n, 1)
-    dense_cols = np.flatnonzero(density > DENSE_COLUMN_FRACTION)
-    sparse_cols = np.flatnonzero(density <= DENSE_COLUMN_FRACTION)
-    if dense_cols.size == 0 or sparse_cols.size == 0:
-        return np.asarray((X.T @ X).toarray())
-    XD = X[:, dense_cols].toarray()
-    XS = X[:, sparse_cols]
-    gram = np.empty((d, d))
-    gram[np.ix_(dense_cols, dense_cols)] = XD.T @ XD
-    cross = np.asarray(XS.T @ XD)
-    gram[np.ix_(sparse_cols, dense_cols)] = cross
-    gram[np.ix_(dense_cols, sparse_cols)] = cross.T
-    gram[np.ix_(sparse_cols, sparse_cols)] = (XS.T @ XS).toarray()
-    return gram
 
 
 def weighted_second_moment(X, alpha, beta=None, m=None) -> np.ndarray:
@@ -854,6 +821,5 @@ __all__ = [
     "clip_factors",
     "project_to_ball",
     "row_norms",
-    "sparse_gram",
     "weighted_second_moment",
 ]

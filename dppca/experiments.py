@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .linalg import haar_subspace, second_moment, top_k_subspace
+from .linalg import haar_subspace, second_moment, sparse_gram, top_k_subspace
 from .utility import captured_variance
 from .validation import (
     as_generator,
@@ -99,6 +99,7 @@ SHORT_NOTION = {
     "wishart_input_perturbation": "claimed ε-DP: FAILS (book)",
     "wishart_input_perturbation_delta": "(0, δ)-DP",
     "gaussian_subspace_recovery": "(ε, δ)-DP",
+    "noisy_power_method": "(ε, δ)-DP (zCDP over L steps)",
 }
 
 #: Where each private mechanism is expected to live (module, function); the registry imports
@@ -123,6 +124,7 @@ EXPECTED = {
         "dppca.gaussian_approx",
         "gaussian_subspace_recovery",
     ),
+    "noisy_power_method": ("dppca.power_method", "noisy_power_method"),
 }
 
 _LABELS = {
@@ -135,6 +137,7 @@ _LABELS = {
     "wishart_input_perturbation": "Wishart input",
     "wishart_input_perturbation_delta": "Wishart (δ-calibrated)",
     "gaussian_subspace_recovery": "Gaussian subspace recovery (MV)",
+    "noisy_power_method": "noisy power method",
 }
 
 
@@ -204,6 +207,21 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
                 _f=module.gaussian_subspace_recovery_from_second_moment,
             ):
                 return _f(A, n, k, epsilon, delta, rng=rng)
+        elif key == "noisy_power_method":
+
+            def release(X, k, epsilon, delta, rng=None, _f=function):
+                return _f(X, k, epsilon, delta, rng=rng)
+
+            def from_moment(
+                A,
+                n,
+                k,
+                epsilon,
+                delta,
+                rng=None,
+                _f=module.noisy_power_method_from_second_moment,
+            ):
+                return _f(A, n, k, epsilon, delta, rng=rng)
         elif key == "wishart_input_perturbation_delta":
 
             def release(X, k, epsilon, delta, rng=None, _f=function):
@@ -265,7 +283,7 @@ class _Subset:
         if hasattr(part, "toarray"):
             _check_sparse_rows(part)
             self._dense = None
-            self.A = (part.T @ part).toarray() / self.n
+            self.A = sparse_gram(part) / self.n
             self.A = (self.A + self.A.T) / 2
             self._sparse = part
         else:

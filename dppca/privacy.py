@@ -498,6 +498,69 @@ def safe_gaussian_input_calibration(
     return max(float(sigma_float), sigma), g
 
 
+# Composition of Gaussian steps: zero-concentrated DP (Bun and Steinke 2016)
+# ---------------------------------------------------------------------------------------------
+
+
+def gaussian_zcdp_rho(l2_sensitivity: float, sigma: float) -> float:
+    """ρ = Δ²/(2σ²): adding N(0, σ² I) to a query of ℓ₂-sensitivity Δ is ρ-zCDP
+    (Bun and Steinke 2016, Prop. 1.6). Under adaptive composition the ρ's add (their Lemma 2.3)."""
+    if not (sigma > 0 and l2_sensitivity > 0):
+        raise ValueError("sigma and the sensitivity must be > 0")
+    return float(l2_sensitivity**2 / (2.0 * sigma**2))
+
+
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """ε = ρ + 2√(ρ log(1/δ)): a ρ-zCDP mechanism is (ε, δ)-DP for every δ in (0, 1)
+    (Bun and Steinke 2016, Prop. 1.3)."""
+    if not rho >= 0:
+        raise ValueError(f"rho must be >= 0; got {rho!r}")
+    log_term = np.log(1.0 / check_delta(delta))
+    return float(rho + 2.0 * np.sqrt(rho * log_term))
+
+
+def zcdp_rho_for(epsilon: float, delta: float) -> float:
+    """The largest ρ whose conversion :func:`zcdp_epsilon` gives (ε, δ)-DP.
+
+    With a = log(1/δ), ε = ρ + 2√(ρa) reads (√ρ + √a)² = ε + a, so ρ = (√(ε + a) − √a)².
+    """
+    eps = check_epsilon(epsilon)
+    a = np.log(1.0 / check_delta(delta))
+    return float((np.sqrt(eps + a) - np.sqrt(a)) ** 2)
+
+
+def composed_gaussian_sigma(
+    l2_sensitivity: float,
+    n_steps: int,
+    epsilon: float,
+    delta: float,
+    calibration: str = "zcdp",
+) -> float:
+    """Per-step σ for ``n_steps`` adaptively composed Gaussian mechanisms, each of ℓ₂-sensitivity
+    at most Δ, whose composition is (ε, δ)-DP, with δ spent once for the whole run.
+
+    ``"zcdp"``: each step is Δ²/(2σ²)-zCDP, the run n_steps Δ²/(2σ²)-zCDP; setting that equal to
+    :func:`zcdp_rho_for` gives σ = Δ √(n_steps / (2ρ)).
+    ``"gdp"`` (exact): the composition of Gaussian mechanisms is a single Gaussian mechanism of
+    sensitivity √(n_steps) Δ (Dong, Roth and Su 2022, Cor. 3.3, adaptive), calibrated with
+    :func:`analytic_gaussian_sigma`; never larger than the zCDP value.
+    """
+    if isinstance(n_steps, bool) or int(n_steps) != n_steps or n_steps < 1:
+        raise ValueError(f"n_steps must be a positive integer; got {n_steps!r}")
+    if not l2_sensitivity > 0:
+        raise ValueError(f"sensitivity must be > 0; got {l2_sensitivity!r}")
+    if calibration == "zcdp":
+        rho = zcdp_rho_for(epsilon, delta)
+        return float(l2_sensitivity * np.sqrt(n_steps / (2.0 * rho)))
+    if calibration == "gdp":
+        return analytic_gaussian_sigma(
+            np.sqrt(n_steps) * l2_sensitivity, epsilon, delta
+        )
+    raise ValueError(
+        f"calibration must be 'zcdp' or 'gdp'; got {calibration!r}"
+    )
+
+
 __all__ = [
     "laplace_scale",
     "gaussian_sigma_classical",
@@ -525,4 +588,8 @@ __all__ = [
     "discrete_gaussian_sigma",
     "safe_laplace_input_calibration",
     "safe_gaussian_input_calibration",
+    "gaussian_zcdp_rho",
+    "zcdp_epsilon",
+    "zcdp_rho_for",
+    "composed_gaussian_sigma",
 ]

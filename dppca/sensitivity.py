@@ -292,6 +292,24 @@ def random_unit_ball_pairs(d: int, size: int, rng=None, on_sphere: bool = True):
     return out[0], out[1]
 
 
+def power_step_sensitivity(n: int, k: int) -> float:
+    """Largest ``||(A - A') V||_F`` over replace-one neighbours and ``d x k`` orthonormal ``V``.
+
+    The product ``A V`` is what one step of the noisy power method releases (Hardt and Price
+    2014, Fig. 1). ``(A - A') V = D V / n`` with ``D = v v^T - w w^T`` of rank two and
+    eigenvalues ``lambda_+ >= 0 >= lambda_-`` (:func:`difference_spectrum`). Then
+    ``||D V||_F^2 = tr(V^T D^2 V)`` is at most the sum of the ``k`` largest eigenvalues of
+    ``D^2``: ``max(lambda_+^2, lambda_-^2) <= 1`` for ``k = 1`` and
+    ``lambda_+^2 + lambda_-^2 = ||D||_F^2 <= 2`` for ``k >= 2``. Hence ``1 / n`` for ``k = 1``
+    and ``sqrt(2) / n`` for ``k >= 2``, attained by orthogonal unit vectors ``v, w`` in the span
+    of ``V`` (for ``k = 1``: ``v`` the column of ``V`` and ``w = 0``).
+    """
+    n = check_n(n)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}")
+    return float((1.0 if k == 1 else np.sqrt(2.0)) / n)
+
+
 __all__ = [
     "second_moment_difference",
     "entrywise_norm",
@@ -305,4 +323,5 @@ __all__ = [
     "worst_case_l1_pair",
     "l1_sensitivity_by_enumeration",
     "random_unit_ball_pairs",
+    "power_step_sensitivity",
 ]

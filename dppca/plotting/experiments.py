@@ -20,6 +20,7 @@ STYLE = {
         color="C8", linestyle=":", marker="*"
     ),
     "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
+    "noisy_power_method": dict(color="C6", linestyle="--", marker="d"),
 }
 
 

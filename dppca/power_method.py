@@ -1,0 +1,314 @@
+"""Private PCA by the noisy power method (Hardt and Price, NeurIPS 2014, Fig. 1 and Sec. 4;
+gap-dependent analysis by Balcan, Du, Wang and Yu, COLT 2016).
+
+The method never forms or diagonalises a d x d matrix. Starting from a data-independent,
+Haar-random d x p block ``V_0``, each of its L steps releases one noisy product
+
+    Y_l = A V_{l-1} + G_l,     G_l with i.i.d. N(0, σ²) entries,     V_l = orth(Y_l),
+
+with ``A = XᵀX/n``; the answer is the top-k left singular vectors of the last ``Y_L``. Only
+products ``A V`` are needed, so the mechanism is written against a *multiply* callable
+``V -> A V``: an in-memory array, a scipy.sparse matrix, a precomputed ``A`` and a ``dask.array``
+of rows (:mod:`dppca.distributed`) all share :func:`noisy_power_method_from_operator`.
+
+Privacy (replace-one neighbours, rows of norm <= 1): one step is a Gaussian mechanism on ``A V``,
+whose ℓ₂ sensitivity is √2/n for p >= 2 (1/n for p = 1;
+:func:`dppca.sensitivity.power_step_sensitivity`); the L steps compose adaptively and σ is
+calibrated for the whole run (:func:`dppca.privacy.composed_gaussian_sigma`): the run is
+(ε, δ)-DP with the δ the caller passes, spent once, not once per step.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .linalg import haar_subspace
+from .privacy import (
+    composed_gaussian_sigma,
+    gaussian_zcdp_rho,
+)
+from .sensitivity import power_step_sensitivity
+from .validation import (
+    ROW_NORM_TOLERANCE,
+    as_generator,
+    check_data,
+    check_delta,
+    check_epsilon,
+    check_k,
+    check_n,
+    check_symmetric,
+)
+
+#: The privacy the mechanism provides, as derived and checked in chapter 14.
+PRIVACY = {
+    "noisy_power_method": "(ε, δ)-DP for the whole run (δ spent once): L Gaussian steps on A·V, "
+    "ℓ₂ sensitivity √2/n each, composed by zCDP (Bun–Steinke) or exactly as one Gaussian "
+    "mechanism of sensitivity √L·√2/n (calibration='gdp'); chapter 14.",
+}
+
+
+def default_iterations(d: int) -> int:
+    """Data-independent number of steps, ``max(10, ceil(3 ln d))``.
+
+    The analyses ask for L of order (λ_k / gap) log(d / error) (Hardt and Price 2014, Cor. 1.1;
+    Balcan et al. 2016, Thm 2.2); the gap is private, so the default assumes a moderate one.
+    Each extra step costs privacy (σ grows like √L), so callers who know more should say so.
+    """
+    return max(10, math.ceil(3.0 * math.log(d)))
+
+
+def _gaussian_noise(shape, sigma: float, rng) -> np.ndarray:
+    """Every Gaussian draw of this module: i.i.d. N(0, σ²) entries of the given shape."""
+    return rng.normal(0.0, sigma, size=shape)
+
+
+@dataclass
+class PowerMethodRun:
+    """What a run released, and (``diagnostics=True`` only) what it did not.
+
+    ``V`` (d x k), ``sigma`` (per-entry noise), ``n_iterations``, ``block_size``, ``rho``
+    (zCDP of the run) and ``epsilon``/``delta`` are the public outcome. ``iterates`` and
+    ``noise`` hold every ``V_l`` and every ``G_l``; the noise together with the iterates reveals
+    the exact products A V, so a run with diagnostics must not be published: they exist to check
+    the utility theorem (chapter 14).
+    """
+
+    V: np.ndarray
+    sigma: float
+    n_iterations: int
+    block_size: int
+    rho: float
+    epsilon: float
+    delta: float
+    iterates: list = field(default_factory=list)
+    noise: list = field(default_factory=list)
+
+
+def noisy_power_sigma(
+    n: int,
+    block_size: int,
+    epsilon: float,
+    delta: float,
+    n_iterations: int,
+    calibration: str = "zcdp",
+) -> float:
+    """Per-entry σ of the noise ``G_l`` so that ``n_iterations`` steps are (ε, δ)-DP together.
+
+    ``"zcdp"`` (default): σ = Δ √(L / (2ρ)) with Δ = √2/n (1/n for block size 1) and
+    ρ = (√(ε + log 1/δ) − √(log 1/δ))², the closed form derived in chapter 14.
+    ``"gdp"``: the exact composition of Gaussian mechanisms (smaller σ, same guarantee).
+    """
+    sensitivity = power_step_sensitivity(check_n(n), block_size)
+    return composed_gaussian_sigma(
+        sensitivity, n_iterations, epsilon, delta, calibration
+    )
+
+
+def noisy_power_method_from_operator(
+    multiply: Callable[[np.ndarray], np.ndarray],
+    d: int,
+    n: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    *,
+    n_iterations: int | None = None,
+    block_size: int | None = None,
+    calibration: str = "zcdp",
+    rng=None,
+    diagnostics: bool = False,
+):
+    """The noisy power method on any ``multiply(V) -> A V`` with ``A = XᵀX/n`` of n rows of norm
+    <= 1 (Hardt and Price 2014, Fig. 1, with the Gaussian noise of their Sec. 4 calibrated for
+    replace-one neighbours).
+
+    ``block_size`` p >= k is the number of vectors iterated (default k); p > k is the
+    oversampling whose benefit Balcan et al. (2016, Thm 2.2) quantify: the convergence and the
+    noise tolerance then depend on λ_k − λ_{p+1} instead of λ_k − λ_{k+1}. The answer is the top-k
+    left singular vectors of the last noisy product, which is post-processing.
+
+    ``multiply`` is trusted: whoever evaluates it sees the data. Returns ``V`` (d x k), or a
+    :class:`PowerMethodRun` when ``diagnostics`` is true (not for publication; see there).
+    """
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ValueError(f"d must be an integer >= 2; got {d!r}")
+    n = check_n(n)
+    k = check_k(k, d)
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    p = k if block_size is None else int(block_size)
+    if not k <= p <= d:
+        raise ValueError(f"block_size must satisfy k <= p <= d; got p = {p}")
+    L = default_iterations(d) if n_iterations is None else int(n_iterations)
+    if L < 1:
+        raise ValueError(f"n_iterations must be >= 1; got {n_iterations!r}")
+    rng = as_generator(rng)
+    sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
+    V = haar_subspace(d, p, rng) if p < d else np.eye(d)
+    iterates, noises = [V], []
+    for _ in range(L):
+        product = np.asarray(multiply(V), dtype=float)
+        if product.shape != (d, p):
+            raise ValueError(
+                f"multiply returned shape {product.shape}, expected {(d, p)}"
+            )
+        G = _gaussian_noise((d, p), sigma, rng)
+        Y = product + G
+        V = np.linalg.qr(Y)[0]
+        if diagnostics:
+            iterates.append(V)
+            noises.append(G)
+    U = np.linalg.svd(Y, full_matrices=False)[0][:, :k]
+    if not diagnostics:
+        return U
+    rho = L * gaussian_zcdp_rho(power_step_sensitivity(n, p), sigma)
+    return PowerMethodRun(
+        U,
+        sigma,
+        L,
+        p,
+        rho,
+        epsilon,
+        delta,
+        iterates,
+        noises,
+    )
+
+
+def _is_dask(X) -> bool:
+    return type(X).__module__.split(".")[0] == "dask"
+
+
+def data_operator(X, *, clip: bool = False):
+    """``(multiply, n, d)`` for the rows ``X``: ``multiply(V) = Xᵀ (X V) / n``, never forming A.
+
+    ``X`` may be a numpy array (validated by :func:`dppca.check_data`), a scipy.sparse matrix
+    (finite entries, row norms <= 1) or a ``dask.array`` of rows (validated chunk by chunk on
+    every pass, :func:`dppca.distributed.second_moment_operator`). ``clip=True`` explicitly
+    rescales rows of norm > 1 onto the unit sphere instead of raising.
+    """
+    if _is_dask(X):
+        from .distributed import second_moment_operator
+
+        return second_moment_operator(X, clip=clip)
+    if hasattr(X, "toarray"):  # scipy.sparse
+        S = X.tocsr().astype(float)
+        if not np.all(np.isfinite(S.data)):
+            raise ValueError("X contains NaN or Inf")
+        norms = np.sqrt(np.asarray(S.multiply(S).sum(axis=1)).ravel())
+        if clip:
+            S = S.multiply(1.0 / np.maximum(norms, 1.0)[:, None]).tocsr()
+        elif norms.max(initial=0.0) > 1.0 + ROW_NORM_TOLERANCE:
+            raise ValueError(
+                f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows "
+                f"of norm > 1 (largest {norms.max():.6g}); rescale "
+                "explicitly or pass clip=True"
+            )
+        n, d = S.shape
+        return (lambda V: np.asarray(S.T @ (S @ V)) / n), n, d
+    if clip:
+        from .distributed import clip_rows
+
+        X = clip_rows(np.asarray(X, dtype=float))
+    X = check_data(X)
+    n, d = X.shape
+    return (lambda V: _blocked_product(X, V) / n), n, d
+
+
+#: Rows per block of :func:`_blocked_product`: about 1.5 MiB of rows, which stay in cache.
+_BLOCK_BYTES = 3 * 2**19
+
+
+def _blocked_product(X, V):
+    """``Xᵀ (X V)`` in one pass over ``X``: each block of rows is used twice while in cache
+    (a thin product is limited by memory bandwidth, so this halves the traffic)."""
+    rows = max(16, _BLOCK_BYTES // (8 * X.shape[1]))
+    out = np.zeros((X.shape[1], V.shape[1]))
+    for start in range(0, X.shape[0], rows):
+        block = X[start : start + rows]
+        out += block.T @ (block @ V)
+    return out
+
+
+def noisy_power_method(
+    X,
+    k: int,
+    epsilon: float,
+    delta: float,
+    *,
+    n_iterations: int | None = None,
+    block_size: int | None = None,
+    calibration: str = "zcdp",
+    clip: bool = False,
+    rng=None,
+    diagnostics: bool = False,
+):
+    """Private top-k subspace of ``A = XᵀX/n`` by the noisy power method; (ε, δ)-DP for
+    replace-one neighbours with rows of norm <= 1 (chapter 14).
+
+    ``X`` is an ``n x d`` numpy array, a scipy.sparse matrix or a ``dask.array`` of rows chunked
+    along the first axis (then every product runs as a Dask reduction and the noise is added on
+    the client: a trusted aggregator; see :mod:`dppca.distributed`). Costs L passes over the data
+    of 4ndp flops each, and O(dp²) per step on the client. See
+    :func:`noisy_power_method_from_operator` for the parameters.
+    """
+    multiply, n, d = data_operator(X, clip=clip)
+    return noisy_power_method_from_operator(
+        multiply,
+        d,
+        n,
+        k,
+        epsilon,
+        delta,
+        n_iterations=n_iterations,
+        block_size=block_size,
+        calibration=calibration,
+        rng=rng,
+        diagnostics=diagnostics,
+    )
+
+
+def noisy_power_method_from_second_moment(
+    A,
+    n: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    *,
+    n_iterations: int | None = None,
+    block_size: int | None = None,
+    calibration: str = "zcdp",
+    rng=None,
+    diagnostics: bool = False,
+):
+    """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of norm <= 1: the same law
+    as :func:`noisy_power_method` on those rows (same draws under the same seed)."""
+    A = check_symmetric(A, name="A")
+    return noisy_power_method_from_operator(
+        lambda V: A @ V,
+        A.shape[0],
+        n,
+        k,
+        epsilon,
+        delta,
+        n_iterations=n_iterations,
+        block_size=block_size,
+        calibration=calibration,
+        rng=rng,
+        diagnostics=diagnostics,
+    )
+
+
+__all__ = [
+    "PRIVACY",
+    "PowerMethodRun",
+    "data_operator",
+    "default_iterations",
+    "noisy_power_method",
+    "noisy_power_method_from_operator",
+    "noisy_power_method_from_second_moment",
+    "noisy_power_sigma",
+]
