@@ -42,9 +42,10 @@ from dp_accounting.rdp import rdp_privacy_accountant
 
 from .validation import check_delta
 
-#: Kinds of release: Gaussian (composed by an accountant), pure ε, or only (ε,
-#: δ) known.
-KINDS = ("gaussian", "pure", "approximate")
+#: Kinds of release: Gaussian (composed by an accountant), ρ-zCDP (the
+#: floating-point-safe discrete Gaussian releases, composed through their Rényi
+#: curves), pure ε, or only (ε, δ) known.
+KINDS = ("gaussian", "zcdp", "pure", "approximate")
 
 #: Accountants of ``dp-accounting`` used for Gaussian releases.
 ACCOUNTANTS = ("pld", "rdp")
@@ -74,17 +75,20 @@ class Release:
                 "a release needs epsilon >= 0 and 0 <= delta < 1; got "
                 f"({self.epsilon!r}, {self.delta!r})"
             )
-        if self.kind == "gaussian":
+        if self.kind in ("gaussian", "zcdp"):
             if not (
                 self.noise_multiplier is not None
                 and math.isfinite(self.noise_multiplier)
                 and self.noise_multiplier > 0
             ):
                 raise ValueError(
-                    "a Gaussian release needs a finite noise_multiplier > 0"
+                    "a Gaussian or zCDP release needs a finite "
+                    "noise_multiplier > 0"
                 )
         elif self.noise_multiplier is not None:
-            raise ValueError("only Gaussian releases have a noise_multiplier")
+            raise ValueError(
+                "only Gaussian and zCDP releases have a noise_multiplier"
+            )
         if self.kind == "pure" and self.delta != 0:
             raise ValueError("a pure release has delta = 0")
 
@@ -96,6 +100,24 @@ def gaussian_release(
     Δ."""
     return Release(
         label, "gaussian", float(epsilon), float(delta), sigma / l2_sensitivity
+    )
+
+
+def zcdp_release(label: str, rho: float, epsilon, delta) -> Release:
+    """A ρ-zCDP release calibrated to (ε, δ): the floating-point-safe discrete
+    Gaussian mechanisms (:func:`dppca.privacy.discrete_gaussian_sigma`).
+
+    ρ-zCDP means a Rényi divergence of at most αρ at every order α, the Rényi
+    curve of a continuous Gaussian mechanism of noise multiplier 1/√(2ρ). So
+    the release is stored with that multiplier and composed by the Rényi
+    accountant of ``dp-accounting``, which reads only that curve; its
+    privacy-loss-distribution accountant, exact for the continuous Gaussian, is
+    not used for it.
+    """
+    if not (math.isfinite(rho) and rho > 0):
+        raise ValueError(f"rho must be a finite number > 0; got {rho!r}")
+    return Release(
+        label, "zcdp", float(epsilon), float(delta), 1.0 / math.sqrt(2 * rho)
     )
 
 
@@ -175,18 +197,22 @@ def compose(
     """(ε, δ) of all ``releases`` (Release objects or fitted estimators)
     together.
 
-    The δ of the non-Gaussian releases is spent first (basic composition); what
-    is left of ``delta`` goes to the accountant for the Gaussian ones, whose ε
-    adds to the others'. With no Gaussian release the result is the basic
-    composition and ``delta`` is only checked to be at least the δ spent. Raises
-    ``ValueError`` when ``delta`` does not cover the δ the non-Gaussian releases
-    already spent.
+    The δ of the pure and (ε, δ) releases is spent first (basic composition);
+    what is left of ``delta`` goes to ``dp-accounting`` for the Gaussian and
+    zCDP ones (``accountant`` for the Gaussian ones, the Rényi accountant for
+    the zCDP ones; with both present each group gets half of it), whose ε adds
+    to the others'. Basic composition of every release's calibrated figures is
+    also valid, and the smaller ε is returned when ``delta`` covers its δ. With
+    no Gaussian or zCDP release the result is the basic composition and
+    ``delta`` is only checked to be at least the δ spent. Raises ``ValueError``
+    when ``delta`` does not cover the δ the other releases already spent.
     """
     items = _releases(releases)
-    gaussian = [r for r in items if r.kind == "gaussian"]
-    others = [r for r in items if r.kind != "gaussian"]
+    gaussian = [r.noise_multiplier for r in items if r.kind == "gaussian"]
+    zcdp = [r.noise_multiplier for r in items if r.kind == "zcdp"]
+    others = [r for r in items if r.kind not in ("gaussian", "zcdp")]
     eps_other, delta_other = basic_composition(others)
-    if not gaussian:
+    if not (gaussian or zcdp):
         if delta < delta_other:
             raise ValueError(
                 f"the releases already spend delta = {delta_other:.3g} > "
@@ -199,13 +225,25 @@ def compose(
             f"delta = {delta:.3g} leaves nothing for the Gaussian releases "
             f"(the others spend {delta_other:.3g})"
         )
-    eps_gauss = gaussian_epsilon(
-        [r.noise_multiplier for r in gaussian], delta_left, accountant
-    )
-    return eps_other + eps_gauss, float(delta)
+    if accountant == "rdp" or not gaussian:
+        # One Rényi ledger holds both kinds (a zCDP release is its curve).
+        eps_accounted = gaussian_epsilon(gaussian + zcdp, delta_left, "rdp")
+    elif not zcdp:
+        eps_accounted = gaussian_epsilon(gaussian, delta_left, accountant)
+    else:  # PLD for the continuous Gaussians, Rényi for the zCDP ones
+        eps_accounted = gaussian_epsilon(
+            gaussian, delta_left / 2, accountant
+        ) + gaussian_epsilon(zcdp, delta_left / 2, "rdp")
+    eps = eps_other + eps_accounted
+    basic_eps, basic_delta = basic_composition(items)
+    # Basic composition is valid too: report the better of the two.
+    if basic_delta <= delta and basic_eps < eps:
+        eps = basic_eps
+    return eps, float(delta)
 
 
 __all__ = [
+    "zcdp_release",
     "ACCOUNTANTS",
     "KINDS",
     "Release",

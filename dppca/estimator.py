@@ -54,7 +54,12 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import exponential, gaussian_approx, input_perturbation, noise, privacy
-from .accounting import Release, basic_composition, gaussian_release
+from .accounting import (
+    Release,
+    basic_composition,
+    gaussian_release,
+    zcdp_release,
+)
 from .linalg import sparse_gram, top_k_eigh, top_k_subspace
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
@@ -406,17 +411,18 @@ def _snap(spent, requested):
 def as_safe_release(release: Release) -> Release:
     """The record of a release made with floating-point-safe noise.
 
-    A safe Gaussian release is (ε, δ)-DP through the discrete Gaussian's
-    concentrated-DP bound (:func:`dppca.privacy.discrete_gaussian_sigma`), not
-    through the continuous Gaussian's privacy-loss distribution, so it is
-    recorded as an (ε, δ) release and composed by basic composition. Pure
-    releases are unchanged (their safe calibration keeps ε exactly).
+    A safe Gaussian release is calibrated through the discrete Gaussian's
+    concentrated-DP bound (:func:`dppca.privacy.discrete_gaussian_sigma`): its
+    noise is at least that of a ρ-zCDP release with ρ = ``zcdp_rho(ε, δ)``, so
+    it is recorded as such (:func:`dppca.accounting.zcdp_release`), not through the
+    continuous Gaussian's privacy-loss distribution. Pure releases are unchanged
+    (their safe calibration keeps ε exactly).
     """
     if release.kind != "gaussian":
         return release
-    return Release(
+    return zcdp_release(
         f"{release.label} (safe noise)",
-        "approximate",
+        privacy.zcdp_rho(release.epsilon, release.delta),
         release.epsilon,
         release.delta,
     )

@@ -12,7 +12,12 @@ from dp_accounting.pld import pld_privacy_accountant
 
 from dppca import PrivatePCA, accounting
 from dppca.accounting import Release, compose, gaussian_epsilon
-from dppca.privacy import analyze_gauss_sigma, gaussian_mechanism_epsilon
+from dppca.privacy import (
+    analyze_gauss_sigma,
+    gaussian_mechanism_epsilon,
+    zcdp_delta,
+    zcdp_rho,
+)
 
 # PLD's pessimistic discretisation (interval 1e-4) overestimates ε by a little;
 # never under.
@@ -178,12 +183,11 @@ def test_mod_sulq_is_far_more_private_than_claimed():
     assert eps < 0.25
 
 
-def test_safe_gaussian_fits_compose_by_their_calibrated_figures():
-    """With the default floating-point-safe noise a Gaussian release is (ε,
-    δ)-DP through the
-    discrete Gaussian's zCDP bound, not the continuous PLD: it is recorded as an
-    (ε, δ)
-    release and composes by basic composition, mean and subspace alike."""
+def test_safe_gaussian_fits_compose_as_zcdp_releases():
+    """With the default floating-point-safe noise a Gaussian release is
+    calibrated through the discrete Gaussian's zCDP bound, not the continuous
+    PLD: it is recorded as ρ-zCDP with ρ = zcdp_rho(ε, δ), and several compose
+    through their Rényi curves, at or below basic composition."""
     X = np.random.default_rng(3).standard_normal((800, 5))
     fits = [
         PrivatePCA(
@@ -198,7 +202,28 @@ def test_safe_gaussian_fits_compose_by_their_calibrated_figures():
         for seed in (0, 1)
     ]
     releases = [r for f in fits for r in f.privacy_releases_]
-    assert [r.kind for r in releases] == ["approximate"] * 4
+    assert [r.kind for r in releases] == ["zcdp"] * 4
     assert all(r.label.endswith("(safe noise)") for r in releases)
+    for r in releases:
+        rho = zcdp_rho(r.epsilon, r.delta)
+        assert r.noise_multiplier == pytest.approx(1 / np.sqrt(2 * rho))
     eps, delta = compose(fits, 2e-6)
-    assert (eps, delta) == pytest.approx((2.0, 2e-6))
+    assert delta == 2e-6
+    # ρ adds: four releases, two at (0.2, 2e-7) and two at (0.8, 8e-7)
+    rho_total = sum(zcdp_rho(r.epsilon, r.delta) for r in releases)
+    assert zcdp_delta(rho_total, eps) <= 2e-6 * 1.01
+    assert eps < 2.0
+
+
+def test_a_zcdp_release_is_its_renyi_curve():
+    """The multiplier stored for a ρ-zCDP release makes the Rényi accountant
+    see the curve αρ: its ε at δ agrees with the CKS conversion of ρ (the two
+    conversions differ slightly; a wrong multiplier would be off by far more)."""
+    rho = zcdp_rho(1.0, 1e-6)
+    release = accounting.zcdp_release("test", rho, 1.0, 1e-6)
+    eps_rdp = gaussian_epsilon([release.noise_multiplier], 1e-6, "rdp")
+    assert 0.9 <= eps_rdp <= 1.1
+    for wrong in (2 * rho, rho / 2):
+        other = accounting.zcdp_release("test", wrong, 1.0, 1e-6)
+        eps_wrong = gaussian_epsilon([other.noise_multiplier], 1e-6, "rdp")
+        assert abs(eps_wrong - 1.0) > 0.2
