@@ -414,9 +414,9 @@ def as_safe_release(release: Release) -> Release:
     A safe Gaussian release is calibrated through the discrete Gaussian's
     concentrated-DP bound (:func:`dppca.privacy.discrete_gaussian_sigma`): its
     noise is at least that of a ρ-zCDP release with ρ = ``zcdp_rho(ε, δ)``, so
-    it is recorded as such (:func:`dppca.accounting.zcdp_release`), not through the
-    continuous Gaussian's privacy-loss distribution. Pure releases are unchanged
-    (their safe calibration keeps ε exactly).
+    it is recorded as such (:func:`dppca.accounting.zcdp_release`), not
+    through the continuous Gaussian's privacy-loss distribution. Pure releases
+    are unchanged (their safe calibration keeps ε exactly).
     """
     if release.kind != "gaussian":
         return release
