@@ -151,10 +151,31 @@ def _pure(label):
     return release
 
 
+def _safe_input_release(label, n, d, epsilon, delta, sigma_float):
+    """ρ-zCDP record of a safe Gaussian input perturbation (upper triangle):
+    the σ and grid γ the mechanism uses, and the ℓ₂ sensitivity √2/n grown by
+    the rounding, √(d(d+1)/2)·γ (:func:`dppca.privacy.rounded_sensitivity`)."""
+    sigma, grid = privacy.safe_gaussian_input_calibration(
+        d, n, epsilon, delta, sigma_float
+    )
+    sensitivity = (
+        frobenius_sensitivity_second_moment(n, upper_triangle=True)
+        + math.sqrt(d * (d + 1) / 2) * grid
+    )
+    return zcdp_release(
+        f"{label} (safe noise)",
+        privacy.gaussian_zcdp_rho(sensitivity, sigma),
+        epsilon,
+        delta,
+    )
+
+
 def _analyze_gauss_release(n, d, epsilon, delta, options):
     sigma = privacy.analyze_gauss_sigma(
         n, epsilon, delta, options.get("calibration", "analytic")
     )
+    if options.get("noise") == "safe":
+        return _safe_input_release("Analyze Gauss", n, d, epsilon, delta, sigma)
     sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
     return gaussian_release("Analyze Gauss", sigma, sensitivity, epsilon, delta)
 
@@ -163,6 +184,8 @@ def _mod_sulq_release(n, d, epsilon, delta, options):
     beta = privacy.mod_sulq_beta(
         d, n, epsilon, delta, exact=options.get("exact_beta", False)
     )
+    if options.get("noise") == "safe":
+        return _safe_input_release("MOD-SULQ", n, d, epsilon, delta, beta)
     # The noise has i.i.d. N(0, β²) entries on the upper triangle, whose ℓ₂
     # sensitivity is √2/n: MOD-SULQ is a Gaussian mechanism, and an accountant
     # sees its true (smaller) ε.
@@ -171,10 +194,21 @@ def _mod_sulq_release(n, d, epsilon, delta, options):
 
 
 def _gaussian_approx_release(n, d, epsilon, delta, options):
-    sigma = gaussian_approx.noise_sigma(epsilon, delta, "replace_one", n)
     # G + Gᵀ is the Gaussian mechanism with sensitivity ‖D‖_F / 2 and noise σ
     # (dppca.gaussian_approx, module docstring).
     sensitivity = gaussian_approx.frobenius_sensitivity("replace_one", n) / 2
+    if options.get("noise") == "safe":
+        # the rounding adds at most d/2 grid cells to that sensitivity
+        sigma, grid = gaussian_approx.safe_noise_sigma(
+            epsilon, delta, d, "replace_one", n
+        )
+        return zcdp_release(
+            "Mangoubi–Vishnoi (safe noise)",
+            privacy.gaussian_zcdp_rho(sensitivity + grid * d / 2, sigma),
+            epsilon,
+            delta,
+        )
+    sigma = gaussian_approx.noise_sigma(epsilon, delta, "replace_one", n)
     return gaussian_release(
         "Mangoubi–Vishnoi", sigma, sensitivity, epsilon, delta
     )
@@ -406,26 +440,6 @@ def _snap(spent, requested):
         close = total is not None and math.isclose(value, total, rel_tol=1e-12)
         out.append(float(total) if close else value)
     return tuple(out)
-
-
-def as_safe_release(release: Release) -> Release:
-    """The record of a release made with floating-point-safe noise.
-
-    A safe Gaussian release is calibrated through the discrete Gaussian's
-    concentrated-DP bound (:func:`dppca.privacy.discrete_gaussian_sigma`): its
-    noise is at least that of a ρ-zCDP release with ρ = ``zcdp_rho(ε, δ)``, so
-    it is recorded as such (:func:`dppca.accounting.zcdp_release`), not
-    through the continuous Gaussian's privacy-loss distribution. Pure releases
-    are unchanged (their safe calibration keeps ε exactly).
-    """
-    if release.kind != "gaussian":
-        return release
-    return zcdp_release(
-        f"{release.label} (safe noise)",
-        privacy.zcdp_rho(release.epsilon, release.delta),
-        release.epsilon,
-        release.delta,
-    )
 
 
 def _generator(random_state) -> np.random.Generator:
@@ -697,11 +711,23 @@ class PrivatePCA(
             noisy = noise.add_gaussian(
                 mean, sigma, noise=self.noise, rng=rng, granularity=grid
             )
-            release = gaussian_release(
-                "private mean (Gaussian)", sigma, l2_sensitivity, epsilon, delta
-            )
-            if safe:
-                release = as_safe_release(release)
+            if safe:  # ρ of the σ used, with the rounding's √d cells
+                release = zcdp_release(
+                    "private mean (Gaussian, safe noise)",
+                    privacy.gaussian_zcdp_rho(
+                        l2_sensitivity + math.sqrt(d) * grid, sigma
+                    ),
+                    epsilon,
+                    delta,
+                )
+            else:
+                release = gaussian_release(
+                    "private mean (Gaussian)",
+                    sigma,
+                    l2_sensitivity,
+                    epsilon,
+                    delta,
+                )
         return project_to_ball(noisy, bound), release
 
     # -- fit / transform
@@ -777,10 +803,7 @@ class PrivatePCA(
                     "ignore", message=message, category=PrivacyWarning
                 )
             V, values = spec.run(A, n, k, epsilon, delta, rng, options)
-        release = spec.release(n, d, epsilon, delta, options)
-        if options.get("noise") == "safe":
-            release = as_safe_release(release)
-        releases.append(release)
+        releases.append(spec.release(n, d, epsilon, delta, options))
         V = np.asarray(V, dtype=float)
         # Sign convention (post-processing): largest |entry| of each axis
         # positive.

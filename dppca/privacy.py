@@ -498,6 +498,7 @@ def safe_gaussian_input_calibration(
     return max(float(sigma_float), sigma), g
 
 
+# ---------------------------------------------------------------------------------------------
 # Composition of Gaussian steps: zero-concentrated DP (Bun and Steinke 2016)
 # ---------------------------------------------------------------------------------------------
 
