@@ -22,6 +22,7 @@ able to import ``dppca`` and ``numpy``.
 
 from __future__ import annotations
 
+import pathlib
 import threading
 import time
 
@@ -207,13 +208,69 @@ def write_parquet_rows(X, path, *, chunk_rows: int | None = None) -> None:
     frame.to_parquet(str(path), write_index=False)
 
 
-def read_parquet_rows(path, columns=None):
-    """A lazy dask array of the rows stored in a Parquet file or directory (one chunk per row
-    group or file), with known chunk sizes; nothing but metadata and row counts is read here."""
-    import dask.dataframe as dd
+def _parquet_pieces(path):
+    """``[(file, row group, rows)]`` of a Parquet file or directory, from metadata only."""
+    import re
 
-    frame = dd.read_parquet(str(path), columns=columns)
-    return frame.to_dask_array(lengths=True).astype(float)
+    import pyarrow.parquet as pq
+
+    path = pathlib.Path(path)
+    if path.is_dir():
+        files = sorted(
+            path.glob("*.parquet"),
+            key=lambda f: [
+                int(t) if t.isdigit() else t for t in re.split(r"(\d+)", f.name)
+            ],
+        )
+    else:
+        files = [path]
+    if not files:
+        raise FileNotFoundError(f"no .parquet files in {path}")
+    pieces = []
+    for file in files:
+        metadata = pq.ParquetFile(file).metadata
+        for group in range(metadata.num_row_groups):
+            rows = metadata.row_group(group).num_rows
+            if rows:
+                pieces.append((str(file), group, rows))
+    return pieces
+
+
+def _read_piece(file, group, columns):
+    import pyarrow.parquet as pq
+
+    table = pq.ParquetFile(file).read_row_group(group, columns=columns)
+    return np.column_stack(
+        [np.asarray(c.to_numpy(), dtype=float) for c in table.columns]
+    )
+
+
+def read_parquet_rows(path, columns=None):
+    """A lazy dask array of the rows stored in a Parquet file or directory, one chunk per row
+    group, in file order (natural sort of the names) then row-group order.
+
+    Only the files' metadata are read here (row counts and column names); each chunk is read by
+    the task that needs it, so the data set is never loaded whole. ``columns`` selects and orders
+    the columns (default: all, in the file's order).
+    """
+    import dask
+    import dask.array as da
+    import pyarrow.parquet as pq
+
+    pieces = _parquet_pieces(path)
+    names = pq.ParquetFile(pieces[0][0]).schema_arrow.names
+    columns = list(names if columns is None else columns)
+    missing = set(columns) - set(names)
+    if missing:
+        raise ValueError(f"columns not in the file: {sorted(missing)}")
+    read = dask.delayed(_read_piece, pure=True)
+    blocks = [
+        da.from_delayed(
+            read(file, group, columns), shape=(rows, len(columns)), dtype=float
+        )
+        for file, group, rows in pieces
+    ]
+    return da.concatenate(blocks, axis=0)
 
 
 class WorkerMemorySampler(WorkerPlugin):
