@@ -192,20 +192,47 @@ def synthetic_rows(
     )
 
 
-def write_parquet_rows(X, path, *, chunk_rows: int | None = None) -> None:
-    """Write the rows of ``X`` (numpy or dask array) to a Parquet dataset, one file per chunk,
-    with columns ``x0, x1, ...``; a dask input is written chunk by chunk by the workers."""
+def _write_block(block, file, compression):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    block = np.asarray(block, dtype=float)
+    table = pa.table(
+        {
+            f"x{j}": np.ascontiguousarray(block[:, j])
+            for j in range(block.shape[1])
+        }
+    )
+    pq.write_table(table, file, compression=compression)
+    return block.shape[0]
+
+
+def write_parquet_rows(
+    X, path, *, chunk_rows: int | None = None, compression: str = "snappy"
+) -> None:
+    """Write the rows of ``X`` (numpy or dask array) to a directory of Parquet files
+    ``part.<i>.parquet``, one file (one row group) per row chunk, columns ``x0, x1, ...``.
+
+    A dask input is written chunk by chunk by whichever scheduler is current (on a cluster, by the
+    workers: ``path`` must then be a directory they all can write). No chunk is ever gathered.
+    """
+    import dask
     import dask.array as da
-    import dask.dataframe as dd
 
     if not is_dask_array(X):
         X = check_data(X)
         X = da.from_array(X, chunks=(chunk_rows or X.shape[0], X.shape[1]))
     elif chunk_rows is not None:
         X = X.rechunk((chunk_rows, -1))
-    columns = [f"x{j}" for j in range(X.shape[1])]
-    frame = dd.from_dask_array(X.rechunk({1: -1}), columns=columns)
-    frame.to_parquet(str(path), write_index=False)
+    X = X.rechunk({1: -1})
+    path = pathlib.Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    write = dask.delayed(_write_block, pure=False)
+    tasks = [
+        write(block, str(path / f"part.{i}.parquet"), compression)
+        for i, block in enumerate(X.to_delayed().ravel())
+    ]
+    dask.compute(*tasks)
 
 
 def _parquet_pieces(path):
