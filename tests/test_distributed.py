@@ -7,11 +7,6 @@ import dppca
 from dppca import distributed as dist
 from dppca import power_method as pm
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The inplace keyword:DeprecationWarning",
-    "ignore:The inplace keyword:FutureWarning",
-)
-
 
 @pytest.fixture
 def rows():
