@@ -203,7 +203,7 @@ def _write_block(block, file, compression):
             for j in range(block.shape[1])
         }
     )
-    pq.write_table(table, file, compression=compression)
+    pq.write_table(table, file, compression=compression, use_dictionary=False)
     return block.shape[0]
 
 
