@@ -61,10 +61,12 @@ def _checked_block(block, clip=False):
         return block
     if clip:
         return clip_rows(block)
-    if not np.all(np.isfinite(block)):
+    norms = np.sqrt(
+        np.einsum("ij,ij->i", block, block)
+    )  # one pass over the chunk
+    if not np.all(np.isfinite(norms)) and not np.all(np.isfinite(block)):
         raise ValueError("X contains NaN or Inf (in one chunk of rows)")
-    norms = np.sqrt(np.einsum("ij,ij->i", block, block))
-    too_long = norms > 1.0 + ROW_NORM_TOLERANCE
+    too_long = ~(norms <= 1.0 + ROW_NORM_TOLERANCE)  # also huge finite entries
     if np.any(too_long):
         raise ValueError(
             f"X has {int(too_long.sum())} rows with Euclidean norm > 1 in one "
