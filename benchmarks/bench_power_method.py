@@ -90,7 +90,7 @@ def out_of_core() -> None:
             n_workers=2,
             threads_per_worker=1,
             memory_limit=limit,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=50,
         ) as cluster,
         Client(cluster) as client,

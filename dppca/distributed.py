@@ -22,6 +22,7 @@ able to import ``dppca`` and ``numpy``.
 
 from __future__ import annotations
 
+import pathlib
 import threading
 import time
 
@@ -60,10 +61,12 @@ def _checked_block(block, clip=False):
         return block
     if clip:
         return clip_rows(block)
-    if not np.all(np.isfinite(block)):
+    norms = np.sqrt(
+        np.einsum("ij,ij->i", block, block)
+    )  # one pass over the chunk
+    if not np.all(np.isfinite(norms)) and not np.all(np.isfinite(block)):
         raise ValueError("X contains NaN or Inf (in one chunk of rows)")
-    norms = np.sqrt(np.einsum("ij,ij->i", block, block))
-    too_long = norms > 1.0 + ROW_NORM_TOLERANCE
+    too_long = ~(norms <= 1.0 + ROW_NORM_TOLERANCE)  # also huge finite entries
     if np.any(too_long):
         raise ValueError(
             f"X has {int(too_long.sum())} rows with Euclidean norm > 1 in one "
@@ -191,29 +194,112 @@ def synthetic_rows(
     )
 
 
-def write_parquet_rows(X, path, *, chunk_rows: int | None = None) -> None:
-    """Write the rows of ``X`` (numpy or dask array) to a Parquet dataset, one file per chunk,
-    with columns ``x0, x1, ...``; a dask input is written chunk by chunk by the workers."""
+def _write_block(block, file, compression):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    block = np.asarray(block, dtype=float)
+    table = pa.table(
+        {
+            f"x{j}": np.ascontiguousarray(block[:, j])
+            for j in range(block.shape[1])
+        }
+    )
+    pq.write_table(table, file, compression=compression, use_dictionary=False)
+    return block.shape[0]
+
+
+def write_parquet_rows(
+    X, path, *, chunk_rows: int | None = None, compression: str = "snappy"
+) -> None:
+    """Write the rows of ``X`` (numpy or dask array) to a directory of Parquet files
+    ``part.<i>.parquet``, one file (one row group) per row chunk, columns ``x0, x1, ...``.
+
+    A dask input is written chunk by chunk by whichever scheduler is current (on a cluster, by the
+    workers: ``path`` must then be a directory they all can write). No chunk is ever gathered.
+    """
+    import dask
     import dask.array as da
-    import dask.dataframe as dd
 
     if not is_dask_array(X):
         X = check_data(X)
         X = da.from_array(X, chunks=(chunk_rows or X.shape[0], X.shape[1]))
     elif chunk_rows is not None:
         X = X.rechunk((chunk_rows, -1))
-    columns = [f"x{j}" for j in range(X.shape[1])]
-    frame = dd.from_dask_array(X.rechunk({1: -1}), columns=columns)
-    frame.to_parquet(str(path), write_index=False)
+    X = X.rechunk({1: -1})
+    path = pathlib.Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    write = dask.delayed(_write_block, pure=False)
+    tasks = [
+        write(block, str(path / f"part.{i}.parquet"), compression)
+        for i, block in enumerate(X.to_delayed().ravel())
+    ]
+    dask.compute(*tasks)
+
+
+def _parquet_pieces(path):
+    """``[(file, row group, rows)]`` of a Parquet file or directory, from metadata only."""
+    import re
+
+    import pyarrow.parquet as pq
+
+    path = pathlib.Path(path)
+    if path.is_dir():
+        files = sorted(
+            path.glob("*.parquet"),
+            key=lambda f: [
+                int(t) if t.isdigit() else t for t in re.split(r"(\d+)", f.name)
+            ],
+        )
+    else:
+        files = [path]
+    if not files:
+        raise FileNotFoundError(f"no .parquet files in {path}")
+    pieces = []
+    for file in files:
+        metadata = pq.ParquetFile(file).metadata
+        for group in range(metadata.num_row_groups):
+            rows = metadata.row_group(group).num_rows
+            if rows:
+                pieces.append((str(file), group, rows))
+    return pieces
+
+
+def _read_piece(file, group, columns):
+    import pyarrow.parquet as pq
+
+    table = pq.ParquetFile(file).read_row_group(group, columns=columns)
+    return np.column_stack(
+        [np.asarray(c.to_numpy(), dtype=float) for c in table.columns]
+    )
 
 
 def read_parquet_rows(path, columns=None):
-    """A lazy dask array of the rows stored in a Parquet file or directory (one chunk per row
-    group or file), with known chunk sizes; nothing but metadata and row counts is read here."""
-    import dask.dataframe as dd
+    """A lazy dask array of the rows stored in a Parquet file or directory, one chunk per row
+    group, in file order (natural sort of the names) then row-group order.
 
-    frame = dd.read_parquet(str(path), columns=columns)
-    return frame.to_dask_array(lengths=True).astype(float)
+    Only the files' metadata are read here (row counts and column names); each chunk is read by
+    the task that needs it, so the data set is never loaded whole. ``columns`` selects and orders
+    the columns (default: all, in the file's order).
+    """
+    import dask
+    import dask.array as da
+    import pyarrow.parquet as pq
+
+    pieces = _parquet_pieces(path)
+    names = pq.ParquetFile(pieces[0][0]).schema_arrow.names
+    columns = list(names if columns is None else columns)
+    missing = set(columns) - set(names)
+    if missing:
+        raise ValueError(f"columns not in the file: {sorted(missing)}")
+    read = dask.delayed(_read_piece, pure=True)
+    blocks = [
+        da.from_delayed(
+            read(file, group, columns), shape=(rows, len(columns)), dtype=float
+        )
+        for file, group, rows in pieces
+    ]
+    return da.concatenate(blocks, axis=0)
 
 
 class WorkerMemorySampler(WorkerPlugin):

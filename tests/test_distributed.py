@@ -7,11 +7,6 @@ import dppca
 from dppca import distributed as dist
 from dppca import power_method as pm
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:The inplace keyword:DeprecationWarning",
-    "ignore:The inplace keyword:FutureWarning",
-)
-
 
 @pytest.fixture
 def rows():
@@ -99,7 +94,7 @@ def test_local_cluster_gives_the_same_answers(rows):
             n_workers=1,
             threads_per_worker=2,
             processes=False,
-            dashboard_address=None,
+            dashboard_address=":0",
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -119,3 +114,17 @@ def test_local_cluster_gives_the_same_answers(rows):
             times.size > 0 and (rss > 0).all()
             for times, rss in samples.values()
         )
+
+
+def test_parquet_rows_keep_their_order_across_many_files(rows, tmp_path):
+    path = tmp_path / "many.parquet"
+    dist.write_parquet_rows(
+        rows, path, chunk_rows=200
+    )  # 12 files: part.10 after part.9
+    X = dist.read_parquet_rows(path)
+    assert len(X.chunks[0]) == 12
+    np.testing.assert_array_equal(X.compute(), rows)
+    first_two = dist.read_parquet_rows(path, columns=["x1", "x0"])
+    np.testing.assert_array_equal(first_two.compute(), rows[:, [1, 0]])
+    with pytest.raises(ValueError, match="columns"):
+        dist.read_parquet_rows(path, columns=["nope"])
