@@ -27,9 +27,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .linalg import haar_subspace
+from .noise import MAX_GAUSSIAN_GRID_SIGMA, add_gaussian, check_noise_kind
 from .privacy import (
     composed_gaussian_sigma,
+    discrete_gaussian_sigma,
     gaussian_zcdp_rho,
+    safe_granularity,
 )
 from .sensitivity import power_step_sensitivity
 from .validation import (
@@ -40,7 +43,7 @@ from .validation import (
     check_epsilon,
     check_k,
     check_n,
-    check_symmetric,
+    check_second_moment,
 )
 
 #: The privacy the mechanism provides, as derived and checked in chapter 14.
@@ -61,9 +64,27 @@ def default_iterations(d: int) -> int:
     return max(10, math.ceil(3.0 * math.log(d)))
 
 
-def _gaussian_noise(shape, sigma: float, rng) -> np.ndarray:
-    """Every Gaussian draw of this module: i.i.d. N(0, σ²) entries of the given shape."""
-    return rng.normal(0.0, sigma, size=shape)
+def safe_noisy_power_calibration(
+    n: int, block_size: int, d: int, epsilon: float, delta: float, L: int
+) -> tuple[float, float]:
+    """``(σ, γ)`` of the floating-point-safe noisy power method.
+
+    Each step rounds ``A V`` (d x p entries) to the grid γ and adds exact
+    discrete Gaussian noise (:mod:`dppca.noise`). In grid units a step's ℓ₂
+    sensitivity is Δ/γ + √(dp) (:func:`dppca.privacy.rounded_sensitivity`), and
+    a discrete Gaussian of that shift is Δ_k²/(2σ_k²)-zCDP (Canonne, Kamath and
+    Steinke 2020). L steps add their ρ's; ρ = :func:`dppca.privacy.zcdp_rho`
+    (ε, δ) for the whole run gives σ = √L times the one-release calibration
+    :func:`dppca.privacy.discrete_gaussian_sigma`.
+    """
+    sensitivity = power_step_sensitivity(check_n(n), block_size)
+    rounding = math.sqrt(d * block_size)
+    sigma_float = noisy_power_sigma(n, block_size, epsilon, delta, L)
+    grid = safe_granularity(
+        sensitivity, rounding, sigma_float, MAX_GAUSSIAN_GRID_SIGMA
+    )
+    one = discrete_gaussian_sigma(sensitivity, epsilon, delta, grid, rounding)
+    return one * math.sqrt(L), grid
 
 
 @dataclass
@@ -121,6 +142,7 @@ def noisy_power_method_from_operator(
     calibration: str = "zcdp",
     rng=None,
     diagnostics: bool = False,
+    noise: str = "float",
 ):
     """The noisy power method on any ``multiply(V) -> A V`` with ``A = XᵀX/n`` of n rows of norm
     <= 1 (Hardt and Price 2014, Fig. 1, with the Gaussian noise of their Sec. 4 calibrated for
@@ -133,6 +155,11 @@ def noisy_power_method_from_operator(
 
     ``multiply`` is trusted: whoever evaluates it sees the data. Returns ``V`` (d x k), or a
     :class:`PowerMethodRun` when ``diagnostics`` is true (not for publication; see there).
+
+    ``noise="float"`` draws float64 Gaussian noise (private as mathematics
+    only); ``noise="safe"`` rounds each product to a grid and adds exact
+    discrete Gaussian noise, private as a program, calibrated by zCDP
+    (:func:`safe_noisy_power_calibration`; ``calibration`` must be "zcdp").
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
@@ -146,7 +173,16 @@ def noisy_power_method_from_operator(
     if L < 1:
         raise ValueError(f"n_iterations must be >= 1; got {n_iterations!r}")
     rng = as_generator(rng)
-    sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
+    grid = None
+    if check_noise_kind(noise) == "safe":
+        if calibration != "zcdp":
+            raise ValueError(
+                "noise='safe' is calibrated through zCDP; use "
+                "calibration='zcdp'"
+            )
+        sigma, grid = safe_noisy_power_calibration(n, p, d, epsilon, delta, L)
+    else:
+        sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
     V = haar_subspace(d, p, rng) if p < d else np.eye(d)
     iterates, noises = [V], []
     for _ in range(L):
@@ -155,16 +191,18 @@ def noisy_power_method_from_operator(
             raise ValueError(
                 f"multiply returned shape {product.shape}, expected {(d, p)}"
             )
-        G = _gaussian_noise((d, p), sigma, rng)
-        Y = product + G
+        Y = add_gaussian(product, sigma, noise=noise, rng=rng, granularity=grid)
         V = np.linalg.qr(Y)[0]
         if diagnostics:
             iterates.append(V)
-            noises.append(G)
+            noises.append(Y - product)
     U = np.linalg.svd(Y, full_matrices=False)[0][:, :k]
     if not diagnostics:
         return U
-    rho = L * gaussian_zcdp_rho(power_step_sensitivity(n, p), sigma)
+    step_sensitivity = power_step_sensitivity(n, p)
+    if grid is not None:  # the rounding's √(dp) cells
+        step_sensitivity += math.sqrt(d * p) * grid
+    rho = L * gaussian_zcdp_rho(step_sensitivity, sigma)
     return PowerMethodRun(
         U,
         sigma,
@@ -245,6 +283,7 @@ def noisy_power_method(
     clip: bool = False,
     rng=None,
     diagnostics: bool = False,
+    noise: str = "float",
 ):
     """Private top-k subspace of ``A = XᵀX/n`` by the noisy power method; (ε, δ)-DP for
     replace-one neighbours with rows of norm <= 1 (chapter 14).
@@ -268,6 +307,7 @@ def noisy_power_method(
         calibration=calibration,
         rng=rng,
         diagnostics=diagnostics,
+        noise=noise,
     )
 
 
@@ -283,10 +323,15 @@ def noisy_power_method_from_second_moment(
     calibration: str = "zcdp",
     rng=None,
     diagnostics: bool = False,
+    noise: str = "float",
 ):
     """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of norm <= 1: the same law
-    as :func:`noisy_power_method` on those rows (same draws under the same seed)."""
-    A = check_symmetric(A, name="A")
+    as :func:`noisy_power_method` on those rows (same draws under the same seed).
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
+    at most one) of the data set and that ``n`` is its true number of rows."""
+    A, n = check_second_moment(A, n)
     return noisy_power_method_from_operator(
         lambda V: A @ V,
         A.shape[0],
@@ -299,6 +344,7 @@ def noisy_power_method_from_second_moment(
         calibration=calibration,
         rng=rng,
         diagnostics=diagnostics,
+        noise=noise,
     )
 
 
@@ -311,4 +357,5 @@ __all__ = [
     "noisy_power_method_from_operator",
     "noisy_power_method_from_second_moment",
     "noisy_power_sigma",
+    "safe_noisy_power_calibration",
 ]
