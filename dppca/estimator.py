@@ -53,7 +53,14 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import exponential, gaussian_approx, input_perturbation, noise, privacy
+from . import (
+    exponential,
+    gaussian_approx,
+    input_perturbation,
+    noise,
+    power_method,
+    privacy,
+)
 from .accounting import (
     Release,
     basic_composition,
@@ -81,7 +88,7 @@ class MechanismSpec:
     ``run(A, n, k, epsilon, delta, rng, options)`` returns ``(V, eigenvalues)``
     with ``V`` ``d × k`` orthonormal and ``eigenvalues`` the released top-k
     eigenvalues of the noisy matrix (``None`` when the mechanism releases only a
-    subspace). ``release(n, d, epsilon, delta, options)`` is the
+    subspace). ``release(n, d, k, epsilon, delta, options)`` is the
     :class:`dppca.accounting.Release` it makes. ``notion`` is ``"pure"``,
     ``"gaussian"``, ``"approximate"`` or ``"not_dp"``.
     """
@@ -130,6 +137,38 @@ def _gaussian_approx_run(A, n, k, epsilon, delta, rng, options):
     return V, None
 
 
+def _power_method_run(A, n, k, epsilon, delta, rng, options):
+    V = power_method.noisy_power_method_from_second_moment(
+        A, n, k, epsilon, delta, rng=rng, **options
+    )
+    return V, None
+
+
+def _power_method_release(n, d, k, epsilon, delta, options):
+    """L Gaussian steps on A·V. Float noise: they compose exactly like one
+    Gaussian of sensitivity √L·Δ (Dong, Roth and Su 2022, Cor. 3.3); safe
+    noise: a ρ-zCDP release, ρ summed over the L rounded steps."""
+    p = options.get("block_size") or k
+    L = options.get("n_iterations") or power_method.default_iterations(d)
+    step = power_method.power_step_sensitivity(n, p)
+    if options.get("noise") == "safe":
+        sigma, grid = power_method.safe_noisy_power_calibration(
+            n, p, d, epsilon, delta, L
+        )
+        rho = L * privacy.gaussian_zcdp_rho(
+            step + math.sqrt(d * p) * grid, sigma
+        )
+        return zcdp_release(
+            "noisy power method (safe noise)", rho, epsilon, delta
+        )
+    sigma = power_method.noisy_power_sigma(
+        n, p, epsilon, delta, L, options.get("calibration", "zcdp")
+    )
+    return gaussian_release(
+        "noisy power method", sigma, step * math.sqrt(L), epsilon, delta
+    )
+
+
 def _amin_run(A, n, k, epsilon, delta, rng, options):
     try:
         covariance = importlib.import_module("dppca.covariance")
@@ -145,7 +184,7 @@ def _amin_run(A, n, k, epsilon, delta, rng, options):
 
 
 def _pure(label):
-    def release(n, d, epsilon, delta, options):
+    def release(n, d, k, epsilon, delta, options):
         return Release(label, "pure", epsilon)
 
     return release
@@ -170,7 +209,7 @@ def _safe_input_release(label, n, d, epsilon, delta, sigma_float):
     )
 
 
-def _analyze_gauss_release(n, d, epsilon, delta, options):
+def _analyze_gauss_release(n, d, k, epsilon, delta, options):
     sigma = privacy.analyze_gauss_sigma(
         n, epsilon, delta, options.get("calibration", "analytic")
     )
@@ -180,7 +219,7 @@ def _analyze_gauss_release(n, d, epsilon, delta, options):
     return gaussian_release("Analyze Gauss", sigma, sensitivity, epsilon, delta)
 
 
-def _mod_sulq_release(n, d, epsilon, delta, options):
+def _mod_sulq_release(n, d, k, epsilon, delta, options):
     beta = privacy.mod_sulq_beta(
         d, n, epsilon, delta, exact=options.get("exact_beta", False)
     )
@@ -193,7 +232,7 @@ def _mod_sulq_release(n, d, epsilon, delta, options):
     return gaussian_release("MOD-SULQ", beta, sensitivity, epsilon, delta)
 
 
-def _gaussian_approx_release(n, d, epsilon, delta, options):
+def _gaussian_approx_release(n, d, k, epsilon, delta, options):
     # G + Gᵀ is the Gaussian mechanism with sensitivity ‖D‖_F / 2 and noise σ
     # (dppca.gaussian_approx, module docstring).
     sensitivity = gaussian_approx.frobenius_sensitivity("replace_one", n) / 2
@@ -214,11 +253,11 @@ def _gaussian_approx_release(n, d, epsilon, delta, options):
     )
 
 
-def _wishart_delta_release(n, d, epsilon, delta, options):
+def _wishart_delta_release(n, d, k, epsilon, delta, options):
     return Release("Wishart (δ-calibrated)", "approximate", 0.0, delta)
 
 
-def _wishart_published_release(n, d, epsilon, delta, options):
+def _wishart_published_release(n, d, k, epsilon, delta, options):
     # Chapter 3: exactly (ε', 1 − e^{−ε/3})-DP for every ε' ≥ 0, hence (0, 1 −
     # e^{−ε/3}).
     gap = float(privacy.wishart_privacy_profile(epsilon, 0.0))
@@ -297,6 +336,15 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _wishart_published_release,
         input_perturbation.PRIVACY["wishart_input_perturbation"],
     ),
+    "noisy_power_method": MechanismSpec(
+        "noisy power method",
+        "gaussian",
+        True,
+        True,
+        _power_method_run,
+        _power_method_release,
+        power_method.PRIVACY["noisy_power_method"],
+    ),
     "amin": MechanismSpec(
         "Amin et al.",
         "pure",
@@ -324,6 +372,7 @@ ADDITIVE_NOISE = (
     "mod_sulq",
     "laplace",
     "gaussian_approx",
+    "noisy_power_method",
     "amin",
 )
 
@@ -803,7 +852,7 @@ class PrivatePCA(
                     "ignore", message=message, category=PrivacyWarning
                 )
             V, values = spec.run(A, n, k, epsilon, delta, rng, options)
-        releases.append(spec.release(n, d, epsilon, delta, options))
+        releases.append(spec.release(n, d, k, epsilon, delta, options))
         V = np.asarray(V, dtype=float)
         # Sign convention (post-processing): largest |entry| of each axis
         # positive.
