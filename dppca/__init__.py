@@ -9,7 +9,6 @@ The core names and every mechanism are re-exported here; each family lives in it
 """
 
 from . import (
-    accounting,
     audit,
     bingham,
     exponential,
@@ -18,7 +17,6 @@ from . import (
     privacy,
     sensitivity,
 )
-from .estimator import PrivatePCA
 from .exponential import ppca, ppca_from_second_moment
 from .input_perturbation import (
     analyze_gauss,
@@ -58,6 +56,26 @@ from .validation import (
 )
 
 __version__ = "0.1.0"
+
+#: Loaded on first use: they import scikit-learn and dp-accounting, which a
+#: Dask worker unpickling a dppca function (chapter 15) should not pay for.
+_LAZY = {
+    "PrivatePCA": ("estimator", "PrivatePCA"),
+    "accounting": ("accounting", None),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        module_name, attribute = _LAZY[name]
+        module = importlib.import_module(f".{module_name}", __name__)
+        value = module if attribute is None else getattr(module, attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dppca' has no attribute {name!r}")
+
 
 __all__ = [
     "PrivacyWarning",
