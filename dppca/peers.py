@@ -157,6 +157,57 @@ def opendp_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
     return np.ascontiguousarray(measurement(X).Vt.T)
 
 
+def opendp_pca_from_second_moment(
+    A, n: int, k: int, epsilon, delta=None, rng=None
+) -> np.ndarray:
+    """The eigenvector half of OpenDP's PCA, run on ``C = n A`` directly: its
+    ``make_private_eigenvectors`` measurement on the domain of SSCP matrices of ``n`` rows of
+    norm ≤ 1, with the per-vector budgets its ``make_private_pca`` uses for ``unit_epsilon = ε``
+    (``ε/(2k)`` each). Same law of ``V`` as :func:`opendp_pca`, without forming ``X^T X``."""
+    dp = import_opendp()
+    from opendp.extras.numpy import _sscp_domain
+    from opendp.extras.sklearn._make_eigenvector import (
+        make_private_eigenvectors,
+    )
+    from opendp.extras.sklearn.decomposition import _split_pca_epsilon_evenly
+
+    A = check_symmetric(A, name="A")
+    d = A.shape[0]
+    k = check_k(k, d)
+    split = _split_pca_epsilon_evenly(float(check_epsilon(epsilon)), k)
+    domain = _sscp_domain(num_features=d, norm=1.0, p=2, size=int(n))
+    measurement = make_private_eigenvectors(
+        domain, dp.symmetric_distance(), split.eigvecs
+    )
+    return np.ascontiguousarray(np.asarray(measurement(int(n) * A))[:, :k])
+
+
+def diffprivlib_pca_from_second_moment(
+    A, n: int, k: int, epsilon, delta=None, rng=None
+) -> np.ndarray:
+    """The eigenvector half of diffprivlib's PCA (``centered=True``, ``data_norm=1``) on
+    ``C = n A``: its ``mechanisms.Bingham(epsilon=ε/(k+1))`` drawn ``k`` times, each on ``C``
+    compressed to the complement of the vectors already drawn (as its ``covariance_eig`` does).
+    Same law of ``V`` as :func:`diffprivlib_pca`, without the rows; seeded by ``rng``."""
+    import_diffprivlib()
+    import scipy.linalg
+    from diffprivlib.mechanisms import Bingham
+
+    A = check_symmetric(A, name="A")
+    d = A.shape[0]
+    k = check_k(k, d)
+    C = int(n) * A
+    mechanism = Bingham(
+        epsilon=check_epsilon(epsilon) / (k + 1), random_state=_seed(rng)
+    )
+    basis = np.eye(d)  # rows span the complement of the vectors drawn so far
+    V = np.empty((d, k))
+    for i in range(k):
+        V[:, i] = basis.T @ mechanism.randomise(basis @ C @ basis.T)
+        basis = scipy.linalg.null_space(V[:, : i + 1].T).T
+    return V
+
+
 def opendp_pca_class(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
     """OpenDP's ``PCA`` class itself (``row_norm=1``, ``n_samples``, ``n_features`` given): it
     always estimates and removes a private mean, spending a third of ε on it. The class also
