@@ -323,3 +323,66 @@ def sphere_expectation(
     est = np.tensordot(w, vals, axes=(0, 0))
     se = np.sqrt(np.tensordot(w * w, (vals - est) ** 2, axes=(0, 0)))
     return est, se, float(1.0 / np.sum(w * w))
+
+
+# ----------------------------------------------------------------------------------------------
+# What the flipped test costs: acceptance rates, and a time limit for calls that may not return
+# ----------------------------------------------------------------------------------------------
+def log10_acceptance_rates(B, size: int, rng=None) -> tuple[float, float]:
+    """``log10`` of the mean acceptance probability per ACG proposal for ``∝ exp(x^T B x)``:
+    ``(correct, flipped)``, the correct test (multiply by ``(x^T Ω x)^{d/2}``) and the libraries'
+    (divide), estimated from ``size`` proposals of the envelope they both build."""
+    from scipy.special import logsumexp
+
+    from .bingham import acg_log_bound
+
+    B = check_symmetric(B, name="B")
+    rng = as_generator(rng)
+    lam, U = np.linalg.eigh(B)
+    a = lam[-1] - lam
+    b = acg_parameter(np.clip(a, 0.0, None))
+    d = a.size
+    log_m = acg_log_bound(d, b)
+    omega = 1.0 + 2.0 * a / b
+    Z = rng.standard_normal((int(size), d)) / np.sqrt(omega)
+    X = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+    s, w = (X * X) @ a, np.log((X * X) @ omega)
+    out = []
+    for sign in (1.0, -1.0):
+        log_p = -s + sign * 0.5 * d * w - log_m
+        out.append(float((logsumexp(log_p) - np.log(size)) / np.log(10.0)))
+    return out[0], out[1]
+
+
+class TimeLimitExceeded(RuntimeError):
+    """A library call did not return within its time limit."""
+
+
+def call_with_time_limit(seconds: float, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, interrupted after ``seconds`` with :class:`TimeLimitExceeded`.
+
+    Uses ``SIGALRM`` (Unix, main thread): enough for the libraries' Python rejection loops, whose
+    individual steps are short. Used to measure samplers that may not return at all.
+    """
+    import signal
+
+    fired = []
+
+    def interrupt(signum, frame):
+        fired.append(True)
+        raise TimeLimitExceeded(f"no result within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        return fn(*args, **kwargs)
+    except Exception as error:
+        # OpenDP re-raises exceptions from its Python callbacks as its own type
+        if fired:
+            raise TimeLimitExceeded(
+                f"no result within {seconds:g} s"
+            ) from error
+        raise
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)
