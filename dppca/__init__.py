@@ -10,12 +10,14 @@ The core names and every mechanism are re-exported here; each family lives in it
 from . import (
     audit,
     bingham,
+    covariance,
     exponential,
     input_perturbation,
     montecarlo,
     privacy,
     sensitivity,
 )
+from .covariance import amin_covariance, amin_subspace
 from .exponential import ppca, ppca_from_second_moment
 from .input_perturbation import (
     analyze_gauss,
@@ -58,6 +60,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PrivacyWarning",
+    "amin_covariance",
+    "amin_subspace",
     "analyze_gauss",
     "as_generator",
     "audit",
@@ -71,6 +75,7 @@ __all__ = [
     "check_n",
     "check_orthonormal",
     "check_symmetric",
+    "covariance",
     "exponential",
     "haar_subspace",
     "input_perturbation",

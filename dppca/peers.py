@@ -289,8 +289,8 @@ def flipped_log_density(B, X) -> np.ndarray:
     X = np.atleast_2d(np.asarray(X, dtype=float))
     _, Omega, _ = acg_envelope(B)
     d = B.shape[0]
-    return np.einsum("mi,ij,mj->m", X, B, X) - d * np.log(
-        np.einsum("mi,ij,mj->m", X, Omega, X)
+    return np.sum((X @ B) * X, axis=1) - d * np.log(
+        np.sum((X @ Omega) * X, axis=1)
     )
 
 
@@ -298,7 +298,7 @@ def bingham_log_density(B, X) -> np.ndarray:
     """Unnormalised log density ``x^T B x`` of the target (the vector Bingham law)."""
     B = check_symmetric(B, name="B")
     X = np.atleast_2d(np.asarray(X, dtype=float))
-    return np.einsum("mi,ij,mj->m", X, B, X)
+    return np.sum((X @ B) * X, axis=1)
 
 
 def sphere_expectation(
