@@ -80,7 +80,7 @@ def test_second_vector_matches_quadrature(method):
     n, eps = 30, np.array([0.4, 0.6])
     etas = [covariance.bingham_inverse_temperature(n, e) for e in eps]
     exact, se_exact = _second_vector_exact(A, *etas, 60_000, rng, m=96)
-    draws = 6000
+    draws = 3000
     U2 = np.array(
         [
             covariance.iterative_eigenvectors(
@@ -102,7 +102,7 @@ def test_two_methods_agree_in_higher_dimension():
     X[:, :3] *= 3.0
     X /= max(1.0, np.linalg.norm(X, axis=1).max())
     A = second_moment(X)
-    draws = 1500
+    draws = 1000
     means = []
     for method in covariance.METHODS:
         P = np.zeros((draws, 12))
