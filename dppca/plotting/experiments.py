@@ -18,6 +18,7 @@ STYLE = {
         color="C8", linestyle=":", marker="*"
     ),
     "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
+    "amin": dict(color="C6", linestyle="-", marker="p"),
 }
 
 
