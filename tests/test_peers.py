@@ -168,3 +168,19 @@ def test_opendp_adapters_orthonormal():
     ):
         assert V.shape == (5, 2)
         np.testing.assert_allclose(V.T @ V, np.eye(2), atol=1e-10)
+
+
+def test_peer_registry_lists_importable_libraries():
+    from dppca import experiments
+
+    table = experiments.peer_mechanisms()
+    assert set(table) == {
+        key for key, lib in experiments.PEER_LIBRARY.items() if AVAILABLE[lib]
+    }
+    X = _rows(150, 4, np.random.default_rng(26))
+    for key, mechanism in table.items():
+        V = mechanism.run_from_moment(
+            second_moment(X), 150, 2, 1.0, None, rng=1
+        )
+        np.testing.assert_allclose(V.T @ V, np.eye(2), atol=1e-10, err_msg=key)
+        assert mechanism.notion and mechanism.privacy
