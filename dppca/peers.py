@@ -361,10 +361,12 @@ class TimeLimitExceeded(RuntimeError):
 def call_with_time_limit(seconds: float, fn, *args, **kwargs):
     """``fn(*args, **kwargs)``, interrupted after ``seconds`` with :class:`TimeLimitExceeded`.
 
-    Uses ``SIGALRM`` (Unix, main thread): enough for the libraries' Python rejection loops, whose
-    individual steps are short. Used to measure samplers that may not return at all.
+    Uses ``SIGALRM`` (Unix, main thread), repeated every 50 ms after the deadline until the call
+    unwinds: enough for the libraries' Python rejection loops, whose individual steps are short.
+    Used to measure samplers that may not return at all.
     """
     import signal
+    import sys
 
     fired = []
 
@@ -372,8 +374,17 @@ def call_with_time_limit(seconds: float, fn, *args, **kwargs):
         fired.append(True)
         raise TimeLimitExceeded(f"no result within {seconds:g} s")
 
+    previous_hook = sys.unraisablehook
+
+    def quiet_hook(unraisable):  # the swallowed copies need no report
+        if not isinstance(unraisable.exc_value, TimeLimitExceeded):
+            previous_hook(unraisable)
+
+    sys.unraisablehook = quiet_hook
     previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    # The alarm repeats every 50 ms once due: an exception raised inside a ctypes callback
+    # (OpenDP's random-byte source) is swallowed, and the next one lands in Python code.
+    signal.setitimer(signal.ITIMER_REAL, float(seconds), 0.05)
     try:
         return fn(*args, **kwargs)
     except Exception as error:
@@ -386,3 +397,4 @@ def call_with_time_limit(seconds: float, fn, *args, **kwargs):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0.0)
         signal.signal(signal.SIGALRM, previous)
+        sys.unraisablehook = previous_hook
