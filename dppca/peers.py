@@ -359,42 +359,37 @@ class TimeLimitExceeded(RuntimeError):
 
 
 def call_with_time_limit(seconds: float, fn, *args, **kwargs):
-    """``fn(*args, **kwargs)``, interrupted after ``seconds`` with :class:`TimeLimitExceeded`.
+    """``fn(*args, **kwargs)`` run in a forked child process, abandoned (the child terminated)
+    with :class:`TimeLimitExceeded` if it has not returned after ``seconds``.
 
-    Uses ``SIGALRM`` (Unix, main thread), repeated every 50 ms after the deadline until the call
-    unwinds: enough for the libraries' Python rejection loops, whose individual steps are short.
-    Used to measure samplers that may not return at all.
+    A process boundary, not a signal: OpenDP draws its random bytes through a ctypes callback,
+    and an exception raised there by an alarm is swallowed or aborts the interpreter. The child
+    works on a copy of the caller's state, so a seeded ``rng`` passed in is not advanced.
+    Used to measure samplers that may not return at all. Unix only (``fork``).
     """
-    import signal
-    import sys
+    import multiprocessing
 
-    fired = []
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
 
-    def interrupt(signum, frame):
-        fired.append(True)
-        raise TimeLimitExceeded(f"no result within {seconds:g} s")
+    def work():
+        try:
+            sender.send(("ok", fn(*args, **kwargs)))
+        except BaseException as error:  # noqa: BLE001 - reported to the parent
+            sender.send(("error", repr(error)))
 
-    previous_hook = sys.unraisablehook
-
-    def quiet_hook(unraisable):  # the swallowed copies need no report
-        if not isinstance(unraisable.exc_value, TimeLimitExceeded):
-            previous_hook(unraisable)
-
-    sys.unraisablehook = quiet_hook
-    previous = signal.signal(signal.SIGALRM, interrupt)
-    # The alarm repeats every 50 ms once due: an exception raised inside a ctypes callback
-    # (OpenDP's random-byte source) is swallowed, and the next one lands in Python code.
-    signal.setitimer(signal.ITIMER_REAL, float(seconds), 0.05)
+    child = context.Process(target=work, daemon=True)
+    child.start()
+    sender.close()
     try:
-        return fn(*args, **kwargs)
-    except Exception as error:
-        # OpenDP re-raises exceptions from its Python callbacks as its own type
-        if fired:
-            raise TimeLimitExceeded(
-                f"no result within {seconds:g} s"
-            ) from error
-        raise
+        if receiver.poll(float(seconds)):
+            status, value = receiver.recv()
+            if status == "ok":
+                return value
+            raise RuntimeError(f"the call failed in the child process: {value}")
+        raise TimeLimitExceeded(f"no result within {seconds:g} s")
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0.0)
-        signal.signal(signal.SIGALRM, previous)
-        sys.unraisablehook = previous_hook
+        if child.is_alive():
+            child.terminate()
+        child.join()
+        receiver.close()

@@ -89,6 +89,6 @@ def plot_utility_with_timeouts(
         loc="lower center",
         ncol=3,
         fontsize="small",
-        bbox_to_anchor=(0.5, -0.12),
+        bbox_to_anchor=(0.5, -0.24),
     )
     return axes
