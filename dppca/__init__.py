@@ -11,12 +11,14 @@ The core names and every mechanism are re-exported here; each family lives in it
 from . import (
     audit,
     bingham,
+    covariance,
     exponential,
     input_perturbation,
     montecarlo,
     privacy,
     sensitivity,
 )
+from .covariance import amin_covariance, amin_subspace
 from .exponential import ppca, ppca_from_second_moment
 from .input_perturbation import (
     analyze_gauss,
@@ -81,6 +83,8 @@ __all__ = [
     "PrivacyWarning",
     "PrivatePCA",
     "accounting",
+    "amin_covariance",
+    "amin_subspace",
     "analyze_gauss",
     "as_generator",
     "audit",
@@ -94,6 +98,7 @@ __all__ = [
     "check_n",
     "check_orthonormal",
     "check_symmetric",
+    "covariance",
     "exponential",
     "haar_subspace",
     "input_perturbation",

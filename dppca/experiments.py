@@ -100,6 +100,9 @@ SHORT_NOTION = {
     "wishart_input_perturbation_delta": "(0, δ)-DP",
     "gaussian_subspace_recovery": "(ε, δ)-DP",
     "noisy_power_method": "(ε, δ)-DP (zCDP over L steps)",
+    "amin": "ε-DP (exact draws, every k)",
+    "diffprivlib_pca": "claimed ε-DP: sampler off-target (book)",
+    "opendp_pca": "claimed ε-DP: sampler off-target (book)",
 }
 
 #: Where each private mechanism is expected to live (module, function); the registry imports
@@ -125,7 +128,14 @@ EXPECTED = {
         "gaussian_subspace_recovery",
     ),
     "noisy_power_method": ("dppca.power_method", "noisy_power_method"),
+    "amin": ("dppca.covariance", "amin_subspace"),
 }
+
+#: The peer libraries' estimators (optional extra ``peers``), listed by :func:`peer_mechanisms`
+#: only when the library imports. Kept out of :func:`mechanisms`: OpenDP cannot be seeded, so
+#: these do not meet the registry's same-seed contract; their ``from_moment`` runs the library's
+#: own eigenvector code on ``n A`` (same law of ``V`` as the estimator on the rows).
+PEER_LIBRARY = {"diffprivlib_pca": "diffprivlib", "opendp_pca": "opendp"}
 
 _LABELS = {
     "pca": "non-private PCA",
@@ -138,6 +148,9 @@ _LABELS = {
     "wishart_input_perturbation_delta": "Wishart (δ-calibrated)",
     "gaussian_subspace_recovery": "Gaussian subspace recovery (MV)",
     "noisy_power_method": "noisy power method",
+    "amin": "Amin et al. (book)",
+    "diffprivlib_pca": "diffprivlib PCA",
+    "opendp_pca": "OpenDP PCA",
 }
 
 
@@ -150,7 +163,10 @@ def _find(key):
 
 
 def _privacy_text(module, key):
-    return getattr(module, "PRIVACY", {}).get(key, SHORT_NOTION[key])
+    privacy = getattr(module, "PRIVACY", {})
+    if key == "amin":
+        return privacy.get("amin_subspace", SHORT_NOTION[key])
+    return privacy.get(key, SHORT_NOTION[key])
 
 
 def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
@@ -179,7 +195,22 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
         module, function = _find(key)
         if function is None:
             continue
-        if key == "ppca":
+        if key == "amin":
+
+            def release(X, k, epsilon, delta, rng=None, _f=function):
+                return _f(X, k, epsilon, rng=rng)
+
+            def from_moment(
+                A,
+                n,
+                k,
+                epsilon,
+                delta,
+                rng=None,
+                _f=module.amin_subspace_from_second_moment,
+            ):
+                return _f(A, n, k, epsilon, rng=rng)
+        elif key == "ppca":
             moment_fn = getattr(module, "ppca_from_second_moment", None)
 
             def release(X, k, epsilon, delta, rng=None, _f=function):
@@ -251,6 +282,26 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
             _privacy_text(module, key),
         )
     return registry
+
+
+def peer_mechanisms() -> dict[str, Mechanism]:
+    """diffprivlib's and OpenDP's PCA (:mod:`dppca.peers`), those whose library imports."""
+    from . import peers
+
+    ok = peers.available()
+    out = {}
+    for key, library in PEER_LIBRARY.items():
+        if not ok[library]:
+            continue
+        out[key] = Mechanism(
+            key,
+            _LABELS[key],
+            SHORT_NOTION[key],
+            getattr(peers, key),
+            getattr(peers, f"{key}_from_second_moment"),
+            peers.PRIVACY[key],
+        )
+    return out
 
 
 def missing_mechanisms() -> list[str]:

@@ -325,3 +325,30 @@ __all__ = [
     "random_unit_ball_pairs",
     "power_step_sensitivity",
 ]
+
+
+def top_eigenvalues_l1_sensitivity(n: int, k: int) -> float:
+    """Largest ``sum_{i<=k} |lambda_i(A') - lambda_i(A)|`` over replace-one neighbours (sorted
+    eigenvalues of ``A = X^T X / n``): ``1/n`` for ``k = 1``, ``2/n`` for ``k >= 2``.
+
+    Lidskii: ``lambda(A + Delta) - lambda(A)`` lies in the convex hull of the permutations of
+    ``lambda(Delta) = (lambda_+, 0, ..., 0, lambda_-)``, with ``lambda_+ <= 1/n`` and
+    ``-lambda_- <= 1/n`` (:func:`difference_spectrum`), so the sum over any ``k >= 2`` entries is
+    at most ``2/n`` and one entry moves by at most ``1/n``. Attained: replace a row along the top
+    eigenvector by one along the second, with a gap that keeps the order. Under add/remove-one
+    (Amin et al. 2019, on ``X^T X``) the whole vector moves by ``tr(x x^T) <= 1`` instead.
+    """
+    n = check_n(n)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer; got {k!r}")
+    return (1.0 if k == 1 else 2.0) / n
+
+
+def bingham_score_sensitivity() -> float:
+    """Sensitivity of the score ``n u^T A u = |X u|^2`` for a fixed unit ``u``: 1.
+
+    Replace-one changes it by ``(u^T v)^2 - (u^T w)^2 in [-1, 1]`` (two-sided); add/remove-one
+    by ``(u^T x)^2 in [0, 1]`` (one-sided). Same bound, different shape: under replace-one the
+    exponential mechanism ``∝ exp(eta * score)`` is ``2 eta``-DP, not ``eta``-DP.
+    """
+    return 1.0

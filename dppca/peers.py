@@ -1,0 +1,395 @@
+"""The two libraries that ship Amin et al. (2019), run through the book's interfaces.
+
+* **diffprivlib 0.6.6** (IBM): ``diffprivlib.models.PCA`` and its eigenvector sampler
+  ``diffprivlib.mechanisms.Bingham``;
+* **OpenDP 0.16** (``opendp[numpy]``, features ``contrib`` and ``idealized-numerics``):
+  ``opendp.extras.sklearn.decomposition.make_private_pca`` (the measurement behind its ``PCA``
+  class) and its eigenvector measurement ``make_private_eigenvector``.
+
+Both libraries are imported lazily (optional extra ``peers``). Every adapter passes the public
+bounds explicitly (row norm 1, data centred at the known origin 0, as in the book's protocol);
+none lets a library read a bound from the data. The functions here call the libraries' real code;
+nothing of theirs is copied.
+
+**Seeding.** diffprivlib takes ``random_state``: an integer drawn from the caller's ``rng`` makes
+its draws reproducible (NumPy's legacy ``RandomState``). OpenDP draws from its own
+cryptographically secure generator (``opendp._lib.get_np_csprng``), which has no seed: its outputs
+cannot be reproduced, so the book tests them only statistically, with fresh entropy, at sample
+sizes where a correct sampler fails with probability below 1e-4.
+
+**The law they sample.** Both eigenvector samplers are the angular-central-Gaussian (ACG)
+rejection sampler of Kent, Ganeiber and Mardia (2018) for the target ``∝ exp(x^T B x)`` with
+``A = λ_max(B) I - B``, ``Ω = I + 2A/b``, ``M = e^{-(d-b)/2} (d/b)^{d/2}``. A proposal has the ACG
+density ``∝ (x^T Ω x)^{-d/2}``; the correct acceptance probability is
+``exp(-x^T A x) (x^T Ω x)^{d/2} / M``. Both libraries divide by ``(x^T Ω x)^{d/2}`` instead, so
+they accept with probability ``exp(-x^T A x) (x^T Ω x)^{-d/2} / M`` (still at most 1, since
+``M >= 1``) and return draws from :func:`flipped_log_density`:
+``∝ exp(x^T B x) (x^T Ω x)^{-d}``, not the Bingham law their privacy proof is about.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .bingham import acg_parameter
+from .validation import (
+    as_generator,
+    check_data,
+    check_epsilon,
+    check_k,
+    check_symmetric,
+)
+
+#: Privacy notion of each adapter (what the library claims, and what the book measured).
+PRIVACY = {
+    "diffprivlib_pca": "claimed ε-DP (Amin et al. 2019: ε/(k+1) for the eigenvalues and for "
+    "each of k vectors, vectors ∝ exp(ε_i/4 u^T C u)). Its Bingham sampler divides by "
+    "(x^T Ω x)^{d/2} where the ACG envelope needs a multiplication, so it samples "
+    "∝ exp(x^T B x)(x^T Ω x)^{-d}, not the Bingham law of the proof: the claim is "
+    "not established for the law it samples (see the book's chapter on the libraries).",
+    "opendp_pca": "claimed ε-DP under replace-one (unit ε per changed record; ε/2 for the "
+    "eigenvalues, ε/(2k) per vector, vectors ∝ exp(ε_i/4 u^T C u)). Same flipped "
+    "acceptance test as diffprivlib, so it samples ∝ exp(x^T B x)(x^T Ω x)^{-d}; the "
+    "claim is not established for the law it samples.",
+}
+
+
+def _seed(rng) -> int:
+    return int(as_generator(rng).integers(2**31 - 1))
+
+
+def import_diffprivlib():
+    """``diffprivlib`` (raises ImportError naming the ``peers`` extra if missing)."""
+    try:
+        import diffprivlib
+    except (
+        ImportError
+    ) as error:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "diffprivlib is not installed: pip install 'dppca[peers]'"
+        ) from error
+    return diffprivlib
+
+
+def import_opendp():
+    """``opendp.prelude`` with the features its PCA needs (``contrib``, ``idealized-numerics``)."""
+    try:
+        import opendp.prelude as dp
+    except (
+        ImportError
+    ) as error:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "opendp is not installed: pip install 'dppca[peers]'"
+        ) from error
+    dp.enable_features("contrib", "idealized-numerics")
+    return dp
+
+
+def available() -> dict[str, bool]:
+    """Which of the two libraries import here."""
+    out = {}
+    for key, importer in (
+        ("diffprivlib", import_diffprivlib),
+        ("opendp", import_opendp),
+    ):
+        try:
+            importer()
+            out[key] = True
+        except Exception:  # noqa: BLE001 - a broken install counts as unavailable
+            out[key] = False
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# PCA estimators with the registry interface (X, k, epsilon, delta, rng) -> V
+# ----------------------------------------------------------------------------------------------
+def diffprivlib_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
+    """``diffprivlib.models.PCA`` with ``data_norm=1`` and ``centered=True`` (the book's
+    uncentred second moment, no budget spent on a mean); returns ``V`` (``d x k``).
+
+    ``delta`` is ignored (pure ε claimed). Reproducible under a seeded ``rng``.
+    """
+    import_diffprivlib()
+    from diffprivlib.models import PCA
+
+    X = check_data(X)
+    k = check_k(k, X.shape[1])
+    model = PCA(
+        n_components=k,
+        epsilon=check_epsilon(epsilon),
+        data_norm=1.0,
+        centered=True,
+        random_state=_seed(rng),
+    )
+    with warnings.catch_warnings():
+        # diffprivlib's budget accountant warns when its global budget is exceeded; the book
+        # accounts for ε itself.
+        warnings.simplefilter("ignore", category=UserWarning)
+        model.fit(X.copy())
+    return np.ascontiguousarray(model.components_.T)
+
+
+def opendp_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
+    """OpenDP's ``make_private_pca`` on the domain of ``n x d`` arrays with row norm ≤ 1 and known
+    origin 0 (no budget spent on a mean); ``unit_epsilon = ε``, which its privacy map charges
+    for one replaced row (``map(2) = ε``). Returns ``V`` (``d x k``).
+
+    This is the measurement OpenDP's ``PCA`` class builds, minus the private mean that the class
+    always estimates. ``delta`` is ignored. ``rng`` is not used: OpenDP cannot be seeded.
+    """
+    dp = import_opendp()
+    from opendp.extras.sklearn.decomposition import make_private_pca
+
+    X = check_data(X)
+    n, d = X.shape
+    k = check_k(k, d)
+    domain = dp.numpy.array2_domain(
+        norm=1.0, p=2, origin=np.zeros(d), size=n, num_columns=d, T=float
+    )
+    measurement = make_private_pca(
+        domain,
+        dp.symmetric_distance(),
+        float(check_epsilon(epsilon)),
+        num_components=k,
+    )
+    return np.ascontiguousarray(measurement(X).Vt.T)
+
+
+def opendp_pca_from_second_moment(
+    A, n: int, k: int, epsilon, delta=None, rng=None
+) -> np.ndarray:
+    """The eigenvector half of OpenDP's PCA, run on ``C = n A`` directly: its
+    ``make_private_eigenvectors`` measurement on the domain of SSCP matrices of ``n`` rows of
+    norm ≤ 1, with the per-vector budgets its ``make_private_pca`` uses for ``unit_epsilon = ε``
+    (``ε/(2k)`` each). Same law of ``V`` as :func:`opendp_pca`, without forming ``X^T X``."""
+    dp = import_opendp()
+    from opendp.extras.numpy import _sscp_domain
+    from opendp.extras.sklearn._make_eigenvector import (
+        make_private_eigenvectors,
+    )
+    from opendp.extras.sklearn.decomposition import _split_pca_epsilon_evenly
+
+    A = check_symmetric(A, name="A")
+    d = A.shape[0]
+    k = check_k(k, d)
+    split = _split_pca_epsilon_evenly(float(check_epsilon(epsilon)), k)
+    domain = _sscp_domain(num_features=d, norm=1.0, p=2, size=int(n))
+    measurement = make_private_eigenvectors(
+        domain, dp.symmetric_distance(), split.eigvecs
+    )
+    return np.ascontiguousarray(np.asarray(measurement(int(n) * A))[:, :k])
+
+
+def diffprivlib_pca_from_second_moment(
+    A, n: int, k: int, epsilon, delta=None, rng=None
+) -> np.ndarray:
+    """The eigenvector half of diffprivlib's PCA (``centered=True``, ``data_norm=1``) on
+    ``C = n A``: its ``mechanisms.Bingham(epsilon=ε/(k+1))`` drawn ``k`` times, each on ``C``
+    compressed to the complement of the vectors already drawn (as its ``covariance_eig`` does).
+    Same law of ``V`` as :func:`diffprivlib_pca`, without the rows; seeded by ``rng``."""
+    import_diffprivlib()
+    import scipy.linalg
+    from diffprivlib.mechanisms import Bingham
+
+    A = check_symmetric(A, name="A")
+    d = A.shape[0]
+    k = check_k(k, d)
+    C = int(n) * A
+    mechanism = Bingham(
+        epsilon=check_epsilon(epsilon) / (k + 1), random_state=_seed(rng)
+    )
+    basis = np.eye(d)  # rows span the complement of the vectors drawn so far
+    V = np.empty((d, k))
+    for i in range(k):
+        V[:, i] = basis.T @ mechanism.randomise(basis @ C @ basis.T)
+        basis = scipy.linalg.null_space(V[:, : i + 1].T).T
+    return V
+
+
+def opendp_pca_class(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
+    """OpenDP's ``PCA`` class itself (``row_norm=1``, ``n_samples``, ``n_features`` given): it
+    always estimates and removes a private mean, spending a third of ε on it. The class also
+    needs OpenDP's ``honest-but-curious`` feature (enabled here)."""
+    dp = import_opendp()
+    dp.enable_features("honest-but-curious")
+    from opendp.extras.sklearn.decomposition import PCA
+
+    X = check_data(X)
+    n, d = X.shape
+    model = PCA(
+        epsilon=float(check_epsilon(epsilon)),
+        row_norm=1.0,
+        n_samples=n,
+        n_features=d,
+        n_components=check_k(k, d),
+    )
+    model.fit(X)
+    return np.ascontiguousarray(model.components_.T)
+
+
+# ----------------------------------------------------------------------------------------------
+# Their eigenvector samplers, called directly
+# ----------------------------------------------------------------------------------------------
+def diffprivlib_bingham_draws(B, size: int, rng=None) -> np.ndarray:
+    """``size`` draws of ``diffprivlib.mechanisms.Bingham(epsilon=4, sensitivity=1)`` on ``B``,
+    whose target is ``∝ exp(ε/(4Δ) x^T B x) = exp(x^T B x)``. Shape ``(size, d)``."""
+    import_diffprivlib()
+    from diffprivlib.mechanisms import Bingham
+
+    B = check_symmetric(B, name="B")
+    mechanism = Bingham(epsilon=4.0, sensitivity=1.0, random_state=_seed(rng))
+    return np.array([mechanism.randomise(B) for _ in range(int(size))])
+
+
+def opendp_eigenvector_draws(B, size: int) -> np.ndarray:
+    """``size`` draws of OpenDP's ``make_private_eigenvector(unit_epsilon=4)`` on the SSCP
+    matrix ``B`` (domain: row norm 1), whose target is ``∝ exp(x^T B x)``. Not seedable."""
+    dp = import_opendp()
+    from opendp.extras.numpy import _sscp_domain
+    from opendp.extras.sklearn._make_eigenvector import make_private_eigenvector
+
+    B = check_symmetric(B, name="B")
+    d = B.shape[0]
+    domain = _sscp_domain(num_features=d, norm=1.0, p=2, size=max(d, 1))
+    measurement = make_private_eigenvector(domain, dp.symmetric_distance(), 4.0)
+    return np.array([np.asarray(measurement(B)) for _ in range(int(size))])
+
+
+def library_bingham_draws(library: str, B, size: int, rng=None) -> np.ndarray:
+    """Draws of ``library``'s eigenvector sampler (``"diffprivlib"`` or ``"opendp"``) targeting
+    ``∝ exp(x^T B x)``."""
+    if library == "diffprivlib":
+        return diffprivlib_bingham_draws(B, size, rng=rng)
+    if library == "opendp":
+        return opendp_eigenvector_draws(B, size)
+    raise ValueError(
+        f"library must be 'diffprivlib' or 'opendp'; got {library!r}"
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# The law they actually sample
+# ----------------------------------------------------------------------------------------------
+def acg_envelope(B):
+    """``(A, Ω, b)`` of the ACG envelope both libraries build for ``∝ exp(x^T B x)``:
+    ``A = λ_max I - B``, ``b`` the root of ``Σ 1/(b + 2 a_i) = 1``, ``Ω = I + 2A/b``."""
+    B = check_symmetric(B, name="B")
+    lam = np.linalg.eigvalsh(B)
+    A = lam[-1] * np.eye(B.shape[0]) - B
+    b = acg_parameter(np.clip(lam[-1] - lam, 0.0, None))
+    return A, np.eye(B.shape[0]) + 2.0 * A / b, b
+
+
+def flipped_log_density(B, X) -> np.ndarray:
+    """Unnormalised log density, at the unit rows of ``X``, of what the libraries sample:
+    ``x^T B x - d log(x^T Ω x)`` (proposal ``(x^T Ω x)^{-d/2}`` times their acceptance)."""
+    B = check_symmetric(B, name="B")
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    _, Omega, _ = acg_envelope(B)
+    d = B.shape[0]
+    return np.sum((X @ B) * X, axis=1) - d * np.log(
+        np.sum((X @ Omega) * X, axis=1)
+    )
+
+
+def bingham_log_density(B, X) -> np.ndarray:
+    """Unnormalised log density ``x^T B x`` of the target (the vector Bingham law)."""
+    B = check_symmetric(B, name="B")
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    return np.sum((X @ B) * X, axis=1)
+
+
+def sphere_expectation(
+    log_density, fn, d: int, n: int, rng=None, chunk=200_000
+):
+    """``E[fn(x)]`` under ``∝ exp(log_density(x))`` on ``S^{d-1}``, by self-normalised importance
+    sampling from the uniform law. Returns ``(estimate, standard_error, ess)``."""
+    rng = as_generator(rng)
+    log_w, vals = [], []
+    done = 0
+    while done < n:
+        m = min(chunk, n - done)
+        G = rng.standard_normal((m, d))
+        U = G / np.linalg.norm(G, axis=1, keepdims=True)
+        log_w.append(log_density(U))
+        vals.append(np.asarray(fn(U), dtype=float))
+        done += m
+    log_w = np.concatenate(log_w)
+    vals = np.concatenate(vals)
+    w = np.exp(log_w - log_w.max())
+    w /= w.sum()
+    est = np.tensordot(w, vals, axes=(0, 0))
+    se = np.sqrt(np.tensordot(w * w, (vals - est) ** 2, axes=(0, 0)))
+    return est, se, float(1.0 / np.sum(w * w))
+
+
+# ----------------------------------------------------------------------------------------------
+# What the flipped test costs: acceptance rates, and a time limit for calls that may not return
+# ----------------------------------------------------------------------------------------------
+def log10_acceptance_rates(B, size: int, rng=None) -> tuple[float, float]:
+    """``log10`` of the mean acceptance probability per ACG proposal for ``∝ exp(x^T B x)``:
+    ``(correct, flipped)``, the correct test (multiply by ``(x^T Ω x)^{d/2}``) and the libraries'
+    (divide), estimated from ``size`` proposals of the envelope they both build."""
+    from scipy.special import logsumexp
+
+    from .bingham import acg_log_bound
+
+    B = check_symmetric(B, name="B")
+    rng = as_generator(rng)
+    lam, U = np.linalg.eigh(B)
+    a = lam[-1] - lam
+    b = acg_parameter(np.clip(a, 0.0, None))
+    d = a.size
+    log_m = acg_log_bound(d, b)
+    omega = 1.0 + 2.0 * a / b
+    Z = rng.standard_normal((int(size), d)) / np.sqrt(omega)
+    X = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+    s, w = (X * X) @ a, np.log((X * X) @ omega)
+    out = []
+    for sign in (1.0, -1.0):
+        log_p = -s + sign * 0.5 * d * w - log_m
+        out.append(float((logsumexp(log_p) - np.log(size)) / np.log(10.0)))
+    return out[0], out[1]
+
+
+class TimeLimitExceeded(RuntimeError):
+    """A library call did not return within its time limit."""
+
+
+def call_with_time_limit(seconds: float, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` run in a forked child process, abandoned (the child terminated)
+    with :class:`TimeLimitExceeded` if it has not returned after ``seconds``.
+
+    A process boundary, not a signal: OpenDP draws its random bytes through a ctypes callback,
+    and an exception raised there by an alarm is swallowed or aborts the interpreter. The child
+    works on a copy of the caller's state, so a seeded ``rng`` passed in is not advanced.
+    Used to measure samplers that may not return at all. Unix only (``fork``).
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+
+    def work():
+        try:
+            sender.send(("ok", fn(*args, **kwargs)))
+        except BaseException as error:  # noqa: BLE001 - reported to the parent
+            sender.send(("error", repr(error)))
+
+    child = context.Process(target=work, daemon=True)
+    child.start()
+    sender.close()
+    try:
+        if receiver.poll(float(seconds)):
+            status, value = receiver.recv()
+            if status == "ok":
+                return value
+            raise RuntimeError(f"the call failed in the child process: {value}")
+        raise TimeLimitExceeded(f"no result within {seconds:g} s")
+    finally:
+        if child.is_alive():
+            child.terminate()
+        child.join()
+        receiver.close()
