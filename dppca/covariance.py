@@ -35,7 +35,8 @@ import numpy as np
 from . import bingham
 from .bingham import sample_vector_bingham
 from .linalg import second_moment
-from .privacy import laplace_scale
+from .noise import MAX_LAPLACE_GRID_SCALE, add_laplace, check_noise_kind
+from .privacy import discrete_laplace_scale, laplace_scale, safe_granularity
 from .sensitivity import (
     bingham_score_sensitivity,
     top_eigenvalues_l1_sensitivity,
@@ -46,6 +47,7 @@ from .validation import (
     check_epsilon,
     check_k,
     check_n,
+    check_second_moment,
     check_symmetric,
 )
 
@@ -69,14 +71,6 @@ DEFAULT_EIGENVALUE_SHARE = 0.5
 DEFAULT_BETA = 0.01
 
 VECTOR_SPLITS = ("uniform", "adaptive")
-
-
-def laplace_eigenvalue_noise(scale: float, size: int, rng) -> np.ndarray:
-    """``size`` i.i.d. Laplace(0, ``scale``) draws: the only noise of the eigenvalue release.
-
-    Kept in one place so that a floating-point-safe sampler can replace it.
-    """
-    return as_generator(rng).laplace(0.0, float(scale), size=int(size))
 
 
 def bingham_inverse_temperature(n: int, epsilon_i) -> float:
@@ -120,8 +114,7 @@ def iterative_eigenvectors(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
-    A = check_symmetric(A, name="A")
-    n = check_n(n)
+    A, n = check_second_moment(A, n)
     epsilons = [check_epsilon(e) for e in np.ravel(vector_epsilons)]
     check_k(len(epsilons), A.shape[0])
     rng = as_generator(rng)
@@ -145,7 +138,7 @@ def _eigenbasis_vectors(A, n, epsilons, rng) -> np.ndarray:
         else:
             start = np.zeros(d)
             start[i] = 1.0
-            c = bingham._compression_top(lam, W, start)
+            c = bingham.compression_top(lam, W, start)
         # b only sets the acceptance rate; interlacing gives a rough spectrum of cI - C_i.
         rough = np.concatenate([[0.0], np.clip(c - lam[i + 1 :], 0.0, None)])
         b = bingham.acg_parameter(rough)
@@ -234,7 +227,7 @@ def amin_subspace_from_second_moment(
 
     ``A = X^T X / n`` (the caller vouches that rows had norm at most 1). Returns ``V`` (``d x k``).
     """
-    A = check_symmetric(A, name="A")
+    A, n = check_second_moment(A, n)
     k = check_k(k, A.shape[0])
     epsilon = check_epsilon(epsilon)
     w = (
@@ -269,6 +262,7 @@ def amin_covariance_from_second_moment(
     rng=None,
     method: str = "eigenbasis",
     return_parts: bool = False,
+    noise: str = "float",
 ):
     """Amin et al. (2019), Algorithm 1 truncated at rank ``k``: an ε-DP estimate of ``A``.
 
@@ -290,8 +284,12 @@ def amin_covariance_from_second_moment(
     rng = as_generator(rng)
     epsilon_0, epsilon_vectors = split_budget(epsilon, k, eigenvalue_share)
     top = np.linalg.eigvalsh(A)[::-1][:k]
-    scale = laplace_scale(top_eigenvalues_l1_sensitivity(n, k), epsilon_0)
-    noisy = top + laplace_eigenvalue_noise(scale, k, rng)
+    sensitivity = top_eigenvalues_l1_sensitivity(n, k)
+    scale, grid = laplace_scale(sensitivity, epsilon_0), None
+    if check_noise_kind(noise) == "safe":  # k entries, each rounded
+        grid = safe_granularity(sensitivity, k, scale, MAX_LAPLACE_GRID_SCALE)
+        scale = discrete_laplace_scale(sensitivity, epsilon_0, grid, k)
+    noisy = add_laplace(top, scale, noise=noise, rng=rng, granularity=grid)
     noisy = np.sort(np.clip(noisy, 0.0, 1.0))[::-1]
     if vector_split == "uniform":
         weights = np.full(k, 1.0 / k)

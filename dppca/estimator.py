@@ -373,7 +373,6 @@ ADDITIVE_NOISE = (
     "laplace",
     "gaussian_approx",
     "noisy_power_method",
-    "amin",
 )
 
 #: Mechanisms whose released matrix has private eigenvalues

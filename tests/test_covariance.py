@@ -4,8 +4,10 @@ sensitivities, exact privacy loss on worst-case neighbours, validation and seedi
 import numpy as np
 import pytest
 
+import dppca
 from dppca import covariance, sensitivity
 from dppca.bingham import importance_expectation
+from dppca.covariance import amin_covariance_from_second_moment
 from dppca.linalg import second_moment
 from dppca.privacy import circle_privacy_loss
 
@@ -246,3 +248,31 @@ def test_validation():
         covariance.amin_covariance(X, 2, 1.0, vector_split="other")
     with pytest.raises(TypeError):
         covariance.amin_subspace(X, 2.5, 1.0)
+
+
+def test_safe_noise_puts_the_eigenvalues_on_a_grid():
+    """noise='safe': the eigenvalues are rounded to a power-of-two grid and get
+    exact discrete Laplace noise, so the released values are grid multiples
+    (float Laplace values almost never are: each is a multiple of 2**-50 with
+    probability about 1/16), reproducible under a seed."""
+    rng = np.random.default_rng(8)
+    X = dppca.normalize_rows(
+        rng.standard_normal((400, 6)) * np.arange(6, 0, -1)
+    )
+    A = dppca.second_moment(X)
+    runs = [
+        amin_covariance_from_second_moment(
+            A, 400, 3, 1.0, rng=seed, return_parts=True, noise="safe"
+        )
+        for seed in (0, 0, 1)
+    ]
+    (_, values, V), (_, again, _), (_, other, _) = runs
+    assert np.array_equal(values, again) and not np.array_equal(values, other)
+    for v in (values, other):
+        assert np.all(v * 2.0**50 == np.round(v * 2.0**50))
+    _, float_values, _ = amin_covariance_from_second_moment(
+        A, 400, 3, 1.0, rng=0, return_parts=True
+    )
+    assert not np.all(
+        float_values * 2.0**50 == np.round(float_values * 2.0**50)
+    )
