@@ -1,11 +1,13 @@
-"""dppca: differentially private principal component analysis, as derived in the book.
+"""dppca: differentially private principal component analysis, as derived in
+the book.
 
-The core names and every mechanism are re-exported here; each family lives in its own module:
-``dppca.input_perturbation`` (MOD-SULQ, Analyze Gauss, Laplace, Wishart), ``dppca.exponential``
-(PPCA) with its samplers in ``dppca.bingham``, ``dppca.gaussian_approx`` (Mangoubi-Vishnoi) with
-``dppca.dyson``, plus ``dppca.privacy`` (calibration, privacy loss), ``dppca.sensitivity``,
-``dppca.accounting`` (composition),
-``dppca.estimator`` (``PrivatePCA``), ``dppca.audit``, ``dppca.bounds``, ``dppca.datasets`` and ``dppca.experiments``.
+The core names and every mechanism are re-exported here; each family lives in
+its own module: ``dppca.input_perturbation`` (MOD-SULQ, Analyze Gauss, Laplace,
+Wishart), ``dppca.exponential`` (PPCA) with its samplers in ``dppca.bingham``,
+``dppca.gaussian_approx`` (Mangoubi-Vishnoi) with ``dppca.dyson``, plus
+``dppca.privacy`` (calibration, privacy loss), ``dppca.sensitivity``,
+``dppca.accounting`` (composition), ``dppca.estimator`` (``PrivatePCA``),
+``dppca.audit``, ``dppca.bounds``, ``dppca.datasets`` and ``dppca.experiments``.
 """
 
 from . import (

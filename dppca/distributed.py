@@ -1,23 +1,28 @@
-"""The second moment and the power-method products on Dask, for rows that do not fit in memory.
+"""The second moment and the power-method products on Dask, for rows that do
+not fit in memory.
 
-A ``dask.array`` of shape ``n x d`` chunked along the rows (one chunk across the columns) holds
-the data set: in memory on a cluster, generated lazily (:func:`synthetic_rows`) or read chunk by
-chunk from Parquet files (:func:`read_parquet_rows`). Every pass validates each chunk as it is
-read (finite entries, row norms <= 1; or, only when asked, clips rows explicitly), reduces it to a
-d x d (``XᵀX``) or d x p (``Xᵀ X V``) partial sum, and adds the partial sums in Dask's tree
-reduction. Only these small sums travel to the client, which divides by n and, for a private
-release, adds the noise once (:mod:`dppca.power_method`, :mod:`dppca.input_perturbation`).
+A ``dask.array`` of shape ``n x d`` chunked along the rows (one chunk across the
+columns) holds the data set: in memory on a cluster, generated lazily
+(:func:`synthetic_rows`) or read chunk by chunk from Parquet files
+(:func:`read_parquet_rows`). Every pass validates each chunk as it is read
+(finite entries, row norms <= 1; or, only when asked, clips rows explicitly),
+reduces it to a d x d (``XᵀX``) or d x p (``Xᵀ X V``) partial sum, and adds the
+partial sums in Dask's tree reduction. Only these small sums travel to the
+client, which divides by n and, for a private release, adds the noise once
+(:mod:`dppca.power_method`, :mod:`dppca.input_perturbation`).
 
-Trust model: differential privacy here protects the people in the data against whoever sees the
-*released* output. The machines that run the computation — the workers that hold or read the rows,
-the scheduler, and the client that receives the exact sums ``XᵀX`` or ``XᵀXV`` and adds the
-noise — form one trusted aggregator. Nothing noisy is computed on the workers, and a party that
-controls a worker or the client is not protected against. (Distributed protocols that avoid a
-trusted aggregator, with noise shares and secure aggregation, are out of scope.)
+Trust model: differential privacy here protects the people in the data against
+whoever sees the *released* output. The machines that run the computation — the
+workers that hold or read the rows, the scheduler, and the client that receives
+the exact sums ``XᵀX`` or ``XᵀXV`` and adds the noise — form one trusted
+aggregator. Nothing noisy is computed on the workers, and a party that controls
+a worker or the client is not protected against. (Distributed protocols that
+avoid a trusted aggregator, with noise shares and secure aggregation, are out of
+scope.)
 
-The same code runs on the local threaded scheduler, on a ``LocalCluster`` and on a multi-machine
-``dask.distributed`` cluster: whichever ``Client`` is current executes the graphs. Workers must be
-able to import ``dppca`` and ``numpy``.
+The same code runs on the local threaded scheduler, on a ``LocalCluster`` and on
+a multi-machine ``dask.distributed`` cluster: whichever ``Client`` is current
+executes the graphs. Workers must be able to import ``dppca`` and ``numpy``.
 """
 
 from __future__ import annotations
@@ -42,10 +47,12 @@ def is_dask_array(X) -> bool:
 
 
 def clip_rows(X) -> np.ndarray:
-    """Return ``X`` with every row of norm > 1 rescaled to norm 1 (the others untouched).
+    """Return ``X`` with every row of norm > 1 rescaled to norm 1 (the others
+    untouched).
 
-    An explicit, per-row preprocessing step: each output row depends on its own input row only,
-    so a mechanism that is private for rows in the unit ball stays private for the raw rows.
+    An explicit, per-row preprocessing step: each output row depends on its own
+    input row only, so a mechanism that is private for rows in the unit ball
+    stays private for the raw rows.
     """
     X = np.array(X, dtype=float)
     if X.ndim != 2 or not np.all(np.isfinite(X)):
@@ -55,7 +62,8 @@ def clip_rows(X) -> np.ndarray:
 
 
 def _checked_block(block, clip=False):
-    """Validate (or, with ``clip``, clip) one chunk of rows; runs on the workers."""
+    """Validate (or, with ``clip``, clip) one chunk of rows; runs on the
+    workers."""
     block = np.asarray(block, dtype=float)
     if block.shape[0] == 0:
         return block
@@ -71,17 +79,20 @@ def _checked_block(block, clip=False):
         raise ValueError(
             f"X has {int(too_long.sum())} rows with Euclidean norm > 1 in one "
             f"chunk of {block.shape[0]} rows (largest {norms.max():.6g}); the "
-            "privacy guarantees assume ||x_i|| <= 1. Rescale explicitly or pass "
+            "privacy guarantees assume ||x_i|| <= 1. Rescale explicitly or "
+            "pass "
             "clip=True."
         )
     return block
 
 
 def checked_rows(X, *, clip: bool = False):
-    """The lazy dask array of validated (or explicitly clipped) rows, one column chunk wide.
+    """The lazy dask array of validated (or explicitly clipped) rows, one
+    column chunk wide.
 
-    Nothing is computed here: the check runs inside every later pass, chunk by chunk, so data
-    larger than memory is never held whole. Unknown chunk sizes (from a data frame) are computed.
+    Nothing is computed here: the check runs inside every later pass, chunk by
+    chunk, so data larger than memory is never held whole. Unknown chunk sizes
+    (from a data frame) are computed.
     """
     import dask.array as da
 
@@ -110,7 +121,8 @@ def _block_product(block, V):
 
 
 def _stacked(X, function, width, **kwargs):
-    """Apply ``function`` to every row chunk, giving a (chunks x d x width) stack to sum."""
+    """Apply ``function`` to every row chunk, giving a (chunks x d x width)
+    stack to sum."""
     d = X.shape[1]
     return X.map_blocks(
         function,
@@ -125,11 +137,13 @@ def _stacked(X, function, width, **kwargs):
 def second_moment_dask(
     X, *, clip: bool = False, split_every: int | None = None, lazy=False
 ):
-    """``A = XᵀX/n`` of a dask array of rows, by a tree reduction of per-chunk ``XᵢᵀXᵢ``.
+    """``A = XᵀX/n`` of a dask array of rows, by a tree reduction of
+    per-chunk ``XᵢᵀXᵢ``.
 
-    One pass over the data; each task holds one chunk and one d x d partial sum. Returns a numpy
-    array (or, with ``lazy=True``, the dask array of A, to ``persist``/``compute`` or watch with a
-    progress bar). Trust model: see the module docstring.
+    One pass over the data; each task holds one chunk and one d x d partial sum.
+    Returns a numpy array (or, with ``lazy=True``, the dask array of A, to
+    ``persist``/``compute`` or watch with a progress bar). Trust model: see the
+    module docstring.
     """
     rows = checked_rows(X, clip=clip)
     n, d = rows.shape
@@ -142,12 +156,13 @@ def second_moment_dask(
 
 
 def second_moment_operator(X, *, clip: bool = False):
-    """``(multiply, n, d)`` with ``multiply(V) = Xᵀ (X V) / n`` computed as a Dask reduction.
+    """``(multiply, n, d)`` with ``multiply(V) = Xᵀ (X V) / n`` computed as a
+    Dask reduction.
 
-    Each call is one pass over the rows (validated chunk by chunk); ``V`` (d x p, small) is sent
-    with the graph and only the d x p sum comes back. Used by
-    :func:`dppca.power_method.noisy_power_method` for dask inputs; the noise is then added on
-    the client (trusted aggregator, module docstring).
+    Each call is one pass over the rows (validated chunk by chunk); ``V`` (d x
+    p, small) is sent with the graph and only the d x p sum comes back. Used by
+    :func:`dppca.power_method.noisy_power_method` for dask inputs; the noise is
+    then added on the client (trusted aggregator, module docstring).
     """
     rows = checked_rows(X, clip=clip)
     n, d = rows.shape
@@ -166,10 +181,12 @@ def synthetic_rows(
 ):
     """A lazy ``n x d`` dask array of unit-norm rows, never materialised whole.
 
-    Chunk i draws ``chunk_rows`` Gaussian rows with covariance ``diag(eigenvalues)`` (padded with
-    the last value to length d) from ``numpy.random.default_rng([seed, i])`` and projects each row
-    onto the unit sphere; every pass regenerates the same rows. The top eigenvectors of its
-    second moment are the first coordinate axes (in the order of the eigenvalues).
+    Chunk i draws ``chunk_rows`` Gaussian rows with covariance
+    ``diag(eigenvalues)`` (padded with the last value to length d) from
+    ``numpy.random.default_rng([seed, i])`` and projects each row onto the unit
+    sphere; every pass regenerates the same rows. The top eigenvectors of its
+    second moment are the first coordinate axes (in the order of the
+    eigenvalues).
     """
     import dask.array as da
 
@@ -212,11 +229,14 @@ def _write_block(block, file, compression):
 def write_parquet_rows(
     X, path, *, chunk_rows: int | None = None, compression: str = "snappy"
 ) -> None:
-    """Write the rows of ``X`` (numpy or dask array) to a directory of Parquet files
-    ``part.<i>.parquet``, one file (one row group) per row chunk, columns ``x0, x1, ...``.
+    """Write the rows of ``X`` (numpy or dask array) to a directory of
+    Parquet files
+    ``part.<i>.parquet``, one file (one row group) per row chunk, columns ``x0,
+    x1, ...``.
 
-    A dask input is written chunk by chunk by whichever scheduler is current (on a cluster, by the
-    workers: ``path`` must then be a directory they all can write). No chunk is ever gathered.
+    A dask input is written chunk by chunk by whichever scheduler is current (on
+    a cluster, by the workers: ``path`` must then be a directory they all can
+    write). No chunk is ever gathered.
     """
     import dask
     import dask.array as da
@@ -238,7 +258,8 @@ def write_parquet_rows(
 
 
 def _parquet_pieces(path):
-    """``[(file, row group, rows)]`` of a Parquet file or directory, from metadata only."""
+    """``[(file, row group, rows)]`` of a Parquet file or directory, from
+    metadata only."""
     import re
 
     import pyarrow.parquet as pq
@@ -275,12 +296,14 @@ def _read_piece(file, group, columns):
 
 
 def read_parquet_rows(path, columns=None):
-    """A lazy dask array of the rows stored in a Parquet file or directory, one chunk per row
+    """A lazy dask array of the rows stored in a Parquet file or directory,
+    one chunk per row
     group, in file order (natural sort of the names) then row-group order.
 
-    Only the files' metadata are read here (row counts and column names); each chunk is read by
-    the task that needs it, so the data set is never loaded whole. ``columns`` selects and orders
-    the columns (default: all, in the file's order).
+    Only the files' metadata are read here (row counts and column names); each
+    chunk is read by the task that needs it, so the data set is never loaded
+    whole. ``columns`` selects and orders the columns (default: all, in the
+    file's order).
     """
     import dask
     import dask.array as da
@@ -303,11 +326,13 @@ def read_parquet_rows(path, columns=None):
 
 
 class WorkerMemorySampler(WorkerPlugin):
-    """A worker plugin that samples its worker's resident memory (RSS) in a background thread.
+    """A worker plugin that samples its worker's resident memory (RSS) in a
+    background thread.
 
-    Register it with ``client.register_plugin(WorkerMemorySampler(interval))``; afterwards
-    :func:`collect_memory_samples` returns, per worker, arrays of times and bytes. Works offline
-    and on any cluster (it only needs ``psutil``, which ``distributed`` depends on).
+    Register it with ``client.register_plugin(WorkerMemorySampler(interval))``;
+    afterwards :func:`collect_memory_samples` returns, per worker, arrays of
+    times and bytes. Works offline and on any cluster (it only needs ``psutil``,
+    which ``distributed`` depends on).
     """
 
     name = "dppca-memory-sampler"
@@ -340,7 +365,8 @@ def _worker_samples(dask_worker):
 
 
 def collect_memory_samples(client) -> dict:
-    """``{worker address: (times, rss bytes)}`` from every worker's :class:`WorkerMemorySampler`."""
+    """``{worker address: (times, rss bytes)}`` from every worker's
+    :class:`WorkerMemorySampler`."""
     raw = client.run(_worker_samples)
     out = {}
     for address, samples in raw.items():
@@ -350,7 +376,8 @@ def collect_memory_samples(client) -> dict:
 
 
 def worker_memory_limits(client) -> dict:
-    """``{worker address: memory limit in bytes}`` as the scheduler knows them."""
+    """``{worker address: memory limit in bytes}`` as the scheduler knows
+    them."""
     workers = client.scheduler_info(n_workers=-1)["workers"]
     return {address: info["memory_limit"] for address, info in workers.items()}
 

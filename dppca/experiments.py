@@ -1,10 +1,12 @@
-"""The repeated-trial protocol of the real-data experiments (Chaudhuri, Sarwate & Sinha, JMLR 2013,
+"""The repeated-trial protocol of the real-data experiments (Chaudhuri,
+Sarwate & Sinha, JMLR 2013,
 Sections 6.3-6.5) and a registry of every subspace mechanism of the book.
 
-Every registered mechanism maps ``(X, k, epsilon, delta, rng)`` to a ``d x k`` orthonormal ``V``.
-Mechanisms that only need ``A = X^T X / n`` and ``n`` also expose that entry point
-(``from_moment``), so that one subset's ``A`` is formed once and reused across restarts; for these
-the two entry points give the same law (the ``X`` versions compute ``A`` and call the same code).
+Every registered mechanism maps ``(X, k, epsilon, delta, rng)`` to a ``d x k``
+orthonormal ``V``. Mechanisms that only need ``A = X^T X / n`` and ``n`` also
+expose that entry point (``from_moment``), so that one subset's ``A`` is formed
+once and reused across restarts; for these the two entry points give the same
+law (the ``X`` versions compute ``A`` and call the same code).
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ from .validation import (
 
 @dataclass(frozen=True)
 class Mechanism:
-    """A subspace mechanism: ``release(X, k, epsilon, delta, rng) -> V`` (d x k), optionally
-    ``from_moment(A, n, k, epsilon, delta, rng) -> V``; ``notion`` is the privacy it really
+    """A subspace mechanism: ``release(X, k, epsilon, delta, rng) -> V`` (d x
+    k), optionally
+    ``from_moment(A, n, k, epsilon, delta, rng) -> V``; ``notion`` is the
+    privacy it really
     provides in a few words, ``privacy`` the module's full ``PRIVACY`` text."""
 
     key: str
@@ -44,14 +48,16 @@ class Mechanism:
         return self.release(X, k, epsilon, delta, rng)
 
     def run_from_moment(self, A, n, k, epsilon, delta, rng=None):
-        """Release from the second moment when possible (same law as ``release``)."""
+        """Release from the second moment when possible (same law as
+        ``release``)."""
         if self.from_moment is None:
             raise ValueError(f"{self.key} needs the data rows, not only A")
         return self.from_moment(A, n, k, epsilon, delta, rng)
 
 
 def _noisy_matrix_mechanism(module, name, uses_delta):
-    """Wrap an input-perturbation mechanism (noisy matrix out) into a subspace mechanism."""
+    """Wrap an input-perturbation mechanism (noisy matrix out) into a
+    subspace mechanism."""
     full = getattr(module, name)
     moment = getattr(module, f"{name}_from_second_moment", None)
     if uses_delta:
@@ -88,7 +94,8 @@ def _random_moment(A, n, k, epsilon, delta, rng=None):
     return haar_subspace(A.shape[0], k, rng)
 
 
-#: Short privacy notions shown in legends and tables (the module's PRIVACY text has the detail).
+#: Short privacy notions shown in legends and tables (the module's PRIVACY text
+#: has the detail).
 SHORT_NOTION = {
     "pca": "not private",
     "random": "0-DP (data-independent)",
@@ -105,8 +112,9 @@ SHORT_NOTION = {
     "opendp_pca": "claimed ε-DP: sampler off-target (book)",
 }
 
-#: Where each private mechanism is expected to live (module, function); the registry imports
-#: whichever exist, and :func:`missing_mechanisms` lists the others.
+#: Where each private mechanism is expected to live (module, function); the
+#: registry imports whichever exist, and :func:`missing_mechanisms` lists the
+#: others.
 EXPECTED = {
     "ppca": ("dppca.exponential", "ppca"),
     "mod_sulq": ("dppca.input_perturbation", "mod_sulq"),
@@ -131,10 +139,11 @@ EXPECTED = {
     "amin": ("dppca.covariance", "amin_subspace"),
 }
 
-#: The peer libraries' estimators (optional extra ``peers``), listed by :func:`peer_mechanisms`
-#: only when the library imports. Kept out of :func:`mechanisms`: OpenDP cannot be seeded, so
-#: these do not meet the registry's same-seed contract; their ``from_moment`` runs the library's
-#: own eigenvector code on ``n A`` (same law of ``V`` as the estimator on the rows).
+#: The peer libraries' estimators (optional extra ``peers``), listed by
+#: :func:`peer_mechanisms` only when the library imports. Kept out of
+#: :func:`mechanisms`: OpenDP cannot be seeded, so these do not meet the
+#: registry's same-seed contract; their ``from_moment`` runs the library's own
+#: eigenvector code on ``n A`` (same law of ``V`` as the estimator on the rows).
 PEER_LIBRARY = {"diffprivlib_pca": "diffprivlib", "opendp_pca": "opendp"}
 
 _LABELS = {
@@ -285,7 +294,8 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
 
 
 def peer_mechanisms() -> dict[str, Mechanism]:
-    """diffprivlib's and OpenDP's PCA (:mod:`dppca.peers`), those whose library imports."""
+    """diffprivlib's and OpenDP's PCA (:mod:`dppca.peers`), those whose
+    library imports."""
     from . import peers
 
     ok = peers.available()
@@ -310,7 +320,8 @@ def missing_mechanisms() -> list[str]:
 
 
 def _check_sparse_rows(S) -> None:
-    """The checks of ``check_data`` for a scipy.sparse matrix (finite entries, row norms <= 1)."""
+    """The checks of ``check_data`` for a scipy.sparse matrix (finite
+    entries, row norms <= 1)."""
     from .validation import ROW_NORM_TOLERANCE
 
     if not np.all(np.isfinite(S.data)):
@@ -319,13 +330,15 @@ def _check_sparse_rows(S) -> None:
     if norms.size and norms.max() > 1.0 + ROW_NORM_TOLERANCE:
         raise ValueError(
             f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows with "
-            f"Euclidean norm > 1 (largest {norms.max():.6g}); rescale explicitly "
+            f"Euclidean norm > 1 (largest {norms.max():.6g}); rescale "
+            "explicitly "
             "(dppca.scale_to_unit_ball) before running a mechanism"
         )
 
 
 class _Subset:
-    """Rows of one subset: its second moment at once (sparse product when possible), the dense
+    """Rows of one subset: its second moment at once (sparse product when
+    possible), the dense
     rows only if a mechanism needs them."""
 
     def __init__(self, X, index=None):
@@ -368,12 +381,14 @@ def utility_versus_n(
     rng=None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Section 6.3 of the paper: q_F(U) of each mechanism on uniform random subsets of size n.
+    """Section 6.3 of the paper: q_F(U) of each mechanism on uniform random
+    subsets of size n.
 
-    For every size in ``sizes`` and each of ``n_subsets`` subsets drawn without replacement, each
-    mechanism runs ``runs[key]`` times (paper: 10 for PPCA, 100 for the others) on the subset.
-    Utility is measured on the full data set's ``A`` (``data.A``), the quantity of Table 1, so
-    that the non-private baseline sits at q_F(V_k). Returns one row per release.
+    For every size in ``sizes`` and each of ``n_subsets`` subsets drawn without
+    replacement, each mechanism runs ``runs[key]`` times (paper: 10 for PPCA,
+    100 for the others) on the subset. Utility is measured on the full data
+    set's ``A`` (``data.A``), the quantity of Table 1, so that the non-private
+    baseline sits at q_F(V_k). Returns one row per release.
     """
     from tqdm import tqdm
 
@@ -415,14 +430,17 @@ def utility_versus_n(
 def summarize(
     results: pd.DataFrame, by=("data set", "n", "mechanism")
 ) -> pd.DataFrame:
-    """Mean and standard deviation of q_F over subsets and runs (the paper's error bars)."""
+    """Mean and standard deviation of q_F over subsets and runs (the paper's
+    error bars)."""
     grouped = results.groupby(list(by), observed=True)["q_F"]
     return grouped.agg(mean="mean", std="std", count="size").reset_index()
 
 
 def synthetic_gaussian(n: int, eigenvalues, rng=None) -> np.ndarray:
-    """Section 6.5's synthetic data: n draws of N(0, diag(eigenvalues)), then divided by the
-    largest row norm so that every row has norm <= 1 (the paper does not say how it enforced
+    """Section 6.5's synthetic data: n draws of N(0, diag(eigenvalues)), then
+    divided by the
+    largest row norm so that every row has norm <= 1 (the paper does not say how
+    it enforced
     ||x_i|| <= 1; this is the same global scaling as for the real data)."""
     from .validation import scale_to_unit_ball
 
@@ -443,7 +461,8 @@ def utility_versus_epsilon(
     rng=None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Section 6.5 (Figure 5): q_F(U) on the data's own ``A`` for each ε, ``runs[key]`` draws."""
+    """Section 6.5 (Figure 5): q_F(U) on the data's own ``A`` for each ε,
+    ``runs[key]`` draws."""
     from tqdm import tqdm
 
     rng = as_generator(rng)
@@ -476,13 +495,15 @@ def classification_accuracy(
     rng=None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Section 6.4 (Table 2): accuracy of a linear SVM on data projected onto each subspace.
+    """Section 6.4 (Table 2): accuracy of a linear SVM on data projected onto
+    each subspace.
 
-    For each of ``n_permutations`` random permutations, the first half of the rows is the
-    holdout from which each mechanism computes ``n_projections`` subspaces; of the other half,
-    ``train_fraction`` trains a ``LinearSVC`` (its C chosen from ``C_grid`` on a third of the
-    training rows held out for tuning) and the rest is the test set. ``X`` is a dense or sparse
-    n x d matrix with rows of norm <= 1, ``y`` boolean labels.
+    For each of ``n_permutations`` random permutations, the first half of the
+    rows is the holdout from which each mechanism computes ``n_projections``
+    subspaces; of the other half, ``train_fraction`` trains a ``LinearSVC`` (its
+    C chosen from ``C_grid`` on a third of the training rows held out for
+    tuning) and the rest is the test set. ``X`` is a dense or sparse n x d
+    matrix with rows of norm <= 1, ``y`` boolean labels.
     """
     from sklearn.svm import LinearSVC
     from tqdm import tqdm
@@ -525,7 +546,8 @@ def _dense(M):
 
 
 def _fit_linear_svm(Z_train, y_train, Z_test, y_test, C_grid, LinearSVC):
-    """Pick C on a third of the training rows, refit on all of them, return test accuracy."""
+    """Pick C on a third of the training rows, refit on all of them, return
+    test accuracy."""
     if np.unique(y_train).size < 2:  # a single class: predict it
         return float(np.mean(y_test == y_train[0])), float("nan")
     n_tune = max(1, Z_train.shape[0] // 3)

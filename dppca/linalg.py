@@ -1,4 +1,5 @@
-"""Linear algebra shared by every mechanism: the second-moment matrix, top-k subspaces,
+"""Linear algebra shared by every mechanism: the second-moment matrix, top-k
+subspaces,
 rank-k approximations and Haar-random subspaces."""
 
 from __future__ import annotations
@@ -49,12 +50,14 @@ def sparse_gram(X) -> np.ndarray:
 
 
 def second_moment(X) -> np.ndarray:
-    """Return ``A = X^T X / n``, the (uncentred) second-moment matrix of the rows of ``X``.
+    """Return ``A = X^T X / n``, the (uncentred) second-moment matrix of the
+    rows of ``X``.
 
-    This is the matrix whose principal subspace both Chaudhuri et al. (2013, Sec. 2) and
-    Jiang et al. (2016, Sec. 2) privatise. ``X`` must pass :func:`dppca.check_data`. A
-    ``scipy.sparse`` ``X`` is accepted and never densified: its rows are validated from the
-    stored entries and ``XᵀX`` is a sparse product (only the ``d x d`` result is dense).
+    This is the matrix whose principal subspace both Chaudhuri et al. (2013,
+    Sec. 2) and Jiang et al. (2016, Sec. 2) privatise. ``X`` must pass
+    :func:`dppca.check_data`. A ``scipy.sparse`` ``X`` is accepted and never
+    densified: its rows are validated from the stored entries and ``XᵀX`` is a
+    sparse product (only the ``d x d`` result is dense).
     """
     if type(X).__module__.split(".")[0] == "dask":  # chunked rows: a reduction
         from .distributed import second_moment_dask
@@ -68,10 +71,12 @@ def second_moment(X) -> np.ndarray:
 
 
 def top_k_eigh(M, k: int):
-    """Return the ``k`` largest eigenvalues (descending) and their eigenvectors (``d x k``).
+    """Return the ``k`` largest eigenvalues (descending) and their
+    eigenvectors (``d x k``).
 
-    Uses LAPACK's subset solver, which is cheaper than a full decomposition when ``k << d``.
-    ``k`` must be an integer with ``1 <= k <= d`` (else the package's TypeError/ValueError).
+    Uses LAPACK's subset solver, which is cheaper than a full decomposition when
+    ``k << d``. ``k`` must be an integer with ``1 <= k <= d`` (else the
+    package's TypeError/ValueError).
     """
     M = check_symmetric(M)
     d = M.shape[0]
@@ -81,19 +86,23 @@ def top_k_eigh(M, k: int):
 
 
 def top_k_subspace(M, k: int) -> np.ndarray:
-    """Return a ``d x k`` orthonormal basis of the top-k eigenspace of the symmetric ``M``."""
+    """Return a ``d x k`` orthonormal basis of the top-k eigenspace of the
+    symmetric ``M``."""
     return top_k_eigh(M, k)[1]
 
 
 def rank_k_approximation(M, k: int) -> np.ndarray:
-    """Return the best rank-k approximation ``V_k diag(lambda_1..k) V_k^T`` of symmetric ``M``
-    (best in Frobenius and spectral norm among matrices built from its top-k eigenpairs)."""
+    """Return the best rank-k approximation ``V_k diag(lambda_1..k) V_k^T``
+    of symmetric ``M``
+    (best in Frobenius and spectral norm among matrices built from its top-k
+    eigenpairs)."""
     vals, vecs = top_k_eigh(M, k)
     return (vecs * vals) @ vecs.T
 
 
 def pca(X, k: int) -> np.ndarray:
-    """Non-private PCA: the top-k eigenvectors ``V_k`` of ``A = X^T X / n`` (``d x k``).
+    """Non-private PCA: the top-k eigenvectors ``V_k`` of ``A = X^T X / n``
+    (``d x k``).
 
     ``X`` may be dense or ``scipy.sparse`` (see :func:`second_moment`)."""
     A = second_moment(X)
@@ -102,11 +111,13 @@ def pca(X, k: int) -> np.ndarray:
 
 
 def haar_subspace(d: int, k: int, rng=None) -> np.ndarray:
-    """Draw a ``d x k`` orthonormal basis of a uniformly random (Haar) k-dimensional subspace.
+    """Draw a ``d x k`` orthonormal basis of a uniformly random (Haar)
+    k-dimensional subspace.
 
-    The QR factorisation of a Gaussian matrix, with column signs fixed so that ``R`` has a
-    positive diagonal, gives a Haar-distributed Stiefel point (Mezzadri 2007). This is the
-    "random projection" baseline of Chaudhuri et al. (2013, Sec. 6).
+    The QR factorisation of a Gaussian matrix, with column signs fixed so that
+    ``R`` has a positive diagonal, gives a Haar-distributed Stiefel point
+    (Mezzadri 2007). This is the "random projection" baseline of Chaudhuri et
+    al. (2013, Sec. 6).
     """
     if d < 2:
         raise ValueError(f"d must be at least 2; got {d}")
@@ -117,7 +128,8 @@ def haar_subspace(d: int, k: int, rng=None) -> np.ndarray:
 
 
 def projector(V) -> np.ndarray:
-    """Return the orthogonal projector ``V V^T`` onto the column span of ``V``."""
+    """Return the orthogonal projector ``V V^T`` onto the column span of
+    ``V``."""
     V = np.asarray(V, dtype=float)
     if V.ndim == 1:
         V = V[:, None]
@@ -125,12 +137,14 @@ def projector(V) -> np.ndarray:
 
 
 def symmetrize_upper(values, d: int) -> np.ndarray:
-    """Build a symmetric ``d x d`` matrix from the ``d(d+1)/2`` entries on and above the diagonal
+    """Build a symmetric ``d x d`` matrix from the ``d(d+1)/2`` entries on
+    and above the diagonal
     (row-major order of ``numpy.triu_indices``)."""
     values = np.asarray(values, dtype=float)
     if values.shape != (d * (d + 1) // 2,):
         raise ValueError(
-            f"expected {d * (d + 1) // 2} upper-triangle values, got shape {values.shape}"
+            f"expected {d * (d + 1) // 2} upper-triangle values, got shape "
+            f"{values.shape}"
         )
     M = np.zeros((d, d))
     iu = np.triu_indices(d)

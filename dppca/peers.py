@@ -1,30 +1,36 @@
-"""The two libraries that ship Amin et al. (2019), run through the book's interfaces.
+"""The two libraries that ship Amin et al. (2019), run through the book's
+interfaces.
 
-* **diffprivlib 0.6.6** (IBM): ``diffprivlib.models.PCA`` and its eigenvector sampler
-  ``diffprivlib.mechanisms.Bingham``;
-* **OpenDP 0.16** (``opendp[numpy]``, features ``contrib`` and ``idealized-numerics``):
-  ``opendp.extras.sklearn.decomposition.make_private_pca`` (the measurement behind its ``PCA``
-  class) and its eigenvector measurement ``make_private_eigenvector``.
+* **diffprivlib 0.6.6** (IBM): ``diffprivlib.models.PCA`` and its eigenvector
+  sampler ``diffprivlib.mechanisms.Bingham``;
+* **OpenDP 0.16** (``opendp[numpy]``, features ``contrib`` and
+  ``idealized-numerics``):
+  ``opendp.extras.sklearn.decomposition.make_private_pca`` (the measurement
+  behind its ``PCA`` class) and its eigenvector measurement
+  ``make_private_eigenvector``.
 
-Both libraries are imported lazily (optional extra ``peers``). Every adapter passes the public
-bounds explicitly (row norm 1, data centred at the known origin 0, as in the book's protocol);
-none lets a library read a bound from the data. The functions here call the libraries' real code;
-nothing of theirs is copied.
+Both libraries are imported lazily (optional extra ``peers``). Every adapter
+passes the public bounds explicitly (row norm 1, data centred at the known
+origin 0, as in the book's protocol); none lets a library read a bound from the
+data. The functions here call the libraries' real code; nothing of theirs is
+copied.
 
-**Seeding.** diffprivlib takes ``random_state``: an integer drawn from the caller's ``rng`` makes
-its draws reproducible (NumPy's legacy ``RandomState``). OpenDP draws from its own
-cryptographically secure generator (``opendp._lib.get_np_csprng``), which has no seed: its outputs
-cannot be reproduced, so the book tests them only statistically, with fresh entropy, at sample
-sizes where a correct sampler fails with probability below 1e-4.
+**Seeding.** diffprivlib takes ``random_state``: an integer drawn from the
+caller's ``rng`` makes its draws reproducible (NumPy's legacy ``RandomState``).
+OpenDP draws from its own cryptographically secure generator
+(``opendp._lib.get_np_csprng``), which has no seed: its outputs cannot be
+reproduced, so the book tests them only statistically, with fresh entropy, at
+sample sizes where a correct sampler fails with probability below 1e-4.
 
-**The law they sample.** Both eigenvector samplers are the angular-central-Gaussian (ACG)
-rejection sampler of Kent, Ganeiber and Mardia (2018) for the target ``∝ exp(x^T B x)`` with
-``A = λ_max(B) I - B``, ``Ω = I + 2A/b``, ``M = e^{-(d-b)/2} (d/b)^{d/2}``. A proposal has the ACG
-density ``∝ (x^T Ω x)^{-d/2}``; the correct acceptance probability is
-``exp(-x^T A x) (x^T Ω x)^{d/2} / M``. Both libraries divide by ``(x^T Ω x)^{d/2}`` instead, so
-they accept with probability ``exp(-x^T A x) (x^T Ω x)^{-d/2} / M`` (still at most 1, since
-``M >= 1``) and return draws from :func:`flipped_log_density`:
-``∝ exp(x^T B x) (x^T Ω x)^{-d}``, not the Bingham law their privacy proof is about.
+**The law they sample.** Both eigenvector samplers are the
+angular-central-Gaussian (ACG) rejection sampler of Kent, Ganeiber and Mardia
+(2018) for the target ``∝ exp(x^T B x)`` with ``A = λ_max(B) I - B``, ``Ω = I +
+2A/b``, ``M = e^{-(d-b)/2} (d/b)^{d/2}``. A proposal has the ACG density ``∝
+(x^T Ω x)^{-d/2}``; the correct acceptance probability is ``exp(-x^T A x) (x^T Ω
+x)^{d/2} / M``. Both libraries divide by ``(x^T Ω x)^{d/2}`` instead, so they
+accept with probability ``exp(-x^T A x) (x^T Ω x)^{-d/2} / M`` (still at most 1,
+since ``M >= 1``) and return draws from :func:`flipped_log_density`: ``∝ exp(x^T
+B x) (x^T Ω x)^{-d}``, not the Bingham law their privacy proof is about.
 """
 
 from __future__ import annotations
@@ -42,16 +48,25 @@ from .validation import (
     check_symmetric,
 )
 
-#: Privacy notion of each adapter (what the library claims, and what the book measured).
+#: Privacy notion of each adapter (what the library claims, and what the book
+#: measured).
 PRIVACY = {
-    "diffprivlib_pca": "claimed ε-DP (Amin et al. 2019: ε/(k+1) for the eigenvalues and for "
-    "each of k vectors, vectors ∝ exp(ε_i/4 u^T C u)). Its Bingham sampler divides by "
-    "(x^T Ω x)^{d/2} where the ACG envelope needs a multiplication, so it samples "
-    "∝ exp(x^T B x)(x^T Ω x)^{-d}, not the Bingham law of the proof: the claim is "
-    "not established for the law it samples (see the book's chapter on the libraries).",
-    "opendp_pca": "claimed ε-DP under replace-one (unit ε per changed record; ε/2 for the "
-    "eigenvalues, ε/(2k) per vector, vectors ∝ exp(ε_i/4 u^T C u)). Same flipped "
-    "acceptance test as diffprivlib, so it samples ∝ exp(x^T B x)(x^T Ω x)^{-d}; the "
+    "diffprivlib_pca": "claimed ε-DP (Amin et al. 2019: ε/(k+1) for the "
+    "eigenvalues and for "
+    "each of k vectors, vectors ∝ exp(ε_i/4 u^T C u)). Its Bingham sampler "
+    "divides by "
+    "(x^T Ω x)^{d/2} where the ACG envelope needs a multiplication, so it "
+    "samples "
+    "∝ exp(x^T B x)(x^T Ω x)^{-d}, not the Bingham law of the proof: the claim "
+    "is "
+    "not established for the law it samples (see the book's chapter on the "
+    "libraries).",
+    "opendp_pca": "claimed ε-DP under replace-one (unit ε per changed record; "
+    "ε/2 for the "
+    "eigenvalues, ε/(2k) per vector, vectors ∝ exp(ε_i/4 u^T C u)). Same "
+    "flipped "
+    "acceptance test as diffprivlib, so it samples ∝ exp(x^T B x)(x^T Ω "
+    "x)^{-d}; the "
     "claim is not established for the law it samples.",
 }
 
@@ -61,7 +76,8 @@ def _seed(rng) -> int:
 
 
 def import_diffprivlib():
-    """``diffprivlib`` (raises ImportError naming the ``peers`` extra if missing)."""
+    """``diffprivlib`` (raises ImportError naming the ``peers`` extra if
+    missing)."""
     try:
         import diffprivlib
     except (
@@ -74,7 +90,8 @@ def import_diffprivlib():
 
 
 def import_opendp():
-    """``opendp.prelude`` with the features its PCA needs (``contrib``, ``idealized-numerics``)."""
+    """``opendp.prelude`` with the features its PCA needs (``contrib``,
+    ``idealized-numerics``)."""
     try:
         import opendp.prelude as dp
     except (
@@ -102,12 +119,14 @@ def available() -> dict[str, bool]:
     return out
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # PCA estimators with the registry interface (X, k, epsilon, delta, rng) -> V
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def diffprivlib_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
-    """``diffprivlib.models.PCA`` with ``data_norm=1`` and ``centered=True`` (the book's
-    uncentred second moment, no budget spent on a mean); returns ``V`` (``d x k``).
+    """``diffprivlib.models.PCA`` with ``data_norm=1`` and ``centered=True``
+    (the book's
+    uncentred second moment, no budget spent on a mean); returns ``V`` (``d x
+    k``).
 
     ``delta`` is ignored (pure ε claimed). Reproducible under a seeded ``rng``.
     """
@@ -124,20 +143,23 @@ def diffprivlib_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
         random_state=_seed(rng),
     )
     with warnings.catch_warnings():
-        # diffprivlib's budget accountant warns when its global budget is exceeded; the book
-        # accounts for ε itself.
+        # diffprivlib's budget accountant warns when its global budget is
+        # exceeded; the book accounts for ε itself.
         warnings.simplefilter("ignore", category=UserWarning)
         model.fit(X.copy())
     return np.ascontiguousarray(model.components_.T)
 
 
 def opendp_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
-    """OpenDP's ``make_private_pca`` on the domain of ``n x d`` arrays with row norm ≤ 1 and known
-    origin 0 (no budget spent on a mean); ``unit_epsilon = ε``, which its privacy map charges
-    for one replaced row (``map(2) = ε``). Returns ``V`` (``d x k``).
+    """OpenDP's ``make_private_pca`` on the domain of ``n x d`` arrays with
+    row norm ≤ 1 and known
+    origin 0 (no budget spent on a mean); ``unit_epsilon = ε``, which its
+    privacy map charges for one replaced row (``map(2) = ε``). Returns ``V``
+    (``d x k``).
 
-    This is the measurement OpenDP's ``PCA`` class builds, minus the private mean that the class
-    always estimates. ``delta`` is ignored. ``rng`` is not used: OpenDP cannot be seeded.
+    This is the measurement OpenDP's ``PCA`` class builds, minus the private
+    mean that the class always estimates. ``delta`` is ignored. ``rng`` is not
+    used: OpenDP cannot be seeded.
     """
     dp = import_opendp()
     from opendp.extras.sklearn.decomposition import make_private_pca
@@ -161,9 +183,11 @@ def opendp_pca_from_second_moment(
     A, n: int, k: int, epsilon, delta=None, rng=None
 ) -> np.ndarray:
     """The eigenvector half of OpenDP's PCA, run on ``C = n A`` directly: its
-    ``make_private_eigenvectors`` measurement on the domain of SSCP matrices of ``n`` rows of
-    norm ≤ 1, with the per-vector budgets its ``make_private_pca`` uses for ``unit_epsilon = ε``
-    (``ε/(2k)`` each). Same law of ``V`` as :func:`opendp_pca`, without forming ``X^T X``."""
+    ``make_private_eigenvectors`` measurement on the domain of SSCP matrices of
+    ``n`` rows of norm ≤ 1, with the per-vector budgets its ``make_private_pca``
+    uses for ``unit_epsilon = ε``
+    (``ε/(2k)`` each). Same law of ``V`` as :func:`opendp_pca`, without
+    forming ``X^T X``."""
     dp = import_opendp()
     from opendp.extras.numpy import _sscp_domain
     from opendp.extras.sklearn._make_eigenvector import (
@@ -185,10 +209,13 @@ def opendp_pca_from_second_moment(
 def diffprivlib_pca_from_second_moment(
     A, n: int, k: int, epsilon, delta=None, rng=None
 ) -> np.ndarray:
-    """The eigenvector half of diffprivlib's PCA (``centered=True``, ``data_norm=1``) on
-    ``C = n A``: its ``mechanisms.Bingham(epsilon=ε/(k+1))`` drawn ``k`` times, each on ``C``
-    compressed to the complement of the vectors already drawn (as its ``covariance_eig`` does).
-    Same law of ``V`` as :func:`diffprivlib_pca`, without the rows; seeded by ``rng``."""
+    """The eigenvector half of diffprivlib's PCA (``centered=True``,
+    ``data_norm=1``) on
+    ``C = n A``: its ``mechanisms.Bingham(epsilon=ε/(k+1))`` drawn ``k`` times,
+    each on ``C`` compressed to the complement of the vectors already drawn (as
+    its ``covariance_eig`` does).
+    Same law of ``V`` as :func:`diffprivlib_pca`, without the rows; seeded by
+    ``rng``."""
     import_diffprivlib()
     import scipy.linalg
     from diffprivlib.mechanisms import Bingham
@@ -209,8 +236,10 @@ def diffprivlib_pca_from_second_moment(
 
 
 def opendp_pca_class(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
-    """OpenDP's ``PCA`` class itself (``row_norm=1``, ``n_samples``, ``n_features`` given): it
-    always estimates and removes a private mean, spending a third of ε on it. The class also
+    """OpenDP's ``PCA`` class itself (``row_norm=1``, ``n_samples``,
+    ``n_features`` given): it
+    always estimates and removes a private mean, spending a third of ε on it.
+    The class also
     needs OpenDP's ``honest-but-curious`` feature (enabled here)."""
     dp = import_opendp()
     dp.enable_features("honest-but-curious")
@@ -229,12 +258,14 @@ def opendp_pca_class(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
     return np.ascontiguousarray(model.components_.T)
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # Their eigenvector samplers, called directly
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def diffprivlib_bingham_draws(B, size: int, rng=None) -> np.ndarray:
-    """``size`` draws of ``diffprivlib.mechanisms.Bingham(epsilon=4, sensitivity=1)`` on ``B``,
-    whose target is ``∝ exp(ε/(4Δ) x^T B x) = exp(x^T B x)``. Shape ``(size, d)``."""
+    """``size`` draws of ``diffprivlib.mechanisms.Bingham(epsilon=4,
+    sensitivity=1)`` on ``B``,
+    whose target is ``∝ exp(ε/(4Δ) x^T B x) = exp(x^T B x)``. Shape ``(size,
+    d)``."""
     import_diffprivlib()
     from diffprivlib.mechanisms import Bingham
 
@@ -244,8 +275,10 @@ def diffprivlib_bingham_draws(B, size: int, rng=None) -> np.ndarray:
 
 
 def opendp_eigenvector_draws(B, size: int) -> np.ndarray:
-    """``size`` draws of OpenDP's ``make_private_eigenvector(unit_epsilon=4)`` on the SSCP
-    matrix ``B`` (domain: row norm 1), whose target is ``∝ exp(x^T B x)``. Not seedable."""
+    """``size`` draws of OpenDP's
+    ``make_private_eigenvector(unit_epsilon=4)`` on the SSCP
+    matrix ``B`` (domain: row norm 1), whose target is ``∝ exp(x^T B x)``.
+    Not seedable."""
     dp = import_opendp()
     from opendp.extras.numpy import _sscp_domain
     from opendp.extras.sklearn._make_eigenvector import make_private_eigenvector
@@ -258,7 +291,8 @@ def opendp_eigenvector_draws(B, size: int) -> np.ndarray:
 
 
 def library_bingham_draws(library: str, B, size: int, rng=None) -> np.ndarray:
-    """Draws of ``library``'s eigenvector sampler (``"diffprivlib"`` or ``"opendp"``) targeting
+    """Draws of ``library``'s eigenvector sampler (``"diffprivlib"`` or
+    ``"opendp"``) targeting
     ``∝ exp(x^T B x)``."""
     if library == "diffprivlib":
         return diffprivlib_bingham_draws(B, size, rng=rng)
@@ -269,12 +303,14 @@ def library_bingham_draws(library: str, B, size: int, rng=None) -> np.ndarray:
     )
 
 
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 # The law they actually sample
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
 def acg_envelope(B):
-    """``(A, Ω, b)`` of the ACG envelope both libraries build for ``∝ exp(x^T B x)``:
-    ``A = λ_max I - B``, ``b`` the root of ``Σ 1/(b + 2 a_i) = 1``, ``Ω = I + 2A/b``."""
+    """``(A, Ω, b)`` of the ACG envelope both libraries build for ``∝ exp(x^T
+    B x)``:
+    ``A = λ_max I - B``, ``b`` the root of ``Σ 1/(b + 2 a_i) = 1``, ``Ω = I +
+    2A/b``."""
     B = check_symmetric(B, name="B")
     lam = np.linalg.eigvalsh(B)
     A = lam[-1] * np.eye(B.shape[0]) - B
@@ -283,8 +319,10 @@ def acg_envelope(B):
 
 
 def flipped_log_density(B, X) -> np.ndarray:
-    """Unnormalised log density, at the unit rows of ``X``, of what the libraries sample:
-    ``x^T B x - d log(x^T Ω x)`` (proposal ``(x^T Ω x)^{-d/2}`` times their acceptance)."""
+    """Unnormalised log density, at the unit rows of ``X``, of what the
+    libraries sample:
+    ``x^T B x - d log(x^T Ω x)`` (proposal ``(x^T Ω x)^{-d/2}`` times their
+    acceptance)."""
     B = check_symmetric(B, name="B")
     X = np.atleast_2d(np.asarray(X, dtype=float))
     _, Omega, _ = acg_envelope(B)
@@ -295,7 +333,8 @@ def flipped_log_density(B, X) -> np.ndarray:
 
 
 def bingham_log_density(B, X) -> np.ndarray:
-    """Unnormalised log density ``x^T B x`` of the target (the vector Bingham law)."""
+    """Unnormalised log density ``x^T B x`` of the target (the vector Bingham
+    law)."""
     B = check_symmetric(B, name="B")
     X = np.atleast_2d(np.asarray(X, dtype=float))
     return np.sum((X @ B) * X, axis=1)
@@ -304,8 +343,10 @@ def bingham_log_density(B, X) -> np.ndarray:
 def sphere_expectation(
     log_density, fn, d: int, n: int, rng=None, chunk=200_000
 ):
-    """``E[fn(x)]`` under ``∝ exp(log_density(x))`` on ``S^{d-1}``, by self-normalised importance
-    sampling from the uniform law. Returns ``(estimate, standard_error, ess)``."""
+    """``E[fn(x)]`` under ``∝ exp(log_density(x))`` on ``S^{d-1}``, by
+    self-normalised importance
+    sampling from the uniform law. Returns ``(estimate, standard_error,
+    ess)``."""
     rng = as_generator(rng)
     log_w, vals = [], []
     done = 0
@@ -325,13 +366,17 @@ def sphere_expectation(
     return est, se, float(1.0 / np.sum(w * w))
 
 
-# ----------------------------------------------------------------------------------------------
-# What the flipped test costs: acceptance rates, and a time limit for calls that may not return
-# ----------------------------------------------------------------------------------------------
+# ------------------------------------------------------------------------------
+# What the flipped test costs: acceptance rates, and a time limit for calls that
+# may not return
+# ------------------------------------------------------------------------------
 def log10_acceptance_rates(B, size: int, rng=None) -> tuple[float, float]:
-    """``log10`` of the mean acceptance probability per ACG proposal for ``∝ exp(x^T B x)``:
-    ``(correct, flipped)``, the correct test (multiply by ``(x^T Ω x)^{d/2}``) and the libraries'
-    (divide), estimated from ``size`` proposals of the envelope they both build."""
+    """``log10`` of the mean acceptance probability per ACG proposal for ``∝
+    exp(x^T B x)``:
+    ``(correct, flipped)``, the correct test (multiply by ``(x^T Ω x)^{d/2}``)
+    and the libraries'
+    (divide), estimated from ``size`` proposals of the envelope they both
+    build."""
     from scipy.special import logsumexp
 
     from .bingham import acg_log_bound
@@ -359,13 +404,15 @@ class TimeLimitExceeded(RuntimeError):
 
 
 def call_with_time_limit(seconds: float, fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` run in a forked child process, abandoned (the child terminated)
+    """``fn(*args, **kwargs)`` run in a forked child process, abandoned (the
+    child terminated)
     with :class:`TimeLimitExceeded` if it has not returned after ``seconds``.
 
-    A process boundary, not a signal: OpenDP draws its random bytes through a ctypes callback,
-    and an exception raised there by an alarm is swallowed or aborts the interpreter. The child
-    works on a copy of the caller's state, so a seeded ``rng`` passed in is not advanced.
-    Used to measure samplers that may not return at all. Unix only (``fork``).
+    A process boundary, not a signal: OpenDP draws its random bytes through a
+    ctypes callback, and an exception raised there by an alarm is swallowed or
+    aborts the interpreter. The child works on a copy of the caller's state, so
+    a seeded ``rng`` passed in is not advanced. Used to measure samplers that
+    may not return at all. Unix only (``fork``).
     """
     import multiprocessing
 

@@ -1,21 +1,26 @@
-"""Private PCA by the noisy power method (Hardt and Price, NeurIPS 2014, Fig. 1 and Sec. 4;
+"""Private PCA by the noisy power method (Hardt and Price, NeurIPS 2014, Fig.
+1 and Sec. 4;
 gap-dependent analysis by Balcan, Du, Wang and Yu, COLT 2016).
 
-The method never forms or diagonalises a d x d matrix. Starting from a data-independent,
-Haar-random d x p block ``V_0``, each of its L steps releases one noisy product
+The method never forms or diagonalises a d x d matrix. Starting from a
+data-independent, Haar-random d x p block ``V_0``, each of its L steps releases
+one noisy product
 
-    Y_l = A V_{l-1} + G_l,     G_l with i.i.d. N(0, σ²) entries,     V_l = orth(Y_l),
+    Y_l = A V_{l-1} + G_l,   G_l with i.i.d. N(0, σ²) entries,
+    V_l = orth(Y_l),
 
-with ``A = XᵀX/n``; the answer is the top-k left singular vectors of the last ``Y_L``. Only
-products ``A V`` are needed, so the mechanism is written against a *multiply* callable
-``V -> A V``: an in-memory array, a scipy.sparse matrix, a precomputed ``A`` and a ``dask.array``
-of rows (:mod:`dppca.distributed`) all share :func:`noisy_power_method_from_operator`.
+with ``A = XᵀX/n``; the answer is the top-k left singular vectors of the last
+``Y_L``. Only products ``A V`` are needed, so the mechanism is written against a
+*multiply* callable ``V -> A V``: an in-memory array, a scipy.sparse matrix, a
+precomputed ``A`` and a ``dask.array`` of rows (:mod:`dppca.distributed`) all
+share :func:`noisy_power_method_from_operator`.
 
-Privacy (replace-one neighbours, rows of norm <= 1): one step is a Gaussian mechanism on ``A V``,
-whose ℓ₂ sensitivity is √2/n for p >= 2 (1/n for p = 1;
-:func:`dppca.sensitivity.power_step_sensitivity`); the L steps compose adaptively and σ is
-calibrated for the whole run (:func:`dppca.privacy.composed_gaussian_sigma`): the run is
-(ε, δ)-DP with the δ the caller passes, spent once, not once per step.
+Privacy (replace-one neighbours, rows of norm <= 1): one step is a Gaussian
+mechanism on ``A V``, whose ℓ₂ sensitivity is √2/n for p >= 2 (1/n for p = 1;
+:func:`dppca.sensitivity.power_step_sensitivity`); the L steps compose
+adaptively and σ is calibrated for the whole run
+(:func:`dppca.privacy.composed_gaussian_sigma`): the run is (ε, δ)-DP with the δ
+the caller passes, spent once, not once per step.
 """
 
 from __future__ import annotations
@@ -48,8 +53,10 @@ from .validation import (
 
 #: The privacy the mechanism provides, as derived and checked in chapter 14.
 PRIVACY = {
-    "noisy_power_method": "(ε, δ)-DP for the whole run (δ spent once): L Gaussian steps on A·V, "
-    "ℓ₂ sensitivity √2/n each, composed by zCDP (Bun–Steinke) or exactly as one Gaussian "
+    "noisy_power_method": "(ε, δ)-DP for the whole run (δ spent once): L "
+    "Gaussian steps on A·V, "
+    "ℓ₂ sensitivity √2/n each, composed by zCDP (Bun–Steinke) or exactly as "
+    "one Gaussian "
     "mechanism of sensitivity √L·√2/n (calibration='gdp'); chapter 14.",
 }
 
@@ -57,9 +64,10 @@ PRIVACY = {
 def default_iterations(d: int) -> int:
     """Data-independent number of steps, ``max(10, ceil(3 ln d))``.
 
-    The analyses ask for L of order (λ_k / gap) log(d / error) (Hardt and Price 2014, Cor. 1.1;
-    Balcan et al. 2016, Thm 2.2); the gap is private, so the default assumes a moderate one.
-    Each extra step costs privacy (σ grows like √L), so callers who know more should say so.
+    The analyses ask for L of order (λ_k / gap) log(d / error) (Hardt and Price
+    2014, Cor. 1.1; Balcan et al. 2016, Thm 2.2); the gap is private, so the
+    default assumes a moderate one. Each extra step costs privacy (σ grows like
+    √L), so callers who know more should say so.
     """
     return max(10, math.ceil(3.0 * math.log(d)))
 
@@ -91,11 +99,12 @@ def safe_noisy_power_calibration(
 class PowerMethodRun:
     """What a run released, and (``diagnostics=True`` only) what it did not.
 
-    ``V`` (d x k), ``sigma`` (per-entry noise), ``n_iterations``, ``block_size``, ``rho``
-    (zCDP of the run) and ``epsilon``/``delta`` are the public outcome. ``iterates`` and
-    ``noise`` hold every ``V_l`` and every ``G_l``; the noise together with the iterates reveals
-    the exact products A V, so a run with diagnostics must not be published: they exist to check
-    the utility theorem (chapter 14).
+    ``V`` (d x k), ``sigma`` (per-entry noise), ``n_iterations``,
+    ``block_size``, ``rho`` (zCDP of the run) and ``epsilon``/``delta`` are the
+    public outcome. ``iterates`` and ``noise`` hold every ``V_l`` and every
+    ``G_l``; the noise together with the iterates reveals the exact products A
+    V, so a run with diagnostics must not be published: they exist to check the
+    utility theorem (chapter 14).
     """
 
     V: np.ndarray
@@ -117,11 +126,13 @@ def noisy_power_sigma(
     n_iterations: int,
     calibration: str = "zcdp",
 ) -> float:
-    """Per-entry σ of the noise ``G_l`` so that ``n_iterations`` steps are (ε, δ)-DP together.
+    """Per-entry σ of the noise ``G_l`` so that ``n_iterations`` steps are
+    (ε, δ)-DP together.
 
-    ``"zcdp"`` (default): σ = Δ √(L / (2ρ)) with Δ = √2/n (1/n for block size 1) and
-    ρ = (√(ε + log 1/δ) − √(log 1/δ))², the closed form derived in chapter 14.
-    ``"gdp"``: the exact composition of Gaussian mechanisms (smaller σ, same guarantee).
+    ``"zcdp"`` (default): σ = Δ √(L / (2ρ)) with Δ = √2/n (1/n for block size 1)
+    and ρ = (√(ε + log 1/δ) − √(log 1/δ))², the closed form derived in chapter
+    14. ``"gdp"``: the exact composition of Gaussian mechanisms (smaller σ, same
+    guarantee).
     """
     sensitivity = power_step_sensitivity(check_n(n), block_size)
     return composed_gaussian_sigma(
@@ -144,17 +155,20 @@ def noisy_power_method_from_operator(
     diagnostics: bool = False,
     noise: str = "float",
 ):
-    """The noisy power method on any ``multiply(V) -> A V`` with ``A = XᵀX/n`` of n rows of norm
-    <= 1 (Hardt and Price 2014, Fig. 1, with the Gaussian noise of their Sec. 4 calibrated for
-    replace-one neighbours).
+    """The noisy power method on any ``multiply(V) -> A V`` with ``A =
+    XᵀX/n`` of n rows of norm
+    <= 1 (Hardt and Price 2014, Fig. 1, with the Gaussian noise of their Sec. 4
+    calibrated for replace-one neighbours).
 
-    ``block_size`` p >= k is the number of vectors iterated (default k); p > k is the
-    oversampling whose benefit Balcan et al. (2016, Thm 2.2) quantify: the convergence and the
-    noise tolerance then depend on λ_k − λ_{p+1} instead of λ_k − λ_{k+1}. The answer is the top-k
-    left singular vectors of the last noisy product, which is post-processing.
+    ``block_size`` p >= k is the number of vectors iterated (default k); p > k
+    is the oversampling whose benefit Balcan et al. (2016, Thm 2.2) quantify:
+    the convergence and the noise tolerance then depend on λ_k − λ_{p+1} instead
+    of λ_k − λ_{k+1}. The answer is the top-k left singular vectors of the last
+    noisy product, which is post-processing.
 
-    ``multiply`` is trusted: whoever evaluates it sees the data. Returns ``V`` (d x k), or a
-    :class:`PowerMethodRun` when ``diagnostics`` is true (not for publication; see there).
+    ``multiply`` is trusted: whoever evaluates it sees the data. Returns ``V``
+    (d x k), or a :class:`PowerMethodRun` when ``diagnostics`` is true (not for
+    publication; see there).
 
     ``noise="float"`` draws float64 Gaussian noise (private as mathematics
     only); ``noise="safe"`` rounds each product to a grid and adds exact
@@ -221,11 +235,13 @@ def _is_dask(X) -> bool:
 
 
 def data_operator(X, *, clip: bool = False):
-    """``(multiply, n, d)`` for the rows ``X``: ``multiply(V) = Xᵀ (X V) / n``, never forming A.
+    """``(multiply, n, d)`` for the rows ``X``: ``multiply(V) = Xᵀ (X V) /
+    n``, never forming A.
 
-    ``X`` may be a numpy array (validated by :func:`dppca.check_data`), a scipy.sparse matrix
-    (finite entries, row norms <= 1) or a ``dask.array`` of rows (validated chunk by chunk on
-    every pass, :func:`dppca.distributed.second_moment_operator`). ``clip=True`` explicitly
+    ``X`` may be a numpy array (validated by :func:`dppca.check_data`), a
+    scipy.sparse matrix (finite entries, row norms <= 1) or a ``dask.array`` of
+    rows (validated chunk by chunk on every pass,
+    :func:`dppca.distributed.second_moment_operator`). ``clip=True`` explicitly
     rescales rows of norm > 1 onto the unit sphere instead of raising.
     """
     if _is_dask(X):
@@ -256,13 +272,16 @@ def data_operator(X, *, clip: bool = False):
     return (lambda V: _blocked_product(X, V) / n), n, d
 
 
-#: Rows per block of :func:`_blocked_product`: about 1.5 MiB of rows, which stay in cache.
+#: Rows per block of :func:`_blocked_product`: about 1.5 MiB of rows, which stay
+#: in cache.
 _BLOCK_BYTES = 3 * 2**19
 
 
 def _blocked_product(X, V):
-    """``Xᵀ (X V)`` in one pass over ``X``: each block of rows is used twice while in cache
-    (a thin product is limited by memory bandwidth, so this halves the traffic)."""
+    """``Xᵀ (X V)`` in one pass over ``X``: each block of rows is used twice
+    while in cache
+    (a thin product is limited by memory bandwidth, so this halves the
+    traffic)."""
     rows = max(16, _BLOCK_BYTES // (8 * X.shape[1]))
     out = np.zeros((X.shape[1], V.shape[1]))
     for start in range(0, X.shape[0], rows):
@@ -285,13 +304,15 @@ def noisy_power_method(
     diagnostics: bool = False,
     noise: str = "float",
 ):
-    """Private top-k subspace of ``A = XᵀX/n`` by the noisy power method; (ε, δ)-DP for
+    """Private top-k subspace of ``A = XᵀX/n`` by the noisy power method; (ε,
+    δ)-DP for
     replace-one neighbours with rows of norm <= 1 (chapter 14).
 
-    ``X`` is an ``n x d`` numpy array, a scipy.sparse matrix or a ``dask.array`` of rows chunked
-    along the first axis (then every product runs as a Dask reduction and the noise is added on
-    the client: a trusted aggregator; see :mod:`dppca.distributed`). Costs L passes over the data
-    of 4ndp flops each, and O(dp²) per step on the client. See
+    ``X`` is an ``n x d`` numpy array, a scipy.sparse matrix or a ``dask.array``
+    of rows chunked along the first axis (then every product runs as a Dask
+    reduction and the noise is added on the client: a trusted aggregator; see
+    :mod:`dppca.distributed`). Costs L passes over the data of 4ndp flops each,
+    and O(dp²) per step on the client. See
     :func:`noisy_power_method_from_operator` for the parameters.
     """
     multiply, n, d = data_operator(X, clip=clip)
@@ -325,8 +346,10 @@ def noisy_power_method_from_second_moment(
     diagnostics: bool = False,
     noise: str = "float",
 ):
-    """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of norm <= 1: the same law
-    as :func:`noisy_power_method` on those rows (same draws under the same seed).
+    """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of
+    norm <= 1: the same law
+    as :func:`noisy_power_method` on those rows (same draws under the same
+    seed).
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm

@@ -1,14 +1,17 @@
-"""Sensitivities of the second-moment matrix ``A = X^T X / n`` under replace-one neighbours.
+"""Sensitivities of the second-moment matrix ``A = X^T X / n`` under
+replace-one neighbours.
 
-Two datasets are neighbours when they differ in one row (Chaudhuri et al. 2013, Def. 3; Jiang et
-al. 2016, Sec. 2); every row has Euclidean norm at most one. Replacing a row ``v`` by ``w`` changes
-the second-moment matrix by ``Delta = (v v^T - w w^T) / n``. This module gives the largest size of
-``Delta`` in the norms the mechanisms of the book calibrate to, as closed forms (with the maximising
+Two datasets are neighbours when they differ in one row (Chaudhuri et al. 2013,
+Def. 3; Jiang et al. 2016, Sec. 2); every row has Euclidean norm at most one.
+Replacing a row ``v`` by ``w`` changes the second-moment matrix by ``Delta = (v
+v^T - w w^T) / n``. This module gives the largest size of ``Delta`` in the norms
+the mechanisms of the book calibrate to, as closed forms (with the maximising
 pair) and as numerical maximisers that check them.
 
 The entrywise l1 case rests on one identity: for a symmetric sign pattern ``S``,
-``max_{||v||, ||w|| <= 1} <S, v v^T - w w^T> = max(lambda_max(S), 0) - min(lambda_min(S), 0)``,
-so the l1 sensitivity is the largest eigenvalue spread of a symmetric ``+-1`` matrix.
+``max_{||v||, ||w|| <= 1} <S, v v^T - w w^T> = max(lambda_max(S), 0) -
+min(lambda_min(S), 0)``, so the l1 sensitivity is the largest eigenvalue spread
+of a symmetric ``+-1`` matrix.
 """
 
 from __future__ import annotations
@@ -31,15 +34,18 @@ def _check_row(v, name: str) -> np.ndarray:
     norm = float(np.linalg.norm(v))
     if norm > 1.0 + 1e-9:
         raise ValueError(
-            f"{name} has norm {norm:.6g} > 1; rows of the data must lie in the unit ball"
+            f"{name} has norm {norm:.6g} > 1; rows of the data must lie in the "
+            "unit ball"
         )
     return v
 
 
 def second_moment_difference(v, w, n: int = 1) -> np.ndarray:
-    """``Delta = (v v^T - w w^T) / n``: the change of ``A = X^T X / n`` when row ``v`` is replaced by ``w``.
+    """``Delta = (v v^T - w w^T) / n``: the change of ``A = X^T X / n`` when
+    row ``v`` is replaced by ``w``.
 
-    Jiang et al. (2016), proof of Theorem 4. Both rows must have norm at most one.
+    Jiang et al. (2016), proof of Theorem 4. Both rows must have norm at most
+    one.
     """
     v = _check_row(v, "v")
     w = _check_row(w, "w")
@@ -52,8 +58,10 @@ def second_moment_difference(v, w, n: int = 1) -> np.ndarray:
 
 
 def entrywise_norm(M, p: int = 1, upper_triangle: bool = False) -> float:
-    """Entrywise l_p norm (p = 1 or 2) of a symmetric matrix, over all ``d^2`` entries or over the
-    ``d(d+1)/2`` entries on and above the diagonal (the vector an upper-triangle mechanism perturbs,
+    """Entrywise l_p norm (p = 1 or 2) of a symmetric matrix, over all
+    ``d^2`` entries or over the
+    ``d(d+1)/2`` entries on and above the diagonal (the vector an upper-triangle
+    mechanism perturbs,
     Jiang et al. 2016, Alg. 1)."""
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
@@ -67,12 +75,14 @@ def entrywise_norm(M, p: int = 1, upper_triangle: bool = False) -> float:
 
 
 def difference_spectrum(v, w) -> tuple[float, float]:
-    """The two possibly non-zero eigenvalues ``(lambda_+, lambda_-)`` of ``v v^T - w w^T``.
+    """The two possibly non-zero eigenvalues ``(lambda_+, lambda_-)`` of ``v
+    v^T - w w^T``.
 
     From the trace ``t = |v|^2 - |w|^2`` and the determinant on span{v, w},
-    ``-(|v|^2 |w|^2 - <v, w>^2)``: ``lambda_+- = (t +- sqrt(t^2 + 4 D)) / 2``. Every unitarily
-    invariant norm of the difference follows (nuclear ``lambda_+ - lambda_-``, spectral
-    ``max(lambda_+, -lambda_-)``, Frobenius ``sqrt(lambda_+^2 + lambda_-^2)``).
+    ``-(|v|^2 |w|^2 - <v, w>^2)``: ``lambda_+- = (t +- sqrt(t^2 + 4 D)) / 2``.
+    Every unitarily invariant norm of the difference follows (nuclear ``lambda_+
+    - lambda_-``, spectral ``max(lambda_+, -lambda_-)``, Frobenius
+    ``sqrt(lambda_+^2 + lambda_-^2)``).
     """
     v = _check_row(v, "v")
     w = _check_row(w, "w")
@@ -89,10 +99,11 @@ def frobenius_sensitivity_second_moment(
 ) -> float:
     """Largest ``||Delta||_F`` over replace-one neighbours: ``sqrt(2) / n``.
 
-    ``||v v^T - w w^T||_F^2 = |v|^4 + |w|^4 - 2 <v, w>^2 <= 2``, with equality exactly for
-    orthogonal unit vectors. The l2 norm of the upper-triangle vector has the same maximum
-    (attained by two standard basis vectors): it is the l2 sensitivity of the
-    ``d(d+1)/2``-vector perturbed by MOD-SULQ / Analyze Gauss style mechanisms.
+    ``||v v^T - w w^T||_F^2 = |v|^4 + |w|^4 - 2 <v, w>^2 <= 2``, with equality
+    exactly for orthogonal unit vectors. The l2 norm of the upper-triangle
+    vector has the same maximum (attained by two standard basis vectors): it is
+    the l2 sensitivity of the ``d(d+1)/2``-vector perturbed by MOD-SULQ /
+    Analyze Gauss style mechanisms.
     """
     check_n(n)
     return float(np.sqrt(2.0) / n)
@@ -101,8 +112,9 @@ def frobenius_sensitivity_second_moment(
 def nuclear_norm_sensitivity_second_moment(n: int) -> float:
     """Largest ``||Delta||_*`` over replace-one neighbours: ``2 / n``.
 
-    ``||v v^T - w w^T||_* = sqrt((|v|^2 + |w|^2)^2 - 4 <v, w>^2) <= 2``, with equality exactly for
-    orthogonal unit vectors. Jiang et al. (2016, proof of Theorem 4) use the looser ``3 / n``.
+    ``||v v^T - w w^T||_* = sqrt((|v|^2 + |w|^2)^2 - 4 <v, w>^2) <= 2``, with
+    equality exactly for orthogonal unit vectors. Jiang et al. (2016, proof of
+    Theorem 4) use the looser ``3 / n``.
     """
     check_n(n)
     return 2.0 / n
@@ -110,7 +122,8 @@ def nuclear_norm_sensitivity_second_moment(n: int) -> float:
 
 def spectral_sensitivity_second_moment(n: int) -> float:
     """Largest ``||Delta||_2`` over replace-one neighbours: ``1 / n``
-    (``-w w^T <= v v^T - w w^T <= v v^T``; attained with ``w = 0`` or ``w`` orthogonal to ``v``)."""
+    (``-w w^T <= v v^T - w w^T <= v v^T``; attained with ``w = 0`` or ``w``
+    orthogonal to ``v``)."""
     check_n(n)
     return 1.0 / n
 
@@ -118,19 +131,22 @@ def spectral_sensitivity_second_moment(n: int) -> float:
 def l1_sensitivity_second_moment(
     d: int, n: int, upper_triangle: bool = False
 ) -> float:
-    """Proven upper bound on the entrywise l1 sensitivity of ``A = X^T X / n`` (replace-one).
+    """Proven upper bound on the entrywise l1 sensitivity of ``A = X^T X /
+    n`` (replace-one).
 
-    Full matrix: ``sqrt(2 d^2 - 2 (d mod 2) / d) / n``; exact (``sqrt(2) d / n``) for even ``d``
-    and within a relative ``(1 - 2/d) / (4 d^2)`` (to first order) of
-    :func:`l1_sensitivity_attained` for odd ``d``.
-    Upper triangle (the ``d(d+1)/2`` entries perturbed by Jiang et al. 2016, Alg. 1):
-    ``min(d / sqrt(2) + 1, sqrt(d(d+3)/2 - 2 (d mod 2) / d)) / n``.
+    Full matrix: ``sqrt(2 d^2 - 2 (d mod 2) / d) / n``; exact (``sqrt(2) d /
+    n``) for even ``d`` and within a relative ``(1 - 2/d) / (4 d^2)`` (to first
+    order) of :func:`l1_sensitivity_attained` for odd ``d``. Upper triangle (the
+    ``d(d+1)/2`` entries perturbed by Jiang et al. 2016, Alg. 1): ``min(d /
+    sqrt(2) + 1, sqrt(d(d+3)/2 - 2 (d mod 2) / d)) / n``.
 
-    Proof: the sensitivity is the largest eigenvalue spread of a (weighted) symmetric sign matrix
-    (module docstring), and Mirsky's inequality bounds the spread of a symmetric matrix by
-    ``sqrt(2 ||S||_F^2 - (2/d) tr(S)^2)``; ``tr S`` is odd when ``d`` is odd. The second upper
-    triangle bound splits the sum into the full sum (at most ``sqrt(2) d``) plus the diagonal (at
-    most 2), halved. Jiang et al. (2016), Lemma 2, bracket the full-matrix value in ``[d/n, 2d/n)``.
+    Proof: the sensitivity is the largest eigenvalue spread of a (weighted)
+    symmetric sign matrix (module docstring), and Mirsky's inequality bounds the
+    spread of a symmetric matrix by ``sqrt(2 ||S||_F^2 - (2/d) tr(S)^2)``; ``tr
+    S`` is odd when ``d`` is odd. The second upper triangle bound splits the sum
+    into the full sum (at most ``sqrt(2) d``) plus the diagonal (at most 2),
+    halved. Jiang et al. (2016), Lemma 2, bracket the full-matrix value in
+    ``[d/n, 2d/n)``.
     """
     d = _check_dimension(d)
     n = check_n(n)
@@ -147,12 +163,14 @@ def l1_sensitivity_second_moment(
 def l1_extremal_pair(
     d: int, upper_triangle: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two unit vectors ``(v, w)`` whose difference ``v v^T - w w^T`` has a large entrywise l1 norm.
+    """Two unit vectors ``(v, w)`` whose difference ``v v^T - w w^T`` has a
+    large entrywise l1 norm.
 
-    Split the coordinates into ``a = floor(d/2)`` and ``b = ceil(d/2)``; take the sign pattern
-    ``S = 2 1_a 1_a^T - 1 1^T`` (+1 on the first block, -1 elsewhere; for the upper triangle the
-    off-diagonal signs are halved and the diagonal is ``+1`` / ``-1`` on the two blocks); ``v`` and
-    ``w`` are its top and bottom eigenvectors. Both have entries constant on each block, and
+    Split the coordinates into ``a = floor(d/2)`` and ``b = ceil(d/2)``; take
+    the sign pattern ``S = 2 1_a 1_a^T - 1 1^T`` (+1 on the first block, -1
+    elsewhere; for the upper triangle the off-diagonal signs are halved and the
+    diagonal is ``+1`` / ``-1`` on the two blocks); ``v`` and ``w`` are its top
+    and bottom eigenvectors. Both have entries constant on each block, and
     ``sign(v v^T - w w^T) = S``. The value is :func:`l1_sensitivity_attained`.
     """
     d = _check_dimension(d)
@@ -176,13 +194,16 @@ def _block_sign_pattern(d: int, upper_triangle: bool) -> np.ndarray:
 def l1_sensitivity_attained(
     d: int, n: int, upper_triangle: bool = False
 ) -> float:
-    """Entrywise l1 norm of ``Delta`` for the pair of :func:`l1_extremal_pair` (a lower bound on the
-    sensitivity): ``sqrt(d^2 + 4 a b) / n`` for the full matrix and
-    ``sqrt((d + 2)^2 + 4 a b) / (2 n)`` for the upper triangle, with ``a = floor(d/2)``,
-    ``b = ceil(d/2)`` (so ``4ab = d^2 - (d mod 2)``). For ``d = 1`` both equal ``1 / n``.
+    """Entrywise l1 norm of ``Delta`` for the pair of
+    :func:`l1_extremal_pair` (a lower bound on the
+    sensitivity): ``sqrt(d^2 + 4 a b) / n`` for the full matrix and ``sqrt((d +
+    2)^2 + 4 a b) / (2 n)`` for the upper triangle, with ``a = floor(d/2)``, ``b
+    = ceil(d/2)`` (so ``4ab = d^2 - (d mod 2)``). For ``d = 1`` both equal ``1 /
+    n``.
 
-    Exhaustive search over sign patterns (:func:`l1_sensitivity_by_enumeration`) finds no larger
-    value for ``d <= 5``. Compare Jiang et al. (2016), Lemma 2: ``d/n <= s_1 < 2d/n``.
+    Exhaustive search over sign patterns (:func:`l1_sensitivity_by_enumeration`)
+    finds no larger value for ``d <= 5``. Compare Jiang et al. (2016), Lemma 2:
+    ``d/n <= s_1 < 2d/n``.
     """
     d = _check_dimension(d)
     n = check_n(n)
@@ -195,7 +216,8 @@ def l1_sensitivity_attained(
 
 
 def _signed_spread(S: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """max over v, w in the unit ball of <S, v v^T - w w^T>, and the maximisers."""
+    """max over v, w in the unit ball of <S, v v^T - w w^T>, and the
+    maximisers."""
     vals, vecs = np.linalg.eigh(S)
     d = S.shape[0]
     v = vecs[:, -1] if vals[-1] > 0 else np.zeros(d)
@@ -216,15 +238,18 @@ def worst_case_l1_pair(
     restarts: int = 50,
     max_sweeps: int = 100,
 ):
-    """Numerically maximise the entrywise l1 norm of ``v v^T - w w^T`` over the unit ball.
+    """Numerically maximise the entrywise l1 norm of ``v v^T - w w^T`` over
+    the unit ball.
 
-    Alternating ascent from ``restarts`` random sign patterns: given a symmetric sign pattern
-    ``S``, the best ``(v, w)`` are the top and bottom eigenvectors of ``S`` (weighted by 1/2 off the
-    diagonal for the upper triangle; a non-positive top eigenvalue gives ``v = 0``); given
-    ``(v, w)``, the best ``S`` is the sign pattern of ``v v^T - w w^T``. Each step can only increase
-    the objective, and there are finitely many patterns, so every restart ends at a fixed point.
-    Returns ``(value, v, w)`` for the best restart (value for ``n = 1``). Checks Jiang et al.
-    (2016), Lemma 2, and :func:`l1_sensitivity_attained`.
+    Alternating ascent from ``restarts`` random sign patterns: given a symmetric
+    sign pattern ``S``, the best ``(v, w)`` are the top and bottom eigenvectors
+    of ``S`` (weighted by 1/2 off the diagonal for the upper triangle; a
+    non-positive top eigenvalue gives ``v = 0``); given ``(v, w)``, the best
+    ``S`` is the sign pattern of ``v v^T - w w^T``. Each step can only increase
+    the objective, and there are finitely many patterns, so every restart ends
+    at a fixed point. Returns ``(value, v, w)`` for the best restart (value for
+    ``n = 1``). Checks Jiang et al. (2016), Lemma 2, and
+    :func:`l1_sensitivity_attained`.
     """
     d = _check_dimension(d)
     rng = as_generator(rng)
@@ -253,15 +278,18 @@ def worst_case_l1_pair(
 
 
 def l1_sensitivity_by_enumeration(d: int, upper_triangle: bool = False):
-    """Exact entrywise l1 sensitivity (``n = 1``) by enumerating all ``2^{d(d+1)/2}`` symmetric sign
-    patterns and taking the largest signed eigenvalue spread. Feasible for ``d <= 5``.
+    """Exact entrywise l1 sensitivity (``n = 1``) by enumerating all
+    ``2^{d(d+1)/2}`` symmetric sign
+    patterns and taking the largest signed eigenvalue spread. Feasible for ``d
+    <= 5``.
 
     Returns ``(value, S)`` with a maximising sign pattern ``S``.
     """
     d = _check_dimension(d)
     if d > 5:
         raise ValueError(
-            f"enumeration is limited to d <= 5 (2^{d * (d + 1) // 2} patterns); got {d}"
+            f"enumeration is limited to d <= 5 (2^{d * (d + 1) // 2} "
+            f"patterns); got {d}"
         )
     iu = np.triu_indices(d)
     m = iu[0].size
@@ -277,8 +305,10 @@ def l1_sensitivity_by_enumeration(d: int, upper_triangle: bool = False):
 
 
 def random_unit_ball_pairs(d: int, size: int, rng=None, on_sphere: bool = True):
-    """``size`` random pairs ``(v, w)`` (arrays ``size x d``), uniform on the unit sphere, or
-    uniform in the unit ball when ``on_sphere`` is False: the brute-force search space of the
+    """``size`` random pairs ``(v, w)`` (arrays ``size x d``), uniform on the
+    unit sphere, or
+    uniform in the unit ball when ``on_sphere`` is False: the brute-force search
+    space of the
     sensitivity checks."""
     d = _check_dimension(d)
     rng = as_generator(rng)
@@ -293,16 +323,18 @@ def random_unit_ball_pairs(d: int, size: int, rng=None, on_sphere: bool = True):
 
 
 def power_step_sensitivity(n: int, k: int) -> float:
-    """Largest ``||(A - A') V||_F`` over replace-one neighbours and ``d x k`` orthonormal ``V``.
+    """Largest ``||(A - A') V||_F`` over replace-one neighbours and ``d x k``
+    orthonormal ``V``.
 
-    The product ``A V`` is what one step of the noisy power method releases (Hardt and Price
-    2014, Fig. 1). ``(A - A') V = D V / n`` with ``D = v v^T - w w^T`` of rank two and
-    eigenvalues ``lambda_+ >= 0 >= lambda_-`` (:func:`difference_spectrum`). Then
-    ``||D V||_F^2 = tr(V^T D^2 V)`` is at most the sum of the ``k`` largest eigenvalues of
-    ``D^2``: ``max(lambda_+^2, lambda_-^2) <= 1`` for ``k = 1`` and
-    ``lambda_+^2 + lambda_-^2 = ||D||_F^2 <= 2`` for ``k >= 2``. Hence ``1 / n`` for ``k = 1``
-    and ``sqrt(2) / n`` for ``k >= 2``, attained by orthogonal unit vectors ``v, w`` in the span
-    of ``V`` (for ``k = 1``: ``v`` the column of ``V`` and ``w = 0``).
+    The product ``A V`` is what one step of the noisy power method releases
+    (Hardt and Price 2014, Fig. 1). ``(A - A') V = D V / n`` with ``D = v v^T -
+    w w^T`` of rank two and eigenvalues ``lambda_+ >= 0 >= lambda_-``
+    (:func:`difference_spectrum`). Then ``||D V||_F^2 = tr(V^T D^2 V)`` is at
+    most the sum of the ``k`` largest eigenvalues of ``D^2``: ``max(lambda_+^2,
+    lambda_-^2) <= 1`` for ``k = 1`` and ``lambda_+^2 + lambda_-^2 = ||D||_F^2
+    <= 2`` for ``k >= 2``. Hence ``1 / n`` for ``k = 1`` and ``sqrt(2) / n`` for
+    ``k >= 2``, attained by orthogonal unit vectors ``v, w`` in the span of
+    ``V`` (for ``k = 1``: ``v`` the column of ``V`` and ``w = 0``).
     """
     n = check_n(n)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -328,15 +360,19 @@ __all__ = [
 
 
 def top_eigenvalues_l1_sensitivity(n: int, k: int) -> float:
-    """Largest ``sum_{i<=k} |lambda_i(A') - lambda_i(A)|`` over replace-one neighbours (sorted
-    eigenvalues of ``A = X^T X / n``): ``1/n`` for ``k = 1``, ``2/n`` for ``k >= 2``.
+    """Largest ``sum_{i<=k} |lambda_i(A') - lambda_i(A)|`` over replace-one
+    neighbours (sorted
+    eigenvalues of ``A = X^T X / n``): ``1/n`` for ``k = 1``, ``2/n`` for ``k >=
+    2``.
 
-    Lidskii: ``lambda(A + Delta) - lambda(A)`` lies in the convex hull of the permutations of
-    ``lambda(Delta) = (lambda_+, 0, ..., 0, lambda_-)``, with ``lambda_+ <= 1/n`` and
-    ``-lambda_- <= 1/n`` (:func:`difference_spectrum`), so the sum over any ``k >= 2`` entries is
-    at most ``2/n`` and one entry moves by at most ``1/n``. Attained: replace a row along the top
-    eigenvector by one along the second, with a gap that keeps the order. Under add/remove-one
-    (Amin et al. 2019, on ``X^T X``) the whole vector moves by ``tr(x x^T) <= 1`` instead.
+    Lidskii: ``lambda(A + Delta) - lambda(A)`` lies in the convex hull of the
+    permutations of ``lambda(Delta) = (lambda_+, 0, ..., 0, lambda_-)``, with
+    ``lambda_+ <= 1/n`` and ``-lambda_- <= 1/n`` (:func:`difference_spectrum`),
+    so the sum over any ``k >= 2`` entries is at most ``2/n`` and one entry
+    moves by at most ``1/n``. Attained: replace a row along the top eigenvector
+    by one along the second, with a gap that keeps the order. Under
+    add/remove-one (Amin et al. 2019, on ``X^T X``) the whole vector moves by
+    ``tr(x x^T) <= 1`` instead.
     """
     n = check_n(n)
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -345,10 +381,12 @@ def top_eigenvalues_l1_sensitivity(n: int, k: int) -> float:
 
 
 def bingham_score_sensitivity() -> float:
-    """Sensitivity of the score ``n u^T A u = |X u|^2`` for a fixed unit ``u``: 1.
+    """Sensitivity of the score ``n u^T A u = |X u|^2`` for a fixed unit
+    ``u``: 1.
 
-    Replace-one changes it by ``(u^T v)^2 - (u^T w)^2 in [-1, 1]`` (two-sided); add/remove-one
-    by ``(u^T x)^2 in [0, 1]`` (one-sided). Same bound, different shape: under replace-one the
-    exponential mechanism ``∝ exp(eta * score)`` is ``2 eta``-DP, not ``eta``-DP.
+    Replace-one changes it by ``(u^T v)^2 - (u^T w)^2 in [-1, 1]`` (two-sided);
+    add/remove-one by ``(u^T x)^2 in [0, 1]`` (one-sided). Same bound, different
+    shape: under replace-one the exponential mechanism ``∝ exp(eta * score)`` is
+    ``2 eta``-DP, not ``eta``-DP.
     """
     return 1.0

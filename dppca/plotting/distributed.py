@@ -1,4 +1,5 @@
-"""Figures of chapters 14-15: power-method convergence, task streams and worker memory."""
+"""Figures of chapters 14-15: power-method convergence, task streams and
+worker memory."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 
 
 def plot_convergence(curves: dict, floors: dict | None = None, ax=None):
-    """``curves``: label -> per-iteration errors; ``floors``: label -> a horizontal level."""
+    """``curves``: label -> per-iteration errors; ``floors``: label -> a
+    horizontal level."""
     ax = ax or plt.gca()
     for i, (label, errors) in enumerate(curves.items()):
         ax.semilogy(
@@ -26,7 +28,8 @@ def plot_convergence(curves: dict, floors: dict | None = None, ax=None):
 
 
 def plot_task_stream(records, ax=None, t0: float | None = None):
-    """Gantt chart of Dask task records (``distributed.get_task_stream(...).data``): one row
+    """Gantt chart of Dask task records
+    (``distributed.get_task_stream(...).data``): one row
     per worker thread, one bar per task, coloured by the task's name prefix."""
     ax = ax or plt.gca()
     rows, colours = {}, {}
@@ -70,7 +73,8 @@ def plot_task_stream(records, ax=None, t0: float | None = None):
 
 
 def plot_worker_memory(samples: dict, limits: dict, ax=None, t0=None):
-    """Resident memory of every worker against time, with each worker's limit dashed."""
+    """Resident memory of every worker against time, with each worker's limit
+    dashed."""
     ax = ax or plt.gca()
     if t0 is None:
         t0 = min(times.min() for times, _ in samples.values() if times.size)
