@@ -32,6 +32,7 @@ import scipy.optimize
 import scipy.sparse.linalg
 
 from .linalg import haar_subspace
+from .montecarlo import self_normalised_estimate
 from .validation import (
     as_generator,
     check_k,
@@ -712,15 +713,13 @@ def window_diagnostic(
 # Exact reference values and the paper's diagnostic
 # ------------------------------------------------------------------------------
 def importance_expectation(B, k: int, fn, n: int, rng=None, chunk: int = 20000):
-    """Self-normalised importance-sampling estimate of ``E[fn(V)]`` under ``∝
-    exp(tr(V^T B V))``.
+    """Self-normalised importance-sampling estimate of ``E[fn(V)]`` under
+    ``∝ exp(tr(V^T B V))``.
 
-    Proposals are Haar-uniform ``d x k`` frames (exact); weights ``exp(tr(V^T B
-    V) - max)``. ``fn`` maps a stack ``(m, d, k)`` to ``(m, ...)``. Returns
-    ``(estimate, ess)`` where ``ess`` is Returns ``(estimate, standard_error,
-    ess)``: the delta-method standard error of the ratio estimator, ``sqrt(sum_i
-    w_i^2 (fn_i - estimate)^2)`` with normalised weights, and Kish's effective
-    sample size.
+    Proposals are Haar-uniform ``d x k`` frames (exact); weights
+    ``exp(tr(V^T B V) - max)``. ``fn`` maps a stack ``(m, d, k)`` to
+    ``(m, ...)``. Returns ``(estimate, standard_error, ess)``
+    (:func:`dppca.montecarlo.self_normalised_estimate`).
     """
     B = check_symmetric(B, name="B")
     d = B.shape[0]
@@ -736,13 +735,9 @@ def importance_expectation(B, k: int, fn, n: int, rng=None, chunk: int = 20000):
         log_w_all.append(np.einsum("mik,ij,mjk->m", Q, B, Q))
         vals_all.append(np.asarray(fn(Q), dtype=float))
         done += m
-    log_w = np.concatenate(log_w_all)
-    vals = np.concatenate(vals_all)
-    w = np.exp(log_w - log_w.max())
-    w /= w.sum()
-    est = np.tensordot(w, vals, axes=(0, 0))
-    se = np.sqrt(np.tensordot(w * w, (vals - est) ** 2, axes=(0, 0)))
-    return est, se, float(1.0 / np.sum(w * w))
+    return self_normalised_estimate(
+        np.concatenate(log_w_all), np.concatenate(vals_all)
+    )
 
 
 def mean_statistic_trace(trace) -> np.ndarray:

@@ -87,3 +87,21 @@ def batch_means(values, n_batches: int = 40):
         .mean(axis=1)
     )
     return means.mean(axis=0), means.std(axis=0, ddof=1) / np.sqrt(n_batches)
+
+
+def self_normalised_estimate(log_weights, values):
+    """Self-normalised importance-sampling estimate from log weights (up to a
+    constant) and the values ``fn`` took on the same draws (first axis).
+
+    Returns ``(estimate, standard_error, ess)``: the weighted mean, the
+    delta-method standard error of the ratio estimator,
+    ``sqrt(sum_i w_i^2 (fn_i - estimate)^2)`` with normalised weights, and
+    Kish's effective sample size ``1 / sum_i w_i^2``.
+    """
+    log_weights = np.asarray(log_weights, dtype=float)
+    values = np.asarray(values, dtype=float)
+    w = np.exp(log_weights - log_weights.max())
+    w /= w.sum()
+    estimate = np.tensordot(w, values, axes=(0, 0))
+    se = np.sqrt(np.tensordot(w * w, (values - estimate) ** 2, axes=(0, 0)))
+    return estimate, se, float(1.0 / np.sum(w * w))

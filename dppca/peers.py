@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from .bingham import acg_parameter
+from .montecarlo import self_normalised_estimate
 from .validation import (
     as_generator,
     check_data,
@@ -357,13 +358,7 @@ def sphere_expectation(
         log_w.append(log_density(U))
         vals.append(np.asarray(fn(U), dtype=float))
         done += m
-    log_w = np.concatenate(log_w)
-    vals = np.concatenate(vals)
-    w = np.exp(log_w - log_w.max())
-    w /= w.sum()
-    est = np.tensordot(w, vals, axes=(0, 0))
-    se = np.sqrt(np.tensordot(w * w, (vals - est) ** 2, axes=(0, 0)))
-    return est, se, float(1.0 / np.sum(w * w))
+    return self_normalised_estimate(np.concatenate(log_w), np.concatenate(vals))
 
 
 # ------------------------------------------------------------------------------

@@ -54,3 +54,20 @@ def test_batch_means_standard_error_of_an_ar1_chain():
     assert abs(mean) < 4 * expected
     with pytest.raises(ValueError):
         batch_means(np.ones(3), 5)
+
+
+def test_self_normalised_estimate_against_closed_forms():
+    """Equal weights give the plain mean and ess = n; weights proportional to
+    exp(x) on a grid give the tilted mean, computed directly."""
+    from dppca.montecarlo import self_normalised_estimate
+
+    values = np.arange(10.0)
+    est, se, ess = self_normalised_estimate(np.zeros(10), values)
+    assert est == pytest.approx(4.5) and ess == pytest.approx(10.0)
+    assert se == pytest.approx(np.sqrt(np.sum((values - 4.5) ** 2)) / 10)
+    log_w = 0.3 * values + 1000.0  # a large constant must not overflow
+    w = np.exp(0.3 * values) / np.exp(0.3 * values).sum()
+    est, _, ess = self_normalised_estimate(log_w, values)
+    assert est == pytest.approx(w @ values) and ess == pytest.approx(
+        1 / (w @ w)
+    )
