@@ -7,18 +7,32 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-#: Line style per PrivatePCA mechanism name (same colours as the real-data
-#: chapters).
+from .experiments import STYLE as REGISTRY_STYLE
+
+#: PrivatePCA's mechanism names that differ from the experiment registry's.
+REGISTRY_NAME = {
+    "laplace": "laplace_input_perturbation",
+    "gaussian_approx": "gaussian_subspace_recovery",
+    "wishart_delta": "wishart_input_perturbation_delta",
+    "wishart_published": "wishart_input_perturbation",
+}
+
+#: Line style per PrivatePCA mechanism name: the real-data chapters' styles.
 STYLE = {
-    "pca": dict(color="C3", linestyle="-", marker="o"),
-    "random": dict(color="C2", linestyle=":", marker="x"),
-    "ppca": dict(color="C0", linestyle="--", marker="s"),
-    "analyze_gauss": dict(color="C1", linestyle="-.", marker="^"),
-    "mod_sulq": dict(color="C4", linestyle="--", marker="v"),
-    "laplace": dict(color="C5", linestyle="-.", marker="D"),
-    "gaussian_approx": dict(color="C9", linestyle="-", marker="h"),
-    "wishart_delta": dict(color="C8", linestyle=":", marker="*"),
-    "amin": dict(color="C6", linestyle="--", marker="p"),
+    name: REGISTRY_STYLE[REGISTRY_NAME.get(name, name)]
+    for name in (
+        "pca",
+        "random",
+        "ppca",
+        "analyze_gauss",
+        "mod_sulq",
+        "laplace",
+        "gaussian_approx",
+        "wishart_delta",
+        "wishart_published",
+        "noisy_power_method",
+        "amin",
+    )
 }
 
 

@@ -21,7 +21,7 @@ STYLE = {
     ),
     "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
     "noisy_power_method": dict(color="C6", linestyle="--", marker="d"),
-    "amin": dict(color="C9", linestyle="-", marker="p"),
+    "amin": dict(color="k", linestyle="-", marker="p"),
 }
 
 
