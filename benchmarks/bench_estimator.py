@@ -48,7 +48,10 @@ def main() -> None:
 
     def bare(gram):
         A = gram(X) / n
-        noisy = analyze_gauss_from_second_moment(A, n, EPS, DELTA, rng=0)
+        # the estimator's default noise, so that only its own work differs
+        noisy = analyze_gauss_from_second_moment(
+            A, n, EPS, DELTA, rng=0, noise="safe"
+        )
         return top_k_subspace(noisy, k)
 
     estimator = PrivatePCA(
