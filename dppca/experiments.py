@@ -80,6 +80,18 @@ def _noisy_matrix_mechanism(module, name, uses_delta):
     return release, (from_moment if moment is not None else None)
 
 
+def _subspace_mechanism(full, moment):
+    """Wrap a mechanism whose two entry points already release V."""
+
+    def release(X, k, epsilon, delta, rng=None):
+        return full(X, k, epsilon, delta, rng=rng)
+
+    def from_moment(A, n, k, epsilon, delta, rng=None):
+        return moment(A, n, k, epsilon, delta, rng=rng)
+
+    return release, from_moment
+
+
 def _without_not_dp_warning(function):
     """``function`` with the published Wishart mechanism's PrivacyWarning
     silenced (the registry states the failure in its notion instead)."""
@@ -250,36 +262,11 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
                     A, n, k, epsilon, delta, rng=None, _f=moment_fn
                 ):
                     return _f(A, n, k, epsilon, rng=rng, **options)
-        elif key == "gaussian_subspace_recovery":
-
-            def release(X, k, epsilon, delta, rng=None, _f=function):
-                return _f(X, k, epsilon, delta, rng=rng)
-
-            def from_moment(
-                A,
-                n,
-                k,
-                epsilon,
-                delta,
-                rng=None,
-                _f=module.gaussian_subspace_recovery_from_second_moment,
-            ):
-                return _f(A, n, k, epsilon, delta, rng=rng)
-        elif key == "noisy_power_method":
-
-            def release(X, k, epsilon, delta, rng=None, _f=function):
-                return _f(X, k, epsilon, delta, rng=rng)
-
-            def from_moment(
-                A,
-                n,
-                k,
-                epsilon,
-                delta,
-                rng=None,
-                _f=module.noisy_power_method_from_second_moment,
-            ):
-                return _f(A, n, k, epsilon, delta, rng=rng)
+        elif key in ("gaussian_subspace_recovery", "noisy_power_method"):
+            # (X, k, ε, δ) and (A, n, k, ε, δ) -> V, both already subspaces
+            release, from_moment = _subspace_mechanism(
+                function, getattr(module, f"{key}_from_second_moment")
+            )
         elif key == "wishart_input_perturbation_delta":
 
             def release(X, k, epsilon, delta, rng=None, _f=function):
