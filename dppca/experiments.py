@@ -11,6 +11,7 @@ law (the ``X`` versions compute ``A`` and call the same code).
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import warnings
 from collections.abc import Callable
@@ -20,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .linalg import haar_subspace, second_moment, sparse_gram, top_k_subspace
+from .time_limit import TimeLimitExceeded, call_with_time_limit
 from .utility import captured_variance
 from .validation import (
     PrivacyWarning,
@@ -45,9 +47,51 @@ class Mechanism:
     release: Callable
     from_moment: Callable | None
     privacy: str
+    time_limit: float | None = None
 
     def __call__(self, X, k, epsilon, delta, rng=None):
         return self.release(X, k, epsilon, delta, rng)
+
+    def with_time_limit(self, seconds: float) -> Mechanism:
+        """The same mechanism, every release run in a child process and
+        abandoned after ``seconds`` with
+        :class:`~dppca.time_limit.TimeLimitExceeded`.
+
+        The experiment functions record such a release as an outcome
+        (``"time limit"``), not an error. The child's generator is drawn from
+        ``rng`` in the caller, so successive releases differ and a seeded run
+        is reproducible (for the mechanisms that can be seeded at all)."""
+        seconds = float(seconds)
+        if not np.isfinite(seconds) or seconds <= 0:
+            raise ValueError(f"time limit must be > 0 seconds, got {seconds}")
+        release, from_moment = self.release, self.from_moment
+
+        def limited_release(X, k, epsilon, delta, rng=None):
+            return call_with_time_limit(
+                seconds, release, X, k, epsilon, delta, _child_generator(rng)
+            )
+
+        limited_moment = None
+        if from_moment is not None:
+
+            def limited_moment(A, n, k, epsilon, delta, rng=None):
+                return call_with_time_limit(
+                    seconds,
+                    from_moment,
+                    A,
+                    n,
+                    k,
+                    epsilon,
+                    delta,
+                    _child_generator(rng),
+                )
+
+        return dataclasses.replace(
+            self,
+            release=limited_release,
+            from_moment=limited_moment,
+            time_limit=seconds,
+        )
 
     def run_from_moment(self, A, n, k, epsilon, delta, rng=None):
         """Release from the second moment when possible (same law as
@@ -55,6 +99,13 @@ class Mechanism:
         if self.from_moment is None:
             raise ValueError(f"{self.key} needs the data rows, not only A")
         return self.from_moment(A, n, k, epsilon, delta, rng)
+
+
+def _child_generator(rng) -> np.random.Generator:
+    """A generator for a child process, drawn from ``rng`` in the parent (a
+    forked child works on a copy, so drawing there would not advance
+    ``rng``)."""
+    return np.random.default_rng(int(as_generator(rng).integers(2**63)))
 
 
 def _noisy_matrix_mechanism(module, name, uses_delta):
@@ -380,6 +431,22 @@ def _release(mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng):
     return mechanism.release(subset.X, k, epsilon, delta, rng)
 
 
+#: What became of a planned release, in the ``outcome`` column of every
+#: experiment's results: it returned; it exceeded its mechanism's time limit
+#: (``q_F``/``accuracy`` NaN); or it was not attempted because the mechanism
+#: had already exceeded its limit at the same or an easier setting.
+OUTCOMES = ("returned", "time limit", "not attempted")
+
+
+def _try_release(mechanism, subset, k, epsilon, delta, rng):
+    """``(V, "returned")``, or ``(None, "time limit")`` when a time-limited
+    mechanism did not return."""
+    try:
+        return _release(mechanism, subset, k, epsilon, delta, rng), OUTCOMES[0]
+    except TimeLimitExceeded:
+        return None, OUTCOMES[1]
+
+
 def utility_versus_n(
     data,
     sizes,
@@ -399,7 +466,14 @@ def utility_versus_n(
     replacement, each mechanism runs ``runs[key]`` times (paper: 10 for PPCA,
     100 for the others) on the subset. Utility is measured on the full data
     set's ``A`` (``data.A``), the quantity of Table 1, so that the non-private
-    baseline sits at q_F(V_k). Returns one row per release.
+    baseline sits at q_F(V_k). Returns one row per release, with its
+    ``outcome`` (:data:`OUTCOMES`).
+
+    Sizes run in increasing order. A mechanism with a time limit
+    (:meth:`Mechanism.with_time_limit`) that exceeds it is not run again at
+    that size or any larger one: one row per skipped subset records
+    ``"not attempted"``. This is meant for rejection samplers whose
+    acceptance rate falls as the concentration ``n ε`` grows (chapter 12).
     """
     from tqdm import tqdm
 
@@ -407,34 +481,38 @@ def utility_versus_n(
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     k = check_k(data.k, data.d)
     rows = []
+    gave_up = set()
+    sizes = sorted(int(n) for n in sizes)
     total = len(sizes) * n_subsets
     with tqdm(
         total=total, desc=f"{data.name}: subsets", disable=not progress
     ) as bar:
         for n in sizes:
             for subset in range(n_subsets):
-                index = np.sort(rng.choice(data.n, size=int(n), replace=False))
+                index = np.sort(rng.choice(data.n, size=n, replace=False))
                 subset_rows = _Subset(data.X, index)
                 for key, mechanism in mechanism_table.items():
+                    head = (data.name, n, subset, key)
+                    if key in gave_up:
+                        rows.append((*head, 0, np.nan, OUTCOMES[2]))
+                        continue
                     for run in range(
                         int(runs.get(key, runs.get("default", 1)))
                     ):
-                        V = _release(
+                        V, outcome = _try_release(
                             mechanism, subset_rows, k, epsilon, delta, rng
                         )
-                        rows.append(
-                            (
-                                data.name,
-                                int(n),
-                                subset,
-                                key,
-                                run,
-                                captured_variance(data.A, V),
-                            )
-                        )
+                        if V is None:
+                            gave_up.add(key)
+                            rows.append((*head, run, np.nan, outcome))
+                            break
+                        q = captured_variance(data.A, V)
+                        rows.append((*head, run, q, outcome))
                 bar.update()
     return pd.DataFrame(
-        rows, columns=["data set", "n", "subset", "mechanism", "run", "q_F"]
+        rows,
+        columns=["data set", "n", "subset", "mechanism", "run", "q_F"]
+        + ["outcome"],
     )
 
 
@@ -442,9 +520,18 @@ def summarize(
     results: pd.DataFrame, by=("data set", "n", "mechanism")
 ) -> pd.DataFrame:
     """Mean and standard deviation of q_F over subsets and runs (the paper's
-    error bars)."""
-    grouped = results.groupby(list(by), observed=True)["q_F"]
-    return grouped.agg(mean="mean", std="std", count="size").reset_index()
+    error bars), over the releases that returned; ``count`` is their number
+    and ``not returned`` the number that hit a time limit or were not
+    attempted (``mean`` is NaN when nothing returned)."""
+    results = results.assign(
+        missing=results["q_F"].isna().astype(int)
+        if "outcome" not in results
+        else (results["outcome"] != OUTCOMES[0]).astype(int)
+    )
+    grouped = results.groupby(list(by), observed=True)
+    out = grouped["q_F"].agg(mean="mean", std="std", count="count")
+    out["not returned"] = grouped["missing"].sum()
+    return out.reset_index()
 
 
 def synthetic_gaussian(n: int, eigenvalues, rng=None) -> np.ndarray:
@@ -473,7 +560,11 @@ def utility_versus_epsilon(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Section 6.5 (Figure 5): q_F(U) on the data's own ``A`` for each ε,
-    ``runs[key]`` draws."""
+    ``runs[key]`` draws, one row per release with its ``outcome``.
+
+    The ε run in increasing order; a time-limited mechanism that exceeds its
+    limit at some ε is not run again at that ε or any larger one (one
+    ``"not attempted"`` row per skipped ε)."""
     from tqdm import tqdm
 
     rng = as_generator(rng)
@@ -482,13 +573,27 @@ def utility_versus_epsilon(
     k = check_k(k, A.shape[0])
     delta = check_delta(delta)
     rows = []
-    for epsilon in tqdm(list(epsilons), desc="epsilon", disable=not progress):
-        epsilon = check_epsilon(epsilon)
+    gave_up = set()
+    epsilons = sorted(check_epsilon(e) for e in epsilons)
+    for epsilon in tqdm(epsilons, desc="epsilon", disable=not progress):
         for key, mechanism in mechanism_table.items():
+            if key in gave_up:
+                rows.append((epsilon, key, 0, np.nan, OUTCOMES[2]))
+                continue
             for run in range(int(runs.get(key, runs.get("default", 1)))):
-                V = _release(mechanism, subset, k, epsilon, delta, rng)
-                rows.append((epsilon, key, run, captured_variance(A, V)))
-    return pd.DataFrame(rows, columns=["epsilon", "mechanism", "run", "q_F"])
+                V, outcome = _try_release(
+                    mechanism, subset, k, epsilon, delta, rng
+                )
+                if V is None:
+                    gave_up.add(key)
+                    rows.append((epsilon, key, run, np.nan, outcome))
+                    break
+                rows.append(
+                    (epsilon, key, run, captured_variance(A, V), outcome)
+                )
+    return pd.DataFrame(
+        rows, columns=["epsilon", "mechanism", "run", "q_F", "outcome"]
+    )
 
 
 def classification_accuracy(
@@ -515,6 +620,10 @@ def classification_accuracy(
     C chosen from ``C_grid`` on a third of the training rows held out for
     tuning) and the rest is the test set. ``X`` is a dense or sparse n x d
     matrix with rows of norm <= 1, ``y`` boolean labels.
+
+    Each row of the result carries its ``outcome``. Every holdout has the same
+    size, so a time-limited mechanism that exceeds its limit once is not run
+    again (``"not attempted"``, accuracy NaN, for each later permutation).
     """
     from sklearn.svm import LinearSVC
     from tqdm import tqdm
@@ -523,6 +632,7 @@ def classification_accuracy(
     y = np.asarray(y, dtype=bool)
     n = X.shape[0]
     rows = []
+    gave_up = set()
     with tqdm(
         total=n_permutations, desc="permutations", disable=not progress
     ) as bar:
@@ -534,8 +644,22 @@ def classification_accuracy(
             hold = _Subset(X, holdout)
             X_train, X_test = _dense(X[train]), _dense(X[test])
             for key, mechanism in mechanism_table.items():
+                if key in gave_up:
+                    rows.append(
+                        (permutation, key, 0, np.nan, np.nan, OUTCOMES[2])
+                    )
+                    continue
                 for projection in range(n_projections):
-                    V = _release(mechanism, hold, k, epsilon, delta, rng)
+                    V, outcome = _try_release(
+                        mechanism, hold, k, epsilon, delta, rng
+                    )
+                    if V is None:
+                        gave_up.add(key)
+                        rows.append(
+                            (permutation, key, projection, np.nan, np.nan)
+                            + (outcome,)
+                        )
+                        break
                     accuracy, C = _fit_linear_svm(
                         X_train @ V,
                         y[train],
@@ -544,11 +668,14 @@ def classification_accuracy(
                         C_grid,
                         LinearSVC,
                     )
-                    rows.append((permutation, key, projection, accuracy, C))
+                    rows.append(
+                        (permutation, key, projection, accuracy, C, outcome)
+                    )
             bar.update()
     return pd.DataFrame(
         rows,
-        columns=["permutation", "mechanism", "projection", "accuracy", "C"],
+        columns=["permutation", "mechanism", "projection", "accuracy", "C"]
+        + ["outcome"],
     )
 
 

@@ -41,6 +41,10 @@ import numpy as np
 
 from .bingham import acg_parameter
 from .montecarlo import self_normalised_estimate
+from .time_limit import (  # noqa: F401 - re-exported for chapter 12
+    TimeLimitExceeded,
+    call_with_time_limit,
+)
 from .validation import (
     as_generator,
     check_data,
@@ -394,44 +398,29 @@ def log10_acceptance_rates(B, size: int, rng=None) -> tuple[float, float]:
     return out[0], out[1]
 
 
-class TimeLimitExceeded(RuntimeError):
-    """A library call did not return within its time limit."""
+def vector_budget(key: str, epsilon: float, k: int) -> float:
+    """The budget one eigenvector draw gets in library ``key``'s PCA:
+    ``ε/(k+1)`` in diffprivlib (``models.PCA`` splits ε evenly over the
+    eigenvalues and the k vectors), ``ε/(2k)`` in OpenDP (half of ε to the
+    eigenvalues, the other half split over the vectors)."""
+    epsilon, k = check_epsilon(epsilon), int(k)
+    if k < 1:
+        raise ValueError(f"k must be a positive integer, got {k}")
+    shares = {"diffprivlib_pca": 1.0 / (k + 1), "opendp_pca": 0.5 / k}
+    if key not in shares:
+        raise ValueError(f"unknown library PCA {key!r}; one of {list(shares)}")
+    return epsilon * shares[key]
 
 
-def call_with_time_limit(seconds: float, fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` run in a forked child process, abandoned (the
-    child terminated)
-    with :class:`TimeLimitExceeded` if it has not returned after ``seconds``.
-
-    A process boundary, not a signal: OpenDP draws its random bytes through a
-    ctypes callback, and an exception raised there by an alarm is swallowed or
-    aborts the interpreter. The child works on a copy of the caller's state, so
-    a seeded ``rng`` passed in is not advanced. Used to measure samplers that
-    may not return at all. Unix only (``fork``).
-    """
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-
-    def work():
-        try:
-            sender.send(("ok", fn(*args, **kwargs)))
-        except BaseException as error:  # noqa: BLE001 - reported to the parent
-            sender.send(("error", repr(error)))
-
-    child = context.Process(target=work, daemon=True)
-    child.start()
-    sender.close()
-    try:
-        if receiver.poll(float(seconds)):
-            status, value = receiver.recv()
-            if status == "ok":
-                return value
-            raise RuntimeError(f"the call failed in the child process: {value}")
-        raise TimeLimitExceeded(f"no result within {seconds:g} s")
-    finally:
-        if child.is_alive():
-            child.terminate()
-        child.join()
-        receiver.close()
+def first_vector_log10_acceptance(
+    key: str, A, n: int, k: int, epsilon, size: int = 4000, rng=None
+) -> float:
+    """``log10`` of the mean acceptance probability per proposal of the first
+    eigenvector draw of library ``key``'s PCA on second moment ``A`` of ``n``
+    rows: its target is ``∝ exp(ε_1/4 · x^T (n A) x)`` with ``ε_1`` from
+    :func:`vector_budget`, and it accepts by the libraries' (flipped) test.
+    A draw takes on average ``10**(-value)`` proposals. Estimated from
+    ``size`` proposals (:func:`log10_acceptance_rates`)."""
+    A = check_symmetric(A, name="A")
+    B = vector_budget(key, epsilon, k) / 4.0 * int(n) * A
+    return log10_acceptance_rates(B, size, rng)[1]

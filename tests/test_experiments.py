@@ -201,3 +201,129 @@ def test_sparse_rows_outside_the_unit_ball_are_refused():
             rng=0,
             progress=False,
         )
+
+
+# ------------------------------------------------------------------------------
+# Time-limited mechanisms (the libraries of chapter 12 in chapters 8 and 9)
+# ------------------------------------------------------------------------------
+def _slow_beyond(threshold, field):
+    """A random-subspace mechanism that never returns once ``n`` (or ε)
+    exceeds ``threshold``: the shape of a rejection sampler whose acceptance
+    rate collapses as the concentration grows."""
+    import time
+
+    random = experiments.mechanisms()["random"]
+
+    def from_moment(A, n, k, epsilon, delta, rng=None):
+        if {"n": n, "epsilon": epsilon}[field] > threshold:
+            time.sleep(60)
+        return random.run_from_moment(A, n, k, epsilon, delta, rng)
+
+    def release(X, k, epsilon, delta, rng=None):
+        return from_moment(second_moment(X), X.shape[0], k, epsilon, delta, rng)
+
+    return experiments.Mechanism(
+        "slow", "slow", "test", release, from_moment, "test"
+    )
+
+
+@pytest.mark.parametrize("seconds", [0.0, -1.0, float("nan"), float("inf")])
+def test_time_limit_must_be_a_positive_number_of_seconds(seconds):
+    with pytest.raises(ValueError, match="time limit"):
+        experiments.mechanisms()["random"].with_time_limit(seconds)
+
+
+def test_time_limited_release_is_seeded_by_the_caller_and_advances_it():
+    data = _toy()
+    limited = experiments.mechanisms()["random"].with_time_limit(30)
+    assert limited.time_limit == 30.0
+    rng_a, rng_b = np.random.default_rng(11), np.random.default_rng(11)
+    first = limited.run_from_moment(data.A, data.n, 2, 1.0, 0.01, rng_a)
+    again = limited.run_from_moment(data.A, data.n, 2, 1.0, 0.01, rng_b)
+    np.testing.assert_array_equal(first, again)  # same seed, same release
+    second = limited.run_from_moment(data.A, data.n, 2, 1.0, 0.01, rng_a)
+    assert not np.allclose(first, second)  # the caller's stream moved on
+    check_orthonormal(limited(data.rows(), 2, 1.0, 0.01, rng=3))
+
+
+def test_utility_versus_n_records_time_outs_and_skips_larger_sizes():
+    data = _toy()
+    table = {
+        "random": experiments.mechanisms()["random"],
+        "slow": _slow_beyond(100, "n").with_time_limit(0.5),
+    }
+    out = experiments.utility_versus_n(
+        data,
+        [400, 50, 200],  # run in increasing order whatever the input order
+        table,
+        epsilon=1.0,
+        delta=0.01,
+        n_subsets=2,
+        runs={"default": 3},
+        rng=0,
+        progress=False,
+    )
+    assert list(out["n"].unique()) == [50, 200, 400]
+    assert (out[out["mechanism"] == "random"]["outcome"] == "returned").all()
+    slow = out[out["mechanism"] == "slow"]
+    assert (slow[slow["n"] == 50]["outcome"] == "returned").sum() == 6
+    assert list(slow[slow["n"] == 200]["outcome"]) == [
+        "time limit",
+        "not attempted",
+    ]
+    assert list(slow[slow["n"] == 400]["outcome"]) == ["not attempted"] * 2
+    assert slow[slow["n"] > 50]["q_F"].isna().all()
+    summary = experiments.summarize(out).set_index(["n", "mechanism"])
+    assert summary.loc[(50, "slow"), "count"] == 6
+    assert summary.loc[(50, "slow"), "not returned"] == 0
+    assert summary.loc[(200, "slow"), "count"] == 0
+    assert summary.loc[(200, "slow"), "not returned"] == 2
+    assert np.isnan(summary.loc[(400, "slow"), "mean"])
+    assert summary.loc[(400, "random"), "count"] == 6
+
+
+def test_utility_versus_epsilon_skips_larger_epsilons_after_a_time_out():
+    X = experiments.synthetic_gaussian(300, [0.5, 0.3, 0.1, 0.1], rng=1)
+    table = {"slow": _slow_beyond(1.0, "epsilon").with_time_limit(0.5)}
+    out = experiments.utility_versus_epsilon(
+        X,
+        2,
+        [10.0, 0.1, 3.0],
+        table,
+        delta=0.05,
+        runs={"default": 4},
+        rng=2,
+        progress=False,
+    )
+    assert list(out["epsilon"]) == [0.1] * 4 + [3.0, 10.0]
+    assert list(out["outcome"]) == ["returned"] * 4 + [
+        "time limit",
+        "not attempted",
+    ]
+
+
+def test_classification_gives_up_on_a_mechanism_after_one_time_out():
+    rng = np.random.default_rng(4)
+    n, d = 600, 4
+    y = rng.random(n) < 0.5
+    X = scale_to_unit_ball(rng.normal(0, 1, (n, d)))
+    table = {
+        "pca": experiments.mechanisms()["pca"],
+        "slow": _slow_beyond(0, "n").with_time_limit(0.5),
+    }
+    out = experiments.classification_accuracy(
+        X,
+        y,
+        1,
+        table,
+        epsilon=1.0,
+        delta=0.01,
+        n_permutations=3,
+        n_projections=2,
+        rng=5,
+        progress=False,
+    )
+    slow = out[out["mechanism"] == "slow"]
+    assert list(slow["outcome"]) == ["time limit"] + ["not attempted"] * 2
+    assert slow["accuracy"].isna().all()
+    assert (out[out["mechanism"] == "pca"]["outcome"] == "returned").all()

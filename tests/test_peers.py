@@ -184,3 +184,39 @@ def test_peer_registry_lists_importable_libraries():
         )
         np.testing.assert_allclose(V.T @ V, np.eye(2), atol=1e-10, err_msg=key)
         assert mechanism.notion and mechanism.privacy
+
+
+@needs("opendp")
+@pytest.mark.parametrize("k", [1, 3, 8])
+def test_vector_budget_is_opendps_own_split(k):
+    from opendp.extras.sklearn.decomposition import _split_pca_epsilon_evenly
+
+    split = _split_pca_epsilon_evenly(0.7, k)
+    assert len(split.eigvecs) == k
+    for share in split.eigvecs:
+        assert peers.vector_budget("opendp_pca", 0.7, k) == pytest.approx(share)
+
+
+def test_vector_budget_refuses_unknown_libraries_and_bad_k():
+    assert peers.vector_budget("diffprivlib_pca", 0.9, 2) == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="unknown library"):
+        peers.vector_budget("sklearn_pca", 1.0, 2)
+    with pytest.raises(ValueError, match="k must be"):
+        peers.vector_budget("opendp_pca", 1.0, 0)
+
+
+def test_first_vector_acceptance_collapses_as_n_grows():
+    """The flipped test's acceptance falls by orders of magnitude as n ε
+    grows, on a fixed spectrum (what chapters 8 and 12 rely on to stop trying
+    larger n after a time-out); the correct test's stays of order one."""
+    rng = np.random.default_rng(3)
+    A = np.diag(np.linspace(0.3, 0.0, 30))
+    rates = [
+        peers.first_vector_log10_acceptance(
+            "diffprivlib_pca", A, n, 4, 0.1, size=4000, rng=rng
+        )
+        for n in (1000, 4000, 16000)
+    ]
+    assert rates[0] > rates[1] + 1 > rates[2] + 2
+    B = peers.vector_budget("diffprivlib_pca", 0.1, 4) / 4 * 16000 * A
+    assert peers.log10_acceptance_rates(B, 4000, rng)[0] > -1

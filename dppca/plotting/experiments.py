@@ -22,7 +22,43 @@ STYLE = {
     "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
     "noisy_power_method": dict(color="C6", linestyle="--", marker="d"),
     "amin": dict(color="k", linestyle="-", marker="p"),
+    "diffprivlib_pca": dict(color="m", linestyle="--", marker=">"),
+    "opendp_pca": dict(color="teal", linestyle="--", marker="<"),
 }
+
+
+def _plot_curves(ax, summary, labels: dict, x: str) -> None:
+    """One errorbar line per mechanism over the settings where some release
+    returned; a cross on the horizontal axis, in the mechanism's colour, where
+    a release hit its time limit (or was not attempted after one did)."""
+    marked = False
+    for key, part in summary.groupby("mechanism", sort=False):
+        part = part.sort_values(x)
+        style = STYLE.get(key, {})
+        ok = part["count"] > 0
+        ax.errorbar(
+            part[x][ok],
+            part["mean"][ok],
+            yerr=part["std"][ok],
+            label=labels.get(key, key),
+            capsize=3,
+            markersize=4,
+            **style,
+        )
+        if "not returned" in part and (part["not returned"] > 0).any():
+            missing = part[part["not returned"] > 0]
+            ax.plot(
+                missing[x],
+                np.zeros(len(missing)),
+                linestyle="none",
+                marker="x",
+                markersize=9,
+                markeredgewidth=2,
+                color=style.get("color", "k"),
+                clip_on=False,
+                label=None if marked else "× a release did not return",
+            )
+            marked = True
 
 
 def plot_spectra(moments: dict, ks: dict, ax=None):
@@ -50,19 +86,11 @@ def plot_utility_versus_n(
     summary, labels: dict, optimum: float, title: str, ax=None
 ):
     """Mean q_F(U) ± one standard deviation against n (log scale), one line
-    per mechanism."""
+    per mechanism, over the releases that returned (``summary`` from
+    :func:`dppca.experiments.summarize`); a cross on the axis marks a size at
+    which a time-limited release did not return."""
     ax = ax or plt.gca()
-    for key, part in summary.groupby("mechanism", sort=False):
-        part = part.sort_values("n")
-        ax.errorbar(
-            part["n"],
-            part["mean"],
-            yerr=part["std"],
-            label=labels.get(key, key),
-            capsize=3,
-            markersize=4,
-            **STYLE.get(key, {}),
-        )
+    _plot_curves(ax, summary, labels, "n")
     ax.axhline(optimum, color="grey", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("subsample size n (log scale)")
@@ -72,19 +100,10 @@ def plot_utility_versus_n(
 
 
 def plot_utility_versus_epsilon(summary, labels: dict, ax=None):
-    """Figure 5: mean q_F(U) ± one standard deviation against ε (log scale)."""
+    """Figure 5: mean q_F(U) ± one standard deviation against ε (log scale),
+    with crosses on the axis where a time-limited release did not return."""
     ax = ax or plt.gca()
-    for key, part in summary.groupby("mechanism", sort=False):
-        part = part.sort_values("epsilon")
-        ax.errorbar(
-            part["epsilon"],
-            part["mean"],
-            yerr=part["std"],
-            label=labels.get(key, key),
-            capsize=3,
-            markersize=4,
-            **STYLE.get(key, {}),
-        )
+    _plot_curves(ax, summary, labels, "epsilon")
     ax.set_xscale("log")
     ax.set_xlabel(r"privacy parameter $\varepsilon$ (log scale)")
     ax.set_ylabel(r"$q_F(U)$")
