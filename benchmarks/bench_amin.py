@@ -28,6 +28,7 @@ import numpy as np
 
 from dppca import covariance, peers
 from dppca.linalg import second_moment
+from dppca.time_limit import TimeLimitExceeded, call_with_time_limit
 
 CENSUS_N, CENSUS_EPSILON = 199_523, 0.1
 
@@ -117,12 +118,12 @@ def main(argv=None):
             warnings.simplefilter("ignore")
             try:
                 t = best_time(
-                    lambda f=fn: peers.call_with_time_limit(
+                    lambda f=fn: call_with_time_limit(
                         args.time_limit, f, X, args.k, epsilon, None, rng
                     ),
                     args.library_repeats,
                 )
-            except peers.TimeLimitExceeded:
+            except TimeLimitExceeded:
                 t = float("inf")
                 print(
                     f"{name}: no result within {args.time_limit:g} s "

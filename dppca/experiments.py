@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -439,12 +440,15 @@ OUTCOMES = ("returned", "time limit", "not attempted")
 
 
 def _try_release(mechanism, subset, k, epsilon, delta, rng):
-    """``(V, "returned")``, or ``(None, "time limit")`` when a time-limited
-    mechanism did not return."""
+    """``(V, "returned", seconds)``, or ``(None, "time limit", seconds)`` when
+    a time-limited mechanism did not return (wall-clock seconds of the
+    release)."""
+    start = time.perf_counter()
     try:
-        return _release(mechanism, subset, k, epsilon, delta, rng), OUTCOMES[0]
+        V = _release(mechanism, subset, k, epsilon, delta, rng)
+        return V, OUTCOMES[0], time.perf_counter() - start
     except TimeLimitExceeded:
-        return None, OUTCOMES[1]
+        return None, OUTCOMES[1], time.perf_counter() - start
 
 
 def utility_versus_n(
@@ -467,7 +471,7 @@ def utility_versus_n(
     100 for the others) on the subset. Utility is measured on the full data
     set's ``A`` (``data.A``), the quantity of Table 1, so that the non-private
     baseline sits at q_F(V_k). Returns one row per release, with its
-    ``outcome`` (:data:`OUTCOMES`).
+    ``outcome`` (:data:`OUTCOMES`) and wall-clock ``seconds``.
 
     Sizes run in increasing order. A mechanism with a time limit
     (:meth:`Mechanism.with_time_limit`) that exceeds it is not run again at
@@ -494,25 +498,25 @@ def utility_versus_n(
                 for key, mechanism in mechanism_table.items():
                     head = (data.name, n, subset, key)
                     if key in gave_up:
-                        rows.append((*head, 0, np.nan, OUTCOMES[2]))
+                        rows.append((*head, 0, np.nan, OUTCOMES[2], np.nan))
                         continue
                     for run in range(
                         int(runs.get(key, runs.get("default", 1)))
                     ):
-                        V, outcome = _try_release(
+                        V, outcome, seconds = _try_release(
                             mechanism, subset_rows, k, epsilon, delta, rng
                         )
                         if V is None:
                             gave_up.add(key)
-                            rows.append((*head, run, np.nan, outcome))
+                            rows.append((*head, run, np.nan, outcome, seconds))
                             break
                         q = captured_variance(data.A, V)
-                        rows.append((*head, run, q, outcome))
+                        rows.append((*head, run, q, outcome, seconds))
                 bar.update()
     return pd.DataFrame(
         rows,
         columns=["data set", "n", "subset", "mechanism", "run", "q_F"]
-        + ["outcome"],
+        + ["outcome", "seconds"],
     )
 
 
@@ -560,7 +564,8 @@ def utility_versus_epsilon(
     progress: bool = True,
 ) -> pd.DataFrame:
     """Section 6.5 (Figure 5): q_F(U) on the data's own ``A`` for each ε,
-    ``runs[key]`` draws, one row per release with its ``outcome``.
+    ``runs[key]`` draws, one row per release with its ``outcome`` and
+    ``seconds``.
 
     The ε run in increasing order; a time-limited mechanism that exceeds its
     limit at some ε is not run again at that ε or any larger one (one
@@ -578,21 +583,21 @@ def utility_versus_epsilon(
     for epsilon in tqdm(epsilons, desc="epsilon", disable=not progress):
         for key, mechanism in mechanism_table.items():
             if key in gave_up:
-                rows.append((epsilon, key, 0, np.nan, OUTCOMES[2]))
+                rows.append((epsilon, key, 0, np.nan, OUTCOMES[2], np.nan))
                 continue
             for run in range(int(runs.get(key, runs.get("default", 1)))):
-                V, outcome = _try_release(
+                V, outcome, seconds = _try_release(
                     mechanism, subset, k, epsilon, delta, rng
                 )
                 if V is None:
                     gave_up.add(key)
-                    rows.append((epsilon, key, run, np.nan, outcome))
+                    rows.append((epsilon, key, run, np.nan, outcome, seconds))
                     break
-                rows.append(
-                    (epsilon, key, run, captured_variance(A, V), outcome)
-                )
+                q = captured_variance(A, V)
+                rows.append((epsilon, key, run, q, outcome, seconds))
     return pd.DataFrame(
-        rows, columns=["epsilon", "mechanism", "run", "q_F", "outcome"]
+        rows,
+        columns=["epsilon", "mechanism", "run", "q_F", "outcome", "seconds"],
     )
 
 
@@ -621,7 +626,8 @@ def classification_accuracy(
     tuning) and the rest is the test set. ``X`` is a dense or sparse n x d
     matrix with rows of norm <= 1, ``y`` boolean labels.
 
-    Each row of the result carries its ``outcome``. Every holdout has the same
+    Each row of the result carries its ``outcome`` and the release's wall-clock
+    ``seconds``. Every holdout has the same
     size, so a time-limited mechanism that exceeds its limit once is not run
     again (``"not attempted"``, accuracy NaN, for each later permutation).
     """
@@ -646,18 +652,19 @@ def classification_accuracy(
             for key, mechanism in mechanism_table.items():
                 if key in gave_up:
                     rows.append(
-                        (permutation, key, 0, np.nan, np.nan, OUTCOMES[2])
+                        (permutation, key, 0, np.nan, np.nan)
+                        + (OUTCOMES[2], np.nan)
                     )
                     continue
                 for projection in range(n_projections):
-                    V, outcome = _try_release(
+                    V, outcome, seconds = _try_release(
                         mechanism, hold, k, epsilon, delta, rng
                     )
                     if V is None:
                         gave_up.add(key)
                         rows.append(
                             (permutation, key, projection, np.nan, np.nan)
-                            + (outcome,)
+                            + (outcome, seconds)
                         )
                         break
                     accuracy, C = _fit_linear_svm(
@@ -669,13 +676,14 @@ def classification_accuracy(
                         LinearSVC,
                     )
                     rows.append(
-                        (permutation, key, projection, accuracy, C, outcome)
+                        (permutation, key, projection, accuracy, C)
+                        + (outcome, seconds)
                     )
             bar.update()
     return pd.DataFrame(
         rows,
         columns=["permutation", "mechanism", "projection", "accuracy", "C"]
-        + ["outcome"],
+        + ["outcome", "seconds"],
     )
 
 

@@ -41,10 +41,6 @@ import numpy as np
 
 from .bingham import acg_parameter
 from .montecarlo import self_normalised_estimate
-from .time_limit import (  # noqa: F401 - re-exported for chapter 12
-    TimeLimitExceeded,
-    call_with_time_limit,
-)
 from .validation import (
     as_generator,
     check_data,
@@ -366,8 +362,8 @@ def sphere_expectation(
 
 
 # ------------------------------------------------------------------------------
-# What the flipped test costs: acceptance rates, and a time limit for calls that
-# may not return
+# What the flipped test costs: acceptance rates (a call that may not return is
+# run under dppca.time_limit)
 # ------------------------------------------------------------------------------
 def log10_acceptance_rates(B, size: int, rng=None) -> tuple[float, float]:
     """``log10`` of the mean acceptance probability per ACG proposal for ``∝

@@ -273,6 +273,10 @@ def test_utility_versus_n_records_time_outs_and_skips_larger_sizes():
     ]
     assert list(slow[slow["n"] == 400]["outcome"]) == ["not attempted"] * 2
     assert slow[slow["n"] > 50]["q_F"].isna().all()
+    timed_out = slow[slow["outcome"] == "time limit"]["seconds"]
+    assert (timed_out >= 0.5).all()  # the limit was waited for, not skipped
+    assert slow[slow["outcome"] == "not attempted"]["seconds"].isna().all()
+    assert (slow[slow["outcome"] == "returned"]["seconds"] < 0.5).all()
     summary = experiments.summarize(out).set_index(["n", "mechanism"])
     assert summary.loc[(50, "slow"), "count"] == 6
     assert summary.loc[(50, "slow"), "not returned"] == 0

@@ -22,7 +22,7 @@ STYLE = {
     "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
     "noisy_power_method": dict(color="C6", linestyle="--", marker="d"),
     "amin": dict(color="k", linestyle="-", marker="p"),
-    "diffprivlib_pca": dict(color="m", linestyle="--", marker=">"),
+    "diffprivlib_pca": dict(color="indigo", linestyle="--", marker=">"),
     "opendp_pca": dict(color="teal", linestyle="--", marker="<"),
 }
 
@@ -56,7 +56,7 @@ def _plot_curves(ax, summary, labels: dict, x: str) -> None:
                 markeredgewidth=2,
                 color=style.get("color", "k"),
                 clip_on=False,
-                label=None if marked else "× a release did not return",
+                label=None if marked else "a release did not return in time",
             )
             marked = True
 
@@ -114,14 +114,21 @@ def plot_utility_versus_epsilon(summary, labels: dict, ax=None):
 
 
 def legend_below(fig, axes, ncol: int = 3):
-    """One shared legend under a grid of axes."""
-    handles, labels = axes[0].get_legend_handles_labels()
+    """One shared legend under a grid of axes (every label of every axis,
+    once), with room left for all its rows."""
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    labels = list(entries)
     fig.legend(
-        handles,
+        list(entries.values()),
         labels,
         loc="lower center",
         ncol=ncol,
-        bbox_to_anchor=(0.5, -0.02),
+        bbox_to_anchor=(0.5, 0.0),
         frameon=False,
     )
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    rows = -(-len(labels) // ncol)
+    height = fig.get_size_inches()[1]
+    fig.tight_layout(rect=(0, min(0.5, (0.15 + 0.21 * rows) / height), 1, 1))
