@@ -498,25 +498,48 @@ class BinghamEigenSystem:
         check_concentration(float(self.lam[0]))
 
 
+def sample_on_complement(lam, W=None, rng=None, *, start=None, stats=None):
+    """One exact draw from ``∝ exp(x^T diag(lam) x)`` on the unit sphere of
+    ``range(W)^⊥``, in the eigen-coordinates of a :class:`BinghamEigenSystem`.
+
+    ``lam`` is descending and ``>= 0`` (a system's ``lam`` times a positive
+    inverse temperature); ``W`` is ``d x m`` with orthonormal columns in the
+    same coordinates, or None for the whole sphere. This is one column update of
+    :func:`fast_gibbs` and one vector step of Amin et al.'s mechanism
+    (:mod:`dppca.covariance`). The envelope's ``c`` is the compression's top
+    eigenvalue (:func:`compression_top`, Lanczos started at ``start``, by
+    default ``e_{m+1}``); ``b`` comes from the interlacing estimate of the
+    compression's spectrum and only sets the acceptance rate. Returns a unit
+    vector orthogonal to ``range(W)``.
+    """
+    lam = np.asarray(lam, dtype=float)
+    d = lam.size
+    m = 0 if W is None else W.shape[1]
+    if m == 0:
+        c = float(lam[0])
+    else:
+        if start is None:
+            start = np.zeros(d)
+            start[m] = 1.0
+        c = compression_top(lam, W, start)
+    # Interlacing: the compression's eigenvalues satisfy mu_i >= lam_{i+m};
+    # with mu_1 = c this is a rough spectrum of c I - C.
+    rough = np.concatenate([[0.0], np.clip(c - lam[m + 1 :], 0.0, None)])
+    b = acg_parameter(rough)
+    x = _acg_draw(lam, c, b, as_generator(rng), W=W if m else None, stats=stats)
+    x = x[0]
+    if m:
+        x = x - W @ (W.T @ x)
+    return x / np.linalg.norm(x)
+
+
 def _fast_column_update(system, Y, r, rng, stats):
     """Replace column ``r`` of ``Y`` (eigen-coordinates) by an exact draw
     from its conditional."""
-    lam = system.lam
-    d, k = Y.shape
-    W = np.delete(Y, r, axis=1)
-    if k == 1:
-        c = float(lam[0])
-    else:
-        c = compression_top(lam, W, Y[:, r])
-    # b only affects efficiency. Interlacing gives mu_i >= lam_{i+k-1} for the
-    # eigenvalues of the compression C; with mu_1 = c this is a rough spectrum
-    # of c I - C.
-    approx = np.concatenate([[0.0], np.clip(c - lam[k:], 0.0, None)])
-    b = acg_parameter(approx)
-    x = _acg_draw(lam, c, b, rng, W=W if k > 1 else None, stats=stats)[0]
-    if k > 1:
-        x = x - W @ (W.T @ x)
-    Y[:, r] = x / np.linalg.norm(x)
+    W = np.delete(Y, r, axis=1) if Y.shape[1] > 1 else None
+    Y[:, r] = sample_on_complement(
+        system.lam, W, rng, start=Y[:, r], stats=stats
+    )
 
 
 def fast_gibbs(

@@ -152,21 +152,7 @@ def _eigenbasis_vectors(A, n, epsilons, rng) -> np.ndarray:
     Y = np.zeros((d, k))
     for i, eps_i in enumerate(epsilons):
         lam = bingham_inverse_temperature(n, eps_i) * lam_a
-        W = Y[:, :i]
-        if i == 0:
-            c = float(lam[0])
-        else:
-            start = np.zeros(d)
-            start[i] = 1.0
-            c = bingham.compression_top(lam, W, start)
-        # b only sets the acceptance rate; interlacing gives a rough spectrum of
-        # cI - C_i.
-        rough = np.concatenate([[0.0], np.clip(c - lam[i + 1 :], 0.0, None)])
-        b = bingham.acg_parameter(rough)
-        x = bingham._acg_draw(lam, c, b, rng, W=W if i else None)[0]
-        if i:
-            x = x - W @ (W.T @ x)
-        Y[:, i] = x / np.linalg.norm(x)
+        Y[:, i] = bingham.sample_on_complement(lam, Y[:, :i], rng)
     return system.U @ Y
 
 

@@ -318,3 +318,28 @@ def test_hoff_theta_law_matches_quadrature(shape_k, a):
     draws = np.array([bingham._hoff_theta(shape_k, a, rng) for _ in range(n)])
     se = np.sqrt((m2 - m1**2) / n)
     assert abs(draws.mean() - m1) < 5 * se
+
+
+def test_sample_on_complement_matches_the_circle_law_by_quadrature():
+    """On range(W)^⊥ for W = e_3 in R^3 the law is ∝ exp(l1 x1² + l2 x2²) on
+    the unit circle of the (e1, e2) plane: E[x1²] by quadrature over the
+    angle."""
+    from scipy.integrate import quad
+
+    from dppca.montecarlo import mean_ci
+
+    lam = np.array([3.0, 1.0, 0.5])  # descending, >= 0
+    W = np.eye(3)[:, [2]]
+    rng = np.random.default_rng(8)
+    draws = np.array(
+        [bingham.sample_on_complement(lam, W, rng) for _ in range(6000)]
+    )
+    np.testing.assert_allclose(np.linalg.norm(draws, axis=1), 1.0, atol=1e-12)
+    assert np.abs(draws[:, 2]).max() < 1e-12
+    density = lambda t: np.exp(
+        lam[0] * np.cos(t) ** 2 + lam[1] * np.sin(t) ** 2
+    )
+    z = quad(density, 0, 2 * np.pi)[0]
+    exact = quad(lambda t: np.cos(t) ** 2 * density(t), 0, 2 * np.pi)[0] / z
+    est = mean_ci(draws[:, 0] ** 2, 0.9999)
+    assert est.low <= exact <= est.high, (est, exact)
