@@ -218,10 +218,14 @@ def delta_from_privacy_losses(
     Theorem 5); the estimate comes with the normal-approximation confidence
     interval of :func:`mean_ci`.
     """
-    losses = np.asarray(losses, dtype=float)
+    if isinstance(epsilon, (bool, np.bool_)):
+        raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
     eps = float(epsilon)
-    if eps < 0:
-        raise ValueError("epsilon must be >= 0")
+    if not (np.isfinite(eps) and eps >= 0):
+        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
+    losses = np.asarray(losses, dtype=float)
+    if losses.size == 0 or np.isnan(losses).any():
+        raise ValueError("losses must be a non-empty array without NaN")
     with np.errstate(over="ignore"):
         terms = np.where(
             np.isposinf(losses),

@@ -121,3 +121,19 @@ def test_bad_calibration_and_n_rejected():
         P.wishart_input_scale(0, 1.0)
     with pytest.raises(ValueError, match="epsilon < 1"):
         P.analyze_gauss_sigma(10, 1.5, 1e-3, calibration="classical")
+
+
+@pytest.mark.parametrize(
+    "epsilon, error",
+    [(True, TypeError), (float("nan"), ValueError), (-0.1, ValueError)]
+    + [(float("inf"), ValueError)],
+)
+def test_delta_from_privacy_losses_refuses_a_bad_epsilon(epsilon, error):
+    with pytest.raises(error, match="epsilon"):
+        P.delta_from_privacy_losses([0.1, 0.2, 0.3], epsilon)
+
+
+@pytest.mark.parametrize("losses", [[], [0.1, float("nan")]])
+def test_delta_from_privacy_losses_refuses_empty_or_nan_losses(losses):
+    with pytest.raises(ValueError, match="losses"):
+        P.delta_from_privacy_losses(losses, 1.0)
