@@ -218,9 +218,14 @@ def check_data(X, *, name: str = "X", accept_sparse: bool = False):
             f"{name} must have at least 1 row and 2 columns; got shape "
             f"{X.shape}"
         )
-    finite = np.isfinite(X)
-    bad = 0 if finite.all() else int(np.sum(~np.all(finite, axis=1)))
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X)) if not bad else None
+    # One pass: a NaN or infinite entry makes its row's sum of squares NaN or
+    # infinite, so finite sums prove finite entries. Only otherwise is X
+    # scanned entry by entry, to tell NaN/Inf apart from an overflowing norm.
+    squares = np.einsum("ij,ij->i", X, X)
+    bad = 0
+    if not np.isfinite(squares).all():
+        bad = int(np.sum(~np.all(np.isfinite(X), axis=1)))
+    norms = np.sqrt(squares) if not bad else None
     _check_rows(n, bad, norms, tolerance, name)
     return X
 
