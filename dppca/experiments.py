@@ -439,10 +439,28 @@ def _release(mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng):
 OUTCOMES = ("returned", "time limit", "not attempted")
 
 
-def _try_release(mechanism, subset, k, epsilon, delta, rng):
+def _streams(rng, mechanism_table: dict):
+    """``(rng, limited)``: the experiment's generator, and the one that
+    time-limited mechanisms draw from (None if there are none).
+
+    Whether a time-limited release returns depends on the machine, and after a
+    time-out the mechanism's remaining releases are skipped. Drawing their
+    randomness from a stream of their own, split off once at the start, keeps
+    every other mechanism's draws (and the subsets) the same on every machine
+    for a given seed."""
+    rng = as_generator(rng)
+    limited = None
+    if any(m.time_limit is not None for m in mechanism_table.values()):
+        limited = np.random.default_rng(int(rng.integers(2**63)))
+    return rng, limited
+
+
+def _try_release(mechanism, subset, k, epsilon, delta, rng, limited=None):
     """``(V, "returned", seconds)``, or ``(None, "time limit", seconds)`` when
     a time-limited mechanism did not return (wall-clock seconds of the
     release)."""
+    if mechanism.time_limit is not None:
+        rng = limited
     start = time.perf_counter()
     try:
         V = _release(mechanism, subset, k, epsilon, delta, rng)
@@ -481,7 +499,7 @@ def utility_versus_n(
     """
     from tqdm import tqdm
 
-    rng = as_generator(rng)
+    rng, limited = _streams(rng, mechanism_table)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     k = check_k(data.k, data.d)
     rows = []
@@ -504,7 +522,13 @@ def utility_versus_n(
                         int(runs.get(key, runs.get("default", 1)))
                     ):
                         V, outcome, seconds = _try_release(
-                            mechanism, subset_rows, k, epsilon, delta, rng
+                            mechanism,
+                            subset_rows,
+                            k,
+                            epsilon,
+                            delta,
+                            rng,
+                            limited,
                         )
                         if V is None:
                             gave_up.add(key)
@@ -572,7 +596,7 @@ def utility_versus_epsilon(
     ``"not attempted"`` row per skipped ε)."""
     from tqdm import tqdm
 
-    rng = as_generator(rng)
+    rng, limited = _streams(rng, mechanism_table)
     subset = _Subset(check_data(X))
     A = subset.A
     k = check_k(k, A.shape[0])
@@ -587,7 +611,7 @@ def utility_versus_epsilon(
                 continue
             for run in range(int(runs.get(key, runs.get("default", 1)))):
                 V, outcome, seconds = _try_release(
-                    mechanism, subset, k, epsilon, delta, rng
+                    mechanism, subset, k, epsilon, delta, rng, limited
                 )
                 if V is None:
                     gave_up.add(key)
@@ -634,7 +658,7 @@ def classification_accuracy(
     from sklearn.svm import LinearSVC
     from tqdm import tqdm
 
-    rng = as_generator(rng)
+    rng, limited = _streams(rng, mechanism_table)
     y = np.asarray(y, dtype=bool)
     n = X.shape[0]
     rows = []
@@ -658,7 +682,7 @@ def classification_accuracy(
                     continue
                 for projection in range(n_projections):
                     V, outcome, seconds = _try_release(
-                        mechanism, hold, k, epsilon, delta, rng
+                        mechanism, hold, k, epsilon, delta, rng, limited
                     )
                     if V is None:
                         gave_up.add(key)

@@ -331,3 +331,30 @@ def test_classification_gives_up_on_a_mechanism_after_one_time_out():
     assert list(slow["outcome"]) == ["time limit"] + ["not attempted"] * 2
     assert slow["accuracy"].isna().all()
     assert (out[out["mechanism"] == "pca"]["outcome"] == "returned").all()
+
+
+def test_time_outs_do_not_change_the_other_mechanisms_draws():
+    """Whether a time-limited release returns depends on the machine; the
+    other mechanisms' results for a seed must not."""
+    data = _toy()
+    random = experiments.mechanisms()["random"]
+    outs = []
+    for threshold in (10**9, 0):  # never slow; always slow
+        table = {
+            "slow": _slow_beyond(threshold, "n").with_time_limit(0.5),
+            "random": random,
+        }
+        out = experiments.utility_versus_n(
+            data,
+            [50, 100],
+            table,
+            epsilon=1.0,
+            delta=0.01,
+            n_subsets=2,
+            runs={"default": 3},
+            rng=9,
+            progress=False,
+        )
+        outs.append(out[out["mechanism"] == "random"]["q_F"].to_numpy())
+    assert outs[0].size == 12
+    np.testing.assert_array_equal(outs[0], outs[1])
