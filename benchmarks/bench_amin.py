@@ -21,10 +21,10 @@ proposal with a probability printed beside, see chapter 12).
 from __future__ import annotations
 
 import argparse
-import time
 import warnings
 
 import numpy as np
+from timing import best_time
 
 from dppca import covariance, peers
 from dppca.linalg import second_moment
@@ -42,15 +42,6 @@ def census_like_rows(n_rows, d=513, k=8, top_energy=0.7321, rng=None):
     Q = np.linalg.qr(rng.standard_normal((d, d)))[0]
     X = (rng.standard_normal((n_rows, d)) * np.sqrt(lam)) @ Q.T
     return X / np.linalg.norm(X, axis=1).max()
-
-
-def best_time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv=None):

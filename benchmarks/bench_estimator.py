@@ -19,9 +19,11 @@ OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_estimator.py
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
+import timing
 
 from dppca import PrivatePCA, datasets, top_k_subspace
 from dppca.estimator import weighted_second_moment
@@ -31,13 +33,9 @@ from dppca.linalg import sparse_gram
 EPS, DELTA, REPEATS = 1.0, 1e-5, 3
 
 
-def best_time(fn, repeats=REPEATS):
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return min(times)
+best_time = functools.partial(
+    timing.best_time, repeats=REPEATS, clock=time.process_time
+)
 
 
 def main() -> None:

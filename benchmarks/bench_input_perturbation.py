@@ -7,9 +7,10 @@ benchmarks/bench_input_perturbation.py
 
 from __future__ import annotations
 
-import time
+import functools
 
 import numpy as np
+import timing
 
 from dppca import input_perturbation as IP
 from dppca import top_k_subspace
@@ -17,13 +18,7 @@ from dppca import top_k_subspace
 D, N, K, EPS, DELTA, REPEATS = 513, 10_000, 10, 1.0, 1e-5, 7
 
 
-def best_time(fn):
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+best_time = functools.partial(timing.best_time, repeats=REPEATS)
 
 
 def main() -> None:

@@ -11,9 +11,10 @@ OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_noise.py
 
 from __future__ import annotations
 
-import time
+import functools
 
 import numpy as np
+import timing
 
 from dppca import noise, privacy
 
@@ -21,13 +22,7 @@ D, N, EPS, DELTA, REPEATS = 513, 10_000, 1.0, 1e-5, 5
 TARGET = 3.0
 
 
-def best_time(fn, repeats=REPEATS):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+best_time = functools.partial(timing.best_time, repeats=REPEATS)
 
 
 def opendp_samplers(values, laplace_scale, gaussian_sigma, g_lap, g_gauss):

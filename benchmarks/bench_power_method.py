@@ -21,21 +21,13 @@ import time
 import numpy as np
 import scipy.sparse.linalg
 from threadpoolctl import threadpool_limits
+from timing import best_time
 
 import dppca
 from dppca import distributed as dist
 from dppca import power_method
 
 EPS, DELTA = 1.0, 1e-6
-
-
-def best_time(fn, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def dask_throughput() -> None:
