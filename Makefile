@@ -13,7 +13,7 @@ export DPPCA_DATA_MIRROR
 # One BLAS thread per kernel: parallel notebooks otherwise oversubscribe the cores.
 BLAS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: book test lint unit notebooks render-fast browser-check check-stripped env clean clean-cache bench lab
+.PHONY: book test lint unit notebooks render-fast browser-check check-stripped env clean clean-cache bench lab wheel-check
 
 env: $(STAMP)
 
@@ -29,12 +29,48 @@ book: $(STAMP)
 	$(BLAS1) $(BIN)/python tools/execute_chapters.py --jobs 2
 	$(BIN)/python tools/render_book.py full
 
-## make test: stripped notebooks, lint, unit tests + every chapter in FAST mode, then render those
-## and open every page of that HTML in headless Chromium (when installed)
-test: $(STAMP) check-stripped lint
+## make test: stripped notebooks, lint, the wheel in a fresh venv, unit tests + every chapter in
+## FAST mode, then render those and open every page of that HTML in headless Chromium (when installed)
+test: $(STAMP) check-stripped lint wheel-check
 	$(BLAS1) $(BIN)/python -m pytest -n auto --dist worksteal tests
 	$(BIN)/python tools/render_book.py fast
 	$(MAKE) --no-print-directory browser-check
+
+## make wheel-check: build the wheel (from a copy of the package: no stale build/ leaks in), install
+## it with the core dependencies only (pinned by constraints.txt) into a fresh venv under _build/,
+## and use it from a directory outside the source tree
+WHEEL_DIR := _build/wheel
+define WHEEL_SMOKE
+import importlib, pathlib, sys
+import numpy as np
+import dppca
+where = pathlib.Path(dppca.__file__).resolve()
+assert pathlib.Path(sys.prefix).resolve() in where.parents, where
+X = np.random.default_rng(0).standard_normal((300, 6))
+X /= np.linalg.norm(X, axis=1).max()
+pca = dppca.PrivatePCA(
+    2, epsilon=1.0, delta=1e-5, data_norm=1.0, random_state=0
+).fit(X)
+assert pca.components_.shape == (2, 6), pca.components_.shape
+for module, extra in [("dppca.plotting", "plot"), ("dppca.datasets", "data")]:
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        assert f"dppca[{extra}]" in str(error), error
+    else:
+        raise AssertionError(f"{module} imported without the {extra} extra")
+print(f"wheel check: dppca {dppca.__version__} from {where.parent}: OK")
+endef
+export WHEEL_SMOKE
+wheel-check: $(STAMP)
+	rm -rf $(WHEEL_DIR) && mkdir -p $(WHEEL_DIR)/src $(WHEEL_DIR)/run
+	cp -R pyproject.toml README.md dppca $(wildcard LICENSE*) $(WHEEL_DIR)/src/
+	find $(WHEEL_DIR)/src -name __pycache__ -prune -exec rm -rf {} +
+	$(BIN)/python -m pip wheel --quiet --no-deps -w $(WHEEL_DIR) ./$(WHEEL_DIR)/src
+	$(PYTHON) -m venv $(WHEEL_DIR)/venv
+	$(WHEEL_DIR)/venv/bin/python -m pip install --quiet --disable-pip-version-check \
+	  -c constraints.txt $(WHEEL_DIR)/dppca-*.whl
+	cd $(WHEEL_DIR)/run && ../venv/bin/python -c "$$WHEEL_SMOKE"
 
 # Chromium is a system package (Debian: apt-get install chromium), not a pip one. Without it
 # the check is skipped with a plain message, unless DPPCA_REQUIRE_BROWSER=1 (.ci/run sets it).

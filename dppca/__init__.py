@@ -6,7 +6,9 @@ its own module: ``dppca.input_perturbation`` (MOD-SULQ, Analyze Gauss, Laplace,
 Wishart), ``dppca.exponential`` (PPCA) with its samplers in ``dppca.bingham``,
 ``dppca.gaussian_approx`` (Mangoubi-Vishnoi) with ``dppca.dyson``, plus
 ``dppca.privacy`` (calibration, privacy loss), ``dppca.sensitivity``,
+``dppca.guarantees`` (the guarantee record every release carries),
 ``dppca.accounting`` (composition), ``dppca.estimator`` (``PrivatePCA``),
+``dppca.rows`` (clipping and centring rows, shared with ``dppca.distributed``),
 ``dppca.audit``, ``dppca.bounds``, ``dppca.datasets`` and ``dppca.experiments``.
 """
 
@@ -15,6 +17,7 @@ from . import (
     bingham,
     covariance,
     exponential,
+    guarantees,
     input_perturbation,
     montecarlo,
     privacy,
@@ -22,6 +25,12 @@ from . import (
 )
 from .covariance import amin_covariance, amin_subspace
 from .exponential import ppca, ppca_from_second_moment
+from .guarantees import (
+    Guarantee,
+    Released,
+    UnprovedGuaranteeWarning,
+    guarantee_of,
+)
 from .input_perturbation import (
     analyze_gauss,
     laplace_input_perturbation,
@@ -82,7 +91,12 @@ def __getattr__(name):
 
 
 __all__ = [
+    "Guarantee",
     "PrivacyWarning",
+    "Released",
+    "UnprovedGuaranteeWarning",
+    "guarantee_of",
+    "guarantees",
     "PrivatePCA",
     "accounting",
     "amin_covariance",

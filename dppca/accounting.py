@@ -1,10 +1,16 @@
 """Privacy spent by one or several releases on the same data, and their
 composition.
 
-Every release of :class:`dppca.PrivatePCA` (the private mean, the private
-subspace) is recorded as a :class:`Release`: the (ε, δ) it was calibrated to
-and, for the Gaussian mechanisms, its *noise multiplier* σ/Δ (noise standard
-deviation over ℓ₂ sensitivity). Several releases compose:
+Every release of the package carries its guarantee record, a
+:class:`dppca.guarantees.Release` (the ``guarantee`` of a functional entry
+point's :class:`dppca.guarantees.Released` output; the ``privacy_releases_``
+of a fitted :class:`dppca.PrivatePCA`, one per release: the private mean, the
+private subspace): the (ε, δ) it was calibrated to, and, for the Gaussian
+mechanisms, its *noise multiplier* σ/Δ (noise standard deviation over ℓ₂
+sensitivity). The functions here read those records, and only them; a record
+that is not fully proved (``proved`` False) makes them warn
+(:class:`dppca.guarantees.UnprovedGuaranteeWarning`): the composed figure is
+then only as good as the unproved parts. Several releases compose:
 
 * Gaussian releases (Analyze Gauss, MOD-SULQ, Mangoubi–Vishnoi, a Gaussian
   private mean) are composed by Google's ``dp-accounting`` library, with its
@@ -32,109 +38,52 @@ the two data sets.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import dp_accounting
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
+from .guarantees import (
+    KINDS,
+    Release,
+    UnprovedGuaranteeWarning,
+    gaussian_release,
+    zcdp_release,
+)
 from .validation import check_delta
-
-#: Kinds of release: Gaussian (composed by an accountant), ρ-zCDP (the
-#: floating-point-safe discrete Gaussian releases, composed through their Rényi
-#: curves), pure ε, or only (ε, δ) known.
-KINDS = ("gaussian", "zcdp", "pure", "approximate")
 
 #: Accountants of ``dp-accounting`` used for Gaussian releases.
 ACCOUNTANTS = ("pld", "rdp")
 
 
-@dataclass(frozen=True)
-class Release:
-    """One private release on the data.
-
-    ``epsilon`` and ``delta`` are what it was calibrated to (its privacy as
-    claimed by its proof); ``noise_multiplier`` (Gaussian releases only) is σ/Δ
-    with Δ the replace-one ℓ₂ sensitivity of the released quantity, which lets
-    an accountant compose it tightly.
-    """
-
-    label: str
-    kind: str
-    epsilon: float
-    delta: float = 0.0
-    noise_multiplier: float | None = None
-
-    def __post_init__(self):
-        if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}; got {self.kind!r}")
-        if not (self.epsilon >= 0 and 0 <= self.delta < 1):
-            raise ValueError(
-                "a release needs epsilon >= 0 and 0 <= delta < 1; got "
-                f"({self.epsilon!r}, {self.delta!r})"
-            )
-        if self.kind in ("gaussian", "zcdp"):
-            if not (
-                self.noise_multiplier is not None
-                and math.isfinite(self.noise_multiplier)
-                and self.noise_multiplier > 0
-            ):
-                raise ValueError(
-                    "a Gaussian or zCDP release needs a finite "
-                    "noise_multiplier > 0"
-                )
-        elif self.noise_multiplier is not None:
-            raise ValueError(
-                "only Gaussian and zCDP releases have a noise_multiplier"
-            )
-        if self.kind == "pure" and self.delta != 0:
-            raise ValueError("a pure release has delta = 0")
-
-
-def gaussian_release(
-    label: str, sigma: float, l2_sensitivity: float, epsilon, delta
-) -> Release:
-    """A Gaussian release of noise σ on a query of replace-one ℓ₂ sensitivity
-    Δ."""
-    return Release(
-        label, "gaussian", float(epsilon), float(delta), sigma / l2_sensitivity
-    )
-
-
-def zcdp_release(label: str, rho: float, epsilon, delta) -> Release:
-    """A ρ-zCDP release calibrated to (ε, δ): the floating-point-safe discrete
-    Gaussian mechanisms (:func:`dppca.privacy.discrete_gaussian_sigma`).
-
-    ρ-zCDP means a Rényi divergence of at most αρ at every order α, the Rényi
-    curve of a continuous Gaussian mechanism of noise multiplier 1/√(2ρ). So
-    the release is stored with that multiplier and composed by the Rényi
-    accountant of ``dp-accounting``, which reads only that curve; its
-    privacy-loss-distribution accountant, exact for the continuous Gaussian, is
-    not used for it.
-    """
-    if not (math.isfinite(rho) and rho > 0):
-        raise ValueError(f"rho must be a finite number > 0; got {rho!r}")
-    return Release(
-        label, "zcdp", float(epsilon), float(delta), 1.0 / math.sqrt(2 * rho)
-    )
-
-
 def _releases(items) -> list[Release]:
-    """Flatten releases and fitted estimators (anything with
-    ``privacy_releases_``)."""
+    """Flatten records, released arrays (``.guarantee``) and fitted
+    estimators (``privacy_releases_``); warn once if any is not proved."""
     out = []
     for item in items:
         if isinstance(item, Release):
             out.append(item)
+        elif isinstance(getattr(item, "guarantee", None), Release):
+            out.append(item.guarantee)
         elif hasattr(item, "privacy_releases_"):
             out.extend(item.privacy_releases_)
         else:
             raise TypeError(
-                "expected dppca.accounting.Release objects or fitted "
-                f"PrivatePCA estimators; got {type(item).__name__}"
+                "expected guarantee records (dppca.guarantees.Release), "
+                "released arrays or fitted PrivatePCA estimators; got "
+                f"{type(item).__name__}"
             )
+    unproved = [r.label for r in out if not r.proved]
+    if unproved:
+        warnings.warn(
+            "composing releases whose guarantee is not fully proved: "
+            + ", ".join(unproved),
+            UnprovedGuaranteeWarning,
+            stacklevel=3,
+        )
     return out
 
 
@@ -244,6 +193,7 @@ def compose(
 
 __all__ = [
     "zcdp_release",
+    "UnprovedGuaranteeWarning",
     "ACCOUNTANTS",
     "KINDS",
     "Release",

@@ -40,6 +40,13 @@ import numpy as np
 
 from . import bingham
 from .bingham import sample_vector_bingham
+from .guarantees import (
+    FLOAT_NOISE_CAVEAT,
+    FLOAT_SAMPLER_CAVEAT,
+    Release,
+    Released,
+    released,
+)
 from .linalg import second_moment
 from .noise import MAX_LAPLACE_GRID_SCALE, add_laplace, check_noise_kind
 from .privacy import discrete_laplace_scale, laplace_scale, safe_granularity
@@ -226,6 +233,25 @@ def adaptive_vector_weights(
     return _check_weights(np.sqrt(np.maximum(lam + tau, 1e-300)), lam.size)
 
 
+def amin_guarantee(n, d, k, epsilon, *, eigenvalues=False, noise="safe"):
+    """Guarantee record of Amin et al.'s release (subspace alone, or with
+    Laplace eigenvalues): ε-DP (pure) under replace-one neighbours, each
+    vector an exact draw of a float64 rejection sampler (chapter 11)."""
+    caveat = FLOAT_SAMPLER_CAVEAT
+    if eigenvalues and noise != "safe":
+        caveat += "; " + FLOAT_NOISE_CAVEAT
+    return Release(
+        "Amin et al." + (" (covariance)" if eigenvalues else ""),
+        "pure",
+        float(epsilon),
+        noise="float sampler",
+        proved=False,
+        caveat=caveat,
+        theorem="[ADKMV19, Thm 1], replace-one",
+        chapter="chapter 11",
+    )
+
+
 def amin_subspace_from_second_moment(
     A,
     n: int,
@@ -252,7 +278,9 @@ def amin_subspace_from_second_moment(
         if vector_weights is None
         else _check_weights(vector_weights, k)
     )
-    return iterative_eigenvectors(A, n, w * epsilon, rng=rng, method=method)
+    record = amin_guarantee(n, A.shape[0], k, epsilon)
+    V = iterative_eigenvectors(A, n, w * epsilon, rng=rng, method=method)
+    return released(V, record)
 
 
 def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
@@ -280,7 +308,7 @@ def amin_covariance_from_second_moment(
     rng=None,
     method: str = "eigenbasis",
     return_parts: bool = False,
-    noise: str = "float",
+    noise: str = "safe",
 ):
     """Amin et al. (2019), Algorithm 1 truncated at rank ``k``: an ε-DP
     estimate of ``A``.
@@ -318,8 +346,11 @@ def amin_covariance_from_second_moment(
     V = iterative_eigenvectors(
         A, n, weights * epsilon_vectors, rng=rng, method=method
     )
-    estimate = (V * noisy) @ V.T
-    return (estimate, noisy, V) if return_parts else estimate
+    record = amin_guarantee(n, d, k, epsilon, eigenvalues=True, noise=noise)
+    estimate = released((V * noisy) @ V.T, record)
+    if return_parts:
+        return estimate, Released(noisy, record), Released(V, record)
+    return estimate
 
 
 def amin_covariance(

@@ -58,8 +58,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import scipy.sparse
+
+try:
+    import pandas as pd
+except ModuleNotFoundError as error:  # pandas is the `data` extra's
+    raise ModuleNotFoundError(
+        "dppca.datasets needs pandas, which dppca's core does not install: "
+        "pip install 'dppca[data]' (or 'dppca[book]')",
+        name=error.name,
+    ) from error
 
 #: Base of UCI's classic file URLs (the ``machine-learning-databases`` tree).
 UCI_BASE_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/"
@@ -419,6 +427,22 @@ def _atomic_write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+class _NoProgressBar:
+    """Stands in for ``tqdm`` when it is not installed: no progress bar."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+    def update(self, n=1):
+        pass
+
+
 def download(
     raw: RawFile,
     destination: Path,
@@ -436,7 +460,10 @@ def download(
     under the final name. ``timeout``: seconds without data from the server
     (:func:`download_timeout`).
     """
-    from tqdm import tqdm
+    try:
+        from tqdm import tqdm
+    except ModuleNotFoundError:  # optional (the `data` extra): no bar then
+        tqdm = _NoProgressBar
 
     timeout = download_timeout(timeout)
     url = url or base_url() + raw.url_path

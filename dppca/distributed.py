@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from . import rows
 from .validation import ROW_NORM_TOLERANCE, check_data, check_n
 
 try:  # dask.distributed is optional: without it only the local schedulers run
@@ -52,13 +53,11 @@ def clip_rows(X) -> np.ndarray:
 
     An explicit, per-row preprocessing step: each output row depends on its own
     input row only, so a mechanism that is private for rows in the unit ball
-    stays private for the raw rows.
+    stays private for the raw rows. The factors are those of
+    :func:`dppca.rows.clip_factors`, so every computed row has norm at most 1
+    (rows a few ulps inside the sphere may move by as much).
     """
-    X = np.array(X, dtype=float)
-    if X.ndim != 2 or not np.all(np.isfinite(X)):
-        raise ValueError("clip_rows expects a finite 2-D array")
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    return X / np.maximum(norms, 1.0)[:, None]
+    return rows.clip_rows(X, 1.0)
 
 
 def _checked_block(block, clip=False):
@@ -69,19 +68,16 @@ def _checked_block(block, clip=False):
         return block
     if clip:
         return clip_rows(block)
-    norms = np.sqrt(
-        np.einsum("ij,ij->i", block, block)
-    )  # one pass over the chunk
-    if not np.all(np.isfinite(norms)) and not np.all(np.isfinite(block)):
+    norms = rows.row_norms(block)  # one pass; scaled where squares overflow
+    if not np.all(np.isfinite(norms)):
         raise ValueError("X contains NaN or Inf (in one chunk of rows)")
-    too_long = ~(norms <= 1.0 + ROW_NORM_TOLERANCE)  # also huge finite entries
+    too_long = ~(norms <= 1.0 + ROW_NORM_TOLERANCE)
     if np.any(too_long):
         raise ValueError(
             f"X has {int(too_long.sum())} rows with Euclidean norm > 1 in one "
             f"chunk of {block.shape[0]} rows (largest {norms.max():.6g}); the "
             "privacy guarantees assume ||x_i|| <= 1. Rescale explicitly or "
-            "pass "
-            "clip=True."
+            "pass clip=True."
         )
     return block
 

@@ -1,7 +1,7 @@
 """``PrivatePCA``: every private subspace mechanism of the book as a
 scikit-learn estimator.
 
-The estimator does three things the mechanisms themselves do not:
+The estimator does four things the mechanisms themselves do not:
 
 1. **Bounds.** The mechanisms need rows of norm at most one. The estimator takes
    a *public* bound ``data_norm`` (never read from the data) and either clips
@@ -10,26 +10,32 @@ The estimator does three things the mechanisms themselves do not:
    Clipping is a map applied to each row separately, so replace-one neighbours
    stay replace-one neighbours and the mechanisms' guarantees carry over
    unchanged.
-2. **Centring.** ``center=False`` (the book's uncentred ``A = XᵀX/n``), a public
-   centre ``c`` (``data_norm`` then bounds ``‖x − c‖``), or ``center=True``: a
-   private mean, released with a share ``center_share`` of the budget. For rows
-   clipped to ``R = data_norm`` the mean ``μ = Σ x_i / n`` changes by ``(x −
-   x')/n`` when one row is replaced, so its replace-one sensitivity is ``2R/n``
-   in ℓ₂ and ``2R√d/n`` in ℓ₁ (``‖v‖₁ ≤ √d ‖v‖₂``). The noisy mean is projected
-   onto the ball of radius ``R`` (which contains the true mean;
-   post-processing), giving ``μ̂``; the centred rows then satisfy ``‖x_i − μ̂‖ ≤
-   R + ‖μ̂‖ ≤ 2R``, a bound that is a function of the released ``μ̂`` only.
-   Dividing by it makes the mechanism's precondition hold, and for a fixed
-   ``μ̂`` a replaced row still changes one centred row: the two releases compose
-   (adaptively) by :mod:`dppca.accounting`. The mean uses Laplace noise when the
-   mechanism is pure ε (so the whole release stays pure) and analytic Gaussian
-   noise otherwise.
-3. **Input formats.** Dense arrays, pandas DataFrames and scipy.sparse matrices.
-   The second moment of the clipped, centred, scaled rows is formed without
-   densifying an ``n × d`` matrix: a row ``z_i = α_i x_i − β_i m`` (scalars
-   ``α_i, β_i``, one vector ``m``) gives ``Σ z_i z_iᵀ = Xᵀ diag(α²) X − u mᵀ − m
-   uᵀ + (Σ β_i²) m mᵀ`` with ``u = Xᵀ(α β)``: one sparse product and a rank-two
-   correction.
+2. **Centring.** ``center=True`` (the default): a private mean, released with
+   a share ``center_share`` of the budget. For rows clipped to ``R =
+   data_norm`` the mean ``μ = Σ x_i / n`` changes by ``(x − x')/n`` when one
+   row is replaced, so its replace-one sensitivity is ``2R/n`` in ℓ₂ and
+   ``2R√d/n`` in ℓ₁ (``‖v‖₁ ≤ √d ‖v‖₂``). The noisy mean is projected onto the
+   ball of radius ``R`` (which contains the true mean; post-processing),
+   giving ``μ̂``. The centred rows ``x_i − μ̂`` are then clipped to the public
+   ``centered_norm`` (default ``R``), or divided by ``R + ‖μ̂‖``, which bounds
+   them without clipping (``centered_norm="triangle"``). For a fixed ``μ̂`` a
+   replaced row still changes one centred row: the two releases compose
+   (adaptively) by :mod:`dppca.accounting`. The mean uses Laplace noise when
+   the mechanism is pure ε (so the whole release stays pure) and analytic
+   Gaussian noise otherwise. ``center=False`` gives the book's uncentred ``A =
+   XᵀX/n``; a vector ``c`` is a public centre (``data_norm`` then bounds ``‖x
+   − c‖``).
+3. **Rows, in float64 as proved.** Dense arrays, pandas DataFrames and
+   scipy.sparse matrices. :func:`dppca.rows.clipped_second_moment` centres
+   every row before any product or norm, clips it, and absorbs every rounding
+   error of the sum into a tiny uniform shrink of the rows, so the *computed*
+   second moment has the sensitivity the mechanisms are calibrated to, for
+   centres up to 10¹⁵⁰ (its module docstring proves it). Sparse input is never
+   densified whole.
+4. **Guarantees.** Every release of a fit carries its guarantee record
+   (:mod:`dppca.guarantees`) in ``privacy_releases_``. A mechanism whose
+   guarantee is not fully proved as a program is refused unless the caller
+   opts in by name (``allow_unproved``).
 
 The second moment then goes to the mechanism's public ``*_from_second_moment``
 entry point (see :data:`MECHANISMS`).
@@ -37,7 +43,7 @@ entry point (see :data:`MECHANISMS`).
 
 from __future__ import annotations
 
-import importlib
+import dataclasses
 import math
 import numbers
 import warnings
@@ -45,7 +51,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -54,23 +59,26 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import (
+    covariance,
     exponential,
     gaussian_approx,
     input_perturbation,
     noise,
     power_method,
     privacy,
+    rows,
 )
-from .accounting import (
+from .accounting import basic_composition
+from .guarantees import (
+    FLOAT_NOISE_CAVEAT,
     Release,
-    basic_composition,
+    UnprovedGuaranteeWarning,
     gaussian_release,
+    noise_record,
     zcdp_release,
 )
-from .linalg import sparse_gram, top_k_eigh, top_k_subspace
-from .sensitivity import frobenius_sensitivity_second_moment
+from .linalg import top_k_eigh, top_k_subspace
 from .validation import (
-    ROW_NORM_TOLERANCE,
     PrivacyWarning,
     check_delta,
     check_epsilon,
@@ -85,21 +93,30 @@ from .validation import (
 class MechanismSpec:
     """How :class:`PrivatePCA` runs one mechanism and records what it spends.
 
-    ``run(A, n, k, epsilon, delta, rng, options)`` returns ``(V, eigenvalues)``
-    with ``V`` ``d × k`` orthonormal and ``eigenvalues`` the released top-k
-    eigenvalues of the noisy matrix (``None`` when the mechanism releases only a
-    subspace). ``release(n, d, k, epsilon, delta, options)`` is the
-    :class:`dppca.accounting.Release` it makes. ``notion`` is ``"pure"``,
-    ``"gaussian"``, ``"approximate"`` or ``"not_dp"``.
+    ``run(A, n, k, epsilon, delta, rng, options)`` returns ``(V, eigenvalues,
+    trace)`` with ``V`` ``d × k`` orthonormal, ``eigenvalues`` the released
+    top-k eigenvalues of the noisy matrix and ``trace`` its trace (both
+    ``None`` when the mechanism releases only a subspace).
+    ``guarantee(n, d, k, epsilon, delta, options)`` is the guarantee record
+    (:class:`dppca.guarantees.Release`) of the release made with those
+    options, built by the mechanism's own module from the same
+    calibration as its noise. ``notion`` is ``"pure"``, ``"gaussian"``,
+    ``"approximate"`` or ``"not_dp"``; ``uses_delta`` and ``uses_epsilon`` say
+    which budget parameters the mechanism reads (the estimator warns about a
+    parameter it ignores).
     """
 
     label: str
     notion: str
-    needs_delta: bool
-    needs_epsilon: bool
+    uses_delta: bool
+    uses_epsilon: bool
     run: Callable
-    release: Callable
+    guarantee: Callable
     privacy: str
+
+    @property
+    def needs_delta(self) -> bool:
+        return self.uses_delta
 
 
 def _noisy_matrix_run(function_name: str, arguments: str):
@@ -114,8 +131,9 @@ def _noisy_matrix_run(function_name: str, arguments: str):
             noisy = function(A, n, epsilon, rng=rng, **options)
         else:
             noisy = function(A, n, delta, rng=rng, **options)
+        noisy = np.asarray(noisy)
         values, vectors = top_k_eigh(noisy, k)
-        return vectors, values
+        return vectors, values, float(np.trace(noisy))
 
     return run
 
@@ -127,172 +145,119 @@ def _ppca_run(A, n, k, epsilon, delta, rng, options):
     V = exponential.ppca_from_second_moment(
         A, n, k, epsilon, rng=rng, **options
     )
-    return V, None
+    return V, None, None
 
 
 def _gaussian_approx_run(A, n, k, epsilon, delta, rng, options):
     V = gaussian_approx.gaussian_subspace_recovery_from_second_moment(
         A, n, k, epsilon, delta, rng=rng, **options
     )
-    return V, None
+    return V, None, None
 
 
 def _power_method_run(A, n, k, epsilon, delta, rng, options):
     V = power_method.noisy_power_method_from_second_moment(
         A, n, k, epsilon, delta, rng=rng, **options
     )
-    return V, None
-
-
-def _power_method_release(n, d, k, epsilon, delta, options):
-    """L Gaussian steps on A·V. Float noise: they compose exactly like one
-    Gaussian of sensitivity √L·Δ (Dong, Roth and Su 2022, Cor. 3.3); safe
-    noise: a ρ-zCDP release, ρ summed over the L rounded steps."""
-    p = options.get("block_size") or k
-    L = options.get("n_iterations") or power_method.default_iterations(d)
-    step = power_method.power_step_sensitivity(n, p)
-    if options.get("noise") == "safe":
-        sigma, grid = power_method.safe_noisy_power_calibration(
-            n, p, d, epsilon, delta, L
-        )
-        rho = L * privacy.gaussian_zcdp_rho(
-            step + math.sqrt(d * p) * grid, sigma
-        )
-        return zcdp_release(
-            "noisy power method (safe noise)", rho, epsilon, delta
-        )
-    sigma = power_method.noisy_power_sigma(
-        n, p, epsilon, delta, L, options.get("calibration", "zcdp")
-    )
-    return gaussian_release(
-        "noisy power method", sigma, step * math.sqrt(L), epsilon, delta
-    )
+    return V, None, None
 
 
 def _amin_run(A, n, k, epsilon, delta, rng, options):
-    try:
-        covariance = importlib.import_module("dppca.covariance")
-    except ModuleNotFoundError as error:  # pragma: no cover - until merged
-        raise ImportError(
-            "mechanism='amin' needs dppca.covariance (Amin et al. 2019), "
-            "which this installation does not have"
-        ) from error
     V = covariance.amin_subspace_from_second_moment(
         A, n, k, epsilon, rng=rng, **options
     )
-    return V, None
+    return V, None, None
 
 
-def _pure(label):
-    def release(n, d, k, epsilon, delta, options):
-        return Release(label, "pure", epsilon)
-
-    return release
+def _options(options, *names):
+    return {name: options[name] for name in names if name in options}
 
 
-def _safe_input_release(label, n, d, epsilon, delta, sigma_float):
-    """ρ-zCDP record of a safe Gaussian input perturbation (upper triangle):
-    the σ and grid γ the mechanism uses, and the ℓ₂ sensitivity √2/n grown by
-    the rounding, √(d(d+1)/2)·γ (:func:`dppca.privacy.rounded_sensitivity`)."""
-    sigma, grid = privacy.safe_gaussian_input_calibration(
-        d, n, epsilon, delta, sigma_float
-    )
-    sensitivity = (
-        frobenius_sensitivity_second_moment(n, upper_triangle=True)
-        + math.sqrt(d * (d + 1) / 2) * grid
-    )
-    return zcdp_release(
-        f"{label} (safe noise)",
-        privacy.gaussian_zcdp_rho(sensitivity, sigma),
+def _analyze_gauss_guarantee(n, d, k, epsilon, delta, options):
+    return input_perturbation.analyze_gauss_guarantee(
+        n,
+        d,
         epsilon,
         delta,
+        **_options(options, "noise", "granularity", "calibration"),
     )
 
 
-def _analyze_gauss_release(n, d, k, epsilon, delta, options):
-    sigma = privacy.analyze_gauss_sigma(
-        n, epsilon, delta, options.get("calibration", "analytic")
-    )
-    if options.get("noise") == "safe":
-        return _safe_input_release("Analyze Gauss", n, d, epsilon, delta, sigma)
-    sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
-    return gaussian_release("Analyze Gauss", sigma, sensitivity, epsilon, delta)
-
-
-def _mod_sulq_release(n, d, k, epsilon, delta, options):
-    beta = privacy.mod_sulq_beta(
-        d, n, epsilon, delta, exact=options.get("exact_beta", False)
-    )
-    if options.get("noise") == "safe":
-        return _safe_input_release("MOD-SULQ", n, d, epsilon, delta, beta)
-    # The noise has i.i.d. N(0, β²) entries on the upper triangle, whose ℓ₂
-    # sensitivity is √2/n: MOD-SULQ is a Gaussian mechanism, and an accountant
-    # sees its true (smaller) ε.
-    sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
-    return gaussian_release("MOD-SULQ", beta, sensitivity, epsilon, delta)
-
-
-def _gaussian_approx_release(n, d, k, epsilon, delta, options):
-    # G + Gᵀ is the Gaussian mechanism with sensitivity ‖D‖_F / 2 and noise σ
-    # (dppca.gaussian_approx, module docstring).
-    sensitivity = gaussian_approx.frobenius_sensitivity("replace_one", n) / 2
-    if options.get("noise") == "safe":
-        # the rounding adds at most d/2 grid cells to that sensitivity
-        sigma, grid = gaussian_approx.safe_noise_sigma(
-            epsilon, delta, d, "replace_one", n
-        )
-        return zcdp_release(
-            "Mangoubi–Vishnoi (safe noise)",
-            privacy.gaussian_zcdp_rho(sensitivity + grid * d / 2, sigma),
-            epsilon,
-            delta,
-        )
-    sigma = gaussian_approx.noise_sigma(epsilon, delta, "replace_one", n)
-    return gaussian_release(
-        "Mangoubi–Vishnoi", sigma, sensitivity, epsilon, delta
+def _mod_sulq_guarantee(n, d, k, epsilon, delta, options):
+    return input_perturbation.mod_sulq_guarantee(
+        n,
+        d,
+        epsilon,
+        delta,
+        **_options(options, "noise", "granularity", "exact_beta"),
     )
 
 
-def _wishart_delta_release(n, d, k, epsilon, delta, options):
-    return Release("Wishart (δ-calibrated)", "approximate", 0.0, delta)
+def _laplace_guarantee(n, d, k, epsilon, delta, options):
+    return input_perturbation.laplace_input_guarantee(
+        n, d, epsilon, **_options(options, "noise", "granularity")
+    )
 
 
-def _wishart_published_release(n, d, k, epsilon, delta, options):
-    # Chapter 3: exactly (ε', 1 − e^{−ε/3})-DP for every ε' ≥ 0, hence (0, 1 −
-    # e^{−ε/3}).
-    gap = float(privacy.wishart_privacy_profile(epsilon, 0.0))
-    return Release("Wishart (published)", "approximate", 0.0, gap)
+def _wishart_delta_guarantee(n, d, k, epsilon, delta, options):
+    return input_perturbation.wishart_delta_guarantee(n, d, delta)
+
+
+def _wishart_published_guarantee(n, d, k, epsilon, delta, options):
+    return input_perturbation.wishart_published_guarantee(n, d, epsilon)
+
+
+def _ppca_guarantee(n, d, k, epsilon, delta, options):
+    return exponential.ppca_guarantee(
+        n,
+        d,
+        k,
+        epsilon,
+        sampler=options.get("sampler", "fast"),
+        n_sweeps=options.get("n_sweeps"),
+        V0=options.get("V0"),
+    )
+
+
+def _gaussian_approx_guarantee(n, d, k, epsilon, delta, options):
+    return gaussian_approx.gaussian_approx_guarantee(
+        epsilon,
+        delta,
+        d,
+        "replace_one",
+        n,
+        **_options(options, "noise", "granularity"),
+    )
+
+
+def _power_method_guarantee(n, d, k, epsilon, delta, options):
+    return power_method.noisy_power_method_guarantee(
+        n,
+        d,
+        k,
+        epsilon,
+        delta,
+        **_options(
+            options, "noise", "n_iterations", "block_size", "calibration"
+        ),
+    )
+
+
+def _amin_guarantee(n, d, k, epsilon, delta, options):
+    return covariance.amin_guarantee(n, d, k, epsilon)
 
 
 #: Every mechanism :class:`PrivatePCA` runs, by name. Adding one is one entry
 #: here.
 MECHANISMS: dict[str, MechanismSpec] = {
-    "ppca": MechanismSpec(
-        "PPCA",
-        "pure",
-        False,
-        True,
-        _ppca_run,
-        _pure("PPCA"),
-        exponential.PRIVACY["ppca"],
-    ),
     "analyze_gauss": MechanismSpec(
         "Analyze Gauss",
         "gaussian",
         True,
         True,
         _noisy_matrix_run("analyze_gauss_from_second_moment", "epsilon_delta"),
-        _analyze_gauss_release,
+        _analyze_gauss_guarantee,
         input_perturbation.PRIVACY["analyze_gauss"],
-    ),
-    "mod_sulq": MechanismSpec(
-        "MOD-SULQ",
-        "gaussian",
-        True,
-        True,
-        _noisy_matrix_run("mod_sulq_from_second_moment", "epsilon_delta"),
-        _mod_sulq_release,
-        input_perturbation.PRIVACY["mod_sulq"],
     ),
     "laplace": MechanismSpec(
         "Laplace input",
@@ -302,7 +267,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _noisy_matrix_run(
             "laplace_input_perturbation_from_second_moment", "epsilon"
         ),
-        _pure("Laplace input"),
+        _laplace_guarantee,
         input_perturbation.PRIVACY["laplace_input_perturbation"],
     ),
     "gaussian_approx": MechanismSpec(
@@ -311,8 +276,44 @@ MECHANISMS: dict[str, MechanismSpec] = {
         True,
         True,
         _gaussian_approx_run,
-        _gaussian_approx_release,
+        _gaussian_approx_guarantee,
         gaussian_approx.PRIVACY["gaussian_subspace_recovery"],
+    ),
+    "mod_sulq": MechanismSpec(
+        "MOD-SULQ",
+        "gaussian",
+        True,
+        True,
+        _noisy_matrix_run("mod_sulq_from_second_moment", "epsilon_delta"),
+        _mod_sulq_guarantee,
+        input_perturbation.PRIVACY["mod_sulq"],
+    ),
+    "noisy_power_method": MechanismSpec(
+        "noisy power method",
+        "gaussian",
+        True,
+        True,
+        _power_method_run,
+        _power_method_guarantee,
+        power_method.PRIVACY["noisy_power_method"],
+    ),
+    "ppca": MechanismSpec(
+        "PPCA",
+        "pure",
+        False,
+        True,
+        _ppca_run,
+        _ppca_guarantee,
+        exponential.PRIVACY["ppca"],
+    ),
+    "amin": MechanismSpec(
+        "Amin et al.",
+        "pure",
+        False,
+        True,
+        _amin_run,
+        _amin_guarantee,
+        covariance.PRIVACY["amin_subspace"],
     ),
     "wishart_delta": MechanismSpec(
         "Wishart (δ-calibrated)",
@@ -322,7 +323,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _noisy_matrix_run(
             "wishart_input_perturbation_delta_from_second_moment", "delta"
         ),
-        _wishart_delta_release,
+        _wishart_delta_guarantee,
         input_perturbation.PRIVACY["wishart_input_perturbation_delta"],
     ),
     "wishart_published": MechanismSpec(
@@ -333,30 +334,17 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _noisy_matrix_run(
             "wishart_input_perturbation_from_second_moment", "epsilon"
         ),
-        _wishart_published_release,
+        _wishart_published_guarantee,
         input_perturbation.PRIVACY["wishart_input_perturbation"],
-    ),
-    "noisy_power_method": MechanismSpec(
-        "noisy power method",
-        "gaussian",
-        True,
-        True,
-        _power_method_run,
-        _power_method_release,
-        power_method.PRIVACY["noisy_power_method"],
-    ),
-    "amin": MechanismSpec(
-        "Amin et al.",
-        "pure",
-        False,
-        True,
-        _amin_run,
-        _pure("Amin et al."),
-        "ε-DP (Amin, Dick, Kulesza, Muñoz Medina and Vassilvitskii 2019)",
     ),
 }
 
-#: Start of the PrivacyWarning messages of the mechanism functions that
+#: What ``mechanism="auto"`` (the default) runs: with a ``delta``, Analyze
+#: Gauss; without, Laplace input perturbation. Both are fully proved with the
+#: default safe noise; see :class:`PrivatePCA` for why these two.
+AUTO_MECHANISM = {True: "analyze_gauss", False: "laplace"}
+
+#: Start of the warning messages of the mechanism functions that
 #: :class:`PrivatePCA` raises itself, before fitting (not repeated).
 MECHANISM_WARNINGS_RAISED_ABOVE = (
     "wishart_input_perturbation is NOT",
@@ -365,8 +353,8 @@ MECHANISM_WARNINGS_RAISED_ABOVE = (
 
 #: Mechanisms that add Laplace or Gaussian noise, drawn through
 #: :mod:`dppca.noise` with the estimator's ``noise`` kind. The others are
-#: samplers (PPCA) or add a Wishart matrix, for which the package has only
-#: floating-point implementations (chapter 10).
+#: samplers (PPCA, Amin et al.) or add a Wishart matrix, for which the package
+#: has only floating-point implementations (chapter 10).
 ADDITIVE_NOISE = (
     "analyze_gauss",
     "mod_sulq",
@@ -387,93 +375,6 @@ RELEASES_EIGENVALUES = (
 
 
 # ------------------------------------------------------------------------------
-# Rows: norms, clipping, centring and the second moment, dense or sparse
-# ------------------------------------------------------------------------------
-
-
-def row_norms(X) -> np.ndarray:
-    """Euclidean norms of the rows of a dense or scipy.sparse matrix (no
-    densifying)."""
-    if scipy.sparse.issparse(X) and X.format == "csr":
-        # Sum of squares per row straight from the CSR arrays (half the time of
-        # X.multiply(X).sum(axis=1), which builds a second sparse matrix).
-        squares = np.zeros(X.shape[0])
-        starts = X.indptr[:-1]
-        filled = np.diff(X.indptr) > 0
-        if X.nnz:
-            squares[filled] = np.add.reduceat(X.data * X.data, starts[filled])
-    elif scipy.sparse.issparse(X):
-        squares = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    else:
-        squares = np.einsum("ij,ij->i", X, X)
-    return np.sqrt(squares)
-
-
-def centred_row_norms(X, centre) -> np.ndarray:
-    """‖x_i − c‖ for every row, from ‖x‖² − 2⟨x, c⟩ + ‖c‖² (no n × d copy)."""
-    squares = row_norms(X) ** 2 - 2.0 * np.asarray(X @ centre).ravel()
-    return np.sqrt(np.maximum(squares + centre @ centre, 0.0))
-
-
-def clip_factors(norms, bound: float, clip: bool) -> np.ndarray:
-    """Per-row factors min(1, bound/‖x_i‖) (``clip=True``), or ones after
-    checking every row is
-    within ``bound`` (``clip=False``; raises ``ValueError`` naming how many
-    rows are not)."""
-    too_long = norms > bound * (1.0 + ROW_NORM_TOLERANCE)
-    if not clip:
-        if np.any(too_long):
-            raise ValueError(
-                f"{int(too_long.sum())} of {norms.size} rows have norm above "
-                f"data_norm = {bound:.6g} (largest {norms.max():.6g}); pass "
-                "clip=True to clip them or a larger public data_norm"
-            )
-        return np.ones_like(norms)
-    factors = np.ones_like(norms)
-    factors[too_long] = bound / norms[too_long]
-    return factors
-
-
-def weighted_second_moment(X, alpha, beta=None, m=None) -> np.ndarray:
-    """``(1/n) Σ z_i z_iᵀ`` for rows ``z_i = α_i x_i − β_i m`` of a dense or
-    sparse ``X``.
-
-    Uses ``Xᵀ diag(α²) X − u mᵀ − m uᵀ + (Σ β²) m mᵀ`` with ``u = Xᵀ(α β)``, so
-    a sparse ``X`` is never densified; the result is a dense symmetric ``d × d``
-    array.
-    """
-    n = X.shape[0]
-    alpha = np.asarray(alpha, dtype=float)
-    uniform = bool(np.all(alpha == alpha[0]))
-    if scipy.sparse.issparse(X):
-        if uniform:
-            gram = sparse_gram(X) * alpha[0] ** 2
-        else:
-            gram = sparse_gram(scipy.sparse.diags(alpha) @ X)
-    else:
-        if uniform:
-            gram = (X.T @ X) * alpha[0] ** 2
-        else:
-            scaled = X * alpha[:, None]
-            gram = scaled.T @ scaled
-    if m is not None and beta is not None:
-        beta = np.asarray(beta, dtype=float)
-        u = np.asarray(X.T @ (alpha * beta)).ravel()
-        correction = np.outer(u, m)
-        gram = gram - correction - correction.T
-        gram += float(beta @ beta) * np.outer(m, m)
-    gram /= n
-    return (gram + gram.T) / 2.0  # exact symmetry whatever the BLAS did
-
-
-def project_to_ball(v, radius: float) -> np.ndarray:
-    """``v`` scaled down onto the ball of the given radius if it lies
-    outside."""
-    norm = float(np.linalg.norm(v))
-    return v * (radius / norm) if norm > radius else v
-
-
-# ------------------------------------------------------------------------------
 # The estimator
 # ------------------------------------------------------------------------------
 
@@ -491,8 +392,18 @@ def _snap(spent, requested):
 
 
 def _generator(random_state) -> np.random.Generator:
+    """A Generator for one fit. ``None``: fresh OS entropy (numpy's
+    SeedSequence draws 128 bits). A RandomState hands over its whole state:
+    624 32-bit outputs of its Mersenne Twister determine that state (its
+    tempering is invertible); they are mixed by a SeedSequence whose pool is
+    as large (624 words, every output word depending on every input bit) into
+    the state of a new MT19937. So the fit's noise has the RandomState's full
+    entropy, not a 31-bit seed, and the RandomState advances, as scikit-learn
+    expects."""
     if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+        words = random_state.randint(0, 2**32, size=624, dtype=np.uint64)
+        mixed = np.random.SeedSequence(words.tolist(), pool_size=624)
+        return np.random.Generator(np.random.MT19937(mixed))
     if isinstance(random_state, np.random.Generator):
         return random_state
     return np.random.default_rng(random_state)
@@ -504,56 +415,117 @@ class PrivatePCA(
     """Differentially private PCA with any mechanism of the book,
     scikit-learn style.
 
-    Parameters ---------- n_components : int, default 2 Dimension k of the
-    released subspace (``1 <= k < n_features``). epsilon : float, default 1.0
-    Total ε, shared with the private mean when ``center=True``. delta : float or
-    None, default None Total δ; required by the Gaussian mechanisms and the
-    δ-calibrated Wishart. mechanism : str, default "ppca" A key of
-    :data:`MECHANISMS`: ``"ppca"`` (Chaudhuri et al. 2013, Alg. 2),
-    ``"analyze_gauss"`` (Dwork et al. 2014), ``"mod_sulq"`` (Chaudhuri et al.
-    2013, Alg. 1), ``"laplace"`` (Jiang et al. 2016, Alg. 1),
-    ``"gaussian_approx"`` (Mangoubi and Vishnoi 2022), ``"wishart_delta"`` (the
-    book's (0, δ) Wishart), ``"amin"`` (Amin et al. 2019, needs
-    ``dppca.covariance``), ``"wishart_published"`` (Jiang et al. 2016, Alg. 2:
-    NOT DP as claimed; only with ``allow_not_dp=True``, and a
-    ``PrivacyWarning``). data_norm : float Required public bound on the norm of
-    the rows (of ``x − c`` for a public centre ``c``). clip : bool, default True
-    Clip rows to ``data_norm``; ``False`` raises ``ValueError`` on a longer row.
-    center : False, True or array of shape (n_features,), default False No
-    centring, a private mean, or a public centre. center_share : float, default
-    0.2 Share of ε (and δ) spent on the private mean when ``center=True``; in
-    (0, 1). centered_norm : float or None, default None With ``center=True``: a
-    public bound on ``‖x − μ̂‖`` at which the centred rows are clipped (or
-    refused, ``clip=False``). ``None`` uses the bound ``data_norm + ‖μ̂‖`` that
-    holds without clipping (module docstring), which can be twice the spread.
-    mechanism_options : dict or None Passed to the mechanism: ``sampler``,
-    ``n_sweeps``, ``V0`` for PPCA (``V0="pca"`` starts the chain at the
-    non-private top-k subspace: data-dependent, warned), ``calibration`` for
-    Analyze Gauss, ``exact_beta`` for MOD-SULQ. allow_not_dp : bool, default
-    False Opt-in needed for ``mechanism="wishart_published"``. noise : {"safe",
-    "float"}, default "safe" How the additive mechanisms
-    (:data:`ADDITIVE_NOISE`) and the private mean draw their noise
-    (:mod:`dppca.noise`): ``"safe"`` rounds to a grid and adds exact discrete
-    noise, differentially private as a program; ``"float"`` is float64 noise,
-    private only as mathematics (its low-order bits leak, chapter 10), somewhat
-    faster. PPCA and the Wishart mechanisms have float implementations only,
-    whatever this says. random_state : None, int, numpy Generator or RandomState
-    Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    Every fit is a release on the rows of ``X`` under **replace-one**
+    neighbours (n fixed, one row replaced by any other row) with rows bounded
+    in **ℓ₂ norm** by the public ``data_norm``. Each release carries a
+    guarantee record (``privacy_releases_``, :mod:`dppca.guarantees`).
 
-    Attributes ---------- components_ : ndarray (n_components, n_features) The
-    private principal axes (rows, orthonormal). mean_ : ndarray (n_features,)
-    The centre subtracted by ``transform``: zeros, the public centre, or the
-    private mean. explained_variance_ : ndarray (n_components,) Only for
-    mechanisms that release a noisy matrix (:data:`RELEASES_EIGENVALUES`): its
-    top-k eigenvalues, in the data's units (second moments about ``mean_`` along
-    the axes). They may be negative. PPCA, Mangoubi–Vishnoi and Amin et al.
-    release no eigenvalues here. row_bound_ : float The public bound the rows
-    were divided by (``data_norm``; with a private mean ``centered_norm``, or
-    ``data_norm + ‖mean_‖`` if it is None). privacy_releases_ : tuple of
-    :class:`dppca.accounting.Release` privacy_spent_ : tuple (epsilon, delta)
-    Basic composition of the releases' calibrated figures, centring included;
-    compose several estimators with :func:`dppca.accounting.compose`.
-    n_components_, n_features_in_, feature_names_in_ : as in scikit-learn.
+    Parameters
+    ----------
+    n_components : int, default=2
+        Dimension k of the released subspace, ``1 <= k < n_features``.
+    epsilon : float, default=1.0
+        Total ε, shared with the private mean when ``center=True``.
+    delta : float or None, default=None
+        Total δ. Choose δ well below 1/n (1e-5 to 1e-8 is usual); δ ≥ 1/n
+        permits mechanisms that publish a whole row, and is warned about.
+        With ``mechanism="auto"`` a δ selects the Gaussian default.
+    mechanism : str, default="auto"
+        ``"auto"``: ``"analyze_gauss"`` when ``delta`` is given, else
+        ``"laplace"``. Otherwise a key of :data:`MECHANISMS`:
+
+        ======================  =========  =================================
+        mechanism               privacy    fully proved (default noise)?
+        ======================  =========  =================================
+        ``"analyze_gauss"``     (ε, δ)     yes (safe discrete Gaussian)
+        ``"gaussian_approx"``   (ε, δ)     yes (Mangoubi–Vishnoi 2022)
+        ``"noisy_power_method"`` (ε, δ)    yes (chapter 14)
+        ``"mod_sulq"``          (ε, δ)     yes (Chaudhuri et al. 2013)
+        ``"laplace"``           ε          yes (Jiang et al. 2016, Alg. 1)
+        ``"ppca"``              ε          no: float64 sampler; for k ≥ 2 a
+                                           finite Gibbs chain (opt in)
+        ``"amin"``              ε          no: float64 sampler (opt in)
+        ``"wishart_delta"``     (0, δ)     no: float64 Wishart (opt in)
+        ``"wishart_published"`` not DP     no (``allow_not_dp``)
+        ======================  =========  =================================
+
+        **Choosing.** Why these defaults: on the digits of chapter 13 (k = 5,
+        ε = 1, δ = 1e-5, centred rows) Analyze Gauss and Mangoubi–Vishnoi
+        capture the most variance of every proved mechanism and tie within
+        the seed-to-seed spread; Analyze Gauss also releases eigenvalues
+        (``explained_variance_``) at no extra cost. Without δ, Laplace input
+        perturbation is the only pure-ε mechanism whose guarantee is proved
+        for the program; its noise grows like d^{3/2}/(nε), so it needs large
+        nε for large d. PPCA (ε-DP, noise like d/(nε)) is better there but
+        its samplers are float64 programs and, for k ≥ 2, approximate: opt in
+        with ``allow_unproved="ppca"``.
+    data_norm : float
+        Required public bound R on the rows' ℓ₂ norm (on ``‖x − c‖`` for a
+        public centre ``c``), chosen without looking at the data. Rows
+        longer than R are clipped (``clip=True``) or refused.
+    clip : bool, default=True
+        Clip rows to their bound; ``False`` raises ``ValueError`` on a longer
+        row. Clipping is a map on each row alone, so neighbours stay
+        neighbours.
+    center : bool or array of shape (n_features,), default=True
+        ``True``: a private mean, released with a share ``center_share`` of
+        the budget, then the rows are centred at it. ``False``: the book's
+        uncentred ``XᵀX/n``. An array: a public centre.
+    center_share : float, default=0.2
+        Share of ε (and δ) spent on the private mean, in (0, 1).
+    centered_norm : float, "triangle" or None, default=None
+        With ``center=True``: the public bound at which the centred rows
+        ``x − μ̂`` are clipped (or refused). ``None`` uses ``data_norm``;
+        ``"triangle"`` divides by ``data_norm + ‖μ̂‖`` without clipping (always
+        holds, but can be twice the spread).
+    mechanism_options : dict or None, default=None
+        Passed to the mechanism: ``granularity`` of the safe noise;
+        ``sampler``, ``n_sweeps``, ``V0`` for PPCA (``V0="pca"`` starts the
+        chain at the non-private subspace: not ε-DP); ``calibration`` for
+        Analyze Gauss; ``exact_beta`` for MOD-SULQ; ``n_iterations``,
+        ``block_size`` for the noisy power method.
+    allow_unproved : str, sequence of str or None, default=None
+        Opt-in, by mechanism name, to a release whose guarantee is not fully
+        proved as a program (PPCA, Amin et al., the δ-calibrated Wishart, or
+        any mechanism with ``noise="float"``). Such a fit still warns
+        (:class:`dppca.guarantees.UnprovedGuaranteeWarning`).
+    allow_not_dp : bool, default=False
+        Opt-in needed for ``mechanism="wishart_published"``, which is not DP.
+    noise : {"safe", "float"}, default="safe"
+        How the additive mechanisms and the private mean draw their noise
+        (:mod:`dppca.noise`): ``"safe"`` rounds to a grid and adds exact
+        discrete noise, private as a program; ``"float"`` is float64 noise,
+        private only as mathematics (chapter 10), and needs
+        ``allow_unproved``.
+    random_state : None, int, numpy Generator or RandomState, default=None
+        ``None`` draws fresh OS entropy (128 bits) at every fit. An integer
+        seed makes a fit reproducible: a tool for experiments, not a secret,
+        since anyone who knows it can recompute the noise. A ``RandomState``
+        hands its full state to the noise.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        The private principal axes (orthonormal rows).
+    mean_ : ndarray of shape (n_features,)
+        The centre subtracted by ``transform``: zeros, the public centre or
+        the private mean.
+    explained_variance_ : ndarray of shape (n_components,)
+        Only for the mechanisms of :data:`RELEASES_EIGENVALUES`: the top
+        eigenvalues of the released noisy matrix, in the data's units
+        (post-processing; may be negative).
+    mechanism_ : str
+        The mechanism that ran (``"auto"`` resolved).
+    row_bound_ : float
+        The public bound the rows were divided by.
+    privacy_releases_ : tuple of dppca.guarantees.Release
+        The guarantee record of every release of the fit (private mean,
+        subspace).
+    privacy_spent_ : tuple (epsilon, delta)
+        Basic composition of the records' calibrated figures; compose several
+        fits with :func:`dppca.accounting.compose`.
+    n_components_, n_features_in_, feature_names_in_
+        As in scikit-learn.
     """
 
     def __init__(
@@ -562,13 +534,14 @@ class PrivatePCA(
         *,
         epsilon=1.0,
         delta=None,
-        mechanism="ppca",
+        mechanism="auto",
         data_norm=None,
         clip=True,
-        center=False,
+        center=True,
         center_share=0.2,
         centered_norm=None,
         mechanism_options=None,
+        allow_unproved=None,
         allow_not_dp=False,
         noise="safe",
         random_state=None,
@@ -583,6 +556,7 @@ class PrivatePCA(
         self.center_share = center_share
         self.centered_norm = centered_norm
         self.mechanism_options = mechanism_options
+        self.allow_unproved = allow_unproved
         self.allow_not_dp = allow_not_dp
         self.noise = noise
         self.random_state = random_state
@@ -595,13 +569,27 @@ class PrivatePCA(
     # -- checks and warnings, all before any noise is drawn
     # -----------------------------------
 
-    def _check_parameters(self, d: int):
+    def _mechanism_name(self) -> str:
+        if self.mechanism == "auto":
+            return AUTO_MECHANISM[self.delta is not None]
         if self.mechanism not in MECHANISMS:
             raise ValueError(
-                f"mechanism must be one of {sorted(MECHANISMS)}; got "
-                f"{self.mechanism!r}"
+                f"mechanism must be 'auto' or one of {sorted(MECHANISMS)}; "
+                f"got {self.mechanism!r}"
             )
-        spec = MECHANISMS[self.mechanism]
+        return self.mechanism
+
+    def _opted_in(self, name: str) -> bool:
+        allowed = self.allow_unproved
+        if allowed is None or allowed is False:
+            return False
+        if isinstance(allowed, str):
+            allowed = (allowed,)
+        return name in tuple(allowed)
+
+    def _check_parameters(self, n: int, d: int):
+        name = self._mechanism_name()
+        spec = MECHANISMS[name]
         if self.data_norm is None:
             raise ValueError(
                 "data_norm is required: a public bound on the rows' norm, "
@@ -616,38 +604,123 @@ class PrivatePCA(
             raise ValueError(
                 f"PrivatePCA needs at least 2 features; got n_features = {d}"
             )
-        k = self.n_components
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise TypeError(f"n_components must be an integer; got {k!r}")
-        if not 1 <= k < d:
-            raise ValueError(
-                f"n_components must satisfy 1 <= n_components < n_features = "
-                f"{d}; got {k}"
-            )
+        k = self._check_n_components(name, d)
         epsilon = check_epsilon(self.epsilon)
         delta = None if self.delta is None else check_delta(self.delta)
-        if spec.needs_delta and delta is None:
-            raise ValueError(f"mechanism={self.mechanism!r} needs a delta")
+        if spec.uses_delta and delta is None:
+            raise ValueError(f"mechanism={name!r} needs a delta")
+        self._warn_ignored(name, spec, n, delta)
         if spec.notion == "not_dp":
             if not self.allow_not_dp:
                 raise ValueError(
-                    f"mechanism={self.mechanism!r} is not differentially "
-                    "private as published (chapter 3); pass allow_not_dp=True "
-                    "to run it anyway"
+                    f"mechanism={name!r} is not differentially private as "
+                    "published (chapter 3); pass allow_not_dp=True to run it "
+                    "anyway"
                 )
             warnings.warn(
-                f"mechanism={self.mechanism!r} is not DP as published: "
-                f"{spec.privacy}",
+                f"mechanism={name!r} is not DP as published: {spec.privacy}",
                 PrivacyWarning,
                 stacklevel=3,
             )
         options = dict(self.mechanism_options or {})
         kind = noise.check_noise_kind(self.noise)
-        if self.mechanism in ADDITIVE_NOISE:
+        if name in ADDITIVE_NOISE:
             options.setdefault("noise", kind)
-        if self.mechanism == "ppca":
+        if name == "ppca":
             self._warn_ppca(options, int(k))
-        return spec, data_norm, int(k), epsilon, delta, options
+        record = spec.guarantee(
+            n, d, int(k), epsilon, delta if spec.uses_delta else None, options
+        )
+        unproved = not record.proved or (
+            kind == "float" and self.center is True
+        )
+        if unproved and spec.notion != "not_dp":
+            caveat = record.caveat or FLOAT_NOISE_CAVEAT
+            if not self._opted_in(name):
+                raise ValueError(
+                    f"mechanism={name!r} with these settings is not fully "
+                    f"proved as a program: {caveat}. Pass "
+                    f"allow_unproved={name!r} to run it anyway, or choose a "
+                    "proved mechanism (see the PrivatePCA docstring)"
+                )
+            warnings.warn(
+                f"{record.label} is not fully proved as a program: {caveat}",
+                UnprovedGuaranteeWarning,
+                stacklevel=3,
+            )
+        return name, spec, data_norm, int(k), epsilon, delta, options
+
+    def _check_n_components(self, name: str, d: int):
+        """An int k (1 <= k < d; k = d too for the mechanisms that release a
+        noisy matrix), or, for those, None (k = d) or a fraction in (0, 1)
+        (returned as a float, resolved after the release)."""
+        k = self.n_components
+        whole = name in RELEASES_EIGENVALUES
+        if k is None or isinstance(k, (float, np.floating)):
+            if not whole:
+                raise ValueError(
+                    f"n_components={k!r} needs the released spectrum, which "
+                    f"mechanism={name!r} does not release; pass an integer, "
+                    f"or one of {list(RELEASES_EIGENVALUES)}"
+                )
+            if k is None:
+                return d
+            if not 0.0 < float(k) < 1.0:
+                raise ValueError(
+                    "a float n_components is a fraction of the released "
+                    f"variance, in (0, 1); got {k!r}"
+                )
+            return float(k)
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise TypeError(
+                "n_components must be an integer, None or a fraction; got "
+                f"{k!r}"
+            )
+        top = d if whole else d - 1
+        if not 1 <= k <= top:
+            raise ValueError(
+                f"n_components must satisfy 1 <= n_components <= {top} "
+                f"(n_features = {d}, mechanism={name!r}); got {k}"
+            )
+        return int(k)
+
+    def _warn_ignored(self, name, spec, n, delta):
+        """A PrivacyWarning for every budget parameter the fit will not use,
+        and for a δ too large to mean anything."""
+        if delta is not None and not spec.uses_delta:
+            private_mean = self.center is True
+            warnings.warn(
+                f"delta={delta!r} is not used by mechanism={name!r}, which "
+                "is pure ε-DP"
+                + (
+                    "; the private mean is pure too (Laplace)"
+                    if private_mean
+                    else ""
+                )
+                + ": privacy_spent_ reports delta = 0",
+                PrivacyWarning,
+                stacklevel=4,
+            )
+        if not spec.uses_epsilon:
+            warnings.warn(
+                f"epsilon={self.epsilon!r} is not used by mechanism={name!r}, "
+                "which is (0, δ)-DP"
+                + (
+                    " (only the private mean spends its share of it)"
+                    if self.center is True
+                    else ""
+                ),
+                PrivacyWarning,
+                stacklevel=4,
+            )
+        if delta is not None and delta >= 1.0 / n:
+            warnings.warn(
+                f"delta={delta:g} >= 1/n = {1.0 / n:.3g}: a mechanism may "
+                "then publish a whole row with probability delta; choose "
+                "delta much smaller than 1/n",
+                PrivacyWarning,
+                stacklevel=4,
+            )
 
     def _warn_ppca(self, options, k):
         sampler = options.get("sampler", "fast")
@@ -682,14 +755,25 @@ class PrivatePCA(
                 stacklevel=4,
             )
 
-    def _centered_norm(self) -> float:
+    def _centered_norm(self, data_norm: float, mean) -> tuple[float, bool]:
+        """(bound on the centred rows, whether to clip them to it)."""
+        if self.centered_norm is None:
+            return data_norm, True
+        if isinstance(self.centered_norm, str):
+            if self.centered_norm != "triangle":
+                raise ValueError(
+                    "centered_norm must be None, 'triangle' or a finite "
+                    f"number > 0; got {self.centered_norm!r}"
+                )
+            # ‖x − μ̂‖ ≤ ‖x‖ + ‖μ̂‖ ≤ R + ‖μ̂‖ holds for every clipped row
+            return data_norm + float(np.linalg.norm(mean)), False
         value = float(self.centered_norm)
         if not (math.isfinite(value) and value > 0):
             raise ValueError(
-                "centered_norm must be None or a finite number > 0; got "
-                f"{self.centered_norm!r}"
+                "centered_norm must be None, 'triangle' or a finite number "
+                f"> 0; got {self.centered_norm!r}"
             )
-        return value
+        return value, True
 
     def _split(self, epsilon, delta):
         """(ε, δ) of the private mean and of the mechanism."""
@@ -718,12 +802,18 @@ class PrivatePCA(
 
     def _private_mean(self, total, n, d, bound, budget, pure, rng):
         """Noisy mean of the clipped rows (sum ``total``), projected onto the
-        ball of radius
-        ``bound``, and its Release."""
+        ball of radius ``bound``, and its guarantee record."""
         epsilon, delta = budget
         mean = total / n
         l2_sensitivity = 2.0 * bound / n
-        safe = noise.check_noise_kind(self.noise) == "safe"
+        kind = noise.check_noise_kind(self.noise)
+        safe = kind == "safe"
+        record = dict(
+            row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
+            theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
+            chapter="chapter 13",
+            **noise_record(kind),
+        )
         if pure or delta is None:
             l1_sensitivity = l2_sensitivity * math.sqrt(d)
             scale, grid = l1_sensitivity / epsilon, None
@@ -737,7 +827,9 @@ class PrivatePCA(
             noisy = noise.add_laplace(
                 mean, scale, noise=self.noise, rng=rng, granularity=grid
             )
-            release = Release("private mean (Laplace)", "pure", epsilon)
+            release = Release(
+                "private mean (Laplace)", "pure", epsilon, **record
+            )
         else:
             sigma = privacy.analytic_gaussian_sigma(
                 l2_sensitivity, epsilon, delta
@@ -767,6 +859,7 @@ class PrivatePCA(
                     ),
                     epsilon,
                     delta,
+                    **record,
                 )
             else:
                 release = gaussian_release(
@@ -775,15 +868,20 @@ class PrivatePCA(
                     l2_sensitivity,
                     epsilon,
                     delta,
+                    **record,
                 )
-        return project_to_ball(noisy, bound), release
+        return rows.project_to_ball(noisy, bound), release
 
     # -- fit / transform
     # -----------------------------------------------------------------------
 
     def fit(self, X, y=None):
         """Release a private k-dimensional subspace of the rows of ``X``
-        (``y`` is ignored)."""
+        (``y`` is ignored).
+
+        Every check and warning happens before any noise is drawn. A second
+        ``fit`` of the same estimator spends the budget again, and warns.
+        """
         X = validate_data(
             self,
             X,
@@ -792,12 +890,29 @@ class PrivatePCA(
             reset=True,
         )
         n, d = X.shape
-        spec, bound, k, epsilon, delta, options = self._check_parameters(d)
+        name, spec, bound, k, epsilon, delta, options = self._check_parameters(
+            n, d
+        )
+        if hasattr(self, "privacy_releases_"):
+            warnings.warn(
+                "refitting spends the privacy budget again: the releases of "
+                "the earlier fit are still public. Track several fits with "
+                "dppca.accounting.compose",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        if not spec.uses_delta:
+            delta = None
         centre = self.center
         private_centre = isinstance(centre, (bool, np.bool_)) and bool(centre)
         public_centre = not isinstance(centre, (bool, np.bool_))
         if private_centre:
-            mean_budget, (epsilon, delta) = self._split(epsilon, delta)
+            mean_budget, (epsilon, delta) = self._split(
+                epsilon, None if self.delta is None else float(self.delta)
+            )
+            if not spec.uses_delta:
+                delta = None
+                mean_budget = (mean_budget[0], None)
         rng = _generator(self.random_state)
         releases = []
         if public_centre:
@@ -807,65 +922,72 @@ class PrivatePCA(
                     f"center must be True, False or a finite vector of length "
                     f"n_features = {d}"
                 )
-            factors = clip_factors(
-                centred_row_norms(X, centre), bound, self.clip
-            )
-            alpha = factors / bound
-            A = weighted_second_moment(X, alpha, alpha, centre)
+            A = rows.clipped_second_moment(
+                X, bound, centre=centre, clip=self.clip
+            ).matrix
             self.mean_, self.row_bound_ = centre.copy(), bound
+            row_text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
         elif private_centre:
-            factors = clip_factors(row_norms(X), bound, self.clip)
-            total = np.asarray(X.T @ factors).ravel()
+            total = rows.clipped_row_sum(X, bound, clip=self.clip).total
             mean, mean_release = self._private_mean(
                 total, n, d, bound, mean_budget, spec.notion == "pure", rng
             )
             releases.append(mean_release)
-            if self.centered_norm is None:
-                row_bound = bound + float(np.linalg.norm(mean))
-                second = np.ones(n)
-            else:
-                row_bound = self._centered_norm()
-                # ‖w_i x_i − μ̂‖² = w_i²‖x_i‖² − 2 w_i ⟨x_i, μ̂⟩ + ‖μ̂‖², then
-                # clip or refuse.
-                squares = (
-                    (factors * row_norms(X)) ** 2
-                    - 2.0 * factors * np.asarray(X @ mean).ravel()
-                    + mean @ mean
-                )
-                second = clip_factors(
-                    np.sqrt(np.maximum(squares, 0.0)), row_bound, self.clip
-                )
-            A = weighted_second_moment(
-                X, second * factors / row_bound, second / row_bound, mean
-            )
+            row_bound, clip_centred = self._centered_norm(bound, mean)
+            A = rows.clipped_second_moment(
+                X,
+                row_bound,
+                centre=mean,
+                clip=self.clip if clip_centred else True,
+                pre_clip=bound,
+            ).matrix
             self.mean_, self.row_bound_ = mean, row_bound
+            row_text = (
+                f"‖x_i‖₂ ≤ {bound:.6g}, then ‖x_i − μ̂‖₂ ≤ {row_bound:.6g}"
+            )
         else:
-            factors = clip_factors(row_norms(X), bound, self.clip)
-            A = weighted_second_moment(X, factors / bound)
+            A = rows.clipped_second_moment(X, bound, clip=self.clip).matrix
             self.mean_, self.row_bound_ = np.zeros(d), bound
+            row_text = f"‖x_i‖₂ ≤ {bound:.6g}"
+        row_text += " (clipped)" if self.clip else " (refused above)"
         with warnings.catch_warnings():
-            # The estimator has already warned, in its own words, about the two
+            # The estimator has already warned, in its own words, about the
             # conditions the mechanism functions warn about (_check_parameters).
             for message in MECHANISM_WARNINGS_RAISED_ABOVE:
                 warnings.filterwarnings(
                     "ignore", message=message, category=PrivacyWarning
                 )
-            V, values = spec.run(A, n, k, epsilon, delta, rng, options)
-        releases.append(spec.release(n, d, k, epsilon, delta, options))
+            warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
+            k_run = d if isinstance(k, float) else k
+            V, values, total = spec.run(
+                A, n, k_run, epsilon, delta, rng, options
+            )
+        if values is not None:
+            # post-processing of the released matrix: its spectrum and trace
+            values = np.asarray(values, dtype=float)
+            if isinstance(k, float):
+                # smallest k whose released variance reaches the fraction
+                share = np.cumsum(values) / total if total > 0 else values
+                k = int(min(np.searchsorted(share, k) + 1, d))
+            V = np.asarray(V)[:, :k]
+            self.explained_variance_ = values[:k] * self.row_bound_**2
+            self.explained_variance_ratio_ = (
+                values[:k] / total if total > 0 else np.full(k, np.nan)
+            )
+        record = spec.guarantee(n, d, k, epsilon, delta, options)
+        releases.append(dataclasses.replace(record, row_bound=row_text))
         V = np.asarray(V, dtype=float)
         # Sign convention (post-processing): largest |entry| of each axis
         # positive.
         signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])
         signs[signs == 0] = 1.0
         self.components_ = (V * signs).T.copy()
-        if values is not None:
-            self.explained_variance_ = np.asarray(values) * self.row_bound_**2
+        self.mechanism_ = name
         self.n_components_ = k
         self._n_features_out = k
         self.privacy_releases_ = tuple(releases)
-        self.privacy_spent_ = _snap(
-            basic_composition(releases), (self.epsilon, self.delta)
-        )
+        requested = (self.epsilon, self.delta if spec.uses_delta else 0.0)
+        self.privacy_spent_ = _snap(basic_composition(releases), requested)
         return self
 
     def transform(self, X):
@@ -890,13 +1012,9 @@ class PrivatePCA(
 
 
 __all__ = [
+    "AUTO_MECHANISM",
     "MECHANISMS",
     "RELEASES_EIGENVALUES",
     "MechanismSpec",
     "PrivatePCA",
-    "centred_row_norms",
-    "clip_factors",
-    "project_to_ball",
-    "row_norms",
-    "weighted_second_moment",
 ]

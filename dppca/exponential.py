@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from . import bingham
+from .guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
 from .linalg import second_moment
 from .validation import (
     PrivacyWarning,
@@ -90,6 +91,48 @@ def bingham_parameter(A, n: int, epsilon) -> np.ndarray:
     return (check_n(n) * check_epsilon(epsilon) / 2.0) * A
 
 
+def ppca_guarantee(
+    n, d, k, epsilon, *, sampler="fast", n_sweeps=None, V0=None
+) -> Release:
+    """Guarantee record of PPCA with these sampler settings.
+
+    ε-DP (pure) holds for an exact draw from the matrix Bingham law (Theorem
+    6). ``k = 1`` with the fast sampler draws exactly (in real arithmetic; the
+    sampler is a float64 program). Otherwise the release comes from a Gibbs
+    chain stopped after finitely many sweeps: within total variation t of the
+    target, hence only (ε, (1 + e^ε) t)-DP, with t estimated by diagnostics and
+    not proved (chapter 4). A caller's ``V0`` that depends on the data voids
+    even that. So PPCA is never recorded as proved.
+    """
+    exact = sampler == "fast" and k == 1 and V0 is None
+    caveats = [FLOAT_SAMPLER_CAVEAT]
+    if not exact:
+        sweeps = DEFAULT_SWEEPS.get(sampler) if n_sweeps is None else n_sweeps
+        caveats.insert(
+            0,
+            f"Gibbs chain ({sampler}, {sweeps} sweeps) stopped at a fixed "
+            "length: within an estimated, not proved, total variation t of "
+            "the exact law, so only (ε, (1 + e^ε)·t)-DP",
+        )
+    if V0 is not None:
+        caveats.insert(
+            0,
+            "chain started from a caller's V0: not ε-DP if V0 depends on the "
+            "data",
+        )
+    return Release(
+        "PPCA",
+        "pure",
+        float(epsilon),
+        noise="float sampler",
+        sampler="exact" if exact else "approximate",
+        proved=False,
+        caveat="; ".join(caveats),
+        theorem="[CSS13, Thm 6]",
+        chapter="chapter 4",
+    )
+
+
 def ppca_from_second_moment(
     A,
     n: int,
@@ -147,11 +190,16 @@ def ppca_from_second_moment(
             stacklevel=2,
         )
     rng = as_generator(rng)
+    record = ppca_guarantee(
+        n, d, k, epsilon, sampler=sampler, n_sweeps=sweeps, V0=V0
+    )
     if sampler == "fast" and k == 1 and V0 is None:
-        return bingham.sample_vector_bingham(B, rng=rng)[:, None]
-    if sampler == "fast":
-        return bingham.fast_gibbs(B, k, sweeps, V0=V0, rng=rng)
-    return bingham.hoff_gibbs(B, k, sweeps, V0=V0, rng=rng)
+        V = bingham.sample_vector_bingham(B, rng=rng)[:, None]
+    elif sampler == "fast":
+        V = bingham.fast_gibbs(B, k, sweeps, V0=V0, rng=rng)
+    else:
+        V = bingham.hoff_gibbs(B, k, sweeps, V0=V0, rng=rng)
+    return released(V, record)
 
 
 def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:

@@ -47,6 +47,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .guarantees import (
+    REPLACE_ONE,
+    Release,
+    gaussian_release,
+    noise_record,
+    released,
+    zcdp_release,
+)
 from .linalg import second_moment
 from .noise import (
     MAX_GAUSSIAN_GRID_SIGMA,
@@ -57,6 +65,7 @@ from .noise import (
 from .privacy import (
     analytic_gaussian_sigma,
     discrete_gaussian_sigma,
+    gaussian_zcdp_rho,
     safe_granularity,
 )
 from .sensitivity import frobenius_sensitivity_second_moment
@@ -204,7 +213,7 @@ def check_target_spectrum(Lambda, d: int) -> np.ndarray:
 
 
 def noisy_eigendecomposition(
-    M, sigma: float, rng=None, noise: str = "float", granularity=None
+    M, sigma: float, rng=None, noise: str = "safe", granularity=None
 ):
     """Eigen-decomposition of ``M + G + G^T``: values descending, vectors as
     columns.
@@ -228,6 +237,56 @@ def _calibrated_sigma(epsilon, delta, d, relation, n, noise, granularity):
     return noise_sigma(epsilon, delta, relation, n), None
 
 
+def gaussian_approx_guarantee(
+    epsilon,
+    delta,
+    d,
+    relation="replace_one",
+    n=None,
+    *,
+    noise="safe",
+    granularity=None,
+    label="Mangoubi–Vishnoi",
+) -> Release:
+    """Guarantee record of ``M + G + G^T``: G + Gᵀ is the Gaussian mechanism
+    with sensitivity ``frobenius_sensitivity / 2`` and noise σ (module
+    docstring). Safe noise: ρ-zCDP with the rounding's d/2 grid cells added
+    to the sensitivity, for the grid actually used."""
+    sensitivity = frobenius_sensitivity(relation, n) / 2.0
+    neighbours = (
+        REPLACE_ONE
+        if relation == "replace_one"
+        else "rank-one update M' = M + xxᵀ, ‖x‖ ≤ 1"
+    )
+    record = dict(
+        neighbours=neighbours,
+        theorem="[MV22, Thm 2.2] (Gaussian mechanism)",
+        chapter="chapter 5",
+    )
+    if check_noise_kind(noise) == "safe":
+        sigma, grid = safe_noise_sigma(
+            epsilon, delta, d, relation, n, granularity
+        )
+        return zcdp_release(
+            f"{label} (safe noise)",
+            gaussian_zcdp_rho(sensitivity + grid * d / 2, sigma),
+            epsilon,
+            delta,
+            **noise_record("safe"),
+            **record,
+        )
+    sigma = noise_sigma(epsilon, delta, relation, n)
+    return gaussian_release(
+        label,
+        sigma,
+        sensitivity,
+        epsilon,
+        delta,
+        **noise_record("float"),
+        **record,
+    )
+
+
 def apply_spectrum(vectors, Lambda) -> np.ndarray:
     """``H = V Lambda V^T`` for eigenvectors ``V`` (columns, matching
     ``Lambda``'s order)."""
@@ -242,7 +301,7 @@ def gaussian_matrix_approximation(
     rng=None,
     relation: str = "rank_one_update",
     n: int | None = None,
-    noise: str = "float",
+    noise: str = "safe",
 ):
     """Mangoubi–Vishnoi Gaussian mechanism: ``H = V^ Lambda V^T`` from ``M +
     G + G^T``.
@@ -262,12 +321,15 @@ def gaussian_matrix_approximation(
     sigma, gamma = _calibrated_sigma(
         epsilon, delta, M.shape[0], relation, n, noise, None
     )
+    record = gaussian_approx_guarantee(
+        epsilon, delta, M.shape[0], relation, n, noise=noise
+    )
     _, vectors = noisy_eigendecomposition(M, sigma, rng, noise, gamma)
-    return apply_spectrum(vectors, Lambda)
+    return released(apply_spectrum(vectors, Lambda), record)
 
 
 def rank_k_covariance_approximation(
-    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "float"
+    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """Private rank-k approximation of ``A = X^T X / n`` (replace-one relation).
 
@@ -282,8 +344,11 @@ def rank_k_covariance_approximation(
     sigma, gamma = _calibrated_sigma(
         epsilon, delta, d, "replace_one", n, noise, None
     )
+    record = gaussian_approx_guarantee(
+        epsilon, delta, d, "replace_one", n, noise=noise
+    )
     values, vectors = noisy_eigendecomposition(A, sigma, rng, noise, gamma)
-    return apply_spectrum(vectors[:, :k], values[:k])
+    return released(apply_spectrum(vectors[:, :k], values[:k]), record)
 
 
 def gaussian_subspace_recovery_from_second_moment(
@@ -293,7 +358,7 @@ def gaussian_subspace_recovery_from_second_moment(
     epsilon: float,
     delta: float,
     rng=None,
-    noise: str = "float",
+    noise: str = "safe",
     granularity: float | None = None,
 ) -> np.ndarray:
     """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one
@@ -316,12 +381,21 @@ def gaussian_subspace_recovery_from_second_moment(
         noise,
         granularity,
     )
+    record = gaussian_approx_guarantee(
+        epsilon,
+        delta,
+        A.shape[0],
+        "replace_one",
+        n,
+        noise=noise,
+        granularity=granularity,
+    )
     _, vectors = noisy_eigendecomposition(A, sigma, rng, noise, gamma)
-    return vectors[:, :k].copy()
+    return released(vectors[:, :k].copy(), record)
 
 
 def gaussian_subspace_recovery(
-    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "float"
+    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest
     0; replace-one).

@@ -17,13 +17,19 @@ Each function returns the noisy symmetric d x d matrix; the private subspace is
 ``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism
 really provides.
 
-The noise is drawn through :mod:`dppca.noise`. ``noise="float"`` (the default
-for now) is the float64 noise of the papers: differentially private as
-mathematics only (its low-order bits leak, chapter 10). ``noise="safe"`` rounds
-A to a grid of granularity γ (a power of two) and adds exact discrete Laplace /
-discrete Gaussian noise, calibrated for the rounding
+The noise is drawn through :mod:`dppca.noise`. ``noise="safe"`` (the default)
+rounds A to a grid of granularity γ (a power of two) and adds exact discrete
+Laplace / discrete Gaussian noise, calibrated for the rounding
 (:func:`dppca.privacy.safe_laplace_input_calibration`,
 :func:`dppca.privacy.safe_gaussian_input_calibration`): private as a program.
+``noise="float"`` is the float64 noise of the papers: differentially private as
+mathematics only (its low-order bits leak, chapter 10); such a release warns
+(:class:`dppca.guarantees.UnprovedGuaranteeWarning`).
+
+Every function returns a :class:`dppca.guarantees.Released` array whose
+``guarantee`` is the release's record, built by the ``*_guarantee`` function
+of the mechanism from the same parameters (grid included) that drew the
+noise.
 The Wishart mechanisms are float only: their noise is a Wishart matrix, whose
 privacy proof rests on the continuous law's support and density, not on
 independent additive entries.
@@ -43,17 +49,27 @@ import warnings
 
 import numpy as np
 
+from .guarantees import (
+    Release,
+    gaussian_release,
+    noise_record,
+    released,
+    zcdp_release,
+)
 from .linalg import second_moment
 from .noise import check_noise_kind, perturb_symmetric
 from .privacy import (
     analyze_gauss_sigma,
+    gaussian_zcdp_rho,
     laplace_input_scale,
     mod_sulq_beta,
     safe_gaussian_input_calibration,
     safe_laplace_input_calibration,
     wishart_input_scale,
+    wishart_privacy_profile,
     wishart_scale_for_delta,
 )
+from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     PrivacyWarning,
     as_generator,
@@ -149,6 +165,154 @@ def _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity):
     )
 
 
+# ------------------------------------------------------------------------------
+# Guarantee records (dppca.guarantees): from the same calibration as the noise
+# ------------------------------------------------------------------------------
+
+
+def _gaussian_input_guarantee(
+    label, n, d, epsilon, delta, sigma_float, noise, granularity, **record
+) -> Release:
+    """Record of a Gaussian input perturbation with float σ ``sigma_float``.
+
+    Safe noise: the σ and grid γ the mechanism draws with (a caller's
+    ``granularity`` included), and the ℓ₂ sensitivity √2/n of the upper
+    triangle grown by the rounding, √(d(d+1)/2)·γ: a ρ-zCDP release. Float
+    noise: a Gaussian release of multiplier σ/(√2/n), not proved as a program.
+    """
+    sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
+    if check_noise_kind(noise) == "safe":
+        sigma, grid = safe_gaussian_input_calibration(
+            d, n, epsilon, delta, sigma_float, granularity
+        )
+        rho = gaussian_zcdp_rho(
+            sensitivity + np.sqrt(d * (d + 1) / 2) * grid, sigma
+        )
+        return zcdp_release(
+            f"{label} (safe noise)",
+            rho,
+            epsilon,
+            delta,
+            **noise_record("safe"),
+            **record,
+        )
+    return gaussian_release(
+        label,
+        sigma_float,
+        sensitivity,
+        epsilon,
+        delta,
+        **noise_record("float"),
+        **record,
+    )
+
+
+def mod_sulq_guarantee(
+    n, d, epsilon, delta, *, noise="safe", granularity=None, exact_beta=False
+) -> Release:
+    """Guarantee record of MOD-SULQ. Its noise has i.i.d. N(0, β²) entries
+    on the upper triangle, whose ℓ₂ sensitivity is √2/n: it is a Gaussian
+    mechanism, and an accountant sees its true (smaller) ε (chapter 2)."""
+    beta = mod_sulq_beta(d, n, epsilon, delta, exact=exact_beta)
+    return _gaussian_input_guarantee(
+        "MOD-SULQ",
+        n,
+        d,
+        epsilon,
+        delta,
+        beta,
+        noise,
+        granularity,
+        theorem="[CSS13, Thm 5]",
+        chapter="chapter 2",
+    )
+
+
+def analyze_gauss_guarantee(
+    n,
+    d,
+    epsilon,
+    delta,
+    *,
+    noise="safe",
+    granularity=None,
+    calibration="analytic",
+) -> Release:
+    """Guarantee record of Analyze Gauss (same calibration as the noise)."""
+    sigma = analyze_gauss_sigma(n, epsilon, delta, calibration)
+    return _gaussian_input_guarantee(
+        "Analyze Gauss",
+        n,
+        d,
+        epsilon,
+        delta,
+        sigma,
+        noise,
+        granularity,
+        theorem="[DTTZ14]; analytic σ [BW18, Thm 8]",
+        chapter="chapter 2",
+    )
+
+
+def laplace_input_guarantee(
+    n, d, epsilon, *, noise="safe", granularity=None
+) -> Release:
+    """Guarantee record of Laplace input perturbation: pure ε (the safe
+    scale is calibrated for the grid actually used, so ε holds for any
+    ``granularity``)."""
+    if check_noise_kind(noise) == "safe":
+        safe_laplace_input_calibration(d, n, epsilon, granularity)  # checks γ
+    return Release(
+        "Laplace input" + (" (safe noise)" if noise == "safe" else ""),
+        "pure",
+        float(epsilon),
+        **noise_record(noise),
+        theorem="[JXZ16, Thm 3]",
+        chapter="chapter 3",
+    )
+
+
+def wishart_delta_guarantee(n, d, delta) -> Release:
+    """Guarantee record of the book's δ-calibrated Wishart mechanism:
+    (0, δ)-DP, hence (ε, δ) for every ε ≥ 0; float Wishart draws only."""
+    return Release(
+        "Wishart (δ-calibrated)",
+        "approximate",
+        0.0,
+        float(check_delta(delta)),
+        noise="float",
+        proved=False,
+        caveat="float64 Wishart draws; the (0, δ) proof is for the "
+        "continuous law (chapter 10)",
+        theorem="book, Theorem 3 of chapter 3",
+        chapter="chapter 3",
+    )
+
+
+def wishart_published_guarantee(n, d, epsilon) -> Release:
+    """Record of the published Wishart mechanism: exactly (ε', 1 − e^{−ε/3})
+    for every ε' ≥ 0 (chapter 3), recorded as (0, 1 − e^{−ε/3}); NOT the
+    (ε, 0) the paper claims."""
+    gap = float(wishart_privacy_profile(epsilon, 0.0))
+    return Release(
+        "Wishart (published)",
+        "approximate",
+        0.0,
+        gap,
+        noise="float",
+        proved=False,
+        caveat="NOT (ε, 0)-DP as published: exactly (0, 1 − e^{−ε/3}) "
+        "(chapter 3)",
+        theorem="[JXZ16, Thm 4] refuted",
+        chapter="chapter 3",
+    )
+
+
+# ------------------------------------------------------------------------------
+# The mechanisms
+# ------------------------------------------------------------------------------
+
+
 def mod_sulq_from_second_moment(
     A,
     n: int,
@@ -156,34 +320,44 @@ def mod_sulq_from_second_moment(
     delta: float,
     rng=None,
     exact_beta: bool = False,
-    noise: str = "float",
+    noise: str = "safe",
     granularity: float | None = None,
 ) -> np.ndarray:
     """MOD-SULQ on a second-moment matrix A = XᵀX/n of n rows (Chaudhuri et
-    al. 2013, Alg. 1):
-    A + N, N symmetric with i.i.d. N(0, β²) entries, β from eq. (5) (or its
-    exact quadratic root).
+    al. 2013, Alg. 1): A + N, N symmetric with i.i.d. N(0, β²) entries, β from
+    eq. (5) (or its exact quadratic root).
 
     ``noise="safe"``: A on a grid of granularity γ plus exact discrete Gaussian
     noise of standard deviation max(β, the discrete calibration) (module
     docstring). ``A`` and ``n`` are checked by
     :func:`dppca.validation.check_second_moment`; the caller vouches that ``A``
     is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
-    and that ``n`` is its true number of rows.
+    and that ``n`` is its true number of rows. Returns a
+    :class:`dppca.guarantees.Released` matrix.
     """
     A, n = _moment_and_n(A, n)
-    beta = mod_sulq_beta(A.shape[0], n, epsilon, delta, exact=exact_beta)
-    return _gaussian_noise(A, n, epsilon, delta, beta, rng, noise, granularity)
+    d = A.shape[0]
+    record = mod_sulq_guarantee(
+        n,
+        d,
+        epsilon,
+        delta,
+        noise=noise,
+        granularity=granularity,
+        exact_beta=exact_beta,
+    )
+    beta = mod_sulq_beta(d, n, epsilon, delta, exact=exact_beta)
+    noisy = _gaussian_noise(A, n, epsilon, delta, beta, rng, noise, granularity)
+    return released(noisy, record)
 
 
 def mod_sulq(
-    X, epsilon: float, delta: float, rng=None, noise: str = "float"
+    X, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by
-    Theorem 5):
-    returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and above the
-    diagonal, β of eq. (5).
-    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
+    Theorem 5): returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and
+    above the diagonal, β of eq. (5). ``noise``: ``"safe"`` or ``"float"``
+    (module docstring)."""
     A = second_moment(X)
     return mod_sulq_from_second_moment(
         A, np.shape(X)[0], epsilon, delta, rng, noise=noise
@@ -197,12 +371,12 @@ def analyze_gauss_from_second_moment(
     delta: float,
     rng=None,
     calibration: str = "analytic",
-    noise: str = "float",
+    noise: str = "safe",
     granularity: float | None = None,
 ) -> np.ndarray:
     """Analyze Gauss on A = XᵀX/n: A + E, E symmetric with i.i.d. N(0, σ²)
-    entries,
-    σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity √2/n).
+    entries, σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity
+    √2/n).
 
     ``noise="safe"``: A on a grid plus exact discrete Gaussian noise, σ raised
     to the discrete calibration (zCDP,
@@ -210,10 +384,23 @@ def analyze_gauss_from_second_moment(
     ``n`` are checked by :func:`dppca.validation.check_second_moment`; the
     caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at
     most one) of the data set and that ``n`` is its true number of rows.
+    Returns a :class:`dppca.guarantees.Released` matrix.
     """
     A, n = _moment_and_n(A, n)
+    record = analyze_gauss_guarantee(
+        n,
+        A.shape[0],
+        epsilon,
+        delta,
+        noise=noise,
+        granularity=granularity,
+        calibration=calibration,
+    )
     sigma = analyze_gauss_sigma(n, epsilon, delta, calibration)
-    return _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity)
+    noisy = _gaussian_noise(
+        A, n, epsilon, delta, sigma, rng, noise, granularity
+    )
+    return released(noisy, record)
 
 
 def analyze_gauss(
@@ -222,13 +409,12 @@ def analyze_gauss(
     delta: float,
     rng=None,
     calibration: str = "analytic",
-    noise: str = "float",
+    noise: str = "safe",
 ) -> np.ndarray:
     """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one
-    neighbours:
-    XᵀX/n + E with E symmetric Gaussian, calibrated classically or exactly
-    (Balle and Wang 2018).
-    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
+    neighbours: XᵀX/n + E with E symmetric Gaussian, calibrated classically or
+    exactly (Balle and Wang 2018). ``noise``: ``"safe"`` or ``"float"``
+    (module docstring)."""
     A = second_moment(X)
     return analyze_gauss_from_second_moment(
         A, np.shape(X)[0], epsilon, delta, rng, calibration, noise=noise
@@ -240,12 +426,12 @@ def laplace_input_perturbation_from_second_moment(
     n: int,
     epsilon: float,
     rng=None,
-    noise: str = "float",
+    noise: str = "safe",
     granularity: float | None = None,
 ) -> np.ndarray:
     """Laplace input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
-    1): A + L with
-    (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a symmetric L.
+    1): A + L with (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a
+    symmetric L.
 
     ``noise="safe"``: A on a grid of granularity γ plus γ × exact discrete
     Laplace noise, scale from
@@ -253,16 +439,20 @@ def laplace_input_perturbation_from_second_moment(
     program. ``A`` and ``n`` are checked by
     :func:`dppca.validation.check_second_moment`; the caller vouches that ``A``
     is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
-    and that ``n`` is its true number of rows.
+    and that ``n`` is its true number of rows. Returns a
+    :class:`dppca.guarantees.Released` matrix.
     """
     A, n = _moment_and_n(A, n)
     d = A.shape[0]
+    record = laplace_input_guarantee(
+        n, d, epsilon, noise=noise, granularity=granularity
+    )
     scale = laplace_input_scale(d, n, epsilon)
     if check_noise_kind(noise) == "safe":
         scale, granularity = safe_laplace_input_calibration(
             d, n, epsilon, granularity
         )
-    return perturb_symmetric(
+    noisy = perturb_symmetric(
         A,
         scale,
         distribution="laplace",
@@ -270,14 +460,15 @@ def laplace_input_perturbation_from_second_moment(
         rng=rng,
         granularity=granularity,
     )
+    return released(noisy, record)
 
 
 def laplace_input_perturbation(
-    X, epsilon: float, rng=None, noise: str = "float"
+    X, epsilon: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1;
-    (ε, 0)-DP, Theorem 3).
-    ``noise``: ``"float"`` or ``"safe"`` (module docstring)."""
+    (ε, 0)-DP, Theorem 3). ``noise``: ``"safe"`` or ``"float"`` (module
+    docstring)."""
     A = second_moment(X)
     return laplace_input_perturbation_from_second_moment(
         A, np.shape(X)[0], epsilon, rng, noise=noise
@@ -288,9 +479,9 @@ def wishart_input_perturbation_from_second_moment(
     A, n: int, epsilon: float, rng=None
 ) -> np.ndarray:
     """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
-    2): A + W with
-    W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the claimed (ε, 0)-DP does
-    not hold, and every call emits a :class:`dppca.PrivacyWarning`.
+    2): A + W with W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the
+    claimed (ε, 0)-DP does not hold, and every call emits a
+    :class:`dppca.PrivacyWarning`.
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
@@ -298,7 +489,9 @@ def wishart_input_perturbation_from_second_moment(
     """
     warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=2)
     A, n = _moment_and_n(A, n)
-    return A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)
+    record = wishart_published_guarantee(n, A.shape[0], epsilon)
+    noisy = A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)
+    return released(noisy, record, warn=False)  # warned above, in full
 
 
 def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
@@ -321,24 +514,27 @@ def wishart_input_perturbation_delta_from_second_moment(
     A, n: int, delta: float, rng=None
 ) -> np.ndarray:
     """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~
-    W_d(d+1, cI) with
-    c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3, its theorem).
+    W_d(d+1, cI) with c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3,
+    its theorem). Float64 Wishart draws only: the release warns
+    (:class:`dppca.guarantees.UnprovedGuaranteeWarning`).
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
     at most one) of the data set and that ``n`` is its true number of rows.
     """
     A, n = _moment_and_n(A, n)
-    check_delta(delta)
-    return A + wishart_noise(A.shape[0], wishart_scale_for_delta(n, delta), rng)
+    record = wishart_delta_guarantee(n, A.shape[0], delta)
+    noisy = A + wishart_noise(
+        A.shape[0], wishart_scale_for_delta(n, delta), rng
+    )
+    return released(noisy, record)
 
 
 def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     """A correctly calibrated Wishart variant (the book's, not the paper's):
-    A + W with
-    W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3,
-    its theorem).
-    Honest but costly: the noise scale grows like 1/(nδ)."""
+    A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP
+    (chapter 3, its theorem). Honest but costly: the noise scale grows like
+    1/(nδ)."""
     A = second_moment(X)
     return wishart_input_perturbation_delta_from_second_moment(
         A, np.shape(X)[0], delta, rng
@@ -347,6 +543,11 @@ def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
 
 __all__ = [
     "PRIVACY",
+    "analyze_gauss_guarantee",
+    "laplace_input_guarantee",
+    "mod_sulq_guarantee",
+    "wishart_delta_guarantee",
+    "wishart_published_guarantee",
     "mod_sulq",
     "mod_sulq_from_second_moment",
     "analyze_gauss",

@@ -31,6 +31,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .guarantees import (
+    Release,
+    gaussian_release,
+    noise_record,
+    released,
+    zcdp_release,
+)
 from .linalg import haar_subspace
 from .noise import MAX_GAUSSIAN_GRID_SIGMA, add_gaussian, check_noise_kind
 from .privacy import (
@@ -95,6 +102,56 @@ def safe_noisy_power_calibration(
     return one * math.sqrt(L), grid
 
 
+def noisy_power_method_guarantee(
+    n,
+    d,
+    k,
+    epsilon,
+    delta,
+    *,
+    n_iterations=None,
+    block_size=None,
+    calibration="zcdp",
+    noise="safe",
+) -> Release:
+    """Guarantee record of a noisy power method run with these settings.
+
+    Float noise: L Gaussian steps on A·V compose exactly like one Gaussian of
+    sensitivity √L·Δ (Dong, Roth and Su 2022, Cor. 3.3). Safe noise: a ρ-zCDP
+    release, ρ summed over the L rounded steps. The replace-one calibration
+    is the book's own derivation (chapter 14); Hardt and Price analyse a
+    change of one entry.
+    """
+    p = block_size or k
+    L = n_iterations or default_iterations(d)
+    step = power_step_sensitivity(n, p)
+    record = dict(
+        theorem="[HP14, Thm 1.3], replace-one calibration: book, chapter 14",
+        chapter="chapter 14",
+    )
+    if check_noise_kind(noise) == "safe":
+        sigma, grid = safe_noisy_power_calibration(n, p, d, epsilon, delta, L)
+        rho = L * gaussian_zcdp_rho(step + math.sqrt(d * p) * grid, sigma)
+        return zcdp_release(
+            "noisy power method (safe noise)",
+            rho,
+            epsilon,
+            delta,
+            **noise_record("safe"),
+            **record,
+        )
+    sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
+    return gaussian_release(
+        "noisy power method",
+        sigma,
+        step * math.sqrt(L),
+        epsilon,
+        delta,
+        **noise_record("float"),
+        **record,
+    )
+
+
 @dataclass
 class PowerMethodRun:
     """What a run released, and (``diagnostics=True`` only) what it did not.
@@ -153,7 +210,7 @@ def noisy_power_method_from_operator(
     calibration: str = "zcdp",
     rng=None,
     diagnostics: bool = False,
-    noise: str = "float",
+    noise: str = "safe",
 ):
     """The noisy power method on any ``multiply(V) -> A V`` with ``A =
     XᵀX/n`` of n rows of norm
@@ -212,7 +269,18 @@ def noisy_power_method_from_operator(
             noises.append(Y - product)
     U = np.linalg.svd(Y, full_matrices=False)[0][:, :k]
     if not diagnostics:
-        return U
+        record = noisy_power_method_guarantee(
+            n,
+            d,
+            k,
+            epsilon,
+            delta,
+            n_iterations=L,
+            block_size=p,
+            calibration=calibration,
+            noise=noise,
+        )
+        return released(U, record)
     step_sensitivity = power_step_sensitivity(n, p)
     if grid is not None:  # the rounding's √(dp) cells
         step_sensitivity += math.sqrt(d * p) * grid
@@ -302,7 +370,7 @@ def noisy_power_method(
     clip: bool = False,
     rng=None,
     diagnostics: bool = False,
-    noise: str = "float",
+    noise: str = "safe",
 ):
     """Private top-k subspace of ``A = XᵀX/n`` by the noisy power method; (ε,
     δ)-DP for
@@ -344,7 +412,7 @@ def noisy_power_method_from_second_moment(
     calibration: str = "zcdp",
     rng=None,
     diagnostics: bool = False,
-    noise: str = "float",
+    noise: str = "safe",
 ):
     """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of
     norm <= 1: the same law
@@ -379,6 +447,7 @@ __all__ = [
     "noisy_power_method",
     "noisy_power_method_from_operator",
     "noisy_power_method_from_second_moment",
+    "noisy_power_method_guarantee",
     "noisy_power_sigma",
     "safe_noisy_power_calibration",
 ]

@@ -178,9 +178,12 @@ def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
             f"{name} has {int(too_long.sum())} of {n} rows with Euclidean norm "
             "> 1 "
             f"(largest {float(norms.max())!r}, tolerance 1 + {tolerance:.3g}); "
-            "the privacy "
-            "guarantees assume ||x_i|| <= 1. Rescale explicitly with "
-            "dppca.scale_to_unit_ball(X) or dppca.normalize_rows(X)."
+            "the privacy guarantees assume ||x_i|| <= 1. Divide the rows by a "
+            "public bound R fixed without looking at the data, clipping the "
+            "longer ones (dppca.PrivatePCA does both: data_norm=R, "
+            "clip=True). dppca.scale_to_unit_ball(X) and "
+            "dppca.normalize_rows(X) read the scale from the data: the "
+            "result is then NOT differentially private."
         )
 
 
@@ -285,7 +288,10 @@ def scale_to_unit_ball(X) -> np.ndarray:
 
     This is the normalisation of Chaudhuri et al. (2013, Sec. 6.1): one global
     factor, which keeps the relative geometry of the rows. Note that the factor
-    itself depends on the data.
+    itself depends on the data, so a mechanism run on the result is NOT
+    differentially private with respect to the original rows (the book uses
+    it only to reproduce the papers' experiments; a release should divide by
+    a public bound instead, as :class:`dppca.PrivatePCA` does).
     """
     X = np.array(X, dtype=float)
     if X.ndim != 2 or not np.all(np.isfinite(X)):

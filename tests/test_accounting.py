@@ -120,7 +120,9 @@ def test_one_analyze_gauss_fit_spends_its_calibrated_epsilon():
         epsilon=0.7,
         delta=1e-6,
         data_norm=2.0,
+        allow_unproved="analyze_gauss",
         noise="float",  # the continuous Gaussian, which the PLD accountant models
+        center=False,
         random_state=0,
     ).fit(X)
     (release,) = est.privacy_releases_
@@ -145,6 +147,7 @@ def test_several_fits_compose_better_than_adding():
             delta=1e-6,
             data_norm=2.0,
             center=True,
+            allow_unproved="analyze_gauss",
             noise="float",
             random_state=seed,
         ).fit(X)
@@ -175,7 +178,9 @@ def test_mod_sulq_is_far_more_private_than_claimed():
         epsilon=1.0,
         delta=1e-5,
         data_norm=3.0,
+        allow_unproved="mod_sulq",
         noise="float",
+        center=False,
         random_state=0,
     ).fit(X)
     eps, _ = compose([est], 1e-5)
@@ -227,6 +232,7 @@ def test_safe_mod_sulq_records_the_rho_of_its_noise():
         epsilon=1.0,
         delta=1e-5,
         data_norm=3.0,
+        center=False,
         random_state=0,
     ).fit(X)
     (release,) = est.privacy_releases_
@@ -263,8 +269,10 @@ def test_noisy_power_method_fit_is_one_gaussian_of_sensitivity_sqrt_L(
         epsilon=1.0,
         delta=1e-6,
         data_norm=4.0,
+        allow_unproved="noisy_power_method",
         noise="float",
         mechanism_options={"calibration": calibration, "n_iterations": 7},
+        center=False,
         random_state=0,
     ).fit(X)
     eps, _ = compose([est], 1e-6)

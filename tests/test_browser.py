@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+import book_html_fixes  # noqa: E402
 import browser_check  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
@@ -29,20 +30,43 @@ def page(body: str, head: str = "") -> str:
     return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
 
 
+#: What Sphinx puts in the head of a page with math: the configuration, then
+#: the book's own MathJax (a link to the installed copy, as _static/mathjax).
+MATHJAX = (
+    "<script>window.MathJax = {tex: {macros: {R: '\\\\mathbb{R}'}}}</script>"
+    '<script defer src="../_static/mathjax/tex-mml-chtml.js"></script>'
+)
+
+
+def math_page(body: str) -> str:
+    return page(f'<article style="width: 400px">{body}</article>', MATHJAX)
+
+
 def sound_site(root: Path) -> None:
     (root / "chapters").mkdir(parents=True)
     (root / "_images").mkdir()
+    (root / "_static").mkdir()
+    (root / "_static" / "mathjax").symlink_to(
+        book_html_fixes.mathjax_es5(), target_is_directory=True
+    )
     (root / "_images" / "fig.png").write_bytes(PIXEL)
     (root / "index.html").write_text(
         '<meta http-equiv="Refresh" content="0; url=chapters/one.html" />'
     )
     (root / "chapters" / "one.html").write_text(
-        page(
+        math_page(
             '<h1 id="top">One</h1><img src="../_images/fig.png">'
             '<a href="two.html#thm-1">Theorem 2.1</a><a href="#top">up</a>'
-            '<a href="https://example.org/">elsewhere</a>',
-            # a remote script: blocked by the check, reported, tolerated
-            head='<script src="https://cdn.jsdelivr.net/npm/x.js"></script>',
+            '<a href="https://example.org/">elsewhere</a>'
+            # typeset math, inline and display (a wide display may scroll)
+            '<p>For <span class="math">\\(x^{2} \\in \\R\\)</span>, '
+            "the bound holds:</p>"
+            '<div class="math" style="overflow-x: auto">\\['
+            + " + ".join(f"a_{{{i}}}" for i in range(60))
+            + "\\]</div>"
+            # code may hold dollars and backslashes
+            "<pre>$ make test  # \\frac{1}{2}</pre>"
+            "<p>Set <code>$DPPCA_DATA_MIRROR</code>.</p>"
         )
     )
     (root / "chapters" / "two.html").write_text(
@@ -73,14 +97,57 @@ def test_each_planted_fault_is_reported(tmp_path):
             "HTTP 404",
         ),
         "console.html": ("<script>console.error('boom')</script>", "boom"),
+        # the book reads offline: no CDN, for MathJax or anything else
+        "remote.html": (
+            '<script src="https://cdn.jsdelivr.net/npm/x.js"></script>',
+            "request leaves the machine (blocked): https://cdn.jsdelivr.net",
+        ),
     }
     for name, (body, _) in faults.items():
         (chapters / name).write_text(page(body))
+    # math that MyST did not parse, and math MathJax could not typeset
+    math_faults = {
+        "dollars.html": (
+            "<p>the bound $x^{2}$ holds</p>",
+            "raw TeX in the text: 'the bound $x^{2}$ holds'",
+        ),
+        "unclosed.html": (
+            '<p>for every <span class="math">\\(d\\)</span>, $ and the'
+            " rest</p>",
+            "raw TeX in the text: 'for every [math], $ and the rest'",
+        ),
+        "macro.html": (
+            "<ul><li>+ \\frac{d}{\\varepsilon} is the rate</li></ul>",
+            "raw TeX in the text: '+ \\\\frac{d}{",
+        ),
+        "merror.html": (
+            '<p>see <span class="math">\\(x^^2\\)</span></p>',
+            "MathJax error 'Missing open brace for superscript' in 'x^^2'",
+        ),
+        "undefined.html": (
+            '<p>see <span class="math">\\(\\eps x\\)</span></p>',
+            "MathJax error 'undefined control sequence \\\\eps'",
+        ),
+        # MathJax does not break inline math: a long formula runs past the
+        # 400 px column
+        "overflow.html": (
+            '<p>so <span class="math">\\('
+            + " + ".join(f"b_{{{i}}}" for i in range(40))
+            + "\\)</span> holds</p>",
+            "inline formula sticks out of its column by",
+        ),
+    }
+    for name, (body, _) in math_faults.items():
+        (chapters / name).write_text(math_page(body))
+    faults.update(math_faults)
     failures = run(tmp_path)
     for name, (_, expected) in faults.items():
         assert any(name in f and expected in f for f in failures), (
             name,
             failures,
         )
+    assert any(  # the formula is named
+        "overflow.html" in f and "'b_{0} + b_{1} + b_{2}" in f for f in failures
+    ), failures
     sound_pages = ("chapters/one.html:", "chapters/two.html:")
     assert not any(f.startswith(sound_pages) for f in failures), failures

@@ -271,7 +271,7 @@ def test_safe_noise_puts_the_eigenvalues_on_a_grid():
     for v in (values, other):
         assert np.all(v * 2.0**50 == np.round(v * 2.0**50))
     _, float_values, _ = amin_covariance_from_second_moment(
-        A, 400, 3, 1.0, rng=0, return_parts=True
+        A, 400, 3, 1.0, rng=0, return_parts=True, noise="float"
     )
     assert not np.all(
         float_values * 2.0**50 == np.round(float_values * 2.0**50)

@@ -15,17 +15,17 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dppca import PrivacyWarning, PrivatePCA, subspace_distance, top_k_subspace
-from dppca.estimator import (
-    MECHANISMS,
-    RELEASES_EIGENVALUES,
-    centred_row_norms,
-    clip_factors,
-    row_norms,
-    sparse_gram,
-    weighted_second_moment,
+from dppca import (
+    PrivacyWarning,
+    PrivatePCA,
+    UnprovedGuaranteeWarning,
+    subspace_distance,
+    top_k_subspace,
 )
+from dppca.estimator import MECHANISMS, RELEASES_EIGENVALUES
+from dppca.linalg import sparse_gram
 from dppca.privacy import analytic_gaussian_sigma
+from dppca.rows import clip_factors, clipped_second_moment, row_norms
 
 HAS_COVARIANCE = importlib.util.find_spec("dppca.covariance") is not None
 
@@ -50,6 +50,7 @@ def _expected_failed(estimator):
 
 @parametrize_with_checks(
     [
+        PrivatePCA(data_norm=10.0),  # every other parameter at its default
         PrivatePCA(
             1,
             epsilon=1.0,
@@ -58,7 +59,12 @@ def _expected_failed(estimator):
             data_norm=10.0,
         ),
         PrivatePCA(
-            1, epsilon=1.0, mechanism="ppca", data_norm=5.0, center=True
+            1,
+            epsilon=1.0,
+            mechanism="ppca",
+            data_norm=5.0,
+            center=True,
+            allow_unproved="ppca",
         ),
         PrivatePCA(
             1,
@@ -104,16 +110,37 @@ def options_for(mechanism):
         ({"data_norm": None}, "data_norm is required"),
         ({"data_norm": -1.0}, "data_norm must be"),
         ({"data_norm": np.inf}, "data_norm must be"),
-        ({"mechanism": "pca"}, "mechanism must be one of"),
+        ({"mechanism": "pca"}, "mechanism must be 'auto' or one of"),
         ({"mechanism": "analyze_gauss"}, "needs a delta"),
-        ({"n_components": 6}, "n_components must satisfy"),
+        ({"n_components": 7}, "n_components must satisfy"),
+        (
+            {"n_components": 6, "mechanism": "gaussian_approx", "delta": 1e-5},
+            "n_components must satisfy",
+        ),
+        ({"n_components": 1.5}, "fraction of the released variance"),
+        (
+            {"n_components": None, "mechanism": "gaussian_approx"},
+            "needs the released spectrum",
+        ),
         ({"n_components": 0}, "n_components must satisfy"),
         ({"epsilon": 0.0}, "epsilon must be"),
         ({"delta": 1.0}, "delta must lie"),
         ({"center": np.zeros(5)}, "center must be"),
         ({"mechanism": "wishart_published"}, "not differentially private"),
-        ({"mechanism_options": {"V0": "mean"}}, "V0 must be"),
+        (
+            {"mechanism": "ppca", "mechanism_options": {"V0": "mean"}},
+            "V0 must be",
+        ),
         ({"center": True, "centered_norm": 0.0}, "centered_norm must be"),
+        ({"centered_norm": "half"}, "centered_norm must be"),
+        ({"mechanism": "ppca"}, "allow_unproved='ppca'"),
+        ({"mechanism": "amin"}, "allow_unproved='amin'"),
+        (
+            {"mechanism": "wishart_delta", "delta": 1e-5},
+            "allow_unproved='wishart_delta'",
+        ),
+        ({"noise": "float"}, "allow_unproved='laplace'"),
+        ({"mechanism": "ppca", "allow_unproved": "amin"}, "not fully proved"),
     ],
 )
 def test_invalid_parameters_raise(params, message):
@@ -126,7 +153,7 @@ def test_invalid_parameters_raise(params, message):
 def test_n_components_must_be_an_integer():
     X, _ = spiked(n=50)
     with pytest.raises(TypeError, match="integer"):
-        PrivatePCA(2.0, data_norm=3.0).fit(X)
+        PrivatePCA("2", data_norm=3.0).fit(X)
 
 
 def test_clip_false_refuses_long_rows_and_clip_true_clips_them():
@@ -136,7 +163,9 @@ def test_clip_false_refuses_long_rows_and_clip_true_clips_them():
     with pytest.raises(
         ValueError, match=rf"{int((norms > bound).sum())} of 200"
     ):
-        PrivatePCA(2, data_norm=bound, clip=False, random_state=0).fit(X)
+        PrivatePCA(
+            2, data_norm=bound, clip=False, center=False, random_state=0
+        ).fit(X)
     factors = clip_factors(norms, bound, clip=True)
     assert np.allclose(np.minimum(norms, bound), norms * factors)
     assert np.all(factors[norms <= bound] == 1.0)
@@ -144,6 +173,7 @@ def test_clip_false_refuses_long_rows_and_clip_true_clips_them():
     # computation.
     big = float(norms.max()) * 1.01
     kw = {"mechanism": "laplace", "data_norm": big, "random_state": 4}
+    kw["center"] = False  # centred rows can be longer than the raw ones
     a = PrivatePCA(2, clip=False, **kw).fit(X).components_
     b = PrivatePCA(2, clip=True, **kw).fit(X).components_
     assert np.array_equal(a, b)
@@ -158,6 +188,31 @@ def test_random_state_none_is_fresh_and_a_seed_reproduces():
     d = PrivatePCA(2, random_state=3, **kw).fit(X).components_
     assert not np.array_equal(a, b)
     assert np.array_equal(c, d)
+
+
+def test_a_random_state_hands_over_its_whole_state():
+    """Two RandomStates that agree on their first 32-bit output (a change in
+    key word 600 does not reach the first output after a twist) must give
+    different releases: the old reduction to one 31-bit seed did not tell
+    them apart. A RandomState also reproduces, and advances."""
+    X, _ = spiked(n=300)
+    kw = {"mechanism": "laplace", "epsilon": 0.5, "data_norm": 3.0}
+    first = np.random.RandomState(7)
+    second = np.random.RandomState(7)
+    state = list(second.get_state())
+    key = state[1].copy()
+    key[600] ^= 1
+    second.set_state((state[0], key, *state[2:]))
+    probe = [np.random.RandomState(7), np.random.RandomState(7)]
+    probe[1].set_state((state[0], key, *state[2:]))
+    assert probe[0].randint(0, 2**31 - 1) == probe[1].randint(0, 2**31 - 1)
+    a = PrivatePCA(2, random_state=first, **kw).fit(X).components_
+    b = PrivatePCA(2, random_state=second, **kw).fit(X).components_
+    assert not np.array_equal(a, b)
+    again = PrivatePCA(2, random_state=np.random.RandomState(7), **kw)
+    assert np.array_equal(again.fit(X).components_, a)
+    advanced = PrivatePCA(2, random_state=first, **kw).fit(X).components_
+    assert not np.array_equal(advanced, a)
 
 
 # --- every mechanism
@@ -181,6 +236,8 @@ def test_each_mechanism_recovers_a_strong_subspace(mechanism):
         mechanism=mechanism,
         data_norm=3.0,
         mechanism_options=options_for(mechanism),
+        center=False,
+        allow_unproved=mechanism,
         allow_not_dp=True,
         random_state=11,
     )
@@ -220,6 +277,7 @@ def test_explained_variance_is_in_data_units():
         delta=1e-3,
         mechanism="analyze_gauss",
         data_norm=10.0,
+        center=False,
         random_state=0,
     ).fit(X)
     along = np.mean((X @ est.components_.T) ** 2, axis=0)
@@ -250,7 +308,12 @@ def test_transform_and_inverse_transform():
 def test_amin_mechanism_runs_through_the_table():
     X, basis = spiked()
     est = PrivatePCA(
-        2, epsilon=50.0, mechanism="amin", data_norm=3.0, random_state=0
+        2,
+        epsilon=50.0,
+        mechanism="amin",
+        data_norm=3.0,
+        allow_unproved="amin",
+        random_state=0,
     ).fit(X)
     assert subspace_distance(est.components_.T, basis) < 0.35
     assert est.privacy_spent_ == (50.0, 0.0)
@@ -285,29 +348,15 @@ def test_sparse_gram_equals_the_dense_product(layout):
         assert np.allclose(sparse_gram(fmt(X)), X.T @ X, rtol=0, atol=1e-10)
 
 
-@pytest.mark.parametrize("centre", CENTRES)
-def test_weighted_second_moment_sparse_equals_dense(centre):
+def test_row_norms_sparse_equal_dense():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((300, 6)) * (rng.random((300, 6)) < 0.4)
-    S = scipy.sparse.csr_matrix(X)
-    alpha = rng.random(300)
-    beta = rng.random(300)
-    m = rng.standard_normal(6)
-    if centre == "none":
-        beta, m = None, None
-    Z = alpha[:, None] * X - (0 if m is None else beta[:, None] * m)
-    expected = Z.T @ Z / 300
-    assert np.allclose(weighted_second_moment(X, alpha, beta, m), expected)
-    assert np.allclose(weighted_second_moment(S, alpha, beta, m), expected)
     X[7] = 0.0  # an empty row in the middle
-    S = scipy.sparse.csr_matrix(X)
     for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csc_matrix):
         assert np.allclose(row_norms(fmt(X)), np.linalg.norm(X, axis=1))
     assert np.array_equal(
         row_norms(scipy.sparse.csr_matrix((3, 4))), np.zeros(3)
     )
-    c = rng.standard_normal(6)
-    assert np.allclose(centred_row_norms(S, c), np.linalg.norm(X - c, axis=1))
 
 
 @pytest.mark.parametrize("centre", CENTRES)
@@ -334,6 +383,7 @@ def test_sparse_input_gives_the_dense_release_under_a_seed(mechanism, centre):
         "data_norm": 2.0,
         "center": CENTRES[centre],
         "mechanism_options": {"n_sweeps": 50} if mechanism == "ppca" else None,
+        "allow_unproved": mechanism,
         "allow_not_dp": True,
         "random_state": 21,
     }
@@ -432,7 +482,7 @@ def test_private_mean_noise_law_and_budget_split():
     assert np.isclose(mean_release.epsilon, share * eps)
     assert np.isclose(mech_release.delta, (1 - share) * delta)
     assert np.allclose(est.privacy_spent_, (eps, delta))
-    assert est.row_bound_ == pytest.approx(R + np.linalg.norm(est.mean_))
+    assert est.row_bound_ == R  # centered_norm defaults to data_norm
 
 
 def test_private_mean_is_laplace_for_pure_mechanisms():
@@ -494,7 +544,7 @@ def test_centred_scaled_rows_keep_the_second_moment_sensitivity():
             z = (Z * f[:, None] - mu) / bound
             assert np.linalg.norm(z, axis=1).max() <= 1 + 1e-12
             moments.append(
-                weighted_second_moment(Z, f / bound, np.full(n, 1 / bound), mu)
+                clipped_second_moment(Z, bound, centre=mu, pre_clip=R).matrix
             )
         worst = max(worst, np.linalg.norm(moments[0] - moments[1]))
     assert worst <= np.sqrt(2) / n
@@ -504,36 +554,93 @@ def test_centred_scaled_rows_keep_the_second_moment_sensitivity():
 # ------------------------------------------------------
 
 
-def privacy_warnings(**params):
+def privacy_warnings(refit=False, **params):
     X, _ = spiked(n=200)
     base = {"n_components": 2, "data_norm": 3.0, "random_state": 0}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        PrivatePCA(**{**base, **params}).fit(X)
-    return [w for w in caught if issubclass(w.category, PrivacyWarning)]
+        estimator = PrivatePCA(**{**base, **params}).fit(X)
+        if refit:
+            estimator.fit(X)
+    return [
+        w
+        for w in caught
+        if issubclass(w.category, PrivacyWarning)
+        and not issubclass(w.category, UnprovedGuaranteeWarning)
+    ]
 
 
 @pytest.mark.parametrize(
     "params",
     [
-        {"mechanism": "ppca"},
-        {"mechanism": "ppca", "mechanism_options": {"n_sweeps": 50}},
-        {
-            "mechanism": "ppca",
-            "n_components": 1,
-            "mechanism_options": {"n_sweeps": 2},
-        },
+        {},
+        {"delta": 1e-5},
         {"mechanism": "analyze_gauss", "delta": 1e-5},
         {"mechanism": "mod_sulq", "delta": 1e-5},
         {"mechanism": "laplace"},
         {"mechanism": "gaussian_approx", "delta": 1e-5},
-        {"mechanism": "wishart_delta", "delta": 1e-5},
+        {"mechanism": "noisy_power_method", "delta": 1e-5},
         {"mechanism": "laplace", "center": True, "center_share": 0.5},
         {"mechanism": "laplace", "center": False, "center_share": 0.0},
     ],
 )
 def test_no_privacy_warning_for_sound_calls(params):
     assert privacy_warnings(**params) == []
+    X, _ = spiked(n=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnprovedGuaranteeWarning)
+        est = PrivatePCA(**{"data_norm": 3.0, "random_state": 0, **params})
+        est.fit(X)
+    assert all(record.proved for record in est.privacy_releases_)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"mechanism": "ppca"},
+        {"mechanism": "ppca", "n_components": 1},
+        {"mechanism": "amin"},
+        {"mechanism": "wishart_delta", "delta": 1e-5, "center": False},
+        {"mechanism": "analyze_gauss", "delta": 1e-5, "noise": "float"},
+        {"mechanism": "laplace", "noise": "float"},
+    ],
+)
+def test_unproved_release_needs_its_name_and_then_warns(params):
+    X, _ = spiked(n=200)
+    name = params["mechanism"]
+    base = {"n_components": 2, "data_norm": 3.0, "random_state": 0}
+    with pytest.raises(ValueError, match=f"allow_unproved={name!r}"):
+        PrivatePCA(**{**base, **params}).fit(X)
+    estimator = PrivatePCA(**{**base, **params, "allow_unproved": [name]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        warnings.simplefilter("always", UnprovedGuaranteeWarning)
+        with pytest.warns(UnprovedGuaranteeWarning, match="not fully proved"):
+            estimator.fit(X)
+    record = estimator.privacy_releases_[-1]
+    assert not record.proved and record.caveat
+
+
+def test_ppca_records_say_what_is_not_proved():
+    """Issue 18, case 3: PPCA with k >= 2 is a finite Gibbs chain, and
+    V0='pca' a data-dependent start: neither is recorded as a proved pure
+    release."""
+    X, _ = spiked(n=200)
+    base = {"data_norm": 3.0, "mechanism": "ppca", "allow_unproved": "ppca"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        chain = PrivatePCA(2, random_state=0, **base).fit(X)
+        start = PrivatePCA(
+            2, mechanism_options={"V0": "pca"}, random_state=0, **base
+        ).fit(X)
+        exact = PrivatePCA(1, random_state=0, **base).fit(X)
+    record = chain.privacy_releases_[-1]
+    assert record.sampler == "approximate" and not record.proved
+    assert "(1 + e^ε)" in record.caveat
+    assert "V0" in start.privacy_releases_[-1].caveat
+    single = exact.privacy_releases_[-1]
+    assert single.sampler == "exact" and single.noise == "float sampler"
+    assert not single.proved
 
 
 @pytest.mark.parametrize(
@@ -544,25 +651,57 @@ def test_no_privacy_warning_for_sound_calls(params):
             "not DP as published",
         ),
         (
-            {"mechanism": "ppca", "mechanism_options": {"n_sweeps": 5}},
+            {
+                "mechanism": "ppca",
+                "allow_unproved": "ppca",
+                "mechanism_options": {"n_sweeps": 5},
+            },
             "fewer than the default",
         ),
         (
-            {"mechanism": "ppca", "mechanism_options": {"V0": "pca"}},
+            {
+                "mechanism": "ppca",
+                "allow_unproved": "ppca",
+                "mechanism_options": {"V0": "pca"},
+            },
             "data-dependent starting frame",
         ),
         (  # the estimator cannot tell where a frame came from (issue 11)
             {
                 "mechanism": "ppca",
+                "allow_unproved": "ppca",
                 "mechanism_options": {"V0": np.eye(6)[:, :2]},
             },
             "caller-supplied V0",
         ),
+        # issue 18, case 3: ignored budget parameters are said, not dropped
+        ({"mechanism": "laplace", "delta": 1e-5}, "is not used by"),
+        (
+            {
+                "mechanism": "wishart_delta",
+                "delta": 1e-5,
+                "center": False,
+                "allow_unproved": "wishart_delta",
+            },
+            "epsilon=1.0 is not used",
+        ),
+        ({"delta": 0.01}, ">= 1/n"),
+        ({"refit": True}, "refitting spends"),
     ],
 )
 def test_privacy_warning_where_listed(params, fragment):
     caught = privacy_warnings(**params)
     assert len(caught) == 1 and fragment in str(caught[0].message)
+
+
+def test_pure_mechanism_reports_no_delta_it_did_not_spend():
+    X, _ = spiked(n=200)
+    with pytest.warns(PrivacyWarning, match="is not used"):
+        est = PrivatePCA(
+            2, mechanism="laplace", delta=1e-5, data_norm=3.0, random_state=0
+        ).fit(X)
+    assert est.privacy_spent_ == (1.0, 0.0)
+    assert all(r.kind == "pure" for r in est.privacy_releases_)
 
 
 @pytest.mark.parametrize("share", [0.0, 1.0, -0.5, 1.5])
@@ -588,9 +727,11 @@ def test_data_dependent_start_is_really_the_pca_frame():
             epsilon=1e6,
             data_norm=3.0,
             mechanism_options={"V0": "pca", "n_sweeps": 1},
+            center=False,
+            allow_unproved="ppca",
             random_state=0,
         ).fit(X)
-    A = weighted_second_moment(X, clip_factors(row_norms(X), 3.0, True) / 3.0)
+    A = clipped_second_moment(X, 3.0).matrix
     assert subspace_distance(est.components_.T, top_k_subspace(A, 2)) < 0.05
 
 

@@ -88,11 +88,11 @@ def test_gaussian_noise_moments():
     A = X.T @ X / n
     for fn, sigma in (
         (
-            lambda: IP.mod_sulq(X, eps, delta, rng=rng),
+            lambda: IP.mod_sulq(X, eps, delta, rng=rng, noise="float"),
             mod_sulq_beta(d, n, eps, delta),
         ),
         (
-            lambda: IP.analyze_gauss(X, eps, delta, rng=rng),
+            lambda: IP.analyze_gauss(X, eps, delta, rng=rng, noise="float"),
             analyze_gauss_sigma(n, eps, delta),
         ),
     ):

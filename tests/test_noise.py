@@ -292,15 +292,18 @@ def test_float_mechanisms_are_unchanged_and_safe_ones_reproducible():
 
     beta = privacy.mod_sulq_beta(d, n, 1.0, 1e-3)
     old = A + old_noise(lambda r: r.normal(0.0, beta, size=(d, d)), 13)
-    assert np.array_equal(ip.mod_sulq(X, 1.0, 1e-3, rng=13), old)
+    assert np.array_equal(ip.mod_sulq(X, 1.0, 1e-3, rng=13, noise="float"), old)
     b = privacy.laplace_input_scale(d, n, 1.0)
     old = A + old_noise(lambda r: r.laplace(0.0, b, size=(d, d)), 14)
-    assert np.array_equal(ip.laplace_input_perturbation(X, 1.0, rng=14), old)
+    assert np.array_equal(
+        ip.laplace_input_perturbation(X, 1.0, rng=14, noise="float"), old
+    )
     sigma = ga.noise_sigma(1.0, 1e-3, "replace_one", n)
     G = np.random.default_rng(15).standard_normal((d, d)) * sigma
     vectors = np.linalg.eigh(A + (G + G.T))[1][:, ::-1]
     assert np.array_equal(
-        ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-3, rng=15), vectors[:, :2]
+        ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-3, rng=15, noise="float"),
+        vectors[:, :2],
     )
     for release in (
         lambda r: ip.mod_sulq(X, 1.0, 1e-3, rng=r, noise="safe"),

@@ -149,6 +149,7 @@ def test_one_step_privacy_loss_is_the_gaussian_one():
             block_size=d,
             rng=rng,
             diagnostics=True,
+            noise="float",
         )
         V0, G = run.iterates[0], run.noise[0]
         np.testing.assert_array_equal(V0, np.eye(d))
@@ -183,6 +184,7 @@ def test_whole_run_privacy_loss_spends_the_target_delta():
             calibration="gdp",
             rng=rng,
             diagnostics=True,
+            noise="float",
         )
         total = 0.0
         for V, G in zip(run.iterates[:-1], run.noise):

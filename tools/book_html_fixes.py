@@ -1,8 +1,16 @@
 """A small Sphinx extension (loaded through ``sphinx: local_extensions`` in
-_config.yml) that
-removes two JavaScript errors every page of a Jupyter Book 1.0 /
-sphinx-book-theme 1.3 build shows in the browser console (found by
-tools/browser_check.py):
+_config.yml) that serves MathJax from the book itself and removes two
+JavaScript errors every page of a Jupyter Book 1.0 / sphinx-book-theme 1.3
+build shows in the browser console (found by tools/browser_check.py).
+
+MathJax: ``mathjax_path`` in _config.yml names ``mathjax/tex-mml-chtml.js``, a
+path under ``_static``, instead of the CDN, so the book reads offline and the
+browser check sees the formulas typeset. The files come from the PyPI package
+django-static-mathjax (MathJax 3.2.2, its ``es5`` build with the CHTML fonts;
+plain files, no Django needed), a pinned dependency of the ``book`` extra, and
+are copied into ``_build/html/_static/mathjax`` at the end of every HTML build.
+
+The console errors:
 
 - sphinx-thebe 0.3.1 registers its configuration script twice under Sphinx 7.4,
   and the second copy throws "Identifier 'THEBE_JS_URL' has already been
@@ -13,6 +21,67 @@ tools/browser_check.py):
 """
 
 from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+from sphinx.errors import ExtensionError
+
+#: Where the MathJax files go, under the HTML output's ``_static``; must match
+#: the directory of ``mathjax_path`` in _config.yml.
+MATHJAX_STATIC = "mathjax"
+#: Combined components of the es5 build that the book does not load (it loads
+#: tex-mml-chtml.js, which fetches extensions, fonts, menu and speech rules from
+#: the subfolders on demand), and the SVG output it never uses.
+MATHJAX_UNUSED = ("output/svg", "output/svg.js")
+
+
+def mathjax_es5() -> Path:
+    """The es5 folder of the installed MathJax 3 (django-static-mathjax)."""
+    spec = importlib.util.find_spec("mathjax")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        es5 = Path(folder) / "static" / "mathjax" / "es5"
+        if (es5 / "tex-mml-chtml.js").is_file():
+            return es5
+    raise ExtensionError(
+        "MathJax 3 not found: the book serves it from the PyPI package "
+        "django-static-mathjax (pip install -c constraints.txt -e '.[book]', "
+        "or make env)"
+    )
+
+
+def copy_mathjax(app, exception) -> None:
+    """Copy MathJax's es5 build into ``_static/mathjax`` of an HTML build."""
+    if app.builder.format != "html" or exception is not None:
+        return
+    es5 = mathjax_es5()
+    entry = Path(app.config.mathjax_path)
+    target = Path(app.outdir) / "_static" / MATHJAX_STATIC
+    if (
+        entry.parts[0] != MATHJAX_STATIC
+        or not (es5 / entry.relative_to(MATHJAX_STATIC)).is_file()
+    ):
+        raise ExtensionError(
+            f"mathjax_path {app.config.mathjax_path!r} is not a file of the "
+            f"local MathJax ({MATHJAX_STATIC}/<file of {es5}>)"
+        )
+
+    def unused(directory: str, names: list[str]) -> set[str]:
+        rel = Path(directory).relative_to(es5)
+        skip = set()
+        for name in names:
+            path = (rel / name).as_posix().removeprefix("./")
+            top_js = rel == Path(".") and name.endswith(".js")
+            if path in MATHJAX_UNUSED or (top_js and name != entry.name):
+                skip.add(name)
+        return skip
+
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(es5, target, ignore=unused)
+    licence = es5.parent / "LICENSE"
+    if licence.is_file():
+        shutil.copy2(licence, target / "LICENSE")
 
 
 def fix_page(app, pagename, templatename, context, doctree) -> None:
@@ -35,4 +104,5 @@ def fix_page(app, pagename, templatename, context, doctree) -> None:
 
 def setup(app):
     app.connect("html-page-context", fix_page, priority=1000)  # after the theme
+    app.connect("build-finished", copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,11 +9,21 @@ it) and every page is loaded in Debian's Chromium (/usr/bin/chromium, or
 $CHROMIUM) driven by Playwright. Checks:
 
 - no JavaScript error on any page: uncaught exceptions and console errors both
-  count, except a console error reporting that a *remote* resource failed to
-  load. Every request that leaves 127.0.0.1 is aborted on purpose (the check
-  must not depend on the network), so the math CDN (MathJax, cdn.jsdelivr.net)
-  never loads here and formulas stay as TeX source; those failures are reported
-  by host and are the only ones tolerated;
+  count;
+- no request leaves the machine: the book serves everything itself, MathJax
+  included (_static/mathjax, see tools/book_html_fixes.py), so every request
+  that does not go to 127.0.0.1 is aborted and reported as a failure;
+- the formulas are typeset: on each page with math the check waits for
+  MathJax (``MathJax.startup.promise``) and fails if MathJax did not start, if
+  a formula shows a MathJax error (``mjx-merror``, "Math input error", an
+  undefined macro shown in red), or if the page's text still holds raw TeX
+  (``$``, ``\\frac``, ``^{``, ``\\(``...) outside code (``pre``, ``code``,
+  code cells and their outputs), naming the snippet: math that MyST did not
+  parse reaches the reader as TeX source;
+- no inline formula sticks out of its column (the content box of the block
+  holding it) by more than a few pixels at a 1280 px wide window: MathJax
+  does not break inline math, so a long one runs past the text (display math
+  may scroll; inline may not);
 - every image has a non-zero natural width (it was found and decoded);
 - every local request succeeds (no 404 for a stylesheet, script or figure);
 - every link to a page of the book resolves: the file exists and, for a
@@ -84,10 +94,141 @@ def is_local(url: str, base: str) -> bool:
     return url.startswith(base) or url.startswith(("data:", "blob:", "about:"))
 
 
+#: The reader's window: a common laptop's. Inline formulas are measured at this
+#: width (sphinx-book-theme's article column is then about 650 px wide).
+VIEWPORT = {"width": 1280, "height": 800}
+#: Pixels an inline formula may stick out of its column (rounding, italic
+#: overhang).
+OVERFLOW_TOLERANCE = 4
+#: Raw TeX in a page's text: a dollar sign, a control word or symbol, a
+#: braced superscript or subscript.
+RAW_TEX = r"\$|\\[A-Za-z]+|\\[()\[\]{}]|[\^_]\{"
+#: Where TeX-looking text is legitimate: code, code cells and their outputs,
+#: and the typeset formulas themselves.
+NOT_PROSE = (
+    "script, style, noscript, template, textarea, pre, code, kbd, samp, "
+    ".highlight, .cell_input, .cell_output, .output, mjx-container"
+)
+
+#: Waits (at most 30 s) until MathJax has typeset a page that loads it; says
+#: "ok", "none" (no MathJax on the page) or what went wrong.
+WAIT_FOR_MATHJAX = """async () => {
+    const script = [...document.scripts].find(
+        s => /mathjax/i.test(s.getAttribute('src') || ''));
+    if (!script) return 'none';
+    // the page's load event waits for deferred and async scripts: MathJax
+    // has started by now, or never will (a grace of 5 s all the same)
+    const sleep = ms => new Promise(r => setTimeout(r, ms));
+    const start = Date.now() + 5000, deadline = Date.now() + 30000;
+    while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
+        if (Date.now() > start) return 'MathJax did not start';
+        await sleep(50);
+    }
+    const timeout = sleep(deadline - Date.now()).then(() => 'timeout');
+    const done = MathJax.startup.promise.then(() => 'ok',
+                                              e => 'failed: ' + e);
+    const result = await Promise.race([done, timeout]);
+    if (result !== 'ok') return 'MathJax typesetting ' + result;
+    await document.fonts.ready;
+    return 'ok';
+}"""
+
+#: What a reader sees of the page: ids, links and images for the link checks,
+#: and for the math: raw TeX left in the text, MathJax errors, inline formulas
+#: wider than their column.
+INSPECT = """([rawTex, notProse, tolerance]) => {
+    const items = (window.MathJax && MathJax.startup && MathJax.startup.document
+                   && MathJax.startup.document.math) || [];
+    const tex = new Map();
+    for (const item of items) {
+        if (item.typesetRoot) tex.set(item.typesetRoot, item.math);
+    }
+    const source = c => (tex.get(c) || c.getAttribute('aria-label') || '?')
+        .replace(/\\s+/g, ' ').trim();
+    const clip = (t, n) => t.length > n ? t.slice(0, n - 1) + '…' : t;
+    // the text of an element as a reader reads it: formulas as [math],
+    // code as [code]
+    const readable = el => {
+        let out = '';
+        for (const node of el.childNodes) {
+            if (node.nodeType === Node.TEXT_NODE) out += node.data;
+            else if (node.nodeType !== Node.ELEMENT_NODE) continue;
+            else if (node.matches('mjx-container')) out += '[math]';
+            else if (node.matches(notProse)) out += '[code]';
+            else out += readable(node);
+        }
+        return out;
+    };
+    const pattern = new RegExp(rawTex);
+    const blocks = 'p, li, dt, dd, h1, h2, h3, h4, h5, h6, td, th, caption, '
+        + 'figcaption, summary, a, div, section, article, body';
+    const seen = new Set(), rawTexHits = [];
+    const walker = document.createTreeWalker(document.body,
+                                             NodeFilter.SHOW_TEXT);
+    for (let node; (node = walker.nextNode()); ) {
+        const parent = node.parentElement;
+        if (!pattern.test(node.data) || !parent || parent.closest(notProse))
+            continue;
+        const block = parent.closest(blocks);
+        if (seen.has(block)) continue;
+        seen.add(block);
+        const text = readable(block).replace(/\\s+/g, ' ').trim();
+        const at = Math.max(0, text.search(pattern));
+        const from = Math.max(0, at - 60);
+        rawTexHits.push((from > 0 ? '…' : '') + clip(text.slice(from), 160));
+    }
+    const errors = [...document.querySelectorAll('mjx-merror')].map(e => {
+        const c = e.closest('mjx-container');
+        return [e.getAttribute('data-mjx-error') || e.textContent,
+                c ? clip(source(c), 120) : '?'];
+    });
+    // an undefined macro is shown in red, not as an error (MathJax's
+    // noundefined extension)
+    for (const e of document.querySelectorAll(
+            'mjx-assistive-mml mtext[mathcolor="red"]')) {
+        if (!e.textContent.startsWith('\\\\')) continue;
+        const c = e.closest('mjx-container');
+        errors.push(['undefined control sequence ' + e.textContent,
+                     c ? clip(source(c), 120) : '?']);
+    }
+    if (document.body.innerText.includes('Math input error')
+        && errors.length === 0)
+        errors.push(['Math input error', '?']);
+    const overflows = [];
+    let inline = 0;
+    for (const c of document.querySelectorAll('mjx-container')) {
+        if (c.getAttribute('display') === 'true') continue;
+        inline += 1;
+        let block = c.parentElement;
+        while (block && getComputedStyle(block).display.startsWith('inline'))
+            block = block.parentElement;
+        if (!block) continue;
+        const r = c.getBoundingClientRect(), b = block.getBoundingClientRect();
+        const st = getComputedStyle(block);
+        const left = b.left + parseFloat(st.borderLeftWidth)
+            + parseFloat(st.paddingLeft);
+        const right = b.right - parseFloat(st.borderRightWidth)
+            - parseFloat(st.paddingRight);
+        const out = Math.max(r.right - right, left - r.left);
+        if (r.width > 0 && out > tolerance)
+            overflows.push([clip(source(c), 120), Math.round(out),
+                            Math.round(r.width), Math.round(right - left)]);
+    }
+    return {
+        ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+        links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+        images: [...document.images].map(i => [i.currentSrc || i.src,
+                                               i.complete, i.naturalWidth]),
+        formulas: document.querySelectorAll('mjx-container').length,
+        inline, rawTex: rawTexHits, errors, overflows,
+    };
+}"""
+
+
 def check_page(page, url: str, base: str):
-    """Load one page; return (problems, tolerated remote failures, ids,
-    links, images)."""
-    problems, remote = [], []
+    """Load one page; return (problems, info): ids, links, images and the
+    number of formulas."""
+    problems = []
 
     def on_console(msg):
         if msg.type != "error":
@@ -98,9 +239,8 @@ def check_page(page, url: str, base: str):
             and not is_local(source, base)
             and "Failed to load resource" in msg.text
         ):
-            remote.append(urlsplit(source).netloc)
-        else:
-            problems.append(f"console error: {msg.text} ({source or 'no url'})")
+            return  # the remote request itself is reported (run's route)
+        problems.append(f"console error: {msg.text} ({source or 'no url'})")
 
     def on_response(response):
         if is_local(response.url, base) and response.status >= 400:
@@ -118,20 +258,25 @@ def check_page(page, url: str, base: str):
     page.on("requestfailed", on_request_failed)
     try:
         page.goto(url, wait_until="load", timeout=30_000)
-        info = page.evaluate(
-            """() => ({
-
-                ids: [...document.querySelectorAll('[id]')].map(e => e.id),
-                links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-                images: [...document.images].map(i => [i.currentSrc || i.src,
-                                                       i.complete, i.naturalWidth]),
-            })"""
-        )
+        mathjax = page.evaluate(WAIT_FOR_MATHJAX)
+        if mathjax not in ("ok", "none"):
+            problems.append(mathjax)
+        info = page.evaluate(INSPECT, [RAW_TEX, NOT_PROSE, OVERFLOW_TOLERANCE])
     finally:
         page.remove_listener("console", on_console)
         page.remove_listener("response", on_response)
         page.remove_listener("requestfailed", on_request_failed)
-    return problems, remote, info
+    for snippet in info["rawTex"]:
+        problems.append(f"raw TeX in the text: {snippet!r}")
+    for message, tex in info["errors"]:
+        problems.append(f"MathJax error {message!r} in {tex!r}")
+    for tex, out, width, column in info["overflows"]:
+        problems.append(
+            f"inline formula sticks out of its column by {out} px "
+            f"(formula {width} px, column {column} px; make it display "
+            f"math): {tex!r}"
+        )
+    return problems, info
 
 
 def redirect_target(html: Path, rel: str) -> str | None:
@@ -187,30 +332,37 @@ def run(
     server, base = serve(html)
     ids: dict[str, set[str]] = {}
     links: dict[str, set[str]] = defaultdict(set)
-    remote_hosts: dict[str, int] = defaultdict(int)
-    n_images = 0
+    n_images = n_formulas = n_inline = 0
+    remote: list[str] = []  # requests leaving the machine, of the current page
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
                 executable_path=CHROMIUM, args=CHROMIUM_ARGS
             )
-            context = browser.new_context()
-            # Nothing leaves the machine: remote requests are aborted and
-            # counted.
-            context.route(
-                lambda url: not is_local(url, base),
-                lambda route: route.abort(),
-            )
+            context = browser.new_context(viewport=VIEWPORT)
+
+            # Nothing leaves the machine: a remote request is aborted, and
+            # it is a failure (the book must read offline).
+            def block(route):
+                remote.append(route.request.url)
+                route.abort()
+
+            context.route(lambda url: not is_local(url, base), block)
             page = context.new_page()
             for rel in pages:
                 redirect = redirect_target(html, rel)
                 if redirect is not None:  # index.html: checked as a link
                     links[base + redirect].add(rel)
                     continue
-                problems, remote, info = check_page(page, base + rel, base)
+                remote.clear()
+                problems, info = check_page(page, base + rel, base)
                 failures += [f"{rel}: {p}" for p in problems]
-                for host in remote:
-                    remote_hosts[host] += 1
+                failures += [
+                    f"{rel}: request leaves the machine (blocked): {url}"
+                    for url in dict.fromkeys(remote)
+                ]
+                n_formulas += info["formulas"]
+                n_inline += info["inline"]
                 ids[rel] = set(info["ids"])
                 for link in info["links"]:
                     links[link].add(rel)
@@ -221,9 +373,14 @@ def run(
                             f"{rel}: image {src} not loaded (naturalWidth {width})"
                         )
             if word is not None:
+                remote.clear()
                 miss = search_finds(page, base, word, target)
                 if miss:
                     failures.append(miss)
+                failures += [
+                    f"search.html: request leaves the machine (blocked): {url}"
+                    for url in dict.fromkeys(remote)
+                ]
             browser.close()
     finally:
         server.shutdown()
@@ -243,21 +400,14 @@ def run(
             )
     found = not any(f.startswith("search for") for f in failures)
     print(
-        f"{len(pages)} pages, {n_images} images, {n_internal} distinct internal "
-        "links checked"
+        f"{len(pages)} pages, {n_images} images, {n_formulas} formulas "
+        f"({n_inline} inline), {n_internal} distinct internal links checked"
         + (
             ""
             if word is None
             else f"; search for {word!r} lists {target}: {found}"
         )
     )
-    if remote_hosts:
-        print(
-            "remote resources blocked (offline by design; tolerated): "
-            + ", ".join(
-                f"{h} on {n} pages" for h, n in sorted(remote_hosts.items())
-            )
-        )
     return failures
 
 

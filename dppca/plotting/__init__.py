@@ -3,8 +3,16 @@ here."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
-import seaborn as sns
+try:
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+except ModuleNotFoundError as error:  # the `plot` extra's
+    raise ModuleNotFoundError(
+        f"dppca.plotting needs matplotlib and seaborn ({error.name} is not "
+        "installed; dppca's core does not install them): "
+        "pip install 'dppca[plot]' (or 'dppca[book]')",
+        name=error.name,
+    ) from error
 
 
 def use_book_style(context: str = "notebook") -> None:
