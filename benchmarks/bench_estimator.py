@@ -5,7 +5,9 @@ dppca.datasets):
    mechanism, bookkeeping) over the bare mechanism on the same rows (``XᵀX/n``
    by the same sparse kernel, then ``analyze_gauss_from_second_moment`` and the
    top-k subspace); target ratio <= 1.1. Also shown: the bare mechanism with
-   scipy's own sparse product ``(X.T @ X)``;
+   scipy's own sparse product ``(X.T @ X)``, and ``PrivatePCA.fit`` with
+   every parameter but the bound at its default (private mean, centred rows,
+   Analyze Gauss); target <= 1.2 times the bare mechanism;
 2. the second moment from the sparse rows against the same rows densified;
    target: sparse faster;
 3. the centred second moment about a public centre (dppca.rows, centred row by
@@ -27,12 +29,13 @@ from __future__ import annotations
 
 import functools
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse
 import timing
 
-from dppca import PrivatePCA, datasets, top_k_subspace
+from dppca import PrivacyWarning, PrivatePCA, datasets, top_k_subspace
 from dppca.input_perturbation import analyze_gauss_from_second_moment
 from dppca.linalg import sparse_gram
 from dppca.rows import clipped_second_moment
@@ -107,6 +110,8 @@ def centred_second_moment(X) -> None:
 
 
 def main() -> None:
+    # refits and δ = 1e-5 > 1/n on census warn (PrivacyWarning): timing only
+    warnings.simplefilter("ignore", PrivacyWarning)
     data = datasets.preprocess("census", progress=False)
     X, k = data.X.tocsr(), data.k
     n, d = X.shape
@@ -127,6 +132,7 @@ def main() -> None:
         delta=DELTA,
         mechanism="analyze_gauss",
         data_norm=1.0,
+        center=False,
         random_state=0,
     )
     t_bare = best_time(lambda: bare(sparse_gram))
@@ -142,19 +148,15 @@ def main() -> None:
         f"bare mechanism with scipy's X.T @ X {1e3 * t_scipy:8.1f} ms "
         f"(PrivatePCA.fit / it: {t_fit / t_scipy:5.2f}x)"
     )
-    centred = PrivatePCA(
-        k,
-        epsilon=EPS,
-        delta=DELTA,
-        mechanism="analyze_gauss",
-        data_norm=1.0,
-        center=True,
-        random_state=0,
-    )
-    t_centred = best_time(lambda: centred.fit(X))
+    # every parameter but the bound at its default: private mean, centred
+    # rows, Analyze Gauss (δ given), safe noise
+    defaults = PrivatePCA(k, epsilon=EPS, delta=DELTA, data_norm=1.0)
+    t_defaults = best_time(lambda: defaults.fit(X))
+    ratio = t_defaults / t_bare
     print(
-        f"PrivatePCA.fit with a private mean {1e3 * t_centred:8.1f} ms "
-        f"({t_centred / t_bare:5.2f}x the bare mechanism)"
+        f"PrivatePCA.fit with the defaults (private mean) "
+        f"{1e3 * t_defaults:8.1f} ms ({ratio:5.2f}x the bare mechanism)  "
+        f"{'OK' if ratio <= 1.2 else 'ABOVE TARGET 1.2x'}"
     )
 
     dense = X.toarray()

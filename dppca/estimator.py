@@ -51,6 +51,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -94,9 +95,10 @@ class MechanismSpec:
     """How :class:`PrivatePCA` runs one mechanism and records what it spends.
 
     ``run(A, n, k, epsilon, delta, rng, options)`` returns ``(V, eigenvalues,
-    trace)`` with ``V`` ``d × k`` orthonormal, ``eigenvalues`` the released
-    top-k eigenvalues of the noisy matrix and ``trace`` its trace (both
-    ``None`` when the mechanism releases only a subspace).
+    total)`` with ``V`` ``d × k`` orthonormal, ``eigenvalues`` the released
+    top-k eigenvalues of the noisy matrix and ``total`` the sum of its
+    positive eigenvalues (both ``None`` when the mechanism releases only a
+    subspace).
     ``guarantee(n, d, k, epsilon, delta, options)`` is the guarantee record
     (:class:`dppca.guarantees.Release`) of the release made with those
     options, built by the mechanism's own module from the same
@@ -133,7 +135,9 @@ def _noisy_matrix_run(function_name: str, arguments: str):
             noisy = function(A, n, delta, rng=rng, **options)
         noisy = np.asarray(noisy)
         values, vectors = top_k_eigh(noisy, k)
-        return vectors, values, float(np.trace(noisy))
+        # the released variance: the positive part of the whole spectrum
+        spectrum = scipy.linalg.eigvalsh(noisy, check_finite=False)
+        return vectors, values, float(spectrum[spectrum > 0].sum())
 
     return run
 
@@ -422,8 +426,13 @@ class PrivatePCA(
 
     Parameters
     ----------
-    n_components : int, default=2
-        Dimension k of the released subspace, ``1 <= k < n_features``.
+    n_components : int, float or None, default=2
+        Dimension k of the released subspace, ``1 <= k < n_features``. For
+        the mechanisms that release a noisy matrix
+        (:data:`RELEASES_EIGENVALUES`, the defaults among them) also
+        ``k = n_features``, ``None`` (all of them) or a fraction in (0, 1):
+        the smallest k whose released variance reaches that share of the
+        released total (post-processing: no extra budget).
     epsilon : float, default=1.0
         Total ε, shared with the private mean when ``center=True``.
     delta : float or None, default=None
@@ -513,7 +522,13 @@ class PrivatePCA(
     explained_variance_ : ndarray of shape (n_components,)
         Only for the mechanisms of :data:`RELEASES_EIGENVALUES`: the top
         eigenvalues of the released noisy matrix, in the data's units
-        (post-processing; may be negative).
+        (post-processing; may be negative). At small ε the noise inflates
+        them: the top eigenvalues of a noisy matrix sit above the true ones by
+        about the noise's spectral norm.
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+        The same eigenvalues as shares of the released matrix's positive
+        variance (the sum of its positive eigenvalues); they sum to at most
+        one.
     mechanism_ : str
         The mechanism that ran (``"auto"`` resolved).
     row_bound_ : float
@@ -629,7 +644,12 @@ class PrivatePCA(
         if name == "ppca":
             self._warn_ppca(options, int(k))
         record = spec.guarantee(
-            n, d, int(k), epsilon, delta if spec.uses_delta else None, options
+            n,
+            d,
+            max(int(k), 1),
+            epsilon,
+            delta if spec.uses_delta else None,
+            options,
         )
         unproved = not record.proved or (
             kind == "float" and self.center is True
@@ -648,7 +668,7 @@ class PrivatePCA(
                 UnprovedGuaranteeWarning,
                 stacklevel=3,
             )
-        return name, spec, data_norm, int(k), epsilon, delta, options
+        return name, spec, data_norm, k, epsilon, delta, options
 
     def _check_n_components(self, name: str, d: int):
         """An int k (1 <= k < d; k = d too for the mechanisms that release a

@@ -168,9 +168,7 @@ def test_safe_laplace_input_is_pure_at_its_epsilon(granularity):
     record = ip.laplace_input_guarantee(
         n, d, eps, noise="safe", granularity=granularity
     )
-    scale, grid = privacy.safe_laplace_input_calibration(
-        d, n, eps, granularity
-    )
+    scale, grid = privacy.safe_laplace_input_calibration(d, n, eps, granularity)
     t = exact.safe_laplace_parameter(scale, grid)
     worst = 0.0
     for below in (True, False):
