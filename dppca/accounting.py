@@ -191,7 +191,95 @@ def compose(
     return eps, float(delta)
 
 
+class BudgetExceededError(RuntimeError):
+    """A release would take the composed privacy loss past the budget; raised
+    before any of its noise is drawn."""
+
+
+class Accountant:
+    """A privacy budget (ε, δ) on one data set, charged by every release.
+
+    ``charge(records)`` adds the guarantee records of one release (or of one
+    fit of :class:`dppca.PrivatePCA`, which calls it before drawing any
+    noise) if the composition of everything charged so far with them stays
+    within the budget, and raises :class:`BudgetExceededError` otherwise,
+    leaving the ledger unchanged. Composition is :func:`compose` at the
+    budget's δ (with ``accountant``).
+
+    An accountant is a shared ledger, not a value: copying it (as
+    scikit-learn's ``clone`` does to an estimator's parameters) returns the
+    same object, so the clones made by ``GridSearchCV`` or
+    ``cross_val_score`` all charge one budget.
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0, accountant="pld"):
+        if not (math.isfinite(epsilon) and epsilon > 0):
+            raise ValueError(f"epsilon must be finite and > 0; got {epsilon!r}")
+        if not 0 <= delta < 1:
+            raise ValueError(f"delta must lie in [0, 1); got {delta!r}")
+        if accountant not in ACCOUNTANTS:
+            raise ValueError(
+                f"accountant must be one of {ACCOUNTANTS}; got {accountant!r}"
+            )
+        self.epsilon = float(epsilon)
+        self.delta = float(delta)
+        self.accountant = accountant
+        self.releases: list[Release] = []
+        self.charges: list[str] = []
+
+    def _composed(self, releases) -> tuple[float, float]:
+        if not releases:
+            return 0.0, 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
+            if self.delta == 0:
+                if any(r.kind != "pure" for r in releases):
+                    return math.inf, math.inf
+                return basic_composition(releases)
+            try:
+                return compose(releases, self.delta, self.accountant)
+            except ValueError:  # δ of the basic parts alone exceeds the budget
+                return math.inf, math.inf
+
+    @property
+    def spent(self) -> tuple[float, float]:
+        """(ε, δ) composed over everything charged so far."""
+        return self._composed(self.releases)
+
+    def charge(self, records, label: str = "release") -> tuple[float, float]:
+        """Charge the records of one release; returns the new total spent."""
+        new = _releases(records)
+        epsilon, delta = self._composed(self.releases + new)
+        tolerance = 1e-9 * self.epsilon
+        if not (epsilon <= self.epsilon + tolerance and delta <= self.delta):
+            before = self.spent
+            raise BudgetExceededError(
+                f"{label} would spend the budget (ε = {self.epsilon:g}, "
+                f"δ = {self.delta:g}): {len(self.charges)} release(s) have "
+                f"spent ε = {before[0]:.4g}, and with this one the total "
+                f"would be ε = {epsilon:.4g}. No noise was drawn."
+            )
+        self.releases.extend(new)
+        self.charges.append(label)
+        return epsilon, delta
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self) -> str:
+        spent = self.spent
+        return (
+            f"Accountant(epsilon={self.epsilon:g}, delta={self.delta:g}; "
+            f"{len(self.charges)} charged, spent ε = {spent[0]:.4g})"
+        )
+
+
 __all__ = [
+    "Accountant",
+    "BudgetExceededError",
     "zcdp_release",
     "UnprovedGuaranteeWarning",
     "ACCOUNTANTS",

@@ -506,6 +506,13 @@ class PrivatePCA(
         discrete noise, private as a program; ``"float"`` is float64 noise,
         private only as mathematics (chapter 10), and needs
         ``allow_unproved``.
+    accountant : dppca.accounting.Accountant or None, default=None
+        A privacy budget shared by several fits: every ``fit`` charges it
+        with the fit's guarantee records *before* drawing any noise, and
+        raises :class:`dppca.accounting.BudgetExceededError` instead if the
+        composed (ε, δ) would exceed the budget. It survives ``clone`` (the
+        clones of ``GridSearchCV`` and ``cross_val_score`` charge the same
+        budget). Without it, a refit of the same estimator warns.
     random_state : None, int, numpy Generator or RandomState, default=None
         ``None`` draws fresh OS entropy (128 bits) at every fit. An integer
         seed makes a fit reproducible: a tool for experiments, not a secret,
@@ -559,6 +566,7 @@ class PrivatePCA(
         allow_unproved=None,
         allow_not_dp=False,
         noise="safe",
+        accountant=None,
         random_state=None,
     ):
         self.n_components = n_components
@@ -574,6 +582,7 @@ class PrivatePCA(
         self.allow_unproved = allow_unproved
         self.allow_not_dp = allow_not_dp
         self.noise = noise
+        self.accountant = accountant
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -820,15 +829,14 @@ class PrivatePCA(
     # -- the private mean
     # ----------------------------------------------------------------------
 
-    def _private_mean(self, total, n, d, bound, budget, pure, rng):
-        """Noisy mean of the clipped rows (sum ``total``), projected onto the
-        ball of radius ``bound``, and its guarantee record."""
+    def _private_mean_plan(self, n, d, bound, budget, pure):
+        """How the private mean will be drawn, and its guarantee record,
+        before any noise: ``(law, scale, grid, record)``."""
         epsilon, delta = budget
-        mean = total / n
         l2_sensitivity = 2.0 * bound / n
         kind = noise.check_noise_kind(self.noise)
         safe = kind == "safe"
-        record = dict(
+        fields = dict(
             row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
             theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
             chapter="chapter 13",
@@ -844,53 +852,55 @@ class PrivatePCA(
                 scale = privacy.discrete_laplace_scale(
                     l1_sensitivity, epsilon, grid, d
                 )
-            noisy = noise.add_laplace(
-                mean, scale, noise=self.noise, rng=rng, granularity=grid
+            record = Release(
+                "private mean (Laplace)", "pure", epsilon, **fields
             )
-            release = Release(
-                "private mean (Laplace)", "pure", epsilon, **record
+            return "laplace", scale, grid, record
+        sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+        grid = None
+        if safe:  # ... and its ℓ₂ sensitivity by √d cells
+            grid = privacy.safe_granularity(
+                l2_sensitivity,
+                math.sqrt(d),
+                sigma,
+                noise.MAX_GAUSSIAN_GRID_SIGMA,
+            )
+            sigma = max(
+                sigma,
+                privacy.discrete_gaussian_sigma(
+                    l2_sensitivity, epsilon, delta, grid, math.sqrt(d)
+                ),
+            )
+            # ρ of the σ used, with the rounding's √d cells
+            record = zcdp_release(
+                "private mean (Gaussian, safe noise)",
+                privacy.gaussian_zcdp_rho(
+                    l2_sensitivity + math.sqrt(d) * grid, sigma
+                ),
+                epsilon,
+                delta,
+                **fields,
             )
         else:
-            sigma = privacy.analytic_gaussian_sigma(
-                l2_sensitivity, epsilon, delta
+            record = gaussian_release(
+                "private mean (Gaussian)",
+                sigma,
+                l2_sensitivity,
+                epsilon,
+                delta,
+                **fields,
             )
-            grid = None
-            if safe:  # ... and its ℓ₂ sensitivity by √d cells
-                grid = privacy.safe_granularity(
-                    l2_sensitivity,
-                    math.sqrt(d),
-                    sigma,
-                    noise.MAX_GAUSSIAN_GRID_SIGMA,
-                )
-                sigma = max(
-                    sigma,
-                    privacy.discrete_gaussian_sigma(
-                        l2_sensitivity, epsilon, delta, grid, math.sqrt(d)
-                    ),
-                )
-            noisy = noise.add_gaussian(
-                mean, sigma, noise=self.noise, rng=rng, granularity=grid
-            )
-            if safe:  # ρ of the σ used, with the rounding's √d cells
-                release = zcdp_release(
-                    "private mean (Gaussian, safe noise)",
-                    privacy.gaussian_zcdp_rho(
-                        l2_sensitivity + math.sqrt(d) * grid, sigma
-                    ),
-                    epsilon,
-                    delta,
-                    **record,
-                )
-            else:
-                release = gaussian_release(
-                    "private mean (Gaussian)",
-                    sigma,
-                    l2_sensitivity,
-                    epsilon,
-                    delta,
-                    **record,
-                )
-        return rows.project_to_ball(noisy, bound), release
+        return "gaussian", sigma, grid, record
+
+    def _private_mean(self, total, n, bound, plan, rng):
+        """Noisy mean of the clipped rows (sum ``total``), drawn as
+        ``plan`` says, projected onto the ball of radius ``bound``."""
+        law, scale, grid, _ = plan
+        add = noise.add_laplace if law == "laplace" else noise.add_gaussian
+        noisy = add(
+            total / n, scale, noise=self.noise, rng=rng, granularity=grid
+        )
+        return rows.project_to_ball(noisy, bound)
 
     # -- fit / transform
     # -----------------------------------------------------------------------
@@ -913,19 +923,12 @@ class PrivatePCA(
         name, spec, bound, k, epsilon, delta, options = self._check_parameters(
             n, d
         )
-        if hasattr(self, "privacy_releases_"):
-            warnings.warn(
-                "refitting spends the privacy budget again: the releases of "
-                "the earlier fit are still public. Track several fits with "
-                "dppca.accounting.compose",
-                PrivacyWarning,
-                stacklevel=2,
-            )
         if not spec.uses_delta:
             delta = None
         centre = self.center
         private_centre = isinstance(centre, (bool, np.bool_)) and bool(centre)
         public_centre = not isinstance(centre, (bool, np.bool_))
+        planned = []
         if private_centre:
             mean_budget, (epsilon, delta) = self._split(
                 epsilon, None if self.delta is None else float(self.delta)
@@ -933,6 +936,24 @@ class PrivatePCA(
             if not spec.uses_delta:
                 delta = None
                 mean_budget = (mean_budget[0], None)
+            mean_plan = self._private_mean_plan(
+                n, d, bound, mean_budget, spec.notion == "pure"
+            )
+            planned.append(mean_plan[3])
+        planned.append(
+            spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
+        )
+        if self.accountant is not None:
+            # raises before any noise is drawn if the budget would be exceeded
+            self.accountant.charge(planned, label=type(self).__name__)
+        if hasattr(self, "privacy_releases_") and self.accountant is None:
+            warnings.warn(
+                "refitting spends the privacy budget again: the releases of "
+                "the earlier fit are still public. Track several fits with a "
+                "dppca.accounting.Accountant (accountant=...)",
+                PrivacyWarning,
+                stacklevel=2,
+            )
         rng = _generator(self.random_state)
         releases = []
         if public_centre:
@@ -949,10 +970,8 @@ class PrivatePCA(
             row_text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
         elif private_centre:
             total = rows.clipped_row_sum(X, bound, clip=self.clip).total
-            mean, mean_release = self._private_mean(
-                total, n, d, bound, mean_budget, spec.notion == "pure", rng
-            )
-            releases.append(mean_release)
+            mean = self._private_mean(total, n, bound, mean_plan, rng)
+            releases.append(mean_plan[3])
             row_bound, clip_centred = self._centered_norm(bound, mean)
             A = rows.clipped_second_moment(
                 X,

@@ -280,3 +280,58 @@ def test_noisy_power_method_fit_is_one_gaussian_of_sensitivity_sqrt_L(
         assert 1.0 - 1e-6 <= eps <= 1.0 * (1 + PLD_SLACK)
     else:
         assert 0.6 < eps < 0.95
+
+
+# --- a budget across fits
+# ------------------------------------------------------------------------------
+
+
+def test_accountant_stops_a_grid_search_at_its_budget():
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import Pipeline
+
+    from dppca.accounting import Accountant, BudgetExceededError
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 6))
+    y = (X[:, 0] > 0).astype(int)
+    budget = Accountant(2.0, 1e-5)
+    pipe = Pipeline(
+        [
+            (
+                "pca",
+                PrivatePCA(2, delta=1e-7, data_norm=3.0, accountant=budget),
+            ),
+            ("clf", LogisticRegression()),
+        ]
+    )
+    search = GridSearchCV(
+        pipe, {"pca__epsilon": [0.5, 1.0, 2.0]}, cv=3, error_score="raise"
+    )
+    with pytest.raises(BudgetExceededError, match="No noise was drawn"):
+        search.fit(X, y)
+    # the clones charged the one ledger, which never went past the budget
+    assert len(budget.charges) >= 3
+    spent, _ = budget.spent
+    assert spent <= 2.0
+
+
+def test_accountant_refuses_before_drawing_noise():
+    from dppca.accounting import Accountant, BudgetExceededError
+
+    X = np.random.default_rng(1).standard_normal((200, 4))
+    budget = Accountant(1.0)  # pure budget: Laplace fits add up
+    generator = np.random.default_rng(5)
+    kw = {"data_norm": 3.0, "accountant": budget, "random_state": generator}
+    PrivatePCA(2, epsilon=0.6, **kw).fit(X)
+    state = generator.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        PrivatePCA(2, epsilon=0.6, **kw).fit(X)
+    assert generator.bit_generator.state == state  # nothing drawn
+    assert budget.spent == pytest.approx((0.6, 0.0))
+    PrivatePCA(2, epsilon=0.4, **kw).fit(X)
+    assert budget.spent == pytest.approx((1.0, 0.0))
+    # a Gaussian release cannot fit a budget with delta = 0
+    with pytest.raises(BudgetExceededError):
+        PrivatePCA(2, epsilon=1e-3, delta=1e-9, **kw).fit(X)
