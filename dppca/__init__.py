@@ -20,6 +20,7 @@ from . import (
     guarantees,
     input_perturbation,
     montecarlo,
+    private_bounds,
     privacy,
     sensitivity,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "pca",
     "ppca",
     "ppca_from_second_moment",
+    "private_bounds",
     "privacy",
     "projector",
     "rank_k_approximation",

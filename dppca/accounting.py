@@ -16,7 +16,7 @@ then only as good as the unproved parts. Several releases compose:
   private mean) are composed by Google's ``dp-accounting`` library, with its
   privacy-loss-distribution (PLD, default) or Rényi (RDP) accountant. k Gaussian
   releases of multipliers m_1..m_k compose exactly like one Gaussian of
-  multiplier (Σ m_i^{-2})^{-1/2} (Dong, Roth and Su 2022, Cor. 3.3), which the
+  multiplier ``(Σ m_i^-2)^(-1/2)`` (Dong, Roth and Su 2022, Cor. 3.3), which the
   tests check against the analytic formula of Balle and Wang (2018, Thm 8).
 * Pure ε releases (PPCA, Laplace input perturbation, Amin et al., a Laplace
   private mean) and releases known only as (ε, δ) (the δ-calibrated Wishart, (0,
@@ -24,7 +24,7 @@ then only as good as the unproved parts. Several releases compose:
   δ_i.
 
 **Neighbouring relation.** The book's relation is replace-one (n fixed, one row
-replaced), and every sensitivity Δ of :mod:`dppca.sensitivity` is a replace-one
+replaced), and every sensitivity Δ of ``dppca.sensitivity`` is a replace-one
 sensitivity. ``dp-accounting``'s ``NeighboringRelation.REPLACE_ONE`` instead
 assumes each record contributes a vector of norm at most one and *doubles* the
 sensitivity of a Gaussian event. So the multipliers here are normalised by the

@@ -13,14 +13,14 @@ The mechanism releases a spectrum and an orthonormal frame separately:
    mechanism with score ``n u^T A u = |X u|^2``);
 3. (Alg. 1, step 3) the rank-``k`` estimate ``Σ_i λ̂_i u_i u_i^T``.
 
-Each vector draw is exact (:func:`dppca.bingham.sample_vector_bingham`,
+Each vector draw is exact (``dppca.bingham.sample_vector_bingham``,
 rejection from an angular central Gaussian), so the release is pure ``(ε_0 + ε_1
 + ... + ε_k)``-DP by sequential composition for every ``k`` (paper, Theorem 1),
 up to floating point.
 
 **Neighbours.** The paper (and diffprivlib, OpenDP) count add/remove-one
 neighbours on ``C = X^T X``; the book replaces one row (``n`` fixed) and works
-with ``A = C / n``. Under replace-one (:mod:`dppca.sensitivity`):
+with ``A = C / n``. Under replace-one (``dppca.sensitivity``):
 
 * the score ``n u^T A u`` moves by ``(u^T x)^2 - (u^T y)^2 ∈ [-1, 1]``:
   sensitivity 1, as under add/remove, but no longer one-sided. The exponential
@@ -288,7 +288,7 @@ def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
     for every ``k``.
 
     ``X`` is ``n x d`` with rows of norm at most 1 (checked). ``options``:
-    ``vector_weights``, ``method`` (see :func:`iterative_eigenvectors`).
+    ``vector_weights``, ``method`` (see ``iterative_eigenvectors``).
     """
     X = check_data(X)
     return amin_subspace_from_second_moment(
@@ -314,7 +314,7 @@ def amin_covariance_from_second_moment(
     estimate of ``A``.
 
     ``ε_0 = eigenvalue_share · ε`` buys ``λ̂ = λ_{1..k}(A) + Lap(Δ/ε_0)`` with
-    ``Δ`` from :func:`dppca.sensitivity.top_eigenvalues_l1_sensitivity`; the
+    ``Δ`` from ``dppca.sensitivity.top_eigenvalues_l1_sensitivity``; the
     rest is split over the ``k`` vectors ``"uniform"``-ly or ``"adaptive"``-ly
     (∝ sqrt(λ̂_i + τ), Corollary 1). The noisy values are clipped to ``[0, 1]``
     (eigenvalues of ``A`` lie there for rows of norm ≤ 1), sorted and paired

@@ -67,6 +67,7 @@ from . import (
     noise,
     power_method,
     privacy,
+    private_bounds,
     rows,
 )
 from .accounting import basic_composition
@@ -429,7 +430,8 @@ class PrivatePCA(
     n_components : int, float or None, default=2
         Dimension k of the released subspace, ``1 <= k < n_features``. For
         the mechanisms that release a noisy matrix
-        (:data:`RELEASES_EIGENVALUES`, the defaults among them) also
+        (:data:`~dppca.estimator.RELEASES_EIGENVALUES`, the defaults among
+        them) also
         ``k = n_features``, ``None`` (all of them) or a fraction in (0, 1):
         the smallest k whose released variance reaches that share of the
         released total (post-processing: no extra budget).
@@ -441,22 +443,22 @@ class PrivatePCA(
         With ``mechanism="auto"`` a δ selects the Gaussian default.
     mechanism : str, default="auto"
         ``"auto"``: ``"analyze_gauss"`` when ``delta`` is given, else
-        ``"laplace"``. Otherwise a key of :data:`MECHANISMS`:
+        ``"laplace"``. Otherwise a key of :data:`~dppca.estimator.MECHANISMS`:
 
-        ======================  =========  =================================
-        mechanism               privacy    fully proved (default noise)?
-        ======================  =========  =================================
-        ``"analyze_gauss"``     (ε, δ)     yes (safe discrete Gaussian)
-        ``"gaussian_approx"``   (ε, δ)     yes (Mangoubi–Vishnoi 2022)
-        ``"noisy_power_method"`` (ε, δ)    yes (chapter 14)
-        ``"mod_sulq"``          (ε, δ)     yes (Chaudhuri et al. 2013)
-        ``"laplace"``           ε          yes (Jiang et al. 2016, Alg. 1)
-        ``"ppca"``              ε          no: float64 sampler; for k ≥ 2 a
-                                           finite Gibbs chain (opt in)
-        ``"amin"``              ε          no: float64 sampler (opt in)
-        ``"wishart_delta"``     (0, δ)     no: float64 Wishart (opt in)
-        ``"wishart_published"`` not DP     no (``allow_not_dp``)
-        ======================  =========  =================================
+        ========================  =========  =================================
+        mechanism                 privacy    fully proved (default noise)?
+        ========================  =========  =================================
+        ``"analyze_gauss"``       (ε, δ)     yes (safe discrete Gaussian)
+        ``"gaussian_approx"``     (ε, δ)     yes (Mangoubi–Vishnoi 2022)
+        ``"noisy_power_method"``  (ε, δ)     yes (chapter 14)
+        ``"mod_sulq"``            (ε, δ)     yes (Chaudhuri et al. 2013)
+        ``"laplace"``             ε          yes (Jiang et al. 2016, Alg. 1)
+        ``"ppca"``                ε          no: float64 sampler; for k ≥ 2 a
+                                             finite Gibbs chain (opt in)
+        ``"amin"``                ε          no: float64 sampler (opt in)
+        ``"wishart_delta"``       (0, δ)     no: float64 Wishart (opt in)
+        ``"wishart_published"``   not DP     no (``allow_not_dp``)
+        ========================  =========  =================================
 
         **Choosing.** Why these defaults: on the digits of chapter 13 (k = 5,
         ε = 1, δ = 1e-5, centred rows) Analyze Gauss and Mangoubi–Vishnoi
@@ -464,14 +466,20 @@ class PrivatePCA(
         the seed-to-seed spread; Analyze Gauss also releases eigenvalues
         (``explained_variance_``) at no extra cost. Without δ, Laplace input
         perturbation is the only pure-ε mechanism whose guarantee is proved
-        for the program; its noise grows like d^{3/2}/(nε), so it needs large
+        for the program; its noise grows like d^(3/2)/(nε), so it needs large
         nε for large d. PPCA (ε-DP, noise like d/(nε)) is better there but
         its samplers are float64 programs and, for k ≥ 2, approximate: opt in
         with ``allow_unproved="ppca"``.
-    data_norm : float
+    data_norm : float or "private"
         Required public bound R on the rows' ℓ₂ norm (on ``‖x − c‖`` for a
         public centre ``c``), chosen without looking at the data. Rows
-        longer than R are clipped (``clip=True``) or refused.
+        longer than R are clipped (``clip=True``) or refused. ``"private"``
+        releases R from the data instead: the ``bound_quantile`` quantile of
+        the row norms, pure ε-DP with a share ``bound_share`` of ε, among
+        candidates in the public ``bound_range``
+        (:func:`dppca.private_bounds.norm_quantile`; about
+        ``1 − bound_quantile`` of the rows are then clipped, a target, not a
+        released count).
     clip : bool, default=True
         Clip rows to their bound; ``False`` raises ``ValueError`` on a longer
         row. Clipping is a map on each row alone, so neighbours stay
@@ -482,11 +490,20 @@ class PrivatePCA(
         uncentred ``XᵀX/n``. An array: a public centre.
     center_share : float, default=0.2
         Share of ε (and δ) spent on the private mean, in (0, 1).
-    centered_norm : float, "triangle" or None, default=None
+    centered_norm : float, "triangle", "private" or None, default=None
         With ``center=True``: the public bound at which the centred rows
         ``x − μ̂`` are clipped (or refused). ``None`` uses ``data_norm``;
         ``"triangle"`` divides by ``data_norm + ‖μ̂‖`` without clipping (always
-        holds, but can be twice the spread).
+        holds, but can be twice the spread); ``"private"`` releases it as a
+        quantile of the centred norms, like ``data_norm="private"``.
+    bound_range : (float, float) or None, default=None
+        Public range ``(lower, upper)`` of the candidate bounds when
+        ``data_norm`` or ``centered_norm`` is ``"private"`` (required then).
+    bound_quantile : float, default=0.95
+        The quantile of the norms a private bound targets.
+    bound_share : float, default=0.1
+        Share of ε spent on the private bounds (split evenly when both are
+        private), taken before the private mean's share.
     mechanism_options : dict or None, default=None
         Passed to the mechanism: ``granularity`` of the safe noise;
         ``sampler``, ``n_sweeps``, ``V0`` for PPCA (``V0="pca"`` starts the
@@ -502,7 +519,7 @@ class PrivatePCA(
         Opt-in needed for ``mechanism="wishart_published"``, which is not DP.
     noise : {"safe", "float"}, default="safe"
         How the additive mechanisms and the private mean draw their noise
-        (:mod:`dppca.noise`): ``"safe"`` rounds to a grid and adds exact
+        (``dppca.noise``): ``"safe"`` rounds to a grid and adds exact
         discrete noise, private as a program; ``"float"`` is float64 noise,
         private only as mathematics (chapter 10), and needs
         ``allow_unproved``.
@@ -527,7 +544,8 @@ class PrivatePCA(
         The centre subtracted by ``transform``: zeros, the public centre or
         the private mean.
     explained_variance_ : ndarray of shape (n_components,)
-        Only for the mechanisms of :data:`RELEASES_EIGENVALUES`: the top
+        Only for the mechanisms of
+        :data:`~dppca.estimator.RELEASES_EIGENVALUES`: the top
         eigenvalues of the released noisy matrix, in the data's units
         (post-processing; may be negative). At small ε the noise inflates
         them: the top eigenvalues of a noisy matrix sit above the true ones by
@@ -540,6 +558,8 @@ class PrivatePCA(
         The mechanism that ran (``"auto"`` resolved).
     row_bound_ : float
         The public bound the rows were divided by.
+    data_norm_ : float
+        The bound R used (``data_norm``, or its private release).
     privacy_releases_ : tuple of dppca.guarantees.Release
         The guarantee record of every release of the fit (private mean,
         subspace).
@@ -566,6 +586,9 @@ class PrivatePCA(
         allow_unproved=None,
         allow_not_dp=False,
         noise="safe",
+        bound_range=None,
+        bound_quantile=0.95,
+        bound_share=0.1,
         accountant=None,
         random_state=None,
     ):
@@ -582,6 +605,9 @@ class PrivatePCA(
         self.allow_unproved = allow_unproved
         self.allow_not_dp = allow_not_dp
         self.noise = noise
+        self.bound_range = bound_range
+        self.bound_quantile = bound_quantile
+        self.bound_share = bound_share
         self.accountant = accountant
         self.random_state = random_state
 
@@ -617,13 +643,23 @@ class PrivatePCA(
         if self.data_norm is None:
             raise ValueError(
                 "data_norm is required: a public bound on the rows' norm, "
-                "chosen without looking at the data"
+                "chosen without looking at the data, or 'private' (with "
+                "bound_range) to release one from the data"
             )
-        data_norm = float(self.data_norm)
-        if not (math.isfinite(data_norm) and data_norm > 0):
-            raise ValueError(
-                f"data_norm must be a finite number > 0; got {self.data_norm!r}"
-            )
+        if isinstance(self.data_norm, str):
+            if self.data_norm != "private":
+                raise ValueError(
+                    "data_norm must be a finite number > 0 or 'private'; got "
+                    f"{self.data_norm!r}"
+                )
+            data_norm = "private"
+        else:
+            data_norm = float(self.data_norm)
+            if not (math.isfinite(data_norm) and data_norm > 0):
+                raise ValueError(
+                    "data_norm must be a finite number > 0 or 'private'; got "
+                    f"{self.data_norm!r}"
+                )
         if d < 2:
             raise ValueError(
                 f"PrivatePCA needs at least 2 features; got n_features = {d}"
@@ -742,6 +778,13 @@ class PrivatePCA(
                 PrivacyWarning,
                 stacklevel=4,
             )
+        if self.centered_norm is not None and self.center is not True:
+            warnings.warn(
+                f"centered_norm={self.centered_norm!r} is not used: it bounds "
+                "the rows centred at a private mean (center=True)",
+                PrivacyWarning,
+                stacklevel=4,
+            )
         if delta is not None and delta >= 1.0 / n:
             warnings.warn(
                 f"delta={delta:g} >= 1/n = {1.0 / n:.3g}: a mechanism may "
@@ -789,20 +832,72 @@ class PrivatePCA(
         if self.centered_norm is None:
             return data_norm, True
         if isinstance(self.centered_norm, str):
+            if self.centered_norm == "private":
+                return data_norm, True  # replaced by the release in fit
             if self.centered_norm != "triangle":
                 raise ValueError(
-                    "centered_norm must be None, 'triangle' or a finite "
-                    f"number > 0; got {self.centered_norm!r}"
+                    "centered_norm must be None, 'triangle', 'private' or a "
+                    f"finite number > 0; got {self.centered_norm!r}"
                 )
             # ‖x − μ̂‖ ≤ ‖x‖ + ‖μ̂‖ ≤ R + ‖μ̂‖ holds for every clipped row
             return data_norm + float(np.linalg.norm(mean)), False
         value = float(self.centered_norm)
         if not (math.isfinite(value) and value > 0):
             raise ValueError(
-                "centered_norm must be None, 'triangle' or a finite number "
-                f"> 0; got {self.centered_norm!r}"
+                "centered_norm must be None, 'triangle', 'private' or a "
+                f"finite number > 0; got {self.centered_norm!r}"
             )
         return value, True
+
+    def _private_bound_names(self) -> list[str]:
+        names = []
+        if self.data_norm == "private":
+            names.append("data_norm")
+        if self.centered_norm == "private" and self.center is True:
+            names.append("centered_norm")
+        return names
+
+    def _bound_budget(self, epsilon):
+        """(ε of each private bound, ε left) for the private bounds."""
+        names = self._private_bound_names()
+        if not names:
+            return 0.0, epsilon
+        share = float(self.bound_share)
+        if not (math.isfinite(share) and 0 < share < 1):
+            raise ValueError(
+                f"bound_share must lie in (0, 1); got {self.bound_share!r}"
+            )
+        if self.bound_range is None or len(self.bound_range) != 2:
+            raise ValueError(
+                "a private bound needs bound_range=(lower, upper): the public "
+                "range of the candidate bounds"
+            )
+        spent = share * epsilon
+        return spent / len(names), epsilon - spent
+
+    def _private_bound(self, X, epsilon, rng, mean=None):
+        """Release a bound (a quantile of the norms, or of the centred norms
+        about ``mean``) with pure ε."""
+        lower, upper = (float(v) for v in self.bound_range)
+        if mean is None:
+            return private_bounds.norm_quantile(
+                X,
+                self.bound_quantile,
+                epsilon,
+                lower=lower,
+                upper=upper,
+                rng=rng,
+            )
+        return private_bounds.centred_norm_quantile(
+            X,
+            mean,
+            self.bound_quantile,
+            epsilon,
+            lower=lower,
+            upper=upper,
+            pre_clip=self.data_norm_,
+            rng=rng,
+        )
 
     def _split(self, epsilon, delta):
         """(ε, δ) of the private mean and of the mechanism."""
@@ -928,6 +1023,38 @@ class PrivatePCA(
         centre = self.center
         private_centre = isinstance(centre, (bool, np.bool_)) and bool(centre)
         public_centre = not isinstance(centre, (bool, np.bool_))
+        if hasattr(self, "privacy_releases_") and self.accountant is None:
+            warnings.warn(
+                "refitting spends the privacy budget again: the releases of "
+                "the earlier fit are still public. Track several fits with a "
+                "dppca.accounting.Accountant (accountant=...)",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        rng = _generator(self.random_state)
+        releases = []
+        bound_epsilon, epsilon = self._bound_budget(epsilon)
+        names = self._private_bound_names()
+        if names:
+            # Bounds first: their records are known before the data is read;
+            # the mean and the mechanism are charged after (their noise
+            # depends on the released bound).
+            labels = {
+                "data_norm": "private norm quantile (permute-and-flip)",
+                "centered_norm": "private centred norm quantile "
+                "(permute-and-flip)",
+            }
+            bound_records = [
+                private_bounds.quantile_guarantee(bound_epsilon, labels[name])
+                for name in names
+            ]
+            if self.accountant is not None:
+                self.accountant.charge(bound_records, label="private bounds")
+        if self.data_norm == "private":
+            released = self._private_bound(X, bound_epsilon, rng)
+            bound = released.bound
+            releases.append(released.guarantee)
+        self.data_norm_ = bound
         planned = []
         if private_centre:
             mean_budget, (epsilon, delta) = self._split(
@@ -946,16 +1073,6 @@ class PrivatePCA(
         if self.accountant is not None:
             # raises before any noise is drawn if the budget would be exceeded
             self.accountant.charge(planned, label=type(self).__name__)
-        if hasattr(self, "privacy_releases_") and self.accountant is None:
-            warnings.warn(
-                "refitting spends the privacy budget again: the releases of "
-                "the earlier fit are still public. Track several fits with a "
-                "dppca.accounting.Accountant (accountant=...)",
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        rng = _generator(self.random_state)
-        releases = []
         if public_centre:
             centre = np.asarray(centre, dtype=float).ravel()
             if centre.shape != (d,) or not np.all(np.isfinite(centre)):
@@ -973,6 +1090,10 @@ class PrivatePCA(
             mean = self._private_mean(total, n, bound, mean_plan, rng)
             releases.append(mean_plan[3])
             row_bound, clip_centred = self._centered_norm(bound, mean)
+            if self.centered_norm == "private":
+                released = self._private_bound(X, bound_epsilon, rng, mean)
+                row_bound = released.bound
+                releases.append(released.guarantee)
             A = rows.clipped_second_moment(
                 X,
                 row_bound,

@@ -6,7 +6,7 @@ The mechanism releases ``V`` (``d x k``, orthonormal columns) with density ``∝
 exp((ε/2) · n tr(V^T A V))`` where ``A = X^T X / n``: the exponential mechanism
 of McSherry and Talwar (2007) with score ``n tr(V^T A V) = ||X V||_F^2`` of
 sensitivity 1. This is the matrix Bingham distribution with parameter ``B = (n ε
-/ 2) A`` (001, eq. (6)); samplers live in :mod:`dppca.bingham`.
+/ 2) A`` (001, eq. (6)); samplers live in ``dppca.bingham``.
 """
 
 from __future__ import annotations
@@ -146,16 +146,16 @@ def ppca_from_second_moment(
     """PPCA from ``A = X^T X / n`` and ``n``.
 
     ``k = 1`` with the fast sampler is an exact draw
-    (:func:`dppca.bingham.sample_vector_bingham`); otherwise a Gibbs chain
+    (``dppca.bingham.sample_vector_bingham``); otherwise a Gibbs chain
     (``sampler`` = ``"fast"`` or ``"hoff"``) runs ``n_sweeps`` sweeps (a
-    positive integer, never truncated; defaults :data:`DEFAULT_SWEEPS`) from a
+    positive integer, never truncated; defaults ``DEFAULT_SWEEPS``) from a
     Haar-uniform start. Returns a ``d x k`` orthonormal ``V``.
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of
     norm at most one) of the data set and that ``n`` is its true number of rows.
     Concentrations ``nε/2 · spread(A)`` above
-    :data:`dppca.bingham.MAX_CONCENTRATION` are refused (no exact draw is
+    ``dppca.bingham.MAX_CONCENTRATION`` are refused (no exact draw is
     possible in float64).
 
     ``V0`` (shape ``(d, k)``, orthonormal columns, both checked) replaces the

@@ -24,14 +24,14 @@ noise ``sigma``. Two neighbouring relations:
 
 ``sigma`` is then the exact (Balle and Wang 2018) analytic Gaussian calibration.
 
-Noise kinds (:mod:`dppca.noise`): ``noise="float"`` (default for now) adds
+Noise kinds (``dppca.noise``): ``noise="float"`` (default for now) adds
 float64 ``G + G^T``, private as mathematics only. ``noise="safe"`` rounds ``M``
 to a grid of granularity ``gamma`` (a power of two) and adds exact discrete
 Gaussian noise with the variances of ``G + G^T`` (``4 sigma^2`` on the diagonal,
 ``2 sigma^2`` off it). In grid units the Frobenius distance of neighbours grows
 by at most ``d`` (each entry moves by at most one more unit), so the calibration
 uses the sensitivity ``(sup ||D||_F / gamma + d) / 2`` and the discrete
-Gaussian's concentrated-DP guarantee (:func:`safe_noise_sigma`).
+Gaussian's concentrated-DP guarantee (``safe_noise_sigma``).
 
 Preconditions. Under ``"replace_one"`` the matrix handed in must be ``A = X^T X
 / n``: it is checked by :func:`dppca.validation.check_second_moment` (symmetric,

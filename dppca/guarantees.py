@@ -7,7 +7,7 @@ Every private output of the package carries a :class:`Release` record, the
 * ``neighbours`` and ``row_bound``: the neighbouring relation (replace-one: n
   fixed, one row replaced) and the bound on the rows the proof assumes;
 * ``noise``: how the randomness reaches the output: ``"safe"`` (values rounded
-  to a grid plus exact discrete noise, :mod:`dppca.noise`: private as a
+  to a grid plus exact discrete noise, ``dppca.noise``: private as a
   program), ``"float"`` (numpy's float64 samplers added to float64 values:
   private as mathematics only, chapter 10 shows the low-order bits leaking),
   ``"float sampler"`` (the exponential mechanism's float64 rejection or Gibbs
@@ -47,7 +47,7 @@ import numpy as np
 
 from .validation import PrivacyWarning
 
-#: Kinds of release, as the accountant composes them: Gaussian (an
+#: Kinds of release, as the accountant composes them. Gaussian (an
 #: accountant), ρ-zCDP (the safe discrete Gaussian releases, through their
 #: Rényi curves), pure ε, or only (ε, δ) known.
 KINDS = ("gaussian", "zcdp", "pure", "approximate")
@@ -148,7 +148,7 @@ class Release:
 
     @property
     def claim(self) -> str:
-        """The claim in words: "(ε, δ)-DP" or "ε-DP", and the relation."""
+        """The claim in words, "(ε, δ)-DP" or "ε-DP", and the relation."""
         if self.kind == "pure":
             notion = f"{self.epsilon:.4g}-DP (pure)"
         else:
@@ -189,7 +189,7 @@ def gaussian_release(
 
 def zcdp_release(label: str, rho: float, epsilon, delta, **record) -> Release:
     """A ρ-zCDP release calibrated to (ε, δ): the floating-point-safe discrete
-    Gaussian mechanisms (:func:`dppca.privacy.discrete_gaussian_sigma`).
+    Gaussian mechanisms (``dppca.privacy.discrete_gaussian_sigma``).
 
     ρ-zCDP means a Rényi divergence of at most αρ at every order α, the Rényi
     curve of a continuous Gaussian mechanism of noise multiplier 1/√(2ρ). So

@@ -17,11 +17,11 @@ Each function returns the noisy symmetric d x d matrix; the private subspace is
 ``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism
 really provides.
 
-The noise is drawn through :mod:`dppca.noise`. ``noise="safe"`` (the default)
+The noise is drawn through ``dppca.noise``. ``noise="safe"`` (the default)
 rounds A to a grid of granularity γ (a power of two) and adds exact discrete
 Laplace / discrete Gaussian noise, calibrated for the rounding
-(:func:`dppca.privacy.safe_laplace_input_calibration`,
-:func:`dppca.privacy.safe_gaussian_input_calibration`): private as a program.
+(``dppca.privacy.safe_laplace_input_calibration``,
+``dppca.privacy.safe_gaussian_input_calibration``): private as a program.
 ``noise="float"`` is the float64 noise of the papers: differentially private as
 mathematics only (its low-order bits leak, chapter 10); such a release warns
 (:class:`dppca.guarantees.UnprovedGuaranteeWarning`).
@@ -35,7 +35,8 @@ privacy proof rests on the continuous law's support and density, not on
 independent additive entries.
 
 The X entry points accept a dense array or a ``scipy.sparse`` matrix (only
-``XᵀX/n`` is needed; see :func:`dppca.second_moment`). The
+``XᵀX/n`` is needed; see :func:`dppca.second_moment
+<dppca.linalg.second_moment>`). The
 ``*_from_second_moment`` entry points check ``A`` and ``n`` with
 :func:`dppca.validation.check_second_moment` (symmetric, finite, positive
 semidefinite, trace at most one, ``n`` a positive integer); the caller still
@@ -290,8 +291,8 @@ def wishart_delta_guarantee(n, d, delta) -> Release:
 
 
 def wishart_published_guarantee(n, d, epsilon) -> Release:
-    """Record of the published Wishart mechanism: exactly (ε', 1 − e^{−ε/3})
-    for every ε' ≥ 0 (chapter 3), recorded as (0, 1 − e^{−ε/3}); NOT the
+    """Record of the published Wishart mechanism: exactly (ε', 1 − e^(−ε/3))
+    for every ε' ≥ 0 (chapter 3), recorded as (0, 1 − e^(−ε/3)); NOT the
     (ε, 0) the paper claims."""
     gap = float(wishart_privacy_profile(epsilon, 0.0))
     return Release(
@@ -375,12 +376,12 @@ def analyze_gauss_from_second_moment(
     granularity: float | None = None,
 ) -> np.ndarray:
     """Analyze Gauss on A = XᵀX/n: A + E, E symmetric with i.i.d. N(0, σ²)
-    entries, σ = :func:`dppca.privacy.analyze_gauss_sigma` (ℓ₂ sensitivity
+    entries, σ = ``dppca.privacy.analyze_gauss_sigma`` (ℓ₂ sensitivity
     √2/n).
 
     ``noise="safe"``: A on a grid plus exact discrete Gaussian noise, σ raised
     to the discrete calibration (zCDP,
-    :func:`dppca.privacy.discrete_gaussian_sigma`) where it is larger. ``A`` and
+    ``dppca.privacy.discrete_gaussian_sigma``) where it is larger. ``A`` and
     ``n`` are checked by :func:`dppca.validation.check_second_moment`; the
     caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at
     most one) of the data set and that ``n`` is its true number of rows.
@@ -435,7 +436,7 @@ def laplace_input_perturbation_from_second_moment(
 
     ``noise="safe"``: A on a grid of granularity γ plus γ × exact discrete
     Laplace noise, scale from
-    :func:`dppca.privacy.safe_laplace_input_calibration`: (ε, 0)-DP as a
+    ``dppca.privacy.safe_laplace_input_calibration``: (ε, 0)-DP as a
     program. ``A`` and ``n`` are checked by
     :func:`dppca.validation.check_second_moment`; the caller vouches that ``A``
     is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
@@ -501,7 +502,7 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     Returns XᵀX/n + W, W ~ W_d(d+1, 3/(2nε) I), always positive definite.
     Theorem 4 of the paper claims (ε, 0)-DP; chapter 3 shows the support of the
     output moves with the data and the mechanism is exactly (ε', 1 −
-    e^{−ε/3})-DP for all ε' ≥ 0, not better. Every call therefore emits a
+    e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
     :class:`dppca.PrivacyWarning`.
     """
     A = second_moment(X)

@@ -4,7 +4,7 @@ gap-dependent analysis by Balcan, Du, Wang and Yu, COLT 2016).
 
 The method never forms or diagonalises a d x d matrix. Starting from a
 data-independent, Haar-random d x p block ``V_0``, each of its L steps releases
-one noisy product
+one noisy product::
 
     Y_l = A V_{l-1} + G_l,   G_l with i.i.d. N(0, σ²) entries,
     V_l = orth(Y_l),
@@ -12,14 +12,14 @@ one noisy product
 with ``A = XᵀX/n``; the answer is the top-k left singular vectors of the last
 ``Y_L``. Only products ``A V`` are needed, so the mechanism is written against a
 *multiply* callable ``V -> A V``: an in-memory array, a scipy.sparse matrix, a
-precomputed ``A`` and a ``dask.array`` of rows (:mod:`dppca.distributed`) all
+precomputed ``A`` and a ``dask.array`` of rows (``dppca.distributed``) all
 share :func:`noisy_power_method_from_operator`.
 
 Privacy (replace-one neighbours, rows of norm <= 1): one step is a Gaussian
 mechanism on ``A V``, whose ℓ₂ sensitivity is √2/n for p >= 2 (1/n for p = 1;
-:func:`dppca.sensitivity.power_step_sensitivity`); the L steps compose
+``dppca.sensitivity.power_step_sensitivity``); the L steps compose
 adaptively and σ is calibrated for the whole run
-(:func:`dppca.privacy.composed_gaussian_sigma`): the run is (ε, δ)-DP with the δ
+(``dppca.privacy.composed_gaussian_sigma``): the run is (ε, δ)-DP with the δ
 the caller passes, spent once, not once per step.
 """
 
@@ -219,8 +219,8 @@ def noisy_power_method_from_operator(
 
     ``block_size`` p >= k is the number of vectors iterated (default k); p > k
     is the oversampling whose benefit Balcan et al. (2016, Thm 2.2) quantify:
-    the convergence and the noise tolerance then depend on λ_k − λ_{p+1} instead
-    of λ_k − λ_{k+1}. The answer is the top-k left singular vectors of the last
+    the convergence and the noise tolerance then depend on λ_k − λ_(p+1) instead
+    of λ_k − λ_(k+1). The answer is the top-k left singular vectors of the last
     noisy product, which is post-processing.
 
     ``multiply`` is trusted: whoever evaluates it sees the data. Returns ``V``
@@ -230,7 +230,7 @@ def noisy_power_method_from_operator(
     ``noise="float"`` draws float64 Gaussian noise (private as mathematics
     only); ``noise="safe"`` rounds each product to a grid and adds exact
     discrete Gaussian noise, private as a program, calibrated by zCDP
-    (:func:`safe_noisy_power_calibration`; ``calibration`` must be "zcdp").
+    (``safe_noisy_power_calibration``; ``calibration`` must be "zcdp").
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
@@ -379,7 +379,7 @@ def noisy_power_method(
     ``X`` is an ``n x d`` numpy array, a scipy.sparse matrix or a ``dask.array``
     of rows chunked along the first axis (then every product runs as a Dask
     reduction and the noise is added on the client: a trusted aggregator; see
-    :mod:`dppca.distributed`). Costs L passes over the data of 4ndp flops each,
+    ``dppca.distributed``). Costs L passes over the data of 4ndp flops each,
     and O(dp²) per step on the client. See
     :func:`noisy_power_method_from_operator` for the parameters.
     """

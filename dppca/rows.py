@@ -126,7 +126,7 @@ the result does not depend on the storage format beyond rounding.
 *Accuracy.* Against the exact second moment ``A*`` of the exactly clipped
 rows ``clip_B(x_i − c)/B`` (no shrink),
 ``‖fl(A) − A*‖_F ≤ 2η + 2ρ + γ_M L + τ`` with ``ρ`` the relative error of a
-computed row (:attr:`ClippedSecondMoment.accuracy_bound`).
+computed row (``ClippedSecondMoment.accuracy_bound``).
 """
 
 from __future__ import annotations
@@ -145,11 +145,11 @@ from .validation import ROW_NORM_TOLERANCE
 #: Unit roundoff of float64, ``u = 2⁻⁵³``.
 UNIT_ROUNDOFF = 2.0**-53
 
-#: Largest centre coordinate and bound accepted: ``(2 · 10¹⁵⁰)²`` summed over
-#: :data:`MAX_FEATURES` columns cannot overflow.
+#: Largest centre coordinate and bound accepted, so that ``(2 · 10¹⁵⁰)²``
+#: summed over :data:`MAX_FEATURES` columns cannot overflow.
 MAX_MAGNITUDE = 1e150
 
-#: Smallest bound accepted: underflow then stays below ``u B²``.
+#: Smallest bound accepted, so that underflow stays below ``u B²``.
 MIN_BOUND = 1e-150
 
 #: Most columns accepted (the underflow terms of the proof assume it).

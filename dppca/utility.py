@@ -34,7 +34,7 @@ def captured_variance_ratio(A, V) -> float:
 
 
 def top_vector_correlation(v, v1) -> float:
-    """q_A(v) = |<v, v_1>|: the correlation of a unit vector with the top
+    """``q_A(v) = |<v, v_1>|``: the correlation of a unit vector with the top
     eigenvector v_1.
 
     Chaudhuri et al. (2013), eq. (3) and Theorems 7-9 (k = 1).

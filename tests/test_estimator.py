@@ -777,3 +777,59 @@ def test_split_budget_adds_up_to_the_total(share):
     assert np.isclose(mean_part.epsilon, share * 0.3)
     assert np.isclose(mech_part.epsilon, (1 - share) * 0.3)
     assert est.privacy_spent_ == (0.3, 1e-6)
+
+
+# --- private bounds
+# ------------------------------------------------------------------------------
+
+
+def test_private_bounds_are_released_recorded_and_charged():
+    from dppca.accounting import Accountant
+
+    X, _ = spiked(n=3000, shift=1.0)
+    budget = Accountant(1.0, 1e-6)
+    est = PrivatePCA(
+        2,
+        epsilon=1.0,
+        delta=1e-6,
+        data_norm="private",
+        centered_norm="private",
+        bound_range=(0.1, 100.0),
+        accountant=budget,
+        random_state=0,
+    ).fit(X)
+    labels = [r.label for r in est.privacy_releases_]
+    assert labels[0].startswith("private norm quantile")
+    assert labels[2].startswith("private centred norm quantile")
+    assert all(r.proved for r in est.privacy_releases_)
+    assert est.privacy_spent_ == (1.0, 1e-6)
+    assert est.privacy_releases_[0].epsilon == pytest.approx(0.05)
+    assert len(budget.charges) == 2  # the bounds, then the rest
+    assert budget.spent[0] <= 1.0
+    norms = np.linalg.norm(X, axis=1)
+    # on 3000 rows at ε = 0.05 the released bound lands near the 0.95 quantile
+    assert 0.5 < np.mean(norms <= est.data_norm_) <= 1.0
+    assert est.row_bound_ != est.data_norm_
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"data_norm": "private"}, "bound_range"),
+        ({"data_norm": "unknown"}, "data_norm must be"),
+        (
+            {"data_norm": "private", "bound_range": (1, 10), "bound_share": 1},
+            "bound_share",
+        ),
+    ],
+)
+def test_private_bound_parameters_are_checked(params, message):
+    X, _ = spiked(n=100)
+    with pytest.raises(ValueError, match=message):
+        PrivatePCA(2, **params).fit(X)
+
+
+def test_centered_norm_without_private_mean_is_said():
+    X, _ = spiked(n=100)
+    with pytest.warns(PrivacyWarning, match="centered_norm=2.0 is not used"):
+        PrivatePCA(2, data_norm=3.0, center=False, centered_norm=2.0).fit(X)

@@ -87,20 +87,28 @@ def hide_plumbing(notebook: Path) -> bool:
     return changed
 
 
+#: Folders of the book whose non-notebook files are copied into a render's
+#: source: the chapters (references page, figures) and the API reference.
+SOURCE_FOLDERS = ("chapters", "api")
+
+
 def prepare_source(src: Path) -> list[str]:
     """Copy configuration and non-notebook files into ``src``; return
     documents lacking an execution."""
     write_render_config(src)
     shutil.copy2(ROOT / "_toc.yml", src / "_toc.yml")
-    for asset in (ROOT / "chapters").rglob("*"):
-        if (
-            asset.is_file()
-            and asset.suffix != ".ipynb"
-            and ".ipynb_checkpoints" not in asset.parts
-        ):
-            target = src / asset.relative_to(ROOT)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(asset, target)
+    # The chapters' non-notebook files, and the API reference pages (api/*.md,
+    # rendered by autodoc from the installed dppca).
+    for folder in SOURCE_FOLDERS:
+        for asset in (ROOT / folder).rglob("*"):
+            if (
+                asset.is_file()
+                and asset.suffix != ".ipynb"
+                and ".ipynb_checkpoints" not in asset.parts
+            ):
+                target = src / asset.relative_to(ROOT)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(asset, target)
     for notebook in (src / "chapters").rglob("*.ipynb"):
         hide_plumbing(notebook)
     return [
