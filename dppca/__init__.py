@@ -20,8 +20,8 @@ from . import (
     guarantees,
     input_perturbation,
     montecarlo,
-    private_bounds,
     privacy,
+    private_bounds,
     sensitivity,
 )
 from .covariance import amin_covariance, amin_subspace
