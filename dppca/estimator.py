@@ -477,7 +477,7 @@ class PrivatePCA(
         releases R from the data instead: the ``bound_quantile`` quantile of
         the row norms, pure ε-DP with a share ``bound_share`` of ε, among
         candidates in the public ``bound_range``
-        (:func:`dppca.private_bounds.norm_quantile`; about
+        (``dppca.private_bounds.norm_quantile``; about
         ``1 − bound_quantile`` of the rows are then clipped, a target, not a
         released count).
     clip : bool, default=True

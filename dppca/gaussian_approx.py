@@ -24,8 +24,8 @@ noise ``sigma``. Two neighbouring relations:
 
 ``sigma`` is then the exact (Balle and Wang 2018) analytic Gaussian calibration.
 
-Noise kinds (``dppca.noise``): ``noise="float"`` (default for now) adds
-float64 ``G + G^T``, private as mathematics only. ``noise="safe"`` rounds ``M``
+Noise kinds (``dppca.noise``): ``noise="float"`` adds float64 ``G + G^T``,
+private as mathematics only. ``noise="safe"`` (the default) rounds ``M``
 to a grid of granularity ``gamma`` (a power of two) and adds exact discrete
 Gaussian noise with the variances of ``G + G^T`` (``4 sigma^2`` on the diagonal,
 ``2 sigma^2`` off it). In grid units the Frobenius distance of neighbours grows

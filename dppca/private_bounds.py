@@ -17,10 +17,10 @@ Replacing one row changes every count ``c_j`` by at most one, so every
 ``u_j``, and ``u* = max_j u_j``, changes by at most one: sensitivity 1. The
 candidate is selected by **permute-and-flip** (McKenna and Sheldon,
 "Permute-and-Flip: a new mechanism for differentially private selection",
-NeurIPS 2020, [MS20]): visit the candidates in a uniformly random order and
+NeurIPS 2020, (MS20)): visit the candidates in a uniformly random order and
 stop at the first candidate ``r`` whose coin, of probability
 ``p_r = exp(−ε (u* − u_r)/2)``, lands heads. A candidate of utility ``u*``
-has ``p_r = 1``, so the walk stops. [MS20] prove it ε-DP for a utility of
+has ``p_r = 1``, so the walk stops. (MS20) prove it ε-DP for a utility of
 sensitivity 1 (with ``p_r = exp(ε (u_r − u*)/(2Δ))`` for sensitivity Δ) and
 that its expected utility is never below that of the exponential mechanism at
 the same ε (and up to twice better); Ding et al. (2021) show it is report
@@ -28,7 +28,7 @@ noisy max with exponential noise.
 
 **Exact, as a program.** Every step is exact integer arithmetic, so the
 output has exactly the law the theorem analyses (up to the uniformity of the
-generator's integers, as everywhere in :mod:`dppca.noise`):
+generator's integers, as everywhere in ``dppca.noise``):
 
 * the counts are integers, and row ``i``'s norm is computed from row ``i``
   alone (whatever its rounding error), so the *computed* utilities have
@@ -37,7 +37,7 @@ generator's integers, as everywhere in :mod:`dppca.noise`):
 * ε is taken as an exact fraction ``ε' = a/b`` of the float, rounded down to
   a multiple of ``2⁻⁶¹`` when finer (never for ``ε ≥ 2⁻⁹``; ``ε' ≤ ε``, so
   the release is ε-DP a fortiori), and each coin
-  ``exp(−a (u* − u_r)/(2b))`` is drawn by :func:`dppca.noise.bernoulli_exp`
+  ``exp(−a (u* − u_r)/(2b))`` is drawn by ``dppca.noise.bernoulli_exp``
   (Canonne, Kamath and Steinke 2020, Algorithm 1) as the AND of
   ``exp(−w)`` and ``exp(−s/(2b))`` with ``a (u* − u_r) = 2b w + s``.
 
@@ -46,7 +46,7 @@ candidate whose coin is heads gives the same law as flipping them one at a
 time (the coins of candidates after the first head are never looked at).
 
 **Accuracy.** Let ``τ = (2/ε)(ln G + ln(1/β))``. With probability at least
-``1 − β`` the released ``b`` has ``u* − u(b) < τ``, i.e.
+``1 − β`` the released ``b`` has ``u* − u(b) < τ``, i.e.::
 
     |c(b) − ⌈q n⌉| < min_j |c_j − ⌈q n⌉| + τ.
 
@@ -97,9 +97,9 @@ EPSILON_BITS = 61
 #: Largest whole part of an exponent handed to one call of the exact sampler.
 _WHOLE_CHUNK = 2**62
 
-#: [MS20]: McKenna and Sheldon, NeurIPS 2020 (theorem number not cited: not
+#: (MS20): McKenna and Sheldon, NeurIPS 2020 (theorem number not cited: not
 #: checked against the paper's numbering).
-THEOREM = "permute-and-flip [MS20], ε-DP for a utility of sensitivity 1"
+THEOREM = "permute-and-flip (MS20), ε-DP for a utility of sensitivity 1"
 CHAPTER = "chapter 13"
 ROW_BOUND = "any rows (norms only)"
 
@@ -297,7 +297,7 @@ def _bernoulli_exp_whole(whole: list[int], rng) -> np.ndarray:
 
 
 def permute_and_flip(utilities, epsilon, rng=None) -> int:
-    """Index chosen by permute-and-flip [MS20] for integer utilities of
+    """Index chosen by permute-and-flip (MS20) for integer utilities of
     sensitivity 1, drawn exactly.
 
     Parameters
@@ -381,7 +381,7 @@ def norm_quantile(
 ) -> PrivateBound:
     """An ε-DP estimate of the ``quantile``-th quantile of the row norms.
 
-    Permute-and-flip [MS20] over a data-independent geometric grid of
+    Permute-and-flip (MS20) over a data-independent geometric grid of
     candidate bounds, with utility ``−|#{i : ‖x_i‖ ≤ b} − ⌈q n⌉|``, drawn
     exactly (module docstring). Pure ε-DP under replace-one neighbours (n
     public), for any rows: nothing is assumed of their norms.
@@ -426,7 +426,7 @@ def norm_quantile(
 
     References
     ----------
-    .. [MS20] R. McKenna and D. Sheldon, "Permute-and-Flip: A new mechanism
+    .. (MS20) R. McKenna and D. Sheldon, "Permute-and-Flip: A new mechanism
        for differentially private selection", NeurIPS 2020.
 
     Examples
