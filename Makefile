@@ -13,7 +13,7 @@ export DPPCA_DATA_MIRROR
 # One BLAS thread per kernel: parallel notebooks otherwise oversubscribe the cores.
 BLAS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: book test lint unit notebooks render-fast browser-check check-stripped env clean clean-cache bench lab wheel-check
+.PHONY: book test lint unit notebooks render-fast browser-check check-stripped env clean clean-cache bench lab wheel-check privacy
 
 env: $(STAMP)
 
@@ -84,6 +84,11 @@ browser-check: $(STAMP)
 	else \
 	  echo "browser check SKIPPED: no Chromium at $(CHROMIUM) (apt-get install chromium)"; \
 	fi
+
+## make privacy: the privacy suite alone (tests/privacy/, marker "privacy"): tries to break every
+## privacy claim of the package; make test runs it with everything else
+privacy: $(STAMP)
+	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m privacy
 
 unit: $(STAMP)
 	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m "not notebook"

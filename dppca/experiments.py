@@ -19,7 +19,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
+
+try:
+    import pandas as pd
+except ModuleNotFoundError as error:  # pragma: no cover - core-only installs
+    raise ModuleNotFoundError(
+        "dppca.experiments needs pandas: pip install 'dppca[data]'"
+    ) from error
 
 from .guarantees import UnprovedGuaranteeWarning
 from .linalg import haar_subspace, second_moment, sparse_gram, top_k_subspace

@@ -79,7 +79,9 @@ def test_ppca_privacy_ratio_on_adversarial_neighbours_d2():
     pp, _, _ = circle_law(second_moment(Xp), n, eps, grid)
     ratio = np.max(np.abs(np.log(p / pp)))
     assert ratio <= eps + 1e-9
-    assert ratio >= 0.5 * eps  # the bound is not vacuous here
+    # the bound is not vacuous here; the ratio is exactly 0.5 * eps, which
+    # numpy 1.26 computes one ulp below
+    assert ratio >= 0.5 * eps - 1e-12
     # histogram of |angle| in [0, pi/2] against exact bin probabilities
     rng = np.random.default_rng(3)
     draws = np.array(
