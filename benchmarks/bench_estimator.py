@@ -38,7 +38,9 @@ import timing
 from dppca import PrivacyWarning, PrivatePCA, datasets, top_k_subspace
 from dppca.input_perturbation import analyze_gauss_from_second_moment
 from dppca.linalg import sparse_gram
-from dppca.rows import clipped_second_moment
+from dppca.noise import add_gaussian
+from dppca.privacy import analytic_gaussian_sigma
+from dppca.rows import clipped_row_sum, clipped_second_moment
 
 EPS, DELTA, REPEATS = 1.0, 1e-5, 3
 
@@ -152,11 +154,27 @@ def main() -> None:
     # rows, Analyze Gauss (δ given), safe noise
     defaults = PrivatePCA(k, epsilon=EPS, delta=DELTA, data_norm=1.0)
     t_defaults = best_time(lambda: defaults.fit(X))
-    ratio = t_defaults / t_bare
+
+    def bare_centred():
+        # the same releases by hand: private mean (Gaussian, safe noise; a
+        # fifth of the budget), centred second moment, Analyze Gauss
+        total = clipped_row_sum(X, 1.0).total
+        sigma = analytic_gaussian_sigma(2.0 / n, 0.2 * EPS, 0.2 * DELTA)
+        mean = add_gaussian(total / n, sigma, noise="safe", rng=0)
+        A = clipped_second_moment(X, 1.0, centre=mean, pre_clip=1.0).matrix
+        noisy = analyze_gauss_from_second_moment(
+            A, n, 0.8 * EPS, 0.8 * DELTA, rng=0, noise="safe"
+        )
+        return top_k_subspace(noisy, k)
+
+    t_bare_centred = best_time(bare_centred)
+    ratio = t_defaults / t_bare_centred
     print(
         f"PrivatePCA.fit with the defaults (private mean) "
-        f"{1e3 * t_defaults:8.1f} ms ({ratio:5.2f}x the bare mechanism)  "
-        f"{'OK' if ratio <= 1.2 else 'ABOVE TARGET 1.2x'}"
+        f"{1e3 * t_defaults:8.1f} ms: {ratio:5.2f}x the same releases by hand "
+        f"({1e3 * t_bare_centred:.1f} ms)  "
+        f"{'OK' if ratio <= 1.2 else 'ABOVE TARGET 1.2x'}; "
+        f"{t_defaults / t_bare:5.2f}x the uncentred bare mechanism"
     )
 
     dense = X.toarray()
