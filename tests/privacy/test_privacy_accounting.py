@@ -51,6 +51,20 @@ def boundary_pair(n, d, granularity, below=True):
     return X, X_prime
 
 
+def boundary_shifts(n, d, grid, entries=None):
+    """The rounded shifts (in grid cells) of both boundary pairs: second
+    moments just below, and just above, a half-cell boundary. ``entries``
+    picks the coordinates the noise is added to (default: upper triangle)."""
+    pick = exact.upper if entries is None else entries
+    for below in (True, False):
+        X, X_prime = boundary_pair(n, d, grid, below)
+        yield exact.grid_shift(
+            pick(dppca.second_moment(X)),
+            pick(dppca.second_moment(X_prime)),
+            grid,
+        )
+
+
 def orthogonal_pair(n, d, seed=0):
     """Replace-one pair with orthogonal unit rows: ‖A − A'‖_F = √2/n."""
     rng = np.random.default_rng(seed)
@@ -110,17 +124,10 @@ def test_safe_gaussian_input_reports_at_least_the_exact_epsilon(
         d, n, eps, DELTA, sigma_float, granularity
     )
     variance = exact.safe_gaussian_variance(sigma, grid)
-    worst = 0.0
-    for below in (True, False):
-        X, X_prime = boundary_pair(n, d, grid, below)
-        shift = exact.grid_shift(
-            exact.upper(dppca.second_moment(X)),
-            exact.upper(dppca.second_moment(X_prime)),
-            grid,
-        )
-        worst = max(
-            worst, exact.discrete_gaussian_epsilon(shift, variance, DELTA)
-        )
+    worst = max(
+        exact.discrete_gaussian_epsilon(s, variance, DELTA)
+        for s in boundary_shifts(n, d, grid)
+    )
     assert record.kind == "zcdp" and record.proved
     assert_reports_at_least(record, worst)
 
@@ -170,15 +177,7 @@ def test_safe_laplace_input_is_pure_at_its_epsilon(granularity):
     )
     scale, grid = privacy.safe_laplace_input_calibration(d, n, eps, granularity)
     t = exact.safe_laplace_parameter(scale, grid)
-    worst = 0.0
-    for below in (True, False):
-        X, X_prime = boundary_pair(n, d, grid, below)
-        shift = exact.grid_shift(
-            exact.upper(dppca.second_moment(X)),
-            exact.upper(dppca.second_moment(X_prime)),
-            grid,
-        )
-        worst = max(worst, float(np.abs(shift).sum()) / t)
+    worst = max(float(np.abs(s).sum()) / t for s in boundary_shifts(n, d, grid))
     assert record.kind == "pure" and record.proved
     assert_reports_at_least(record, worst)
 
@@ -197,18 +196,10 @@ def test_safe_mangoubi_vishnoi_reports_at_least_the_exact_epsilon(
     )
     base = (sigma / grid) ** 2
     ratios = np.where(np.eye(d, dtype=bool)[np.triu_indices(d)], 4, 2)
-    worst = 0.0
-    for below in (True, False):
-        X, X_prime = boundary_pair(n, d, grid, below)
-        shift = exact.grid_shift(
-            exact.upper(dppca.second_moment(X)),
-            exact.upper(dppca.second_moment(X_prime)),
-            grid,
-        )
-        worst = max(
-            worst,
-            exact.discrete_gaussian_epsilon(shift, base, DELTA, ratios=ratios),
-        )
+    worst = max(
+        exact.discrete_gaussian_epsilon(s, base, DELTA, ratios=ratios)
+        for s in boundary_shifts(n, d, grid)
+    )
     assert_reports_at_least(record, worst)
 
 
@@ -223,17 +214,10 @@ def test_safe_power_method_step_reports_at_least_the_exact_epsilon():
         n, d, d, eps, DELTA, 1
     )
     variance = exact.safe_gaussian_variance(sigma, grid)
-    worst = 0.0
-    for below in (True, False):
-        X, X_prime = boundary_pair(n, d, grid, below)
-        shift = exact.grid_shift(
-            dppca.second_moment(X).ravel(),
-            dppca.second_moment(X_prime).ravel(),
-            grid,
-        )
-        worst = max(
-            worst, exact.discrete_gaussian_epsilon(shift, variance, DELTA)
-        )
+    worst = max(
+        exact.discrete_gaussian_epsilon(s, variance, DELTA)
+        for s in boundary_shifts(n, d, grid, entries=np.ravel)
+    )
     assert_reports_at_least(record, worst)
 
 
