@@ -126,7 +126,7 @@ def noisy_power_method_guarantee(
     L = n_iterations or default_iterations(d)
     step = power_step_sensitivity(n, p)
     record = dict(
-        theorem="[HP14, Thm 1.3], replace-one calibration: book, chapter 14",
+        theorem="[HP14]; replace-one calibration: the book's own",
         chapter="chapter 14",
     )
     if check_noise_kind(noise) == "safe":
