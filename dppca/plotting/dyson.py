@@ -10,6 +10,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from . import legend_outside
+
 
 def plot_scaling(x, curves: dict, xlabel: str, title: str):
     """Log-log mean error (markers) with the sum-of-squares prediction
@@ -28,7 +30,7 @@ def plot_scaling(x, curves: dict, xlabel: str, title: str):
     ax.set_xlabel(xlabel)
     ax.set_ylabel(r"$E\,\|H - V\Lambda V^T\|_F$")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_outside(ax, fontsize="small")
     return fig
 
 
@@ -99,7 +101,7 @@ def plot_spectral_densities(samples: dict, radius: dict, title: str):
     ax.set_xlabel(r"eigenvalue / $2\sqrt{2dt}$")
     ax.set_ylabel("density")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_outside(ax, fontsize="small")
     return fig
 
 
@@ -146,7 +148,7 @@ def plot_probability_curve(
     ax.set_xlabel(r"gap constant $c$ (gaps $c\sqrt{dT}$)")
     ax.set_ylabel("probability")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_outside(ax, fontsize="small")
     return fig
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from . import legend_outside
 from .experiments import STYLE as REGISTRY_STYLE
 
 #: PrivatePCA's mechanism names that differ from the experiment registry's.
@@ -71,13 +72,20 @@ def component_grid(rows: dict, epsilons, n_show: int, shape=(8, 8)):
 
 
 def metric_against_epsilon(
-    table, metric: str, ax=None, baselines: dict | None = None, labels=None
+    table,
+    metric: str,
+    ax=None,
+    baselines: dict | None = None,
+    labels=None,
+    legend: bool = True,
 ):
     """Mean ± standard deviation of ``metric`` against ε (log axis) for each
     mechanism of a
     long ``table`` (columns ``mechanism``, ``epsilon``, ``metric``); horizontal
     lines for
-    the ``baselines`` (label -> (mean, sd))."""
+    the ``baselines`` (label -> (mean, sd)). The legend goes right of the
+    axes; ``legend=False`` leaves it to the caller (one legend for several
+    panels)."""
     ax = ax or plt.gca()
     labels = labels or {}
     summary = table.groupby(["mechanism", "epsilon"])[metric].agg(
@@ -101,5 +109,6 @@ def metric_against_epsilon(
             ax.axhspan(mean - sd, mean + sd, color=color, alpha=0.12)
     ax.set_xscale("log")
     ax.set_xlabel("total ε")
-    ax.legend(fontsize=7, ncol=2)
+    if legend:
+        legend_outside(ax, fontsize="small")
     return ax

@@ -6,6 +6,18 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from . import legend_outside
+from .experiments import legend_below
+
+
+def _shared_legend(fig, axes) -> None:
+    """One legend for all panels, in a row under them (inside a panel it
+    hid the traces)."""
+    labels = {
+        label for ax in axes for label in ax.get_legend_handles_labels()[1]
+    }
+    legend_below(fig, axes, ncol=max(1, len(labels)))
+
 
 def plot_mean_statistic(
     panels, title="Hoff's Gibbs sampler: the statistic of Figure 2"
@@ -37,9 +49,8 @@ def plot_mean_statistic(
         ax.set_xlabel("sweep T")
         ax.set_ylabel(r"$\log_{10} F_k(T)$")
         ax.set_title(name)
-        ax.legend(fontsize="small")
     fig.suptitle(title)
-    fig.tight_layout()
+    _shared_legend(fig, axes[0])
     return fig
 
 
@@ -73,9 +84,8 @@ def plot_score_traces(
         ax.set_xlabel("sweep")
         ax.set_ylabel(r"$\mathrm{tr}(V^\top B V)$")
         ax.set_title(name)
-        ax.legend(fontsize="small")
     fig.suptitle(title)
-    fig.tight_layout()
+    _shared_legend(fig, axes[0])
     return fig
 
 
@@ -109,7 +119,7 @@ def plot_success_probability(n_values, estimates, n_theorem, target, title):
     ax.set_xlabel("n")
     ax.set_ylabel(r"$P(|\langle \hat v_1, v_1\rangle| > \rho)$")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_outside(ax, fontsize="small")
     return fig
 
 

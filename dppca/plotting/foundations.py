@@ -6,6 +6,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from . import legend_outside
+
 
 def plot_sigma_ratio(epsilons, ratios_by_delta: dict, ax=None):
     """Ratio classical / analytic Gaussian noise level against epsilon, one
@@ -55,7 +57,7 @@ def plot_l1_sensitivity(ds, curves: dict, markers: dict | None = None, ax=None):
     ax.set_yscale("log")
     ax.set_xlabel("dimension $d$")
     ax.set_ylabel(r"$n \times$ sensitivity")
-    ax.legend(fontsize="small")
+    legend_outside(ax, fontsize="small")
     return ax
 
 
@@ -85,5 +87,5 @@ def plot_captured_variance(samples, expected: float, best: float, ax=None):
     ax.set_xlabel(r"captured variance $q_F(V)$")
     ax.set_ylabel("count")
     ax.set_title("The two baselines")
-    ax.legend()
+    legend_outside(ax)
     return ax

@@ -7,6 +7,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from . import legend_outside
+from .experiments import legend_below
+
 
 def plot_correlation_bound_panels(
     panels, title: str = "MOD-SULQ: Theorem 15 bound and measured correlation"
@@ -52,9 +55,12 @@ def plot_correlation_bound_panels(
         ax.set_title(f"d = {d}")
         ax.set_xlabel(r"$\log_{10} n$")
     axes[0].set_ylabel(r"$E|\langle \hat v_1, v_1\rangle|$")
-    axes[-1].legend(fontsize="x-small", loc="center right")
     fig.suptitle(title)
-    fig.tight_layout()
+    # one legend for all panels, under them: inside a panel it hid the data
+    entries = {
+        label for ax in axes for label in ax.get_legend_handles_labels()[1]
+    }
+    legend_below(fig, axes, ncol=max(1, len(entries)))
     return fig
 
 
@@ -89,7 +95,7 @@ def plot_loglog_series(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_outside(ax, fontsize="small")
     return ax
 
 
@@ -116,7 +122,7 @@ def plot_privacy_profiles(
     ax.set_xlabel(r"$\varepsilon'$")
     ax.set_ylabel(r"$\delta(\varepsilon')$")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_outside(ax, fontsize="small")
     return ax
 
 
@@ -134,5 +140,5 @@ def plot_utility_comparison(
     ax.set_ylabel(r"$q_F(\hat V_k)/q_F(V_k)$")
     ax.set_title(title)
     if legend:
-        ax.legend(fontsize="small")
+        legend_outside(ax, fontsize="small")
     return ax
