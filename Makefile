@@ -13,7 +13,7 @@ export DPPCA_DATA_MIRROR
 # One BLAS thread per kernel: parallel notebooks otherwise oversubscribe the cores.
 BLAS1 := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: book test lint unit notebooks render-fast browser-check check-stripped env clean clean-cache bench lab wheel-check privacy
+.PHONY: book test lint unit notebooks render-fast browser-check pdf check-stripped env clean clean-cache bench lab wheel-check privacy
 
 env: $(STAMP)
 
@@ -24,16 +24,20 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $@
 
 ## make book: execute every chapter at full scale (2 at a time; cached by notebook, dppca
-## sources and pins), then render HTML to _build/html with a strict build
+## sources and pins), then render HTML to _build/html with a strict build, then the whole
+## book as one PDF, _build/html/_static/dppca-book.pdf (make pdf)
 book: $(STAMP)
 	$(BLAS1) $(BIN)/python tools/execute_chapters.py --jobs 2
 	$(BIN)/python tools/render_book.py full
+	$(MAKE) --no-print-directory pdf
 
 ## make test: stripped notebooks, lint, the wheel in a fresh venv, unit tests + every chapter in
-## FAST mode, then render those and open every page of that HTML in headless Chromium (when installed)
+## FAST mode, then render those, print them to the book's PDF and open every page of that HTML
+## in headless Chromium (when installed)
 test: $(STAMP) check-stripped lint wheel-check
 	$(BLAS1) $(BIN)/python -m pytest -n auto --dist worksteal tests
 	$(BIN)/python tools/render_book.py fast
+	$(MAKE) --no-print-directory pdf PDF_HTML=_build/fast/_build/html
 	$(MAKE) --no-print-directory browser-check
 
 ## make wheel-check: build the wheel (from a copy of the package: no stale build/ leaks in), install
@@ -83,6 +87,20 @@ browser-check: $(STAMP)
 	  echo "browser check FAILED: no Chromium at $(CHROMIUM)"; exit 1; \
 	else \
 	  echo "browser check SKIPPED: no Chromium at $(CHROMIUM) (apt-get install chromium)"; \
+	fi
+
+## make pdf: print the rendered book (PDF_HTML, default _build/html) to one PDF with an outline,
+## $(PDF_HTML)/_static/dppca-book.pdf, in the same Chromium, offline (tools/book_pdf.py); the
+## download menu of every page links to it ("Book (PDF)"). Without Chromium: as the browser check
+PDF_HTML ?= _build/html
+pdf: $(STAMP)
+	@if [ -x "$(CHROMIUM)" ]; then \
+	  $(BIN)/python tools/book_pdf.py $(PDF_HTML); \
+	elif [ "$$DPPCA_REQUIRE_BROWSER" = 1 ]; then \
+	  echo "book PDF FAILED: no Chromium at $(CHROMIUM)"; exit 1; \
+	else \
+	  echo "book PDF SKIPPED: no Chromium at $(CHROMIUM) (apt-get install chromium);" \
+	    "the pages' Book (PDF) link leads nowhere"; \
 	fi
 
 ## make privacy: the privacy suite alone (tests/privacy/, marker "privacy"): tries to break every

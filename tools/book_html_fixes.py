@@ -18,15 +18,25 @@ The console errors:
 - the theme's colour mode defaults to "" and pydata-sphinx-theme logs "Got
   invalid theme mode" on a reader's first visit: the default becomes "auto"
   (follow the system setting).
+
+The download menu of every page (the arrow in the top bar: the page as
+``.ipynb`` or ``.md``, and print to ``.pdf``) gets a last entry, "Book (PDF)",
+linking to the whole book as one PDF, ``_static/dppca-book.pdf``.
+tools/book_pdf.py prints it from the rendered HTML (``make pdf``, run by
+``make book`` and, before the browser check, by ``make test``).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
+import sys
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from book_pdf import BOOK_PDF  # noqa: E402 (the PDF's place in the site)
 
 #: Where the MathJax files go, under the HTML output's ``_static``; must match
 #: the directory of ``mathjax_path`` in _config.yml.
@@ -84,7 +94,24 @@ def copy_mathjax(app, exception) -> None:
         shutil.copy2(licence, target / "LICENSE")
 
 
+def add_book_pdf(context) -> None:
+    """Add "Book (PDF)" to the page's download menu, when it has one."""
+    for group in context.get("header_buttons") or []:
+        if group.get("label") == "download-buttons":
+            group["buttons"].append(
+                {
+                    "type": "link",
+                    "url": context["pathto"](BOOK_PDF, 1),
+                    "text": "Book (PDF)",
+                    "tooltip": "Download the whole book as one PDF",
+                    "icon": "fas fa-book",
+                    "label": "download-book-pdf-button",
+                }
+            )
+
+
 def fix_page(app, pagename, templatename, context, doctree) -> None:
+    add_book_pdf(context)
     # default_mode is read by pydata-sphinx-theme's layout.html
     if not context.get("default_mode"):
         context["default_mode"] = "auto"

@@ -1,0 +1,523 @@
+"""Print the rendered HTML book to one PDF, offline, with the Chromium of the
+browser check.
+
+Usage: python tools/book_pdf.py HTML_DIR [OUT.pdf]
+
+OUT.pdf defaults to HTML_DIR/_static/dppca-book.pdf, the file that the
+"Book (PDF)" entry of every page's download menu links to (see
+tools/book_html_fixes.py). ``make book`` runs it on _build/html (``make pdf``),
+``make test`` on the FAST render before the browser check, which follows that
+link like any other.
+
+How:
+
+- the HTML is served on 127.0.0.1 and opened in Chromium through Playwright
+  with the server, launch flags and MathJax wait of tools/browser_check.py;
+  every request that does not go to 127.0.0.1 is blocked, and is an error (the
+  book serves everything itself, MathJax included);
+- the pages, in the order of the book's navigation (the sidebar of the root
+  page, which is _toc.yml's order: introduction, chapters, API reference, back
+  matter), are each printed with ``page.pdf()`` on A4, after MathJax has
+  typeset them; the theme's print stylesheet drops the sidebars and the top bar,
+  and this script adds a little print CSS: code wraps instead of running off
+  the page, and a display formula or table wider than the text column is set in
+  a smaller font until it fits;
+- pypdf merges the pages into one PDF with an outline: the parts of the table
+  of contents, each page under its part, each page's sections under the page.
+  Links between pages of the book become links inside the PDF (to the section,
+  theorem or equation they point at), links to other files of the site (the
+  notebooks, the index) become links relative to the PDF's place in the site,
+  and links to the web stay as they are.
+
+Exits 0 when the PDF is written, 1 when a page failed (MathJax did not finish,
+a request tried to leave the machine, a page did not load; no PDF is written
+then), 2 without Chromium.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html as html_escape
+import os
+import posixpath
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_check import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WAIT_FOR_MATHJAX,
+    is_local,
+    redirect_target,
+    serve,
+)
+
+#: Where the PDF goes in the HTML folder; the download menu of every page links
+#: here (tools/book_html_fixes.py imports it).
+BOOK_PDF = "_static/dppca-book.pdf"
+
+#: A4 with 15 mm margins left and right: a column of 180 mm, 680 CSS px at
+#: scale 1. Printed at SCALE, the page is laid out 680 / SCALE px wide: the
+#: text is set at about 10 pt and an 80-column line of code fits. The page is
+#: laid out at that width before printing (to measure what is too wide), so the
+#: measure and the print agree.
+PAPER = "A4"
+MARGIN = {"top": "14mm", "bottom": "16mm", "left": "15mm", "right": "15mm"}
+SCALE = 0.85
+PRINT_VIEWPORT = {"width": round(680 / SCALE), "height": 1100}
+
+#: Added to every page before printing.
+PRINT_CSS = """
+@media print {
+  pre, pre code, .highlight pre {
+    white-space: pre-wrap !important;
+    overflow-wrap: anywhere;
+  }
+  h1, h2, h3, h4, h5, h6 { break-after: avoid-page; }
+  img, figure, mjx-container[display="true"], .cell_input {
+    break-inside: avoid-page;
+  }
+  /* Chromium prints a shadow as an image (a third of the file, for
+     nothing); :not(#_) outweighs the theme's own !important shadows */
+  :not(#_), :not(#_)::before, :not(#_)::after {
+    box-shadow: none !important;
+    text-shadow: none !important;
+  }
+}
+"""
+
+#: The pages of the book in navigation order, from the root page's sidebar:
+#: [href, title, part caption or null], the root page first.
+NAVIGATION = """() => {
+    const nav = document.querySelector('nav.bd-docs-nav');
+    if (!nav) return null;
+    const out = [[location.href, null, null]];
+    let part = null;
+    for (const el of nav.querySelectorAll('p.caption, a.reference.internal')) {
+        if (el.matches('p.caption')) { part = el.textContent.trim(); continue; }
+        const home = el.closest('.bd-sidenav__home-link');
+        out.push([el.href, el.textContent.replace(/\\s+/g, ' ').trim(),
+                  home ? null : part]);
+    }
+    return out;
+}"""
+
+#: Prepares a loaded page for printing (laid out for print at the paper's
+#: width): shrinks what is wider than its column, makes every element with an
+#: id a destination of the PDF (Chromium exports a named destination for each
+#: target of a link inside the page: hidden links to every id make them all
+#: targets), and returns the page's title and its sections (id, title).
+PREPARE = """() => {
+    // blocks only: an inline element has no clientWidth
+    const wide = el => el.clientWidth > 0
+        && !getComputedStyle(el).display.startsWith('inline')
+        && el.scrollWidth > el.clientWidth + 1;
+    for (const el of document.querySelectorAll(
+            'article mjx-container[display="true"], article .math, '
+            + 'article table, article .table-wrapper, '
+            + 'article .pst-scrollable-table-container, article .output')) {
+        if (!wide(el)) continue;
+        const size = parseFloat(getComputedStyle(el).fontSize);
+        let scale = el.clientWidth / el.scrollWidth;
+        for (let i = 0; i < 4 && wide(el) && scale > 0.4; i++) {
+            el.style.fontSize = (size * scale) + 'px';
+            scale *= 0.95 * el.clientWidth / Math.max(el.scrollWidth, 1);
+        }
+    }
+    const box = document.createElement('div');
+    box.style.display = 'none';
+    for (const el of document.querySelectorAll('[id]')) {
+        const a = document.createElement('a');
+        a.href = '#' + encodeURIComponent(el.id);
+        box.appendChild(a);
+    }
+    document.body.appendChild(box);
+    const text = el => {
+        const c = el.cloneNode(true);
+        c.querySelectorAll('.headerlink').forEach(x => x.remove());
+        return c.textContent.replace(/\\s+/g, ' ').trim();
+    };
+    const h1 = document.querySelector('article h1');
+    const sections = [...document.querySelectorAll('article section > h2')]
+        .filter(h => h.parentElement.id)
+        .map(h => [h.parentElement.id, text(h)]);
+    return {title: h1 ? text(h1) : document.title, sections};
+}"""
+
+
+@dataclass
+class Entry:
+    """One page of the book: where it is, its title and part, and once
+    printed, its PDF and sections."""
+
+    rel: str
+    title: str
+    part: str | None
+    pdf: Path | None = None
+    sections: list[tuple[str, str]] = field(default_factory=list)
+
+
+def relative(url: str, base: str) -> tuple[str, str] | None:
+    """(page relative to the site root, fragment) for a URL of the served
+    site, else None."""
+    if not url.startswith(base):
+        return None
+    parts = urlsplit(url)
+    rel = unquote(parts.path)[len(urlsplit(base).path) :]
+    if rel == "" or rel.endswith("/"):
+        rel += "index.html"
+    return rel, unquote(parts.fragment)
+
+
+def root_page(html: Path) -> str:
+    """The book's first page: where index.html sends the reader."""
+    if not (html / "index.html").is_file():
+        raise FileNotFoundError(f"no index.html in {html}")
+    return redirect_target(html, "index.html") or "index.html"
+
+
+def navigation(page, base: str, root: str) -> list[Entry]:
+    """The pages of the book in the order of its navigation, root first."""
+    page.goto(base + root, wait_until="load", timeout=60_000)
+    items = page.evaluate(NAVIGATION)
+    if items is None:
+        raise RuntimeError(
+            f"{root}: no navigation (nav.bd-docs-nav) to take the pages' "
+            "order from"
+        )
+    entries: dict[str, Entry] = {}
+    for href, title, part in items:
+        target = relative(href, base)
+        if target is None:
+            continue
+        if target[0] in entries:  # the root page: its title in the sidebar
+            entries[target[0]].title = entries[target[0]].title or title or ""
+            continue
+        entries[target[0]] = Entry(target[0], title or "", part)
+    return list(entries.values())
+
+
+def footer(title: str) -> str:
+    """Chromium's footer template: the page's title, the page number within
+    it."""
+    style = (
+        "font-size: 7.5px; color: #777; width: 100%; margin: 0 15mm; "
+        "display: flex; justify-content: space-between; "
+        "font-family: sans-serif"
+    )
+    return (
+        f'<div style="{style}"><span>{html_escape.escape(title)}</span>'
+        '<span><span class="pageNumber"></span> / '
+        '<span class="totalPages"></span></span></div>'
+    )
+
+
+def print_page(page, base: str, entry: Entry, out: Path) -> list[str]:
+    """Load one page, wait for MathJax, print it to ``out``; return the
+    problems."""
+    problems: list[str] = []
+    page.goto(base + entry.rel, wait_until="load", timeout=60_000)
+    mathjax = page.evaluate(WAIT_FOR_MATHJAX)
+    if mathjax not in ("ok", "none"):
+        problems.append(mathjax)
+    page.add_style_tag(content=PRINT_CSS)
+    page.emulate_media(media="print")
+    info = page.evaluate(PREPARE)
+    if not entry.title:
+        entry.title = info["title"]
+    entry.sections = [tuple(s) for s in info["sections"]]
+    page.pdf(
+        path=str(out),
+        format=PAPER,
+        print_background=True,
+        margin=MARGIN,
+        scale=SCALE,
+        display_header_footer=True,
+        header_template="<span></span>",
+        footer_template=footer(entry.title),
+    )
+    page.emulate_media(media="screen")
+    return problems
+
+
+def print_pages(
+    html: Path, workdir: Path
+) -> tuple[list[Entry], str, list[str]]:
+    """Print every page of the book in ``html`` into ``workdir``; return the
+    entries, the address they were served from (their links start with it) and
+    the problems."""
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(html)
+    problems: list[str] = []
+    remote: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
+            context = browser.new_context(viewport=PRINT_VIEWPORT)
+
+            def block(route):  # offline: nothing leaves the machine
+                remote.append(route.request.url)
+                route.abort()
+
+            context.route(lambda url: not is_local(url, base), block)
+            page = context.new_page()
+            entries = navigation(page, base, root_page(html))
+            for i, entry in enumerate(entries):
+                remote.clear()
+                entry.pdf = workdir / f"{i:03d}.pdf"
+                try:
+                    found = print_page(page, base, entry, entry.pdf)
+                except Exception as error:  # a page that does not load
+                    found = [f"{type(error).__name__}: {error}"]
+                problems += [f"{entry.rel}: {p}" for p in found]
+                problems += [
+                    f"{entry.rel}: request leaves the machine (blocked): {u}"
+                    for u in dict.fromkeys(remote)
+                ]
+            browser.close()
+    finally:
+        server.shutdown()
+    return entries, base, problems
+
+
+def merge(
+    entries: list[Entry], html: Path, base: str, out: Path
+) -> tuple[int, Counter]:
+    """Merge the printed pages into ``out`` with an outline and working links;
+    return its number of pages and how many links of each kind it holds.
+
+    ``base`` is the URL the pages were served from (their links start with
+    it)."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import (
+        ArrayObject,
+        DictionaryObject,
+        Fit,
+        FloatObject,
+        NameObject,
+        NullObject,
+        NumberObject,
+        TextStringObject,
+    )
+
+    writer = PdfWriter()
+    first: dict[str, int] = {}  # page of the book -> its first PDF page
+    #: (page of the book, id) -> (PDF page index, left, top)
+    dests: dict[tuple[str, str], tuple[int, float, float]] = {}
+    links = []  # (PDF page index, annotation of the printed page, its page)
+    kinds: Counter = Counter()
+    for entry in entries:
+        reader = PdfReader(entry.pdf)
+        offset = len(writer.pages)
+        first[entry.rel] = offset
+        number = {}
+        for i, page in enumerate(reader.pages):
+            writer.add_page(page, excluded_keys=("/Annots",))
+            number[page.indirect_reference.idnum] = offset + i
+            for annot in page.get("/Annots") or []:
+                links.append((offset + i, annot.get_object(), entry.rel))
+        named = reader.trailer["/Root"].get("/Dests")
+        for name, dest in (named.get_object() if named else {}).items():
+            dest = dest.get_object()
+            if isinstance(dest, DictionaryObject):
+                dest = dest["/D"]
+            ref = dest[0]
+            if getattr(ref, "idnum", None) not in number:
+                continue
+            left = float(dest[2]) if len(dest) > 2 and dest[2] else 0.0
+            top = float(dest[3]) if len(dest) > 3 and dest[3] else 0.0
+            dests[(entry.rel, name.removeprefix("/"))] = (
+                number[ref.idnum],
+                left,
+                top,
+            )
+
+    pdf_dir = out.resolve().parent
+    try:
+        site_dir = pdf_dir.relative_to(html.resolve()).as_posix()
+    except ValueError:
+        site_dir = None  # the PDF is not in the site: no relative links
+
+    def goto(index: int, left: float | None = None, top: float | None = None):
+        return ArrayObject(
+            [
+                writer.pages[index].indirect_reference,
+                NameObject("/XYZ"),
+                NullObject() if left is None else FloatObject(left),
+                NullObject() if top is None else FloatObject(top),
+                NullObject(),
+            ]
+        )
+
+    def annotate(index: int, annot) -> None:
+        page = writer.pages[index]
+        if "/Annots" not in page:
+            page[NameObject("/Annots")] = ArrayObject()
+        page["/Annots"].append(writer._add_object(annot))
+
+    for index, annot, rel in links:
+        if annot.get("/Subtype") != "/Link":  # Chromium prints none
+            annotate(index, annot.clone(writer))
+            continue
+        action = annot.get("/A")
+        action = action.get_object() if action is not None else None
+        target = None  # (page of the book, id) or None
+        uri = None  # a link that stays a URI
+        if "/Dest" in annot:  # a link inside the printed page
+            target = (rel, str(annot["/Dest"]).removeprefix("/"))
+        elif action is not None and action.get("/S") == "/URI":
+            url = str(action["/URI"])
+            local = relative(url, base)
+            if local is None:
+                uri = url  # the web
+            elif local[0] in first:
+                target = local
+            elif site_dir is not None:  # another file of the site
+                path = posixpath.relpath(local[0], site_dir)
+                uri = path + (f"#{local[1]}" if local[1] else "")
+        if target is None and uri is None:
+            kinds["dropped"] += 1  # nowhere to go offline
+            continue
+        link = DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Annot"),
+                NameObject("/Subtype"): NameObject("/Link"),
+                NameObject("/Rect"): ArrayObject(
+                    [FloatObject(float(x)) for x in annot["/Rect"]]
+                ),
+                NameObject("/Border"): ArrayObject(
+                    [NumberObject(0), NumberObject(0), NumberObject(0)]
+                ),
+            }
+        )
+        if uri is not None:
+            kinds["web" if "://" in uri else "site"] += 1
+            link[NameObject("/A")] = DictionaryObject(
+                {
+                    NameObject("/S"): NameObject("/URI"),
+                    NameObject("/URI"): TextStringObject(uri),
+                }
+            )
+        elif target in dests:
+            kinds["in the book"] += 1
+            link[NameObject("/Dest")] = goto(*dests[target])
+        else:  # the page itself, or an id without a place on paper
+            kinds["in the book (to a page's start)"] += 1
+            link[NameObject("/Dest")] = goto(first[target[0]])
+        annotate(index, link)
+
+    # The outline: parts, their pages, each page's sections.
+    part_item, part_name = None, None
+    for entry in entries:
+        start = first[entry.rel]
+        if entry.part != part_name:
+            part_name = entry.part
+            part_item = (
+                writer.add_outline_item(title=entry.part, page_number=start)
+                if entry.part
+                else None
+            )
+        item = writer.add_outline_item(
+            title=entry.title,
+            page_number=start,
+            parent=part_item,
+            is_open=False,
+        )
+        for section_id, title in entry.sections:
+            where = dests.get((entry.rel, section_id))
+            if where is None:
+                continue
+            index, left, top = where
+            writer.add_outline_item(
+                title=title,
+                page_number=index,
+                parent=item,
+                fit=Fit.xyz(left=left, top=top),
+            )
+    writer.page_mode = "/UseOutlines"
+    if entries:
+        writer.add_metadata(
+            {"/Title": entries[0].title, "/Creator": "tools/book_pdf.py"}
+        )
+    tmp = out.with_name(out.name + ".part")
+    with tmp.open("wb") as handle:
+        writer.write(handle)
+    os.replace(tmp, out)
+    return len(writer.pages), kinds
+
+
+@dataclass
+class Result:
+    """What ``build`` did: the pages of the book (in order), the problems
+    (none when the PDF was written), its number of pages and its links."""
+
+    entries: list[Entry]
+    problems: list[str]
+    pdf_pages: int = 0
+    links: Counter = field(default_factory=Counter)
+
+
+def build(html: Path, out: Path) -> Result:
+    """Print the book in ``html`` to ``out``. Nothing is written when a page
+    has a problem (and a stale ``out`` is removed)."""
+    html = html.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    workdir = Path(tempfile.mkdtemp(prefix="book-pdf-"))
+    try:
+        entries, base, problems = print_pages(html, workdir)
+        if problems:
+            out.unlink(missing_ok=True)
+            return Result(entries, problems)
+        pdf_pages, links = merge(entries, html, base, out)
+        return Result(entries, [], pdf_pages, links)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("html", type=Path, help="the rendered HTML book")
+    parser.add_argument(
+        "out", nargs="?", type=Path, help=f"default: HTML/{BOOK_PDF}"
+    )
+    args = parser.parse_args()
+    if not Path(CHROMIUM).exists():
+        print(
+            f"book PDF SKIPPED: no Chromium at {CHROMIUM} "
+            "(apt-get install chromium, or set $CHROMIUM)"
+        )
+        return 2
+    out = args.out or args.html / BOOK_PDF
+    start = time.perf_counter()
+    result = build(args.html, out)
+    for problem in result.problems:
+        print("FAIL", problem)
+    seconds = time.perf_counter() - start
+    if result.problems:
+        print(
+            f"book PDF FAILED in {seconds:.1f} s "
+            f"({len(result.problems)} problems; no PDF written)"
+        )
+        return 1
+    size = out.stat().st_size / 2**20
+    links = ", ".join(f"{n} {kind}" for kind, n in result.links.most_common())
+    print(
+        f"book PDF: {out} ({len(result.entries)} pages of the book, "
+        f"{result.pdf_pages} PDF pages, {size:.1f} MiB; links: "
+        f"{links or 'none'}) in {seconds:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
