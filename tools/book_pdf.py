@@ -47,7 +47,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_check import (  # noqa: E402
@@ -55,6 +54,7 @@ from browser_check import (  # noqa: E402
     CHROMIUM_ARGS,
     WAIT_FOR_MATHJAX,
     is_local,
+    local_target,
     redirect_target,
     serve,
 )
@@ -164,18 +164,6 @@ class Entry:
     sections: list[tuple[str, str]] = field(default_factory=list)
 
 
-def relative(url: str, base: str) -> tuple[str, str] | None:
-    """(page relative to the site root, fragment) for a URL of the served
-    site, else None."""
-    if not url.startswith(base):
-        return None
-    parts = urlsplit(url)
-    rel = unquote(parts.path)[len(urlsplit(base).path) :]
-    if rel == "" or rel.endswith("/"):
-        rel += "index.html"
-    return rel, unquote(parts.fragment)
-
-
 def root_page(html: Path) -> str:
     """The book's first page: where index.html sends the reader."""
     if not (html / "index.html").is_file():
@@ -194,7 +182,7 @@ def navigation(page, base: str, root: str) -> list[Entry]:
         )
     entries: dict[str, Entry] = {}
     for href, title, part in items:
-        target = relative(href, base)
+        target = local_target(href, base)
         if target is None:
             continue
         if target[0] in entries:  # the root page: its title in the sidebar
@@ -377,7 +365,7 @@ def merge(
             target = (rel, str(annot["/Dest"]).removeprefix("/"))
         elif action is not None and action.get("/S") == "/URI":
             url = str(action["/URI"])
-            local = relative(url, base)
+            local = local_target(url, base)
             if local is None:
                 uri = url  # the web
             elif local[0] in first:

@@ -289,9 +289,9 @@ def redirect_target(html: Path, rel: str) -> str | None:
     return (Path(rel).parent / match.group(1)).as_posix().removeprefix("./")
 
 
-def local_target(link: str, base: str, html: Path) -> tuple[str, str] | None:
-    """(page relative to ``html``, fragment) for a link into the book, else
-    None."""
+def local_target(link: str, base: str) -> tuple[str, str] | None:
+    """(page relative to the site root, fragment) for a link into the book
+    served at ``base``, else None."""
     if not link.startswith(base):
         return None
     parts = urlsplit(link)
@@ -386,7 +386,7 @@ def run(
         server.shutdown()
     n_internal = 0
     for link, sources in sorted(links.items()):
-        target_ = local_target(link, base, html)
+        target_ = local_target(link, base)
         if target_ is None:
             continue
         n_internal += 1
