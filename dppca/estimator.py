@@ -154,10 +154,13 @@ def _ppca_run(A, n, k, epsilon, delta, rng, options):
 
 
 def _gaussian_approx_run(A, n, k, epsilon, delta, rng, options):
-    V = gaussian_approx.gaussian_subspace_recovery_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng, **options
+    recover = gaussian_approx.gaussian_subspace_recovery_from_second_moment
+    V, spectrum = recover(
+        A, n, k, epsilon, delta, rng=rng, return_spectrum=True, **options
     )
-    return V, None, None
+    # the noisy matrix's spectrum: post-processing of the release
+    spectrum = np.asarray(spectrum)
+    return V, spectrum[:k], float(spectrum[spectrum > 0].sum())
 
 
 def _power_method_run(A, n, k, epsilon, delta, rng, options):
@@ -544,9 +547,10 @@ class PrivatePCA(
         The centre subtracted by ``transform``: zeros, the public centre or
         the private mean.
     explained_variance_ : ndarray of shape (n_components,)
-        Only for the mechanisms of
-        :data:`~dppca.estimator.RELEASES_EIGENVALUES`: the top
-        eigenvalues of the released noisy matrix, in the data's units
+        For the mechanisms of
+        :data:`~dppca.estimator.RELEASES_EIGENVALUES` and for
+        Mangoubi–Vishnoi (``"gaussian_approx"``): the top eigenvalues of
+        the noisy matrix, in the data's units
         (post-processing; may be negative). At small ε the noise inflates
         them: the top eigenvalues of a noisy matrix sit above the true ones by
         about the noise's spectral norm.

@@ -50,6 +50,7 @@ import numpy as np
 from .guarantees import (
     REPLACE_ONE,
     Release,
+    Released,
     gaussian_release,
     noise_record,
     released,
@@ -360,11 +361,16 @@ def gaussian_subspace_recovery_from_second_moment(
     rng=None,
     noise: str = "safe",
     granularity: float | None = None,
+    return_spectrum: bool = False,
 ) -> np.ndarray:
     """Subspace recovery from ``A = X^T X / n`` and ``n`` (replace-one
     calibration): the top-k
     eigenvectors of ``A + G + G^T`` as a ``d x k`` orthonormal matrix.
     ``noise``: ``"float"`` or ``"safe"`` (module docstring).
+
+    ``return_spectrum=True`` also returns every eigenvalue of the noisy
+    matrix, descending: post-processing of ``A + G + G^T``, which is itself
+    the (ε, δ)-DP Gaussian mechanism, so it costs no budget.
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of
@@ -390,8 +396,9 @@ def gaussian_subspace_recovery_from_second_moment(
         noise=noise,
         granularity=granularity,
     )
-    _, vectors = noisy_eigendecomposition(A, sigma, rng, noise, gamma)
-    return released(vectors[:, :k].copy(), record)
+    values, vectors = noisy_eigendecomposition(A, sigma, rng, noise, gamma)
+    V = released(vectors[:, :k].copy(), record)
+    return (V, Released(values, record)) if return_spectrum else V
 
 
 def gaussian_subspace_recovery(
