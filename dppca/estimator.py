@@ -1071,9 +1071,10 @@ class PrivatePCA(
                 n, d, bound, mean_budget, spec.notion == "pure"
             )
             planned.append(mean_plan[3])
-        planned.append(
-            spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
-        )
+        # k only matters to the records of integer-k mechanisms (a fraction
+        # is allowed only where the record does not depend on k)
+        record = spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
+        planned.append(record)
         if self.accountant is not None:
             # raises before any noise is drawn if the budget would be exceeded
             self.accountant.charge(planned, label=type(self).__name__)
@@ -1138,7 +1139,6 @@ class PrivatePCA(
             self.explained_variance_ratio_ = (
                 values[:k] / total if total > 0 else np.full(k, np.nan)
             )
-        record = spec.guarantee(n, d, k, epsilon, delta, options)
         releases.append(dataclasses.replace(record, row_bound=row_text))
         V = np.asarray(V, dtype=float)
         # Sign convention (post-processing): largest |entry| of each axis

@@ -212,4 +212,9 @@ def test_fresh_entropy_by_default():
         for _ in range(2)
     ]
     assert not np.array_equal(*releases)
-    assert np.random.SeedSequence().entropy.bit_length() > 64
+    # the generator of a fit with random_state=None holds OS entropy (128
+    # bits asked of the OS; one in 2**64 draws would have fewer than 65)
+    from dppca.estimator import _generator
+
+    seeds = _generator(None).bit_generator.seed_seq
+    assert seeds.entropy.bit_length() > 64 and seeds.spawn_key == ()
