@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 from .montecarlo import Estimate, proportion_ci
 from .validation import _real_scalar, as_generator, check_positive_int
@@ -287,3 +287,114 @@ def gaussian_shift_test_epsilon(shift: float, delta: float = 0.0) -> float:
             false_positive, false_negative, delta
         ).max()
     )
+
+
+# ------------------------------------------------------------------------------
+# Exact privacy of the safe Gaussian noise on a constructed pair
+# ------------------------------------------------------------------------------
+
+
+def grid_boundary_pair(n: int, d: int, granularity: float, below=True):
+    """Two replace-one neighbours whose second moments straddle the grid.
+
+    ``X`` has a zero row where ``X'`` has ``u = (1, …, 1)/√d``; the other rows
+    put every entry of ``A = XᵀX/n`` a thousandth of a cell below a half-cell
+    boundary of the grid (above it if ``below`` is False). Adding ``uuᵀ/n``
+    then moves every entry across the boundary, so the rounding of the safe
+    noise adds a whole cell to each entry's shift: the pair on which the
+    rounding term √(d(d+1)/2) of the sensitivity counts. Rows have norm ≤ 1.
+    """
+    move = 1.0 / (d * n)  # every entry of uuᵀ/n
+    cell = float(granularity)
+    k = max(int(np.floor(0.02 / cell)), 0)
+    target = (k + 0.5) * cell - (cell / 1000 if below else -cell / 1000)
+    if target <= 0 or target + move >= 0.3:
+        raise ValueError("grid too coarse for this construction")
+    rows_needed = int(np.ceil(d * n * target)) + 1
+    weight = np.sqrt(d * n * target / rows_needed)
+    u = np.ones(d) / np.sqrt(d)
+    X = np.zeros((n, d))
+    X[:rows_needed] = weight * u
+    X_prime = X.copy()
+    X_prime[-1] = u
+    return X, X_prime
+
+
+def _discrete_gaussian_pmf(variance: float, width: float = 40.0):
+    """(support, pmf) of P(z) ∝ exp(−z²/(2v)) on integers |z| ≤ width·√v."""
+    half = int(np.ceil(width * np.sqrt(variance))) + 2
+    support = np.arange(-half, half + 1)
+    logp = -(support.astype(float) ** 2) / (2.0 * variance)
+    p = np.exp(logp - logp.max())
+    return support, p / p.sum()
+
+
+#: Largest convolution :func:`discrete_gaussian_privacy_loss` attempts.
+MAX_CONVOLUTION = 20_000
+
+
+def discrete_gaussian_privacy_loss(shift, variance: float, ratios=None):
+    """Exact law ``(values, pmf)`` of the privacy loss between discrete
+    Gaussians centred at ``k`` and at ``k − s``.
+
+    Coordinate ``j`` has variance parameter ``v r_j`` (``ratios`` ``r_j``,
+    positive integers; 1 by default). With ``R`` their common multiple the
+    loss is ``L = (2W + Σ (R/r_j) s_j²)/(2vR)`` for the integer variable
+    ``W = Σ (R/r_j) s_j z_j``, whose law is a convolution of the coordinates'
+    pmfs. Raises ``ValueError`` when that convolution would exceed about
+    :data:`MAX_CONVOLUTION` entries.
+    """
+    shift = np.asarray(shift, dtype=np.int64).ravel()
+    ratios = (
+        np.ones(shift.size, dtype=np.int64)
+        if ratios is None
+        else np.asarray(ratios, dtype=np.int64).ravel()
+    )
+    common = int(np.lcm.reduce(ratios)) if ratios.size else 1
+    size = float(
+        np.sum(
+            np.abs(shift)
+            * (common / ratios)
+            * (80.0 * np.sqrt(variance * ratios) + 4)
+        )
+    )
+    if size > MAX_CONVOLUTION:
+        raise ValueError(
+            f"the exact privacy loss needs a convolution of about {size:.3g} "
+            f"entries (at most {MAX_CONVOLUTION})"
+        )
+    pmf, offset, constant = np.array([1.0]), 0, 0
+    for s, r in zip(shift.tolist(), ratios.tolist()):
+        if s == 0:
+            continue
+        a = (common // r) * s  # W = Σ a_j z_j is integer valued
+        constant += (common // r) * s * s
+        support, p = _discrete_gaussian_pmf(variance * r)
+        step = abs(a)
+        term = np.zeros(step * (support.size - 1) + 1)
+        term[::step] = p if a > 0 else p[::-1]
+        pmf = np.convolve(pmf, term)
+        offset += step * int(support[0])
+    w = offset + np.arange(pmf.size, dtype=float)
+    return (2.0 * w + constant) / (2.0 * variance * common), pmf
+
+
+def discrete_gaussian_pair_epsilon(
+    shift, variance: float, delta: float, ratios=None
+) -> float:
+    """Smallest ε with δ(ε) ≤ ``delta`` between discrete Gaussians whose
+    centres differ by the integer vector ``shift``: exact, by convolution
+    (:func:`discrete_gaussian_privacy_loss`)."""
+    if not np.any(np.asarray(shift)):
+        return 0.0
+    loss, pmf = discrete_gaussian_privacy_loss(shift, variance, ratios)
+
+    def excess(e):
+        return float(pmf @ np.clip(-np.expm1(e - loss), 0.0, None)) - delta
+
+    if excess(0.0) <= 0:
+        return 0.0
+    hi = 1.0
+    while excess(hi) > 0:
+        hi *= 2.0
+    return float(optimize.brentq(excess, 0.0, hi, xtol=1e-12))

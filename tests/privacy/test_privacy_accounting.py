@@ -22,33 +22,12 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca import accounting, gaussian_approx, power_method, privacy
+from dppca import accounting, audit, gaussian_approx, power_method, privacy
 from dppca import input_perturbation as ip
 from dppca.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
 TOLERANCE = 1e-9  # relative, for float summation in the exact computations
-
-
-def boundary_pair(n, d, granularity, below=True):
-    """Rows X, X' (n × d, norms ≤ 1) differing in one row: X has a zero row
-    where X' has u = (1, …, 1)/√d, and the other rows put every entry of
-    A = XᵀX/n just below a half-cell boundary of the grid (just above if
-    ``below`` is False), so each upper entry's rounded shift is maximal."""
-    move = 1.0 / (d * n)  # every entry of uuᵀ/n
-    cell = float(granularity)
-    k = max(math.floor(0.02 / cell), 0)
-    target = (k + 0.5) * cell - (cell / 1000 if below else -cell / 1000)
-    if target <= 0 or target + move >= 0.3:
-        raise ValueError("grid too coarse for this construction")
-    rows_needed = math.ceil(d * n * target) + 1
-    weight = math.sqrt(d * n * target / rows_needed)
-    u = np.ones(d) / math.sqrt(d)
-    X = np.zeros((n, d))
-    X[:rows_needed] = weight * u
-    X_prime = X.copy()
-    X_prime[-1] = u
-    return X, X_prime
 
 
 def boundary_shifts(n, d, grid, entries=None):
@@ -57,7 +36,7 @@ def boundary_shifts(n, d, grid, entries=None):
     picks the coordinates the noise is added to (default: upper triangle)."""
     pick = exact.upper if entries is None else entries
     for below in (True, False):
-        X, X_prime = boundary_pair(n, d, grid, below)
+        X, X_prime = audit.grid_boundary_pair(n, d, grid, below)
         yield exact.grid_shift(
             pick(dppca.second_moment(X)),
             pick(dppca.second_moment(X_prime)),
@@ -137,7 +116,7 @@ def test_custom_grid_regression_reports_the_grid_it_used():
     used to recompute ρ with the default grid (ε = 0.246 at δ = 1e-5) where
     this pair forces ε ≈ 0.86."""
     n, d, grid = 1000, 3, 2.0**-4
-    X, X_prime = boundary_pair(n, d, grid)
+    X, X_prime = audit.grid_boundary_pair(n, d, grid)
     A = dppca.second_moment(X)
     shift = exact.grid_shift(
         exact.upper(A), exact.upper(dppca.second_moment(X_prime)), grid
