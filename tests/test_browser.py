@@ -67,6 +67,9 @@ def sound_site(root: Path) -> None:
             # code may hold dollars and backslashes
             "<pre>$ make test  # \\frac{1}{2}</pre>"
             "<p>Set <code>$DPPCA_DATA_MIRROR</code>.</p>"
+            # a narrow output and a narrow table fit the 400 px column
+            '<div class="cell_output"><pre>eps  error\n1.0  0.25</pre></div>'
+            "<table><tr><td>mechanism</td><td>error</td></tr></table>"
         )
     )
     (root / "chapters" / "two.html").write_text(
@@ -136,6 +139,25 @@ def test_each_planted_fault_is_reported(tmp_path):
             + "\\)</span> holds</p>",
             "inline formula sticks out of its column by",
         ),
+        # outputs and tables wider than the column (400 px here)
+        "wideoutput.html": (
+            '<div class="cell_output"><pre>short\n'
+            + "0.123 " * 30
+            + "</pre></div>",
+            "wider than the column by",
+        ),
+        "widetable.html": (
+            "<table><tr>"
+            + "".join(f"<th>mechanism {i}</th>" for i in range(12))
+            + "</tr></table>",
+            "wider than the column by",
+        ),
+        # a collapsed output is measured too
+        "collapsed.html": (
+            '<details><summary>show output</summary><div class="cell_output">'
+            "<pre>" + "wide " * 60 + "</pre></div></details>",
+            "output line of 300 characters",
+        ),
     }
     for name, (body, _) in math_faults.items():
         (chapters / name).write_text(math_page(body))
@@ -148,6 +170,14 @@ def test_each_planted_fault_is_reported(tmp_path):
         )
     assert any(  # the formula is named
         "overflow.html" in f and "'b_{0} + b_{1} + b_{2}" in f for f in failures
+    ), failures
+    assert any(  # the widest line and the first row are named
+        "wideoutput.html" in f and "output line of 180 characters: 0.123" in f
+        for f in failures
+    ), failures
+    assert any(
+        "widetable.html" in f and "table: mechanism 0 mechanism 1" in f
+        for f in failures
     ), failures
     sound_pages = ("chapters/one.html:", "chapters/two.html:")
     assert not any(f.startswith(sound_pages) for f in failures), failures

@@ -22,6 +22,10 @@ The console errors:
 The download menu of every page (the arrow in the top bar: the page as
 ``.ipynb`` or ``.md``, and print to ``.pdf``) gets a last entry, "Book (PDF)",
 linking to the whole book as one PDF, ``_static/dppca-book.pdf``.
+
+The book's own stylesheet, ``tools/static/dppca-book.css``, is added to every
+page (the general index wraps its long names instead of running past the
+column).
 tools/book_pdf.py prints it from the rendered HTML (``make pdf``, run by
 ``make book`` and, before the browser check, by ``make test``).
 """
@@ -129,7 +133,18 @@ def fix_page(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = unique
 
 
+#: The book's own static files (its stylesheet).
+STATIC = Path(__file__).resolve().parent / "static"
+STYLESHEET = "dppca-book.css"
+
+
+def add_static(app, config) -> None:
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
+
+
 def setup(app):
+    app.connect("config-inited", add_static)
+    app.add_css_file(STYLESHEET)
     app.connect("html-page-context", fix_page, priority=1000)  # after the theme
     app.connect("build-finished", copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -24,6 +24,14 @@ $CHROMIUM) driven by Playwright. Checks:
   holding it) by more than a few pixels at a 1280 px wide window: MathJax
   does not break inline math, so a long one runs past the text (display math
   may scroll; inline may not);
+- no output and no table is wider than its column: a text output (``pre``
+  in a cell's output) whose longest line needs horizontal scrolling, or a
+  table (an output's or the prose's) wider than the box that holds it, is
+  named with its widest line or first row (a reader on a laptop would have
+  to scroll sideways; print narrower or make a small table). The window is
+  1280 px wide, narrower than the 1400 px of a common laptop screen, so the
+  column is never wider at 1400 px; outputs collapsed behind a button
+  ("show output") are measured too, opened;
 - every image has a non-zero natural width (it was found and decoded);
 - every local request succeeds (no 404 for a stylesheet, script or figure);
 - every link to a page of the book resolves: the file exists and, for a
@@ -100,6 +108,8 @@ VIEWPORT = {"width": 1280, "height": 800}
 #: Pixels an inline formula may stick out of its column (rounding, italic
 #: overhang).
 OVERFLOW_TOLERANCE = 4
+#: Pixels a text output or a table may exceed its column by.
+WIDTH_TOLERANCE = 2
 #: Raw TeX in a page's text: a dollar sign, a control word or symbol, a
 #: braced superscript or subscript.
 RAW_TEX = r"\$|\\[A-Za-z]+|\\[()\[\]{}]|[\^_]\{"
@@ -136,7 +146,7 @@ WAIT_FOR_MATHJAX = """async () => {
 #: What a reader sees of the page: ids, links and images for the link checks,
 #: and for the math: raw TeX left in the text, MathJax errors, inline formulas
 #: wider than their column.
-INSPECT = """([rawTex, notProse, tolerance]) => {
+INSPECT = """([rawTex, notProse, tolerance, widthTolerance]) => {
     const items = (window.MathJax && MathJax.startup && MathJax.startup.document
                    && MathJax.startup.document.math) || [];
     const tex = new Map();
@@ -214,7 +224,38 @@ INSPECT = """([rawTex, notProse, tolerance]) => {
             overflows.push([clip(source(c), 120), Math.round(out),
                             Math.round(r.width), Math.round(right - left)]);
     }
+    // outputs and tables wider than their column; collapsed outputs are
+    // opened first (a <details> toggle), so what a click shows is measured
+    for (const d of document.querySelectorAll('details')) d.open = true;
+    const wide = [];
+    for (const el of document.querySelectorAll(
+            '.cell_output pre, .output pre, table')) {
+        if (el.closest('mjx-container') || el.closest('.highlight-python, '
+                + '.highlight-ipython3, .cell_input')) continue;
+        if (!el.getClientRects().length) continue;  // not displayed
+        let over, what;
+        if (el.tagName === 'PRE') {
+            over = el.scrollWidth - el.clientWidth;
+            const lines = el.textContent.split('\\n');
+            what = lines.reduce((a, b) => b.length > a.length ? b : a, '');
+            what = 'output line of ' + what.length + ' characters: '
+                + clip(what.trim(), 90);
+        } else {
+            const box = el.parentElement.closest(
+                '.pst-scrollable-table-container, .cell_output, .output, '
+                + 'article, main, body');
+            const st = getComputedStyle(box);
+            const inner = box.clientWidth - parseFloat(st.paddingLeft)
+                - parseFloat(st.paddingRight);
+            over = el.getBoundingClientRect().width - inner;
+            const row = el.querySelector('tr');
+            what = 'table: ' + clip((row ? row.innerText : el.innerText)
+                .replace(/\\s+/g, ' ').trim(), 90);
+        }
+        if (over > widthTolerance) wide.push([what, Math.round(over)]);
+    }
     return {
+        wide,
         ids: [...document.querySelectorAll('[id]')].map(e => e.id),
         links: [...document.querySelectorAll('a[href]')].map(a => a.href),
         images: [...document.images].map(i => [i.currentSrc || i.src,
@@ -261,7 +302,10 @@ def check_page(page, url: str, base: str):
         mathjax = page.evaluate(WAIT_FOR_MATHJAX)
         if mathjax not in ("ok", "none"):
             problems.append(mathjax)
-        info = page.evaluate(INSPECT, [RAW_TEX, NOT_PROSE, OVERFLOW_TOLERANCE])
+        info = page.evaluate(
+            INSPECT,
+            [RAW_TEX, NOT_PROSE, OVERFLOW_TOLERANCE, WIDTH_TOLERANCE],
+        )
     finally:
         page.remove_listener("console", on_console)
         page.remove_listener("response", on_response)
@@ -270,6 +314,8 @@ def check_page(page, url: str, base: str):
         problems.append(f"raw TeX in the text: {snippet!r}")
     for message, tex in info["errors"]:
         problems.append(f"MathJax error {message!r} in {tex!r}")
+    for what, out in info["wide"]:
+        problems.append(f"wider than the column by {out} px: {what}")
     for tex, out, width, column in info["overflows"]:
         problems.append(
             f"inline formula sticks out of its column by {out} px "
