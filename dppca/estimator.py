@@ -60,6 +60,7 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import (
+    complex_gaussian,
     covariance,
     exponential,
     gaussian_approx,
@@ -69,6 +70,7 @@ from . import (
     privacy,
     private_bounds,
     rows,
+    trace_sensitive,
 )
 from .accounting import basic_composition
 from .guarantees import (
@@ -113,9 +115,14 @@ class MechanismSpec:
     notion: str
     uses_delta: bool
     uses_epsilon: bool
-    run: Callable
+    run: Callable | None
     guarantee: Callable
     privacy: str
+    #: For a mechanism that needs the rows themselves (not only ``A``):
+    #: ``run_rows(Z, n, k, epsilon, delta, rng, options)``, ``Z`` the rows
+    #: centred, scaled and clipped into the unit ball
+    #: (:func:`dppca.rows.unit_ball_rows`; CSR when sparse and uncentred).
+    run_rows: Callable | None = None
 
     @property
     def needs_delta(self) -> bool:
@@ -161,6 +168,36 @@ def _gaussian_approx_run(A, n, k, epsilon, delta, rng, options):
     # the noisy matrix's spectrum: post-processing of the release
     spectrum = np.asarray(spectrum)
     return V, spectrum[:k], float(spectrum[spectrum > 0].sum())
+
+
+def _complex_gaussian_run(A, n, k, epsilon, delta, rng, options):
+    release = complex_gaussian.complex_gaussian_approximation_from_second_moment
+    H, spectrum = release(
+        A,
+        n,
+        k,
+        epsilon,
+        delta,
+        rng=rng,
+        output="real",
+        return_spectrum=True,
+        **options,
+    )
+    # post-processing: the top-k axes of the released real matrix Re H^, and
+    # the spectrum of the noisy Hermitian matrix
+    spectrum = np.asarray(spectrum)
+    V = top_k_subspace(np.asarray(H), k)
+    return V, spectrum[:k], float(spectrum[spectrum > 0].sum())
+
+
+def _trace_sensitive_run_rows(Z, n, k, epsilon, delta, rng, options):
+    cov = trace_sensitive.trace_sensitive_covariance(
+        Z, epsilon, delta, rng=rng, **options
+    )
+    # post-processing of the released matrix: top-k axes and its spectrum
+    values, vectors = np.linalg.eigh(np.asarray(cov))
+    values, vectors = values[::-1], vectors[:, ::-1]
+    return vectors[:, :k], values[:k], float(values[values > 0].sum())
 
 
 def _power_method_run(A, n, k, epsilon, delta, rng, options):
@@ -238,6 +275,23 @@ def _gaussian_approx_guarantee(n, d, k, epsilon, delta, options):
     )
 
 
+def _complex_gaussian_guarantee(n, d, k, epsilon, delta, options):
+    return complex_gaussian.complex_gaussian_guarantee(
+        n,
+        d,
+        k,
+        epsilon,
+        delta,
+        **_options(options, "noise", "granularity"),
+    )
+
+
+def _trace_sensitive_guarantee(n, d, k, epsilon, delta, options):
+    return trace_sensitive.trace_sensitive_guarantee(
+        n, d, epsilon, delta, **_options(options, "noise", "method")
+    )
+
+
 def _power_method_guarantee(n, d, k, epsilon, delta, options):
     return power_method.noisy_power_method_guarantee(
         n,
@@ -286,6 +340,25 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _gaussian_approx_run,
         _gaussian_approx_guarantee,
         gaussian_approx.PRIVACY["gaussian_subspace_recovery"],
+    ),
+    "complex_gaussian": MechanismSpec(
+        "complex Gaussian",
+        "gaussian",
+        True,
+        True,
+        _complex_gaussian_run,
+        _complex_gaussian_guarantee,
+        complex_gaussian.PRIVACY["complex_gaussian_approximation"],
+    ),
+    "trace_sensitive": MechanismSpec(
+        "trace-sensitive (Dong et al.)",
+        "gaussian",
+        True,
+        True,
+        None,
+        _trace_sensitive_guarantee,
+        trace_sensitive.PRIVACY["trace_sensitive_covariance"],
+        run_rows=_trace_sensitive_run_rows,
     ),
     "mod_sulq": MechanismSpec(
         "MOD-SULQ",
@@ -453,6 +526,8 @@ class PrivatePCA(
         ========================  =========  =================================
         ``"analyze_gauss"``       (ε, δ)     yes (safe discrete Gaussian)
         ``"gaussian_approx"``     (ε, δ)     yes (Mangoubi–Vishnoi 2022)
+        ``"complex_gaussian"``    (ε, δ)     yes (Mangoubi–Vishnoi 2023)
+        ``"trace_sensitive"``     (ε, δ)     yes (Dong, Liang and Yi 2022)
         ``"noisy_power_method"``  (ε, δ)     yes (chapter 14)
         ``"mod_sulq"``            (ε, δ)     yes (Chaudhuri et al. 2013)
         ``"laplace"``             ε          yes (Jiang et al. 2016, Alg. 1)
@@ -548,8 +623,10 @@ class PrivatePCA(
         the private mean.
     explained_variance_ : ndarray of shape (n_components,)
         For the mechanisms of
-        :data:`~dppca.estimator.RELEASES_EIGENVALUES` and for
-        Mangoubi–Vishnoi (``"gaussian_approx"``): the top eigenvalues of
+        :data:`~dppca.estimator.RELEASES_EIGENVALUES`, the two
+        Mangoubi–Vishnoi mechanisms (``"gaussian_approx"``,
+        ``"complex_gaussian"``) and ``"trace_sensitive"``: the top eigenvalues
+        of
         the noisy matrix, in the data's units
         (post-processing; may be negative). At small ε the noise inflates
         them: the top eigenvalues of a noisy matrix sit above the true ones by
@@ -1085,9 +1162,12 @@ class PrivatePCA(
                     f"center must be True, False or a finite vector of length "
                     f"n_features = {d}"
                 )
-            A = rows.clipped_second_moment(
-                X, bound, centre=centre, clip=self.clip
-            ).matrix
+            if spec.run_rows is not None:
+                Z = rows.unit_ball_rows(X, bound, centre=centre, clip=self.clip)
+            else:
+                A = rows.clipped_second_moment(
+                    X, bound, centre=centre, clip=self.clip
+                ).matrix
             self.mean_, self.row_bound_ = centre.copy(), bound
             row_text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
         elif private_centre:
@@ -1099,19 +1179,31 @@ class PrivatePCA(
                 released = self._private_bound(X, bound_epsilon, rng, mean)
                 row_bound = released.bound
                 releases.append(released.guarantee)
-            A = rows.clipped_second_moment(
-                X,
-                row_bound,
-                centre=mean,
-                clip=self.clip if clip_centred else True,
-                pre_clip=bound,
-            ).matrix
+            if spec.run_rows is not None:
+                Z = rows.unit_ball_rows(
+                    X,
+                    row_bound,
+                    centre=mean,
+                    clip=self.clip if clip_centred else True,
+                    pre_clip=bound,
+                )
+            else:
+                A = rows.clipped_second_moment(
+                    X,
+                    row_bound,
+                    centre=mean,
+                    clip=self.clip if clip_centred else True,
+                    pre_clip=bound,
+                ).matrix
             self.mean_, self.row_bound_ = mean, row_bound
             row_text = (
                 f"‖x_i‖₂ ≤ {bound:.6g}, then ‖x_i − μ̂‖₂ ≤ {row_bound:.6g}"
             )
         else:
-            A = rows.clipped_second_moment(X, bound, clip=self.clip).matrix
+            if spec.run_rows is not None:
+                Z = rows.unit_ball_rows(X, bound, clip=self.clip)
+            else:
+                A = rows.clipped_second_moment(X, bound, clip=self.clip).matrix
             self.mean_, self.row_bound_ = np.zeros(d), bound
             row_text = f"‖x_i‖₂ ≤ {bound:.6g}"
         row_text += " (clipped)" if self.clip else " (refused above)"
@@ -1124,9 +1216,14 @@ class PrivatePCA(
                 )
             warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
             k_run = d if isinstance(k, float) else k
-            V, values, total = spec.run(
-                A, n, k_run, epsilon, delta, rng, options
-            )
+            if spec.run_rows is not None:
+                V, values, total = spec.run_rows(
+                    Z, n, k_run, epsilon, delta, rng, options
+                )
+            else:
+                V, values, total = spec.run(
+                    A, n, k_run, epsilon, delta, rng, options
+                )
         if values is not None:
             # post-processing of the released matrix: its spectrum and trace
             values = np.asarray(values, dtype=float)

@@ -543,6 +543,52 @@ def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     return X * factors[:, None]
 
 
+def unit_ball_rows(
+    X,
+    bound: float,
+    *,
+    centre=None,
+    clip: bool = True,
+    pre_clip: float | None = None,
+):
+    """The rows a row-wise mechanism sees: ``x_i`` (clipped first to norm
+    ``pre_clip`` when given), minus ``centre`` when given, divided by
+    ``bound`` and clipped to norm one (``clip=True``) or refused above it
+    (``clip=False``, :func:`clip_factors`).
+
+    Each output row depends on its own input row only (and on the public or
+    already released ``centre``), so replace-one neighbours stay replace-one
+    neighbours, and every computed output row has norm at most one
+    (:func:`clip_factors` on the computed rows). Without a centre a
+    ``scipy.sparse`` input stays sparse (CSR); otherwise the result is a new
+    dense array.
+    """
+    bound = _check_bound(bound, "bound")
+    sparse = scipy.sparse.issparse(X)
+    if sparse:
+        X = scipy.sparse.csr_matrix(X, dtype=float)
+        d = X.shape[1]
+    else:
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or not np.all(np.isfinite(X)):
+            raise ValueError("unit_ball_rows expects a finite 2-D array")
+        d = X.shape[1]
+    if pre_clip is not None:
+        factors = clip_factors(row_norms(X), pre_clip, True, n_features=d)
+        X = scipy.sparse.diags(factors) @ X if sparse else X * factors[:, None]
+    if centre is not None:
+        centre = _check_centre(centre, d)
+        X = (X.toarray() if sparse else X) - centre
+        sparse = False
+    scaled = X * (1.0 / bound) if sparse else X / bound
+    if sparse:
+        scaled = scipy.sparse.csr_matrix(scaled)
+    factors = clip_factors(row_norms(scaled), 1.0, clip, n_features=d)
+    if sparse:
+        return scipy.sparse.csr_matrix(scipy.sparse.diags(factors) @ scaled)
+    return scaled * factors[:, None]
+
+
 # ------------------------------------------------------------------------------
 # Sums over chunks of rows
 # ------------------------------------------------------------------------------
@@ -978,4 +1024,5 @@ __all__ = [
     "row_norms",
     "row_sum_shrink",
     "rounding_gamma",
+    "unit_ball_rows",
 ]

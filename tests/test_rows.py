@@ -548,3 +548,41 @@ def test_public_names():
         "clipped_row_sum",
         "float_error_shrink",
     }
+
+
+# ------------------------------------------------------------------------------
+# unit_ball_rows: the rows a row-wise mechanism of PrivatePCA sees
+# ------------------------------------------------------------------------------
+
+
+def test_unit_ball_rows_are_in_the_ball_and_row_wise():
+    gen = np.random.default_rng(3)
+    X = gen.standard_normal((200, 7)) * 5.0
+    centre = gen.standard_normal(7)
+    Z = rows.unit_ball_rows(X, 4.0, centre=centre, pre_clip=9.0)
+    assert np.linalg.norm(Z, axis=1).max() <= 1.0
+    # a replaced row changes that output row only
+    Y = X.copy()
+    Y[17] = 1e6
+    W = rows.unit_ball_rows(Y, 4.0, centre=centre, pre_clip=9.0)
+    changed = np.flatnonzero(np.any(W != Z, axis=1))
+    assert changed.tolist() == [17]
+    # the rows within the bound are only scaled
+    inside = np.linalg.norm(rows.clip_rows(X, 9.0) - centre, axis=1) < 3.9
+    expected = (rows.clip_rows(X, 9.0) - centre)[inside] / 4.0
+    assert np.allclose(Z[inside], expected, rtol=1e-14)
+
+
+def test_unit_ball_rows_keep_sparse_input_sparse_without_a_centre():
+    gen = np.random.default_rng(4)
+    dense = gen.standard_normal((50, 30)) * (gen.random((50, 30)) < 0.1) * 4
+    Z = rows.unit_ball_rows(scipy.sparse.csr_matrix(dense), 2.0)
+    assert scipy.sparse.issparse(Z) and Z.format == "csr"
+    assert np.allclose(Z.toarray(), rows.unit_ball_rows(dense, 2.0))
+    assert rows.row_norms(Z).max() <= 1.0
+
+
+def test_unit_ball_rows_refuse_long_rows_without_clipping():
+    X = np.eye(3) * np.array([[1.0], [2.0], [5.0]])
+    with pytest.raises(ValueError, match="1 of 3"):
+        rows.unit_ball_rows(X, 2.0, clip=False)
