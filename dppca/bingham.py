@@ -406,7 +406,7 @@ def _complement_basis(W, d: int) -> np.ndarray:
 
 def hoff_gibbs(B, k: int, n_sweeps: int, V0=None, rng=None, record=None):
     """Hoff's (2009) Gibbs sampler for the matrix Bingham ``∝ exp(tr(V^T B
-    V))``, as in 001 Sec. 6.2.
+    V))``, as in Chaudhuri et al. (2013), Sec. 6.2.
 
     Each sweep updates columns ``r = 1..k``: ``N`` = orthonormal basis of the
     complement of the other columns, eigendecomposition of ``N^T B N``, one

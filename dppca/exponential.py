@@ -5,8 +5,9 @@
 The mechanism releases ``V`` (``d x k``, orthonormal columns) with density ``∝
 exp((ε/2) · n tr(V^T A V))`` where ``A = X^T X / n``: the exponential mechanism
 of McSherry and Talwar (2007) with score ``n tr(V^T A V) = ||X V||_F^2`` of
-sensitivity 1. This is the matrix Bingham distribution with parameter ``B = (n ε
-/ 2) A`` (001, eq. (6)); samplers live in ``dppca.bingham``.
+sensitivity 1. This is the matrix Bingham distribution with parameter
+``B = (n ε / 2) A`` (Chaudhuri et al. 2013, eq. (6)); samplers live in
+``dppca.bingham``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .validation import (
 #: found.
 PRIVACY = {
     "ppca": "ε-DP (pure) for an exact draw from the matrix Bingham "
-    "distribution (001, Theorem 6). "
+    "distribution (Chaudhuri et al. 2013, Theorem 6). "
     "For k = 1 the default sampler is exact (rejection from an ACG envelope), "
     "so the "
     "release is ε-DP up to floating point. For k > 1 every available sampler "
@@ -60,7 +61,7 @@ DEFAULT_SWEEPS = {"fast": 50, "hoff": 20000}
 
 def ppca_score(X, V) -> float:
     """The score ``n tr(V^T A V) = ||X V||_F^2`` of the exponential mechanism
-    (001, Sec. 4.1)."""
+    (Chaudhuri et al. 2013, Sec. 4.1)."""
     X = check_data(X)
     V = check_orthonormal(V)
     if V.shape[0] != X.shape[1]:
@@ -85,8 +86,8 @@ SCORE_SENSITIVITY = 1.0
 
 
 def bingham_parameter(A, n: int, epsilon) -> np.ndarray:
-    """``B = (n ε / 2) A``, the matrix Bingham parameter of PPCA (001,
-    Algorithm 2)."""
+    """``B = (n ε / 2) A``, the matrix Bingham parameter of PPCA
+    (Chaudhuri et al. 2013, Algorithm 2)."""
     A = check_symmetric(A, name="A")
     return (check_n(n) * check_epsilon(epsilon) / 2.0) * A
 
@@ -203,8 +204,8 @@ def ppca_from_second_moment(
 
 
 def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
-    """PPCA (001, Algorithm 2): a ``d x k`` orthonormal ``V`` drawn ∝
-    exp((ε/2) ||X V||_F^2).
+    """PPCA (Chaudhuri et al. 2013, Algorithm 2): a ``d x k`` orthonormal
+    ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).
 
     ``X`` is ``n x d`` with rows of norm at most 1 (checked), dense or
     ``scipy.sparse`` (only ``X^T X / n`` is used). ``sampler_options`` go to

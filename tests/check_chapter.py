@@ -3,6 +3,10 @@ Jupyter Book build.
 
 Usage: python tests/check_chapter.py chapters/NAME.ipynb [--full]
 
+The render includes the API reference pages (api/*.md), so the chapter's
+``{py:func}`` links resolve; ``{doc}`` links to other chapters do not (expected
+"unknown document" warnings).
+
 For authors: catches failing cells and Sphinx warnings (-n -W) of one chapter in
 a minute, without running the whole book. Prints the execution time.
 """
@@ -61,12 +65,20 @@ def main() -> int:
     shutil.copy2(
         ROOT / "chapters" / "references.md", work / "chapters" / "references.md"
     )
+    # The API reference pages come along, so {py:func} links of the chapter
+    # resolve as in the whole book.
+    shutil.rmtree(work / "api", ignore_errors=True)
+    shutil.copytree(ROOT / "api", work / "api")
+    api_pages = [
+        {"file": f"api/{page.stem}"}
+        for page in sorted((work / "api").glob("*.md"))
+    ]
     (work / "_toc.yml").write_text(
         yaml.safe_dump(
             {
                 "format": "jb-book",
                 "root": f"chapters/{nb.stem}",
-                "chapters": [{"file": "chapters/references"}],
+                "chapters": [*api_pages, {"file": "chapters/references"}],
             }
         )
     )

@@ -31,30 +31,30 @@ CLASS = '''class Box:
 
 
 def test_function_docstring_becomes_one_comment_and_code_is_kept():
-    out = book_listings.strip_docstrings(FUNCTION)
+    out = book_listings.strip_docstrings(FUNCTION, "dppca.privacy")
     assert "Parameters" not in out and "``" not in out
     assert out.splitlines() == [
         "def scale(x, c=2.0):",
-        "    " + book_listings.DOCSTRING_NOTE,
+        "    # (docstring: help(dppca.privacy.scale))",
         "    y = x * c  # the code",
         "    return y",
     ]
 
 
 def test_class_and_method_docstrings_are_both_replaced():
-    out = book_listings.strip_docstrings(CLASS)
-    assert out.count(book_listings.DOCSTRING_NOTE) == 2
+    out = book_listings.strip_docstrings(CLASS, "dppca.x")
+    assert "# (docstring: help(dppca.x.Box))" in out
+    assert "# (docstring: help(dppca.x.Box.area))" in out
     assert "return self.w * self.h" in out
     assert "A box" not in out
 
 
 def test_indented_method_listing_and_unparsable_text():
     method = "    def f(self):\n        '''Doc.'''\n        return 1\n"
-    out = book_listings.strip_docstrings(method)
+    out = book_listings.strip_docstrings(method, "dppca.m")
     assert out == (
-        "    def f(self):\n        "
-        + book_listings.DOCSTRING_NOTE
-        + "\n        return 1\n"
+        "    def f(self):\n        # (docstring: help(dppca.m.f))\n"
+        "        return 1\n"
     )
     cut = "    return x\n  )"  # a fragment cut by :lines: is left alone
     assert book_listings.strip_docstrings(cut) == cut
@@ -63,6 +63,15 @@ def test_indented_method_listing_and_unparsable_text():
 def test_a_string_that_is_not_a_docstring_stays():
     source = 'def f():\n    x = 1\n    """not a docstring"""\n    return x\n'
     assert book_listings.strip_docstrings(source) == source
+
+
+def test_module_names_of_listed_files(tmp_path):
+    package = tmp_path / "dppca"
+    name = book_listings.module_name
+    assert name(package / "bounds" / "wishart.py", package) == (
+        "dppca.bounds.wishart"
+    )
+    assert name(package / "bounds" / "__init__.py", package) == "dppca.bounds"
 
 
 def _entry(*authors, year="2013"):

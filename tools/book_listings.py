@@ -9,7 +9,8 @@ reStructuredText markup (``:func:``, double back-quotes, ``:math:``) that read
 as noise inside a code listing, and that the API pages render properly. So
 every literal block included from a ``.py`` file under ``dppca/`` loses the
 docstrings of the functions and classes it shows; each is replaced by one
-comment line naming where the documentation is. The code itself is untouched,
+comment line saying how to read it (``# (docstring:
+help(dppca.bingham.acg_parameter))``). The code itself is untouched,
 character for character.
 
 **An author–year bibliography.** The chapters cite author–year
@@ -33,13 +34,12 @@ from pybtex.style.sorting.author_year_title import (
     SortingStyle as AuthorYearTitleSorting,
 )
 
-#: The comment that stands where a docstring was.
-DOCSTRING_NOTE = "# (docstring: see the API reference)"
 
-
-def docstring_spans(source: str) -> list[tuple[int, int]]:
+def docstring_spans(source: str) -> list[tuple[int, int, str]]:
     """1-based inclusive line spans of every function, class and module
-    docstring in ``source`` (a whole function or class, possibly indented).
+    docstring in ``source`` (a whole function or class, possibly indented),
+    with the dotted name of what the docstring documents (``""`` for a
+    module).
 
     Returns ``[]`` when ``source`` does not parse (a listing cut by
     ``:lines:``): such a block is shown as it is.
@@ -49,33 +49,62 @@ def docstring_spans(source: str) -> list[tuple[int, int]]:
     except SyntaxError:
         return []
     spans = []
-    for node in ast.walk(tree):
-        if not isinstance(
-            node,
-            (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef),
-        ):
-            continue
-        body = node.body
-        if (
-            body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            spans.append((body[0].lineno, body[0].end_lineno))
+
+    def visit(node, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                name = f"{prefix}.{child.name}" if prefix else child.name
+                doc = _docstring_node(child)
+                if doc is not None:
+                    spans.append((doc.lineno, doc.end_lineno, name))
+                visit(child, name)
+
+    doc = _docstring_node(tree)
+    if doc is not None:
+        spans.append((doc.lineno, doc.end_lineno, ""))
+    visit(tree, "")
     return sorted(spans)
 
 
-def strip_docstrings(source: str) -> str:
-    """``source`` with every docstring replaced by :data:`DOCSTRING_NOTE`
-    at the docstring's indentation; the code lines are unchanged."""
+def _docstring_node(node):
+    body = getattr(node, "body", None)
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        return body[0]
+    return None
+
+
+def docstring_note(module: str, name: str) -> str:
+    """The comment that stands where a docstring was: where to read it."""
+    target = f"{module}.{name}" if name else module
+    return f"# (docstring: help({target}))"
+
+
+def strip_docstrings(source: str, module: str = "dppca") -> str:
+    """``source`` with every docstring replaced by one comment line
+    (:func:`docstring_note`) at the docstring's indentation; the code lines
+    are unchanged. ``module`` is the dotted name of the listed file."""
     lines = source.splitlines()
-    for first, last in reversed(docstring_spans(source)):
+    for first, last, name in reversed(docstring_spans(source)):
         opening = lines[first - 1]
         indent = opening[: len(opening) - len(opening.lstrip())]
-        lines[first - 1 : last] = [indent + DOCSTRING_NOTE]
+        lines[first - 1 : last] = [indent + docstring_note(module, name)]
     text = "\n".join(lines)
     return text + "\n" if source.endswith("\n") else text
+
+
+def module_name(path: Path, package: Path) -> str:
+    """``dppca.bounds.wishart`` for ``<package>/bounds/wishart.py``."""
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
 
 
 def is_package_listing(node: nodes.literal_block, package: Path) -> bool:
@@ -93,7 +122,8 @@ def strip_listing_docstrings(app, doctree) -> None:
         if not is_package_listing(node, package):
             continue
         text = node.astext()
-        stripped = strip_docstrings(text)
+        module = module_name(Path(node["source"]).resolve(), package)
+        stripped = strip_docstrings(text, module)
         if stripped != text:
             node.children = [nodes.Text(stripped)]
             node.rawsource = stripped
