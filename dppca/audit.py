@@ -76,15 +76,17 @@ class AuditResult:
     level: float
 
     def __str__(self) -> str:
+        """Three lines of at most about 70 characters: the certified ε, the
+        test, and its error rates."""
         return (
-            f"ε ≥ {self.epsilon_lower:.3f} (confidence {self.level:.1%}, δ = "
-            f"{self.delta:g}); "
-            f"test 'score {self.direction} {self.threshold:.4g}': FPR "
-            f"{self.false_positive.value:.4f} "
-            f"(≤ {self.false_positive.high:.4f}), FNR "
-            f"{self.false_negative.value:.4f} "
-            f"(≤ {self.false_negative.high:.4f}), {self.trials} evaluation "
-            "outputs per data set"
+            f"ε ≥ {self.epsilon_lower:.3f} (confidence {self.level:.1%}, "
+            f"δ = {self.delta:g})\n"
+            f"  test: score {self.direction} {self.threshold:.4g}, "
+            f"{self.trials} outputs per data set\n"
+            f"  FPR {self.false_positive.value:.4f} "
+            f"(≤ {self.false_positive.high:.4f}), "
+            f"FNR {self.false_negative.value:.4f} "
+            f"(≤ {self.false_negative.high:.4f})"
         )
 
 
