@@ -51,9 +51,7 @@ def census_ratios(rows: int, k: int, repeats: int) -> dict[str, float]:
     )
     ratios = {}
     release = complex_gaussian.complex_gaussian_approximation_from_second_moment
-    t = best_time(
-        lambda: release(A, n, k, EPSILON, DELTA, rng=rng), repeats
-    )
+    t = best_time(lambda: release(A, n, k, EPSILON, DELTA, rng=rng), repeats)
     ratios["complex Gaussian from A (safe noise)"] = t / t_eigh
     t = best_time(
         lambda: trace_sensitive.trace_sensitive_covariance(
@@ -62,9 +60,7 @@ def census_ratios(rows: int, k: int, repeats: int) -> dict[str, float]:
         repeats,
     )
     ratios["trace-sensitive covariance from X (incl. X^T X)"] = t / t_eigh
-    ratios["trace-sensitive covariance minus one X^T X"] = (
-        t - t_gram
-    ) / t_eigh
+    ratios["trace-sensitive covariance minus one X^T X"] = (t - t_gram) / t_eigh
     try:
         from dppca import streaming
     except ImportError:  # pragma: no cover - the module ships with dppca

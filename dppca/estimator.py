@@ -70,6 +70,7 @@ from . import (
     privacy,
     private_bounds,
     rows,
+    streaming,
     trace_sensitive,
 )
 from .accounting import basic_composition
@@ -200,6 +201,11 @@ def _trace_sensitive_run_rows(Z, n, k, epsilon, delta, rng, options):
     return vectors[:, :k], values[:k], float(values[values > 0].sum())
 
 
+def _streaming_run_rows(Z, n, k, epsilon, delta, rng, options):
+    V = streaming.dp_pca_oja(Z, k, epsilon, delta, rng=rng, **options)
+    return np.asarray(V), None, None
+
+
 def _power_method_run(A, n, k, epsilon, delta, rng, options):
     V = power_method.noisy_power_method_from_second_moment(
         A, n, k, epsilon, delta, rng=rng, **options
@@ -292,6 +298,20 @@ def _trace_sensitive_guarantee(n, d, k, epsilon, delta, options):
     )
 
 
+def _streaming_guarantee(n, d, k, epsilon, delta, options):
+    # checked here, before the accountant is charged and any noise drawn
+    if not options or not {"eigengap", "learning_rate"} & set(options):
+        raise ValueError(
+            'mechanism="streaming" needs a public assumption on the eigengap '
+            "of the scaled rows' second moment, which sets Oja's step size: "
+            'pass mechanism_options={"eigengap": g} (or a "learning_rate" '
+            "callable); see dppca.streaming.dp_pca_oja"
+        )
+    return streaming.dp_pca_guarantee(
+        epsilon, delta, **_options(options, "noise", "range_share")
+    )
+
+
 def _power_method_guarantee(n, d, k, epsilon, delta, options):
     return power_method.noisy_power_method_guarantee(
         n,
@@ -359,6 +379,16 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _trace_sensitive_guarantee,
         trace_sensitive.PRIVACY["trace_sensitive_covariance"],
         run_rows=_trace_sensitive_run_rows,
+    ),
+    "streaming": MechanismSpec(
+        "streaming DP-PCA",
+        "gaussian",
+        True,
+        True,
+        None,
+        _streaming_guarantee,
+        streaming.PRIVACY["dp_pca_oja"],
+        run_rows=_streaming_run_rows,
     ),
     "mod_sulq": MechanismSpec(
         "MOD-SULQ",
@@ -528,6 +558,7 @@ class PrivatePCA(
         ``"gaussian_approx"``     (ε, δ)     yes (Mangoubi–Vishnoi 2022)
         ``"complex_gaussian"``    (ε, δ)     yes (Mangoubi–Vishnoi 2023)
         ``"trace_sensitive"``     (ε, δ)     yes (Dong, Liang and Yi 2022)
+        ``"streaming"``           (ε, δ)     yes (one pass; Liu et al. 2022)
         ``"noisy_power_method"``  (ε, δ)     yes (chapter 14)
         ``"mod_sulq"``            (ε, δ)     yes (Chaudhuri et al. 2013)
         ``"laplace"``             ε          yes (Jiang et al. 2016, Alg. 1)

@@ -97,6 +97,9 @@ def spiked(n=4000, d=6, k=2, seed=0, scale=3.0, shift=0.0):
 
 
 def options_for(mechanism):
+    if mechanism == "streaming":
+        # a public assumption on the gap of the scaled rows' second moment
+        return {"eigengap": 0.05}
     return {"n_sweeps": 50} if mechanism == "ppca" else None
 
 
@@ -112,6 +115,10 @@ def options_for(mechanism):
         ({"data_norm": np.inf}, "data_norm must be"),
         ({"mechanism": "pca"}, "mechanism must be 'auto' or one of"),
         ({"mechanism": "analyze_gauss"}, "needs a delta"),
+        (
+            {"mechanism": "streaming", "delta": 1e-5},
+            "needs a public assumption on the eigengap",
+        ),
         ({"n_components": 7}, "n_components must satisfy"),
         (
             {"n_components": 6, "mechanism": "gaussian_approx", "delta": 1e-5},
@@ -385,7 +392,7 @@ def test_sparse_input_gives_the_dense_release_under_a_seed(mechanism, centre):
         "mechanism": mechanism,
         "data_norm": 2.0,
         "center": CENTRES[centre],
-        "mechanism_options": {"n_sweeps": 50} if mechanism == "ppca" else None,
+        "mechanism_options": options_for(mechanism),
         "allow_unproved": mechanism,
         "allow_not_dp": True,
         "random_state": 21,
