@@ -124,6 +124,9 @@ class MechanismSpec:
     #: centred, scaled and clipped into the unit ball
     #: (:func:`dppca.rows.unit_ball_rows`; CSR when sparse and uncentred).
     run_rows: Callable | None = None
+    #: Checks of ``mechanism_options`` that the mechanism needs (raises
+    #: ``ValueError``), run before any budget is charged or noise drawn.
+    check_options: Callable | None = None
 
     @property
     def needs_delta(self) -> bool:
@@ -298,15 +301,19 @@ def _trace_sensitive_guarantee(n, d, k, epsilon, delta, options):
     )
 
 
-def _streaming_guarantee(n, d, k, epsilon, delta, options):
-    # checked here, before the accountant is charged and any noise drawn
-    if not options or not {"eigengap", "learning_rate"} & set(options):
+def _check_streaming_options(options) -> None:
+    """Streaming DP-PCA's step size needs a public gap assumption: checked
+    by :class:`PrivatePCA` before any budget is charged or noise drawn."""
+    if not {"eigengap", "learning_rate"} & set(options or {}):
         raise ValueError(
             'mechanism="streaming" needs a public assumption on the eigengap '
             "of the scaled rows' second moment, which sets Oja's step size: "
             'pass mechanism_options={"eigengap": g} (or a "learning_rate" '
             "callable); see dppca.streaming.dp_pca_oja"
         )
+
+
+def _streaming_guarantee(n, d, k, epsilon, delta, options):
     return streaming.dp_pca_guarantee(
         epsilon, delta, **_options(options, "noise", "range_share")
     )
@@ -389,6 +396,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _streaming_guarantee,
         streaming.PRIVACY["dp_pca_oja"],
         run_rows=_streaming_run_rows,
+        check_options=_check_streaming_options,
     ),
     "mod_sulq": MechanismSpec(
         "MOD-SULQ",
@@ -795,6 +803,8 @@ class PrivatePCA(
                 stacklevel=3,
             )
         options = dict(self.mechanism_options or {})
+        if spec.check_options is not None:
+            spec.check_options(options)
         kind = noise.check_noise_kind(self.noise)
         if name in ADDITIVE_NOISE:
             options.setdefault("noise", kind)
