@@ -3,7 +3,7 @@
 approximation and eigenvalue-gap bounds for complex Gaussian perturbations").
 
 Source. The abstract of the paper specifies the mechanism as a complex variant
-of the Gaussian mechanism of :mod:`dppca.gaussian_approx`: perturb the
+of the Gaussian mechanism of ``dppca.gaussian_approx``: perturb the
 covariance with Hermitian complex Gaussian noise and return the rank-k
 approximation built from the top-k eigenvectors of the noisy matrix. The
 normalisation of the noise and the real output below are this module's choices
@@ -46,33 +46,33 @@ with l2-sensitivity ``sqrt(2) / n`` and noise ``2 s``, i.e. sensitivity
 parts are independent of the data, so they cost no privacy (and carry no
 information): ``s`` is the analytic Gaussian calibration (Balle and Wang
 2018) of sensitivity ``sqrt(2) / (2 n)``, identical to
-:func:`dppca.gaussian_approx.noise_sigma` with ``relation="replace_one"``.
+``dppca.gaussian_approx.noise_sigma`` with ``relation="replace_one"``.
 
 Noise kinds (``dppca.noise``). ``noise="float"`` adds float64 noise: private
 as mathematics only. ``noise="safe"`` (the default) rounds ``A`` to a grid of
 granularity ``gamma`` (a power of two) and adds exact discrete Gaussians with
 the variances of ``Z``: ``4 (s/gamma)^2`` on the diagonal and ``2
 (s/gamma)^2`` for each real and each imaginary part off it. The real part is
-exactly :func:`dppca.noise.perturb_symmetric_goe`; the imaginary part is data
+exactly ``dppca.noise.perturb_symmetric_goe``; the imaginary part is data
 independent. In grid units the rounded real part moves by at most ``||D||_F /
 gamma + d`` (each of the ``d^2`` entries by at most one more unit) and the
 imaginary part not at all, so the release is ``rho``-zCDP with ``rho = (||D||_F
 / 2 + gamma d / 2)^2 / (2 s^2)`` (Canonne, Kamath and Steinke 2020), the
-guarantee of the safe path of :mod:`dppca.gaussian_approx`.
+guarantee of the safe path of ``dppca.gaussian_approx``.
 
 Preconditions. The ``*_from_second_moment`` entry point checks ``A`` and ``n``
-with :func:`dppca.validation.check_second_moment` (real, symmetric, finite,
+with ``dppca.validation.check_second_moment`` (real, symmetric, finite,
 positive semidefinite, trace at most one, ``n`` a positive integer) and ``k``
-with :func:`dppca.validation.check_k`; the caller vouches that ``A`` is
+with ``dppca.validation.check_k``; the caller vouches that ``A`` is
 ``X^T X / n`` of the ``n`` rows, each of norm at most one, of the data set.
 
 Utility. The paper's bound (abstract): roughly ``O~(sqrt(k d))`` whenever
 ``sigma_k - sigma_{k+1}`` is appropriately large, where the real analysis of
 chapter 5 needs every gap ``sigma_i - sigma_{i+1}``, ``i <= k``, to be at
-least ``O~(sqrt(d))``. :func:`mv23_covariance_rate` returns its shape with
-constants and logarithms set to one. :func:`rank_k_error_prediction` is the
+least ``O~(sqrt(d))``. ``mv23_covariance_rate`` returns its shape with
+constants and logarithms set to one. ``rank_k_error_prediction`` is the
 leading-order mean squared error (Itô/first-order perturbation, no free
-constant) and :func:`davis_kahan_error_bound` a deterministic bound, checkable
+constant) and ``davis_kahan_error_bound`` a deterministic bound, checkable
 on every draw, that needs only the k-th gap.
 """
 
@@ -232,7 +232,7 @@ def mahalanobis_distance(D, sigma: float) -> float:
 def noise_sigma(epsilon: float, delta: float, n: int) -> float:
     """Smallest ``s`` (real and imaginary parts of ``G``) making ``A + G +
     G^*`` (ε, δ)-DP under replace-one: the analytic Gaussian calibration
-    (:func:`dppca.privacy.analytic_gaussian_sigma`) of sensitivity
+    (``dppca.privacy.analytic_gaussian_sigma``) of sensitivity
     ``frobenius_sensitivity(n) / 2`` (module docstring)."""
     return analytic_gaussian_sigma(
         frobenius_sensitivity(n) / 2.0,
@@ -252,7 +252,7 @@ def safe_noise_sigma(
     discrete calibration)`` with sensitivity ``(sqrt(2)/n / gamma + d) / 2``
     in grid units (the rounding of the real part; the imaginary part is data
     independent); default ``gamma`` from
-    :func:`dppca.privacy.safe_granularity`."""
+    ``dppca.privacy.safe_granularity``."""
     sigma_float = noise_sigma(epsilon, delta, n)
     half_sensitivity = frobenius_sensitivity(n) / 2.0
     if granularity is None:
@@ -330,7 +330,7 @@ def gue_noise(d: int, sigma: float, rng=None, batch: tuple = ()) -> np.ndarray:
 
     Shape ``(*batch, d, d)``. ``Z_jj ~ N(0, 4 sigma^2)`` real; ``Re Z_jl`` and
     ``Im Z_jl`` (``j < l``) independent ``N(0, 2 sigma^2)``; ``Re Z`` has the
-    law of :func:`dppca.gaussian_approx.goe_noise`.
+    law of ``dppca.gaussian_approx.goe_noise``.
     """
     if int(d) < 2:
         raise ValueError(f"d must be at least 2; got {d!r}")
@@ -358,12 +358,12 @@ def perturb_hermitian(
 ) -> np.ndarray:
     """``A + Z`` (complex Hermitian) for a real symmetric ``A``.
 
-    ``noise="float"``: :func:`gue_noise`. ``noise="safe"``: real part
-    :func:`dppca.noise.perturb_symmetric_goe` (``A`` on the grid plus exact
+    ``noise="float"``: ``gue_noise``. ``noise="safe"``: real part
+    ``dppca.noise.perturb_symmetric_goe`` (``A`` on the grid plus exact
     discrete noise of variances ``4 (s/gamma)^2`` and ``2 (s/gamma)^2``),
     imaginary part exact discrete Gaussians of variance ``2 (s/gamma)^2`` on
     the grid, antisymmetric. Default grid
-    :func:`dppca.noise.default_granularity`.
+    ``dppca.noise.default_granularity``.
     """
     A = check_symmetric(A, name="A")
     sigma = _check_sigma(sigma)
@@ -416,8 +416,8 @@ def complex_gaussian_approximation_from_second_moment(
     or ``"rank_k"``. ``return_spectrum=True`` also returns all ``d`` noisy
     eigenvalues, descending (post-processing, no extra budget).
 
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`
-    and ``k`` by :func:`dppca.validation.check_k`; the caller vouches that
+    ``A`` and ``n`` are checked by ``dppca.validation.check_second_moment``
+    and ``k`` by ``dppca.validation.check_k``; the caller vouches that
     ``A`` is ``X^T X / n`` of the ``n`` rows (each of norm at most one) of the
     data set and that ``n`` is its true number of rows.
     """
@@ -448,7 +448,7 @@ def complex_gaussian_approximation(
     """Private rank-k approximation of ``A = X^T X / n`` from the ``n x d``
     rows ``X`` (each of norm at most one, checked; dense or ``scipy.sparse``)
     by the complex Gaussian mechanism; see
-    :func:`complex_gaussian_approximation_from_second_moment`."""
+    ``complex_gaussian_approximation_from_second_moment``."""
     A = second_moment(X)
     return complex_gaussian_approximation_from_second_moment(
         A,
@@ -493,12 +493,12 @@ def rank_k_errors(
 
     ``M_k`` is the best rank-k approximation of ``M`` (top-k eigenpairs). The
     release is built as by the mechanism with float noise: ``field="complex"``
-    adds :func:`gue_noise` and applies ``output``; ``field="real"`` adds
+    adds ``gue_noise`` and applies ``output``; ``field="real"`` adds
     chapter 5's ``G + G^T`` and returns ``U^_k diag(g^_1..k) U^_k^T`` (as
-    :func:`dppca.gaussian_approx.rank_k_covariance_approximation`; ``output``
+    ``dppca.gaussian_approx.rank_k_covariance_approximation``; ``output``
     must then be ``"real"``). With ``return_noise`` also returns, per draw,
     ``||Z||_2`` and ``||Z P_k||_F`` (``P_k`` the top-k eigenprojector of
-    ``M``), the inputs of :func:`davis_kahan_error_bound`.
+    ``M``), the inputs of ``davis_kahan_error_bound``.
     """
     M = check_symmetric(M)
     d = M.shape[0]
@@ -571,7 +571,7 @@ def mv23_gap_condition(sigmas, k: int, noise_sigma: float, c: float = 1.0):
     """The gap assumption of [MV23] as this module reads it: only
     ``sigma_k - sigma_{k+1} >= c sqrt(d) noise_sigma`` (the abstract's
     "appropriately large gap"; constant and logarithms unknown, ``c``
-    free). Compare :func:`dppca.bounds.gaussian_approx.mv_gap_assumption_holds`,
+    free). Compare ``dppca.bounds.gaussian_approx.mv_gap_assumption_holds``,
     which needs every gap ``i <= k``."""
     sigmas = np.asarray(sigmas, dtype=float)
     k = check_k(k, sigmas.size)
@@ -588,7 +588,7 @@ def mv23_covariance_rate(sigmas, k: int, noise_sigma: float) -> float:
     factor ``sigma_k / (sigma_k - sigma_{k+1})`` (about one when
     ``sigma_{k+1} << sigma_k``) is the book's reading, the same as in the
     2022 corollary
-    (:func:`dppca.bounds.gaussian_approx.mv_covariance_corollary`).
+    (``dppca.bounds.gaussian_approx.mv_covariance_corollary``).
     """
     sigmas = np.asarray(sigmas, dtype=float)
     k = check_k(k, sigmas.size)
@@ -636,7 +636,7 @@ def davis_kahan_error_bound(
 def typical_noise_norms(
     d: int, k: int, noise_sigma: float, field: str = "complex"
 ):
-    """Typical values of the inputs of :func:`davis_kahan_error_bound`:
+    """Typical values of the inputs of ``davis_kahan_error_bound``:
     the semicircle edge ``2 sqrt(d E|Z_ij|^2)`` for ``||Z||_2`` (``4 s
     sqrt(d)`` complex, ``2 sqrt(2 d) s`` real) and ``sqrt(E||Z P_k||_F^2)``
     (``2 s sqrt(k d)`` complex, ``s sqrt(2 k (d + 1))`` real)."""
@@ -656,14 +656,14 @@ def complex_eigenvalue_drift(gamma) -> np.ndarray:
     """Dyson's eigenvalue drift rate for complex noise, ``4 sum_{j != i} 1 /
     (gamma_i - gamma_j)``: second-order perturbation gives ``sum_j
     |dZ~_ij|^2 / (gamma_i - gamma_j)`` and ``E|dZ~_ij|^2 = 4 dt`` (real
-    noise: ``2 dt``, :func:`dppca.dyson.eigenvalue_drift`)."""
+    noise: ``2 dt``, ``dppca.dyson.eigenvalue_drift``)."""
     gamma = np.asarray(gamma, dtype=float)
     return COMPLEX_EIGENVALUE_DRIFT * EigenvalueDrift(gamma.size)(gamma)
 
 
 def semicircle_radius(d: int, sigma: float, field: str = "complex") -> float:
     """Edge ``2 sqrt(d E|Z_ij|^2)`` of the semicircle of the noise: ``4 sigma
-    sqrt(d)`` for :func:`gue_noise`, ``2 sqrt(2 d) sigma`` for ``G + G^T``."""
+    sqrt(d)`` for ``gue_noise``, ``2 sqrt(2 d) sigma`` for ``G + G^T``."""
     rate = 4.0 if _check_field(field) == "complex" else 2.0
     return float(2.0 * np.sqrt(rate * d) * _check_sigma(sigma))
 
@@ -702,7 +702,7 @@ def wigner_surmise(s, beta: int) -> np.ndarray:
 
 
 def wigner_surmise_cdf(s, beta: int) -> np.ndarray:
-    """CDF of :func:`wigner_surmise`: ``1 - exp(-pi s^2/4)`` (``beta = 1``),
+    """CDF of ``wigner_surmise``: ``1 - exp(-pi s^2/4)`` (``beta = 1``),
     ``erf(2 s/sqrt(pi)) - (4 s/pi) exp(-4 s^2/pi)`` (``beta = 2``); near
     zero ``~ s^(beta + 1)``."""
     from scipy.special import erf

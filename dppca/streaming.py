@@ -39,7 +39,7 @@ call per component on fresh rows for k > 1) is theirs. The following are
 this module's own choices, each a parameter:
 
 * range estimation: the ``clip_quantile``-quantile of the gradient norms by
-  permute-and-flip (:func:`dppca.private_bounds.norm_quantile`) over a
+  permute-and-flip (``dppca.private_bounds.norm_quantile``) over a
   public geometric grid ``norm_range``; the gradients are clipped about the
   origin. [LKJO22] adapt the noise to the spread of the gradients about
   their mean; clipping about the origin adapts it to their size only, so the
@@ -55,7 +55,7 @@ this module's own choices, each a parameter:
   which discard the random start, then ``η_t = α / (gap · t)`` (the
   classical Oja schedule; the gap is a public assumption), with ``α`` the
   smallest integer ``≥ 4`` for which the noiseless contraction
-  ``C(T − 2 + α, α)`` reaches ``10⁴ √d`` (:func:`default_alpha`: 5 for
+  ``C(T − 2 + α, α)`` reaches ``10⁴ √d`` (``default_alpha``: 5 for
   ``d = 50`` and ``T = 30``, 7 to 9 at ``d = 100,000``);
 * ``T = 30`` steps per component by default, ``B = ⌊n / (kT)⌋``.
 
@@ -67,11 +67,11 @@ Let ``ρ = dppca.privacy.zcdp_rho(ε, δ)``.
    sensitivity 1 whatever the rows, drawn exactly), hence ``ρ_r``-zCDP (Bun
    and Steinke 2016, Prop. 1.4). Given the released radius ``r``, the clipped
    mean of ``B`` rows moves by at most ``2r/B`` in ℓ₂ when one row is
-   replaced (:func:`clipped_gradient_mean`; the float64 error of the sum is
-   absorbed, :func:`dppca.rows.clipped_row_sum`), and Gaussian noise of
+   replaced (``clipped_gradient_mean``; the float64 error of the sum is
+   absorbed, ``dppca.rows.clipped_row_sum``), and Gaussian noise of
    standard deviation ``σ = (2r/B)/√(2ρ_m)``, ``ρ_m = ρ − ρ_r``, makes it
    ``ρ_m``-zCDP; the safe discrete Gaussian on a grid γ is calibrated to the
-   rounded sensitivity ``2r/(Bγ) + √d`` (:func:`mean_noise_scale`). By
+   rounded sensitivity ``2r/(Bγ) + √d`` (``mean_noise_scale``). By
    adaptive composition the step is ``ρ_r + ρ_m = ρ``-zCDP.
 2. *The whole pass is ρ-zCDP (parallel composition).* The minibatches are
    fixed by position (rows ``(s−1)B, …, sB − 1`` of the stream feed step
@@ -82,7 +82,7 @@ Let ``ρ = dppca.privacy.zcdp_rho(ε, δ)``.
    divergence of order α is at most that of step ``s``, ``αρ``. The k
    components use disjoint rows too. The release ``V`` is post-processing of
    the transcript, so it is ρ-zCDP, hence (ε, δ)-DP (Canonne, Kamath and
-   Steinke 2020, the conversion of :func:`dppca.privacy.zcdp_delta`): the
+   Steinke 2020, the conversion of ``dppca.privacy.zcdp_delta``): the
    privacy of the whole pass is that of one minibatch update.
 
 This needs replace-one: under add/remove-one the positions after the
@@ -135,12 +135,12 @@ MIN_BATCH = 100
 DEFAULT_WARMUP = 2
 
 #: ``β`` of the default learning rate ``α / (gap (t + β))``; ``α`` is
-#: :func:`default_alpha`, at least ``MIN_ALPHA``.
+#: ``default_alpha``, at least ``MIN_ALPHA``.
 DEFAULT_OFFSET = 0.0
 MIN_ALPHA = 4
 MAX_ALPHA = 16
 
-#: :func:`default_alpha` asks the noiseless contraction of ``tan θ`` over a
+#: ``default_alpha`` asks the noiseless contraction of ``tan θ`` over a
 #: component's steps to be at least this many times ``√d``.
 CONTRACTION_TARGET = 1e4
 
@@ -158,7 +158,7 @@ DEFAULT_NORM_RANGE = (1e-6, 1e6)
 DEFAULT_RADIUS_WINDOW = 16.0
 
 #: Relative margin on the safe calibration, absorbing the float rounding of
-#: its inputs (as :func:`dppca.privacy.discrete_gaussian_sigma` does).
+#: its inputs (as ``dppca.privacy.discrete_gaussian_sigma`` does).
 _MARGIN = 2.0**-40
 
 THEOREM = (
@@ -254,7 +254,7 @@ class StepBudget:
 def step_budget(
     epsilon, delta, range_share: float = DEFAULT_RANGE_SHARE
 ) -> StepBudget:
-    """ρ = :func:`dppca.privacy.zcdp_rho` (ε, δ) for each step (and so for
+    """ρ = ``dppca.privacy.zcdp_rho`` (ε, δ) for each step (and so for
     the pass), split into ``ρ_r = range_share · ρ`` for the clipping radius
     (pure ``ε_r = √(2ρ_r)``-DP, which is ``ρ_r``-zCDP) and ``ρ_m = ρ − ρ_r``
     for the mean."""
@@ -303,8 +303,8 @@ def oja_learning_rate(
     schedule of the streaming PCA analyses [LKJO22] build on). ``eigengap``
     is ``λ_1 − λ_2`` of ``E[x xᵀ]`` in the units of the data: a public
     assumption, which only affects utility. The first ``warmup`` steps are
-    power steps (``η = inf``, :func:`oja_update`), and the schedule starts
-    after them: ``η_t = α/(gap (t − warmup + β))``. :func:`dp_pca_oja` uses
+    power steps (``η = inf``, ``oja_update``), and the schedule starts
+    after them: ``η_t = α/(gap (t − warmup + β))``. ``dp_pca_oja`` uses
     ``warmup = 2``, ``α = default_alpha(d, T − 2)`` and ``β = 0`` unless
     given a schedule.
     """
@@ -380,14 +380,14 @@ def gradient_rows(X_batch, w):
 
 
 def gradient_norms(X_batch, w) -> np.ndarray:
-    """``‖g_i‖ = |x_iᵀ w| ‖x_i‖`` as computed (:func:`dppca.rows.row_norms`
-    of :func:`gradient_rows`)."""
+    """``‖g_i‖ = |x_iᵀ w| ‖x_i‖`` as computed (``dppca.rows.row_norms``
+    of ``gradient_rows``)."""
     return rows.row_norms(gradient_rows(X_batch, w))
 
 
 @dataclass(frozen=True)
 class ClippedMean:
-    """Result of :func:`clipped_gradient_mean`: the mean (not private), the
+    """Result of ``clipped_gradient_mean``: the mean (not private), the
     number of gradients longer than the radius, and the radius."""
 
     mean: np.ndarray
@@ -401,7 +401,7 @@ def clipped_gradient_mean(X_batch, w, radius: float) -> ClippedMean:
 
     Replacing one of the ``B`` rows by any other row moves the *computed*
     mean by at most ``2r/B`` in ℓ₂: each clipped gradient has norm at most
-    ``r``, and :func:`dppca.rows.clipped_row_sum` shrinks the radius by the
+    ``r``, and ``dppca.rows.clipped_row_sum`` shrinks the radius by the
     ``η`` that absorbs the float64 error of the sum and the division (its
     proposition). The pair ``x = e, x' = −e`` with ``|eᵀw| ‖e‖ ≥ r`` moves it
     by ``2r(1 − η)/B``: the bound is attained up to ``η`` (about ``10⁻¹³``).
@@ -632,7 +632,7 @@ class StepRecord:
 @dataclass
 class StreamingRun:
     """A run with diagnostics: the released ``V`` (d × k, a plain array),
-    the plan, the budget and one :class:`StepRecord` per step. Not for
+    the plan, the budget and one ``StepRecord`` per step. Not for
     publication: the clipped means and the counts of clipped rows are exact
     functions of the data."""
 
@@ -649,8 +649,8 @@ def dp_pca_guarantee(
     noise: str = "safe",
     range_share: float = DEFAULT_RANGE_SHARE,
 ) -> Release:
-    """Guarantee record of a :func:`dp_pca_oja` release: ρ-zCDP for the
-    whole pass with ρ = :func:`dppca.privacy.zcdp_rho` (ε, δ), whatever
+    """Guarantee record of a ``dp_pca_oja`` release: ρ-zCDP for the
+    whole pass with ρ = ``dppca.privacy.zcdp_rho`` (ε, δ), whatever
     ``n``, ``d``, ``k``, the batch size or the number of steps (parallel
     composition, module docstring). Float noise: the same ρ for the real
     mechanism, not proved for the float program."""
@@ -819,7 +819,7 @@ def dp_pca_oja(
         The rows, read once, in order, a minibatch at a time: a dense or
         sparse matrix (sparse rows are never densified), a ``dask.array``
         chunked along the rows (its chunks are computed one at a time,
-        :func:`dask_row_blocks`), or any iterable of row blocks (dense or
+        ``dask_row_blocks``), or any iterable of row blocks (dense or
         sparse, ``d`` columns each; then ``n_rows`` is required). The rows
         need no bound: each gradient is clipped to a private radius.
     k : int
@@ -829,16 +829,16 @@ def dp_pca_oja(
     eigengap : float or sequence of k floats, optional
         Public assumption on ``λ_j − λ_(j+1)`` of ``E[x xᵀ]`` (one number
         for every component, or one per component), for the default
-        learning rate :func:`oja_learning_rate`. Required unless
+        learning rate ``oja_learning_rate``. Required unless
         ``learning_rate`` is given. It affects utility, never privacy.
     learning_rate : callable, optional
         ``t -> η_t`` (``t = 1, …, n_steps``), used for every component;
-        ``inf`` makes step ``t`` a power step (:func:`oja_update`). Default:
-        two power steps, then :func:`oja_learning_rate` with
+        ``inf`` makes step ``t`` a power step (``oja_update``). Default:
+        two power steps, then ``oja_learning_rate`` with
         ``α = default_alpha(d, n_steps − 2)``.
     batch_size, n_steps : int, optional
         Rows per minibatch and minibatches per component
-        (:func:`streaming_plan`; default 30 steps).
+        (``streaming_plan``; default 30 steps).
     clip_quantile : float
         Quantile of the gradient norms used as the clipping radius (0.75).
     norm_range : (float, float)
@@ -847,7 +847,7 @@ def dp_pca_oja(
     radius_window : float
         After the first step, the candidates are restricted to within this
         factor of the previous released radius
-        (:func:`radius_candidates_range`; 16).
+        (``radius_candidates_range``; 16).
     range_share : float
         Share of each step's ρ spent on the radius (0.5).
     n_rows : int, optional
@@ -859,14 +859,14 @@ def dp_pca_oja(
         discrete Gaussian noise added (private as a program). ``"float"``:
         numpy's Gaussian (private as mathematics only; warns).
     diagnostics : bool
-        Return a :class:`StreamingRun` with every step's record (not for
+        Return a ``StreamingRun`` with every step's record (not for
         publication) instead of the release.
 
     Returns
     -------
     Released (d, k) or StreamingRun
         Orthonormal columns, the j-th the j-th component found; the
-        guarantee record of :func:`dp_pca_guarantee`.
+        guarantee record of ``dp_pca_guarantee``.
     """
     k = _positive_int(k, "k")
     budget = step_budget(epsilon, delta, range_share)
@@ -896,13 +896,13 @@ def dp_pca_oja(
 
 
 def dp_pca_oja_dask(X, k: int, epsilon: float, delta: float, **options):
-    """:func:`dp_pca_oja` on a ``dask.array`` of rows, chunk by chunk.
+    """``dp_pca_oja`` on a ``dask.array`` of rows, chunk by chunk.
 
     One pass: the chunks are computed in order by the current scheduler
     (on a ``distributed`` cluster, by its workers; a chunk may be a dense
     array or a scipy.sparse matrix) and handed to the client, which runs the
     steps. Only one chunk and one partial minibatch are in the client's
-    memory at a time. Trust model as in :mod:`dppca.distributed`: the
+    memory at a time. Trust model as in ``dppca.distributed``: the
     client and the workers see rows and form a trusted aggregator; the
     release is what is protected. Same draws as in memory under the same
     seed.
@@ -925,9 +925,9 @@ def streaming_oja(
     diagnostics: bool = False,
 ):
     """Non-private reference: the same pass, plan, start and learning rate
-    as :func:`dp_pca_oja`, with the exact mean gradient (no clipping, no
+    as ``dp_pca_oja``, with the exact mean gradient (no clipping, no
     noise). Not private: for comparisons only; returns a plain array (or a
-    :class:`StreamingRun`)."""
+    ``StreamingRun``)."""
     k = _positive_int(k, "k")
     schedules = _schedules(k, eigengap, learning_rate)
     V, plan, records = _run(

@@ -11,7 +11,7 @@ Two ideas (paper, Section 1.1 and the tail-sensitive algorithm after it):
   triangle) and, separately, the eigenvalues ``λ(A) + z`` (Gaussian ``z``);
   output ``P̃ diag(λ(A) + z) P̃ᵀ``. Its Frobenius error is at most
   ``2 √(tr A · ‖E‖₂) + ‖z‖₂`` whatever ``A`` and ``E`` are
-  (:func:`separate_error_bound`, proved in chapter 18), which is of order
+  (``separate_error_bound``, proved in chapter 18), which is of order
   ``d^{1/4} √(tr A / n) ρ^{-1/4} + √d / (n √ρ)``, against ``d / (n √ρ)`` for
   noise on the whole matrix.
 * **Adaptive clipping** (the paper's tail-sensitive algorithm). Estimate
@@ -21,32 +21,32 @@ Two ideas (paper, Section 1.1 and the tail-sensitive algorithm after it):
   second moment of the rows clipped to ``r``: every noise scale shrinks by
   ``r²``, at the price of the clipping bias.
 
-The adaptive estimator (:func:`trace_sensitive_covariance`, ``method=
+The adaptive estimator (``trace_sensitive_covariance``, ``method=
 "adaptive"``) runs four Gaussian steps on the same data, each ρ_j-zCDP for
 replace-one neighbours (one row replaced, ``n`` fixed):
 
 1. the trace of the rows clipped to the unit ball, ℓ₂ sensitivity ``1/n``
    (plus ``5u``, ``u = 2⁻⁵³``, for its float evaluation:
-   :func:`trace_sensitivity`), budget ``ρ/8``;
+   ``trace_sensitivity``), budget ``ρ/8``;
 2. the histogram of the row norms over the dyadic levels ``(2^{-j-1},
-   2^{-j}]`` (:func:`norm_levels`), ℓ₂ sensitivity ``√2`` (one row leaves a
+   2^{-j}]`` (``norm_levels``), ℓ₂ sensitivity ``√2`` (one row leaves a
    bin and enters another), budget ``ρ/8``;
 3. post-processing of 1 and 2: the radius and the release
-   (:func:`choose_radius`);
+   (``choose_radius``);
 4. the release on ``A_r``, the second moment of ``clip_r(x_i)/r`` computed by
-   :func:`dppca.rows.clipped_second_moment` (Frobenius sensitivity ``√2/n``,
+   ``dppca.rows.clipped_second_moment`` (Frobenius sensitivity ``√2/n``,
    proved in float64), budget ``3ρ/4``: either the Gaussian mechanism on its
    upper triangle, or the separate release, ``3ρ/8`` for the eigenvectors
    (same sensitivity) and ``3ρ/8`` for the eigenvalues (ℓ₂ sensitivity
    ``√2/n`` by Hoffman–Wielandt, plus a verified margin for their float
-   computation: :func:`verified_eigenvalues`). The output is ``r²`` times the
+   computation: ``verified_eigenvalues``). The output is ``r²`` times the
    result with its spectrum projected onto ``[0, 1]`` (post-processing).
 
 zCDP composes adaptively by adding the ρ's (Bun and Steinke 2016), so the run
-is ρ-zCDP with ρ = :func:`dppca.privacy.zcdp_rho` (ε, δ), the conversion of
+is ρ-zCDP with ρ = ``dppca.privacy.zcdp_rho`` (ε, δ), the conversion of
 Canonne, Kamath and Steinke (2020), hence (ε, δ)-DP. With ``noise="safe"``
 (default) every step rounds its values to a grid and adds exact discrete
-Gaussian noise (:mod:`dppca.noise`), calibrated for the rounding, and the
+Gaussian noise (``dppca.noise``), calibrated for the rounding, and the
 release is private as a program; ``noise="float"`` uses numpy's Gaussian
 sampler (private as mathematics only).
 
@@ -59,10 +59,10 @@ differ from it, and chapter 18 says so):
   composition, safe noise throughout);
 * the budget split ``(1/8, 1/8, 3/4)`` and the even split of the release's
   budget follow the authors' experiments; the candidate radii are
-  ``2^{-j}``, ``j < 30`` (:data:`DEFAULT_LEVELS`);
+  ``2^{-j}``, ``j < 30`` (``DEFAULT_LEVELS``);
 * the selection minimises explicit high-probability bounds with failure
-  probability β = 0.1 (:func:`choose_radius`), with constants of our own
-  derivation (:func:`wigner_norm_bound` and companions);
+  probability β = 0.1 (``choose_radius``), with constants of our own
+  derivation (``wigner_norm_bound`` and companions);
 * the eigenvalues are sorted after the noise and both releases are projected
   onto the spectral interval ``[0, r²]``; neither can increase the Frobenius
   error (chapter 18).
@@ -175,7 +175,7 @@ def wigner_norm_bound(d: int, beta: float) -> float:
 
 def wigner_frobenius_bound(d: int, beta: float) -> float:
     """``ω = d + 2√(log(1/β))``: ``P(‖W‖_F > ω) ≤ β`` for ``W`` as in
-    :func:`wigner_norm_bound` (``E‖W‖_F ≤ √(E‖W‖_F²) = d``, and ``‖W‖_F`` is
+    ``wigner_norm_bound`` (``E‖W‖_F ≤ √(E‖W‖_F²) = d``, and ``‖W‖_F`` is
     √2-Lipschitz in the entries)."""
     beta = _check_beta(beta)
     return float(d + 2.0 * math.sqrt(math.log(1.0 / beta)))
@@ -240,7 +240,7 @@ class GaussianStep:
 def _step(label, sensitivity, rho, rounding, noise, grid=None) -> GaussianStep:
     """σ (and, safe noise, a grid) making a step of this sensitivity ρ-zCDP.
 
-    Safe noise: the grid of :func:`dppca.privacy.safe_granularity` (the
+    Safe noise: the grid of ``dppca.privacy.safe_granularity`` (the
     rounding grows the shift by at most 1/1024 of Δ) unless ``grid`` is
     given, and σ = (Δ + r γ)/√(2ρ), raised by a relative 2⁻⁴⁰.
     """
@@ -271,7 +271,7 @@ def trace_sensitivity(n: int) -> float:
 def eigenvalue_margin(n: int, d: int) -> float:
     """The largest distance allowed between the float eigenvalues of a
     matrix and its exact ones (ℓ₂): ``max(2⁻¹⁶ √2/n, 64 d² u)``, public.
-    :func:`verified_eigenvalues` refuses a decomposition it cannot prove
+    ``verified_eigenvalues`` refuses a decomposition it cannot prove
     within it."""
     return max(EIGENVALUE_MARGIN * math.sqrt(2.0) / check_n(n), 64 * d * d * _U)
 
@@ -282,7 +282,7 @@ class TraceSensitiveCalibration:
 
     ``steps`` maps ``"trace"``, ``"histogram"`` (adaptive only),
     ``"gaussian"`` (adaptive only), ``"vectors"`` and ``"values"`` to their
-    :class:`GaussianStep`. ``rho`` is the zCDP of the run: the selection
+    ``GaussianStep``. ``rho`` is the zCDP of the run: the selection
     steps plus the larger of the two releases (the radius and the release
     are chosen after the selection steps, so the run pays for one release).
     """
@@ -340,19 +340,19 @@ def trace_sensitive_calibration(
     shares=DEFAULT_SHARES,
     n_levels: int = DEFAULT_LEVELS,
 ) -> TraceSensitiveCalibration:
-    """σ (and grid) of every step, for ρ = :func:`dppca.privacy.zcdp_rho`
+    """σ (and grid) of every step, for ρ = ``dppca.privacy.zcdp_rho``
     (ε, δ).
 
     ``method="separate"`` spends the whole ρ on the separate release on the
     unclipped rows (half on the eigenvectors, half on the eigenvalues).
     ``method="adaptive"`` spends ``shares`` = (trace, histogram, release) of
     ρ (default ``(1/8, 1/8, 3/4)``); the release's budget goes whole to the
-    Gaussian release or, split by :data:`VALUE_SHARE`, to the separate one.
+    Gaussian release or, split by ``VALUE_SHARE``, to the separate one.
     Sensitivities (replace-one, rows of norm ≤ 1): trace
-    :func:`trace_sensitivity`; histogram ``√2`` (integer counts, grid 1, no
+    ``trace_sensitivity``; histogram ``√2`` (integer counts, grid 1, no
     rounding); matrix ``√2/n`` on the ``d(d+1)/2`` upper-triangle entries
     (rounding ``√(d(d+1)/2)`` cells); eigenvalues ``√2/n`` plus twice
-    :func:`eigenvalue_margin` (rounding ``√d`` cells).
+    ``eigenvalue_margin`` (rounding ``√d`` cells).
     """
     n = check_n(n)
     d = check_positive_int(d, "d")
@@ -405,9 +405,9 @@ def trace_sensitive_guarantee(
     shares=DEFAULT_SHARES,
     n_levels: int = DEFAULT_LEVELS,
 ) -> Release:
-    """Guarantee record of :func:`trace_sensitive_covariance` with these
+    """Guarantee record of ``trace_sensitive_covariance`` with these
     settings: a ρ-zCDP release, ρ summed over the calibrated steps
-    (:class:`TraceSensitiveCalibration`), from public parameters only."""
+    (``TraceSensitiveCalibration``), from public parameters only."""
     calibration = trace_sensitive_calibration(
         n,
         d,
@@ -460,14 +460,14 @@ def norm_levels(norms, n_levels: int = DEFAULT_LEVELS) -> np.ndarray:
 
 
 def norm_histogram(norms, n_levels: int = DEFAULT_LEVELS) -> np.ndarray:
-    """Counts of rows per dyadic level (:func:`norm_levels`): replacing one
+    """Counts of rows per dyadic level (``norm_levels``): replacing one
     row moves one count down and one up, ℓ₂ sensitivity √2."""
     return np.bincount(norm_levels(norms, n_levels), minlength=n_levels)
 
 
 def clipped_trace(norms) -> float:
     """``fl(fsum(min(fl(ν_i²), 1)) / n)``: the trace of the rows clipped to
-    the unit ball, computed with sensitivity :func:`trace_sensitivity`."""
+    the unit ball, computed with sensitivity ``trace_sensitivity``."""
     norms = np.asarray(norms, dtype=float)
     squares = np.minimum(norms * norms, 1.0)
     return math.fsum(squares.tolist()) / norms.size
@@ -519,7 +519,7 @@ def verified_eigenvalues(A) -> tuple[np.ndarray, float]:
 
 @dataclass(frozen=True)
 class RadiusChoice:
-    """What :func:`choose_radius` read and chose (all post-processing of
+    """What ``choose_radius`` read and chose (all post-processing of
     released values). Arrays are indexed by the level ``j`` (radius
     ``2^{-j}``): ``bias`` bounds the clipping bias, ``separate`` and
     ``gaussian`` the noise error of each release, at probability 1 − β."""
@@ -555,7 +555,7 @@ def choose_radius(
     * clipping bias ``(1/n) Σ_{l<j} ĉ_l (4^{-l} − r²)``, a bound on
       ``‖A − A_clip‖_* ≥ ‖A − A_clip‖_F`` that uses the top of each level;
     * separate release ``r² (2 √(min(T⁺/r², 1) N_V) + N_λ)``
-      (:func:`separate_error_bound`), with ``T⁺ = T̃ + σ_T √(2 log(1/β))``,
+      (``separate_error_bound``), with ``T⁺ = T̃ + σ_T √(2 log(1/β))``,
       ``N_V = σ_V ν(d, β/2)`` and ``N_λ = σ_λ η(d, β/2)``;
     * Gaussian release ``r² σ_G ω(d, β)``.
 
@@ -647,7 +647,7 @@ def _separate(A, calibration, rng):
 class TraceSensitiveRun:
     """The released intermediate values of one adaptive run (public: each is
     a private release or post-processing of one): the noisy trace and norm
-    histogram, and the :class:`RadiusChoice` made from them."""
+    histogram, and the ``RadiusChoice`` made from them."""
 
     trace_estimate: float
     histogram: np.ndarray
@@ -669,17 +669,17 @@ def trace_sensitive_covariance(
     (Dong, Liang and Yi 2022; module docstring).
 
     ``X`` is ``n x d`` (dense or scipy.sparse) with rows of norm at most one
-    (checked, :func:`dppca.check_data`). ``method="adaptive"`` (default)
+    (checked, ``dppca.check_data``). ``method="adaptive"`` (default)
     estimates the trace and the norm profile, clips the rows to the chosen
     radius and releases separately or with Gaussian noise on the matrix;
     ``method="separate"`` is the paper's trace-sensitive release alone on
     the unclipped rows. ``beta`` is the failure probability of the bounds the
     selection compares. ``noise``: ``"safe"`` (default) or ``"float"``.
 
-    Returns the ``d x d`` estimate as a :class:`dppca.guarantees.Released`
-    array (and, with ``return_run``, the :class:`TraceSensitiveRun`; None for
+    Returns the ``d x d`` estimate as a ``dppca.guarantees.Released``
+    array (and, with ``return_run``, the ``TraceSensitiveRun``; None for
     ``method="separate"``). (ε, δ)-DP for replace-one neighbours
-    (:data:`PRIVACY`).
+    (``PRIVACY``).
     """
     X = check_data(X, accept_sparse=True)
     n, d = X.shape
@@ -723,7 +723,7 @@ def trace_sensitive_subspace(
     X, k: int, epsilon: float, delta: float, rng=None, noise="safe", **options
 ) -> Released:
     """The top-``k`` eigenvectors (``d x k``) of
-    :func:`trace_sensitive_covariance` (post-processing: same record).
+    ``trace_sensitive_covariance`` (post-processing: same record).
     ``options`` go to it (``method``, ``beta``)."""
     options.pop("return_run", None)
     cov = trace_sensitive_covariance(X, epsilon, delta, rng, noise, **options)
@@ -743,7 +743,7 @@ def trace_sensitive_error_bound(
 ) -> float:
     """Bound on the Frobenius error of the separate release
     (``method="separate"``) at these settings, with probability at least
-    1 − β over Gaussian noise: :func:`separate_error_bound` with
+    1 − β over Gaussian noise: ``separate_error_bound`` with
     ``‖E‖₂ ≤ σ_V ν(d, β/2)`` and ``‖z‖₂ ≤ σ_λ η(d, β/2)``, plus (safe noise)
     half a grid cell per rounded entry.
 
