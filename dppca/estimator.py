@@ -480,6 +480,9 @@ ADDITIVE_NOISE = (
     "laplace",
     "gaussian_approx",
     "noisy_power_method",
+    "complex_gaussian",
+    "trace_sensitive",
+    "streaming",
 )
 
 #: Mechanisms whose released matrix has private eigenvalues

@@ -116,7 +116,7 @@ DEFAULT_SHARES = (0.125, 0.125, 0.75)
 #: Share of the release's budget spent on the eigenvalues (separate release).
 VALUE_SHARE = 0.5
 
-#: Number of dyadic norm levels (candidate radii 1, 1/2, ..., 2^{-29}).
+#: Number of dyadic norm levels (candidate radii 1, 1/2, ..., 2⁻²⁹).
 DEFAULT_LEVELS = 30
 
 #: Failure probability of the bounds the radius selection minimises.
