@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
 import warnings
 
 import numpy as np
@@ -160,13 +161,21 @@ class Release:
         return dataclasses.asdict(self)
 
     def __str__(self) -> str:
+        """The record in words, wrapped at 76 characters (continuation lines
+        indented by two spaces), so that it prints within a page."""
         status = "proved" if self.proved else f"NOT fully proved: {self.caveat}"
         source = ", ".join(s for s in (self.theorem, self.chapter) if s)
-        return (
+        text = (
             f"{self.label}: {self.claim}; noise {self.noise}, sampler "
             f"{self.sampler}; {status}" + (f" [{source}]" if source else "")
         )
+        return textwrap.fill(
+            text, STR_WIDTH, subsequent_indent="  ", break_on_hyphens=False
+        )
 
+
+#: Width at which a record's text wraps (``str(record)``).
+STR_WIDTH = 76
 
 #: The record's name in prose; the same class.
 Guarantee = Release
