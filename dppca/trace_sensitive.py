@@ -664,6 +664,7 @@ def trace_sensitive_covariance(
     method: str = "adaptive",
     beta: float = DEFAULT_BETA,
     return_run: bool = False,
+    moment_cache: dict | None = None,
 ):
     """Private second moment ``A = XᵀX/n`` whose error adapts to ``tr A``
     (Dong, Liang and Yi 2022; module docstring).
@@ -680,6 +681,12 @@ def trace_sensitive_covariance(
     array (and, with ``return_run``, the ``TraceSensitiveRun``; None for
     ``method="separate"``). (ε, δ)-DP for replace-one neighbours
     (``PRIVACY``).
+
+    ``moment_cache``: for many releases on the *same* ``X`` (experiments), a
+    dict the caller keeps between calls; it maps a radius to the second
+    moment of the rows clipped to it, which is a deterministic function of
+    ``X`` and the radius, so reusing it leaves every release's law unchanged.
+    Never share one dict between different data.
     """
     X = check_data(X, accept_sparse=True)
     n, d = X.shape
@@ -708,7 +715,13 @@ def trace_sensitive_covariance(
         )
         run = TraceSensitiveRun(trace_estimate, histogram, choice)
         radius, release = choice.radius, choice.release
-    A_r = rows.clipped_second_moment(X, radius).matrix
+    if moment_cache is None:
+        A_r = rows.clipped_second_moment(X, radius).matrix
+    else:
+        key = float(radius)
+        if key not in moment_cache:
+            moment_cache[key] = rows.clipped_second_moment(X, radius).matrix
+        A_r = moment_cache[key]
     if release == "gaussian":
         M = project_spectrum(
             _noisy_matrix(A_r, calibration.steps["gaussian"], noise, rng)

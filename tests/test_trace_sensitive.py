@@ -561,3 +561,22 @@ def test_adaptive_beats_analyze_gauss_when_the_trace_is_small():
         for _ in range(5)
     ]
     assert max(ours) * 10 < min(gauss)
+
+
+def test_moment_cache_leaves_the_release_unchanged():
+    """The cache holds deterministic functions of X: with the same seed a
+    release with a (filled) cache equals one without."""
+    gen = np.random.default_rng(8)
+    X = gen.standard_normal((300, 5))
+    X *= (gen.random((300, 1)) * 0.5) / np.linalg.norm(X, axis=1, keepdims=True)
+    cache = {}
+    first = ts.trace_sensitive_covariance(
+        X, 1.0, 1e-5, rng=3, moment_cache=cache
+    )
+    assert len(cache) == 1
+    again = ts.trace_sensitive_covariance(
+        X, 1.0, 1e-5, rng=3, moment_cache=cache
+    )
+    plain = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=3)
+    assert np.array_equal(np.asarray(first), np.asarray(plain))
+    assert np.array_equal(np.asarray(again), np.asarray(plain))
