@@ -423,21 +423,24 @@ def _check_sparse_rows(S) -> None:
 
 class _Subset:
     """Rows of one subset: its second moment at once (sparse product when
-    possible), the dense
-    rows only if a mechanism needs them."""
+    possible, or ``A`` when the caller already has it), the dense rows only if
+    a mechanism needs them."""
 
-    def __init__(self, X, index=None):
+    def __init__(self, X, index=None, A=None):
         part = X if index is None else X[index]
         self.n = part.shape[0]
         if hasattr(part, "toarray"):
             _check_sparse_rows(part)
             self._dense = None
-            self.A = sparse_gram(part) / self.n
-            self.A = (self.A + self.A.T) / 2
+            if A is None:
+                A = sparse_gram(part) / self.n
+                A = (A + A.T) / 2
             self._sparse = part
         else:
             self._dense = check_data(part)
-            self.A = second_moment(self._dense)
+            if A is None:
+                A = second_moment(self._dense)
+        self.A = A
 
     @property
     def X(self):
@@ -491,6 +494,12 @@ def _try_release(mechanism, subset, k, epsilon, delta, rng, limited=None):
         return None, OUTCOMES[1], time.perf_counter() - start
 
 
+def _runs_of(runs: dict, key: str) -> int:
+    """Releases per subset of mechanism ``key`` (``runs["default"]``, or 1,
+    when the key is not listed)."""
+    return int(runs.get(key, runs.get("default", 1)))
+
+
 def utility_versus_n(
     data,
     sizes,
@@ -508,10 +517,15 @@ def utility_versus_n(
 
     For every size in ``sizes`` and each of ``n_subsets`` subsets drawn without
     replacement, each mechanism runs ``runs[key]`` times (paper: 10 for PPCA,
-    100 for the others) on the subset. Utility is measured on the full data
+    100 for the others) on the subset; ``runs`` may also be a function of the
+    size returning such a dict (a protocol that spends more runs at some sizes,
+    e.g. where a claim is tested). Utility is measured on the full data
     set's ``A`` (``data.A``), the quantity of Table 1, so that the non-private
     baseline sits at q_F(V_k). Returns one row per release, with its
     ``outcome`` (:data:`OUTCOMES`) and wall-clock ``seconds``.
+
+    A size equal to ``data.n`` is the whole data set, whose second moment
+    ``data.A`` is reused (every "subset" of that size is the same rows).
 
     Sizes run in increasing order. A mechanism with a time limit
     (:meth:`Mechanism.with_time_limit`) that exceeds it is not run again at
@@ -532,17 +546,20 @@ def utility_versus_n(
         total=total, desc=f"{data.name}: subsets", disable=not progress
     ) as bar:
         for n in sizes:
+            runs_n = runs(n) if callable(runs) else runs
+            whole = _Subset(data.X, A=data.A) if n == data.n else None
             for subset in range(n_subsets):
-                index = np.sort(rng.choice(data.n, size=n, replace=False))
-                subset_rows = _Subset(data.X, index)
+                if whole is None:
+                    index = np.sort(rng.choice(data.n, size=n, replace=False))
+                    subset_rows = _Subset(data.X, index)
+                else:
+                    subset_rows = whole
                 for key, mechanism in mechanism_table.items():
                     head = (data.name, n, subset, key)
                     if key in gave_up:
                         rows.append((*head, 0, np.nan, OUTCOMES[2], np.nan))
                         continue
-                    for run in range(
-                        int(runs.get(key, runs.get("default", 1)))
-                    ):
+                    for run in range(_runs_of(runs_n, key)):
                         V, outcome, seconds = _try_release(
                             mechanism,
                             subset_rows,
@@ -563,6 +580,193 @@ def utility_versus_n(
         rows,
         columns=["data set", "n", "subset", "mechanism", "run", "q_F"]
         + ["outcome", "seconds"],
+    )
+
+
+#: Why :func:`utility_until_time_out` did not attempt a setting: the
+#: mechanism exceeded its limit at a smaller concentration on the same data
+#: set, or it has exceeded its limit before and its predicted time here is
+#: beyond the margin.
+SKIP_REASONS = ("harder than a failed setting", "predicted too slow")
+
+
+def utility_until_time_out(
+    settings,
+    mechanism_table: dict,
+    log10_acceptance: Callable,
+    *,
+    delta: float,
+    n_subsets: int,
+    budget: float | None = None,
+    margin: float = 10.0,
+    failed: dict | None = None,
+    rng=None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """q_F(U) of time-limited mechanisms (the libraries of chapter 12) over
+    many settings, each run only where it can be expected to return.
+
+    ``settings`` are ``(data, n, epsilon)``: subsets of ``n`` rows of a
+    :class:`~dppca.datasets.Preprocessed` ``data`` (all its rows, and its
+    ``A``, when ``n == data.n``), released at ``epsilon``; utility is measured
+    on ``data.A``, as in :func:`utility_versus_n`. Every mechanism must have a
+    time limit (:meth:`Mechanism.with_time_limit`).
+
+    ``log10_acceptance(key, A, n, k, epsilon, rng=...)`` estimates ``r``, the
+    log10 of the acceptance probability of the mechanism's first eigenvector
+    draw on ``n`` rows of second moment ``A`` (e.g.
+    :func:`dppca.peers.first_vector_log10_acceptance`, called with
+    ``data.A``): a release needs on average at least ``10**-r`` proposals,
+    each costing the same on one data set. Each mechanism walks the settings
+    of every data set in increasing order of the concentration ``n epsilon``,
+    predicting the seconds of a release as its mean seconds at the previous
+    setting of that data set where it returned, times the ratio ``10**(r_prev
+    - r)`` of expected proposals (unknown, taken as 0, at a data set's first
+    setting); across data sets it takes the setting with the smallest
+    prediction next. At a setting it is
+
+    * not attempted (``SKIP_REASONS[0]``) if it exceeded its limit at a smaller
+      concentration on the same data set, where the acceptance is higher;
+    * not attempted (``SKIP_REASONS[1]``) if it has exceeded its limit before,
+      here or as recorded in ``failed``, and the prediction is at least
+      ``margin`` times the limit;
+    * otherwise run once on each of up to ``n_subsets`` subsets, stopping
+      early once its releases there have taken ``budget`` seconds in all
+      (default: its time limit); after a time-out, not again at that setting.
+
+    The first time-out of each mechanism is recorded in ``failed`` (``key ->
+    (data set, n, epsilon)``), which is updated in place, so that a later call
+    knows where the mechanism has already failed. The subsets of a setting
+    and each estimate of ``r`` draw from generators of their own, split off
+    ``rng`` at the start, so they do not depend on the order of the walk
+    (which depends on the machine), and all mechanisms see the same rows.
+
+    Returns one row per release (a setting not attempted: one row) with the
+    columns of :func:`utility_versus_n`, plus ``epsilon``, ``log10
+    P(accept)``, the ``predicted seconds`` and the ``reason`` for a setting
+    not attempted.
+    """
+    from tqdm import tqdm
+
+    rng = as_generator(rng)
+    delta = check_delta(delta)
+    margin = float(margin)
+    if not margin >= 1:
+        raise ValueError(f"margin must be >= 1, got {margin}")
+    if budget is not None and not float(budget) > 0:
+        raise ValueError(f"budget must be > 0 seconds, got {budget}")
+    for key, mechanism in mechanism_table.items():
+        if mechanism.time_limit is None:
+            raise ValueError(f"{key} has no time limit (with_time_limit)")
+    settings = [
+        (data, int(n), check_epsilon(epsilon)) for data, n, epsilon in settings
+    ]
+    for data, n, _ in settings:
+        if not 1 <= n <= data.n:
+            raise ValueError(f"n = {n} outside 1..{data.n} for {data.name}")
+    failed = {} if failed is None else failed
+    seeds = rng.integers(2**63, size=len(settings))
+    releases = np.random.default_rng(int(rng.integers(2**63)))
+    subsets: dict = {}
+
+    def subset(i, j):
+        """Subset ``j`` of setting ``i`` (drawn once, in order)."""
+        drawn = subsets.setdefault(i, [])
+        if not drawn:
+            drawn.append(np.random.default_rng((int(seeds[i]), 0)))
+        while len(drawn) <= j + 1:
+            data, n, _ = settings[i]
+            if n == data.n:
+                drawn.append(_Subset(data.X, A=data.A))
+            else:
+                index = np.sort(drawn[0].choice(data.n, size=n, replace=False))
+                drawn.append(_Subset(data.X, index))
+        return drawn[j + 1]
+
+    rows = []
+    for m, (key, mechanism) in enumerate(mechanism_table.items()):
+        limit = mechanism.time_limit
+        pending: dict = {}
+        for i, (data, n, epsilon) in enumerate(settings):
+            pending.setdefault(data.name, []).append(i)
+        for name in pending:
+            pending[name].sort(key=lambda i: settings[i][1] * settings[i][2])
+        last: dict = {}  # data set -> (mean seconds, log10 P) where it returned
+        stopped: set = set()  # data sets where it exceeded its limit
+        estimates: dict = {}  # setting -> log10 P(accept), estimated once
+        bar = tqdm(total=len(settings), desc=key, disable=not progress)
+        while any(pending.values()):
+            candidates = []
+            for name, queue in pending.items():
+                if not queue:
+                    continue
+                i = queue[0]
+                data, n, epsilon = settings[i]
+                if i not in estimates:
+                    estimates[i] = float(
+                        log10_acceptance(
+                            key,
+                            data.A,
+                            n,
+                            data.k,
+                            epsilon,
+                            rng=np.random.default_rng((int(seeds[i]), m + 1)),
+                        )
+                    )
+                r = estimates[i]
+                predicted = 0.0
+                if name in last:
+                    seconds, r_prev = last[name]
+                    predicted = seconds * 10.0 ** min(r_prev - r, 300.0)
+                candidates.append((predicted, name, i, r))
+            predicted, name, i, r = min(candidates, key=lambda c: c[0])
+            pending[name].pop(0)
+            bar.update()
+            data, n, epsilon = settings[i]
+            head = (data.name, n, epsilon, 0, key, 0)
+            tail = (r, predicted)
+            if name in stopped:
+                rows.append(
+                    (*head, np.nan, OUTCOMES[2], np.nan, *tail, SKIP_REASONS[0])
+                )
+                continue
+            if key in failed and predicted >= margin * limit:
+                rows.append(
+                    (*head, np.nan, OUTCOMES[2], np.nan, *tail, SKIP_REASONS[1])
+                )
+                continue
+            spend = limit if budget is None else float(budget)
+            times = []
+            for j in range(n_subsets):
+                if sum(times) >= spend:  # the setting's budget is spent
+                    break
+                V, outcome, seconds = _try_release(
+                    mechanism,
+                    subset(i, j),
+                    data.k,
+                    epsilon,
+                    delta,
+                    None,
+                    releases,
+                )
+                q = np.nan if V is None else captured_variance(data.A, V)
+                rows.append(
+                    (data.name, n, epsilon, j, key, 0, q, outcome, seconds)
+                    + (*tail, "")
+                )
+                if V is None:
+                    stopped.add(name)
+                    failed.setdefault(key, (data.name, n, epsilon))
+                    break
+                times.append(seconds)
+            if name not in stopped:
+                last[name] = (float(np.mean(times)), r)
+        bar.close()
+    return pd.DataFrame(
+        rows,
+        columns=["data set", "n", "epsilon", "subset", "mechanism", "run"]
+        + ["q_F", "outcome", "seconds", "log10 P(accept)"]
+        + ["predicted seconds", "reason"],
     )
 
 
@@ -631,7 +835,7 @@ def utility_versus_epsilon(
             if key in gave_up:
                 rows.append((epsilon, key, 0, np.nan, OUTCOMES[2], np.nan))
                 continue
-            for run in range(int(runs.get(key, runs.get("default", 1)))):
+            for run in range(_runs_of(runs, key)):
                 V, outcome, seconds = _try_release(
                     mechanism, subset, k, epsilon, delta, rng, limited
                 )
@@ -659,6 +863,7 @@ def classification_accuracy(
     n_projections: int = 5,
     train_fraction: float = 0.1,
     C_grid=(0.01, 1.0, 100.0),
+    skip=(),
     rng=None,
     progress: bool = True,
 ) -> pd.DataFrame:
@@ -676,6 +881,9 @@ def classification_accuracy(
     ``seconds``. Every holdout has the same
     size, so a time-limited mechanism that exceeds its limit once is not run
     again (``"not attempted"``, accuracy NaN, for each later permutation).
+    The mechanisms in ``skip`` (keys of ``mechanism_table``, e.g. a library
+    that already exceeded its limit on an easier task) are not run at all:
+    one ``"not attempted"`` row per permutation.
     """
     from sklearn.svm import LinearSVC
     from tqdm import tqdm
@@ -684,7 +892,10 @@ def classification_accuracy(
     y = np.asarray(y, dtype=bool)
     n = X.shape[0]
     rows = []
-    gave_up = set()
+    unknown = set(skip) - set(mechanism_table)
+    if unknown:
+        raise ValueError(f"skip names unknown mechanisms {sorted(unknown)}")
+    gave_up = set(skip)
     with tqdm(
         total=n_permutations, desc="permutations", disable=not progress
     ) as bar:

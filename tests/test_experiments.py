@@ -358,3 +358,215 @@ def test_time_outs_do_not_change_the_other_mechanisms_draws():
         outs.append(out[out["mechanism"] == "random"]["q_F"].to_numpy())
     assert outs[0].size == 12
     np.testing.assert_array_equal(outs[0], outs[1])
+
+
+# ------------------------------------------------------------------------------
+# utility_until_time_out: one walk over many settings, skipping where a
+# time-limited mechanism cannot be expected to return
+# ------------------------------------------------------------------------------
+def _falling_acceptance(key, A, n, k, epsilon, rng=None):
+    """A stand-in for the libraries' acceptance estimate, falling with n ε:
+    slowly up to 400, then by 25 orders of magnitude."""
+    n_epsilon = float(n * epsilon)
+    return -n_epsilon / 1000.0 - (25.0 if n_epsilon in (300.0, 500.0) else 0)
+
+
+def _named_toy(name, seed):
+    toy = _toy(seed=seed)
+    return datasets.Preprocessed(
+        name, toy.X, toy.columns, toy.labels, toy.k, toy.A
+    )
+
+
+def test_until_time_out_establishes_once_and_skips_what_is_harder():
+    a, b = _named_toy("a", 0), _named_toy("b", 1)
+    slow = _slow_beyond(150, "n").with_time_limit(0.5)
+    settings = [(a, n, 1.0) for n in (400, 50, 200, 100)]
+    settings += [(b, n, 1.0) for n in (50, 300)]
+    failed = {}
+    out = experiments.utility_until_time_out(
+        settings,
+        {"slow": slow},
+        _falling_acceptance,
+        delta=0.01,
+        n_subsets=2,
+        failed=failed,
+        rng=0,
+        progress=False,
+    )
+    by = out.set_index(["data set", "n"])
+    # Both data sets' first settings, and a's second, return (two subsets).
+    for setting in [("a", 50), ("a", 100), ("b", 50)]:
+        assert list(by.loc[setting, "outcome"]) == ["returned"] * 2
+    # a's n = 200 is the first that exceeds the limit: once, then no more.
+    assert by.loc[("a", 200), "outcome"] == "time limit"  # a single row
+    assert failed == {"slow": ("a", 200, 1.0)}
+    # a's n = 400: harder than a failed setting of the same data set.
+    assert by.loc[("a", 400), "outcome"] == "not attempted"
+    assert by.loc[("a", 400), "reason"] == experiments.SKIP_REASONS[0]
+    # b's n = 300: predicted from b's n = 50 times 10^25.25, far beyond the
+    # margin (10 x 0.5 s).
+    assert by.loc[("b", 300), "outcome"] == "not attempted"
+    assert by.loc[("b", 300), "reason"] == experiments.SKIP_REASONS[1]
+    assert by.loc[("b", 300), "predicted seconds"] > 1e20
+    assert np.isnan(by.loc[("b", 300), "q_F"])
+    returned = out[out["outcome"] == "returned"]
+    assert (returned["q_F"] >= 0).all() and (returned["seconds"] < 0.5).all()
+    np.testing.assert_allclose(
+        by.loc[("a", 50), "log10 P(accept)"], -0.05, atol=0
+    )
+    summary = experiments.summarize(out).set_index(["data set", "n"])
+    assert summary.loc[("a", 200), "not returned"] == 1
+    assert summary.loc[("a", 100), "count"] == 2
+
+
+def test_until_time_out_remembers_an_earlier_failure_across_calls():
+    a = _named_toy("a", 0)
+    slow = _slow_beyond(10**9, "n").with_time_limit(0.5)  # never slow
+    settings = [(a, 50, 1.0), (a, 50, 10.0)]
+    fresh = experiments.utility_until_time_out(
+        settings,
+        {"slow": slow},
+        _falling_acceptance,
+        delta=0.01,
+        n_subsets=1,
+        rng=0,
+        progress=False,
+    )
+    assert (fresh["outcome"] == "returned").all()  # no failure yet: it runs
+    known = experiments.utility_until_time_out(
+        settings,
+        {"slow": slow},
+        _falling_acceptance,
+        delta=0.01,
+        n_subsets=1,
+        failed={"slow": ("elsewhere", 1, 1.0)},
+        rng=0,
+        progress=False,
+    )
+    # The first setting of a data set has no prediction and always runs; the
+    # second is predicted 10^25.45 times slower and is not run.
+    assert list(known["outcome"]) == ["returned", "not attempted"]
+    assert known["reason"].iloc[1] == experiments.SKIP_REASONS[1]
+
+
+def test_until_time_out_stops_drawing_at_a_setting_after_its_budget():
+    a = _named_toy("a", 0)
+
+    def timed(A, n, k, epsilon, delta, rng=None):
+        import time
+
+        time.sleep(0.2 if n == 100 else 0.0)
+        return experiments.mechanisms()["random"].run_from_moment(
+            A, n, k, epsilon, delta, rng
+        )
+
+    mechanism = experiments.Mechanism(
+        "timed", "timed", "test", None, timed, "test"
+    ).with_time_limit(5.0)
+    out = experiments.utility_until_time_out(
+        [(a, 50, 1.0), (a, 100, 1.0), (a, 200, 1.0)],
+        {"timed": mechanism},
+        _falling_acceptance,
+        delta=0.01,
+        n_subsets=5,
+        budget=0.5,
+        rng=0,
+        progress=False,
+    )
+    assert (out["n"] == 50).sum() == 5  # fast: every subset
+    # 0.2 s or more each: it stops as soon as the total reaches 0.5 s, after
+    # the third release at the latest.
+    slow = out[out["n"] == 100]["seconds"].to_numpy()
+    assert 2 <= slow.size <= 3
+    assert slow[:-1].sum() < 0.5 <= slow.sum()
+    assert (out["outcome"] == "returned").all()
+    # A setting cut short by its budget still predicts the next one: the mean
+    # time at n = 100 (>= 0.2 s) times 10^0.1.
+    after = out[out["n"] == 200]["predicted seconds"].iloc[0]
+    assert after >= 0.2 * 10**0.1
+    with pytest.raises(ValueError, match="budget"):
+        experiments.utility_until_time_out(
+            [(a, 50, 1.0)],
+            {"timed": mechanism},
+            _falling_acceptance,
+            delta=0.01,
+            n_subsets=1,
+            budget=0.0,
+            progress=False,
+        )
+
+
+def test_until_time_out_refuses_mechanisms_without_a_time_limit():
+    a = _named_toy("a", 0)
+    with pytest.raises(ValueError, match="no time limit"):
+        experiments.utility_until_time_out(
+            [(a, 50, 1.0)],
+            {"random": experiments.mechanisms()["random"]},
+            _falling_acceptance,
+            delta=0.01,
+            n_subsets=1,
+            progress=False,
+        )
+    slow = _slow_beyond(10**9, "n").with_time_limit(0.5)
+    with pytest.raises(ValueError, match="outside"):
+        experiments.utility_until_time_out(
+            [(a, 10**6, 1.0)],
+            {"slow": slow},
+            _falling_acceptance,
+            delta=0.01,
+            n_subsets=1,
+            progress=False,
+        )
+
+
+def test_whole_data_size_reuses_the_data_sets_second_moment():
+    data = _toy()
+    out = experiments.utility_versus_n(
+        data,
+        [data.n],
+        {"pca": experiments.mechanisms()["pca"]},
+        epsilon=1.0,
+        delta=0.01,
+        n_subsets=3,
+        runs=lambda n: {"default": 2},
+        rng=0,
+        progress=False,
+    )
+    assert len(out) == 3 * 2
+    best = top_k_eigh(data.A, data.k)[0].sum()
+    np.testing.assert_allclose(out["q_F"], best, atol=1e-12)
+
+
+def test_classification_does_not_run_the_mechanisms_it_is_told_to_skip():
+    rng = np.random.default_rng(4)
+    n, d = 600, 4
+    y = rng.random(n) < 0.5
+    X = scale_to_unit_ball(rng.normal(0, 1, (n, d)))
+    table = {
+        "pca": experiments.mechanisms()["pca"],
+        "slow": _slow_beyond(0, "n").with_time_limit(0.5),
+    }
+    kwargs = dict(epsilon=1.0, delta=0.01, n_permutations=2, n_projections=2)
+    out = experiments.classification_accuracy(
+        X, y, 1, table, skip=["slow"], rng=5, progress=False, **kwargs
+    )
+    slow = out[out["mechanism"] == "slow"]
+    assert list(slow["outcome"]) == ["not attempted"] * 2
+    assert slow["seconds"].isna().all()  # never waited for
+    tried = experiments.classification_accuracy(
+        X, y, 1, table, rng=5, progress=False, **kwargs
+    )
+    assert list(tried[tried["mechanism"] == "slow"]["outcome"]) == [
+        "time limit",
+        "not attempted",
+    ]
+    # Skipping it instead of waiting leaves the others' results unchanged.
+    np.testing.assert_array_equal(
+        out[out["mechanism"] == "pca"]["accuracy"],
+        tried[tried["mechanism"] == "pca"]["accuracy"],
+    )
+    with pytest.raises(ValueError, match="unknown"):
+        experiments.classification_accuracy(
+            X, y, 1, table, skip=["nope"], rng=5, progress=False, **kwargs
+        )
