@@ -78,41 +78,30 @@ on every draw, that needs only the k-th gap.
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import numpy as np
 
+from . import gaussian_approx
 from .bounds.gaussian_approx import sum_of_squares_prediction
 from .dyson import EigenvalueDrift
 from .guarantees import (
-    REPLACE_ONE,
     Release,
     Released,
-    gaussian_release,
-    noise_record,
     released,
-    zcdp_release,
 )
 from .linalg import second_moment
 from .noise import (
-    MAX_GAUSSIAN_GRID_SIGMA,
     check_granularity,
     check_noise_kind,
     default_granularity,
     discrete_gaussian,
     perturb_symmetric_goe,
 )
-from .privacy import (
-    analytic_gaussian_sigma,
-    discrete_gaussian_sigma,
-    gaussian_zcdp_rho,
-    safe_granularity,
-)
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     as_generator,
-    check_delta,
-    check_epsilon,
     check_k,
     check_n,
     check_second_moment,
@@ -231,13 +220,12 @@ def mahalanobis_distance(D, sigma: float) -> float:
 
 def noise_sigma(epsilon: float, delta: float, n: int) -> float:
     """Smallest ``s`` (real and imaginary parts of ``G``) making ``A + G +
-    G^*`` (ε, δ)-DP under replace-one: the analytic Gaussian calibration
-    (``dppca.privacy.analytic_gaussian_sigma``) of sensitivity
-    ``frobenius_sensitivity(n) / 2`` (module docstring)."""
-    return analytic_gaussian_sigma(
-        frobenius_sensitivity(n) / 2.0,
-        check_epsilon(epsilon),
-        check_delta(delta),
+    G^*`` (ε, δ)-DP under replace-one: chapter 5's calibration of ``G +
+    Gᵀ`` (``dppca.gaussian_approx.noise_sigma``, sensitivity
+    ``frobenius_sensitivity(n) / 2``), since the imaginary noise is data
+    independent (module docstring)."""
+    return gaussian_approx.noise_sigma(
+        epsilon, delta, "replace_one", check_n(n)
     )
 
 
@@ -248,25 +236,12 @@ def safe_noise_sigma(
     n: int,
     granularity: float | None = None,
 ) -> tuple[float, float]:
-    """``(s, gamma)`` of the floating-point-safe release: ``s = max(noise_sigma,
-    discrete calibration)`` with sensitivity ``(sqrt(2)/n / gamma + d) / 2``
-    in grid units (the rounding of the real part; the imaginary part is data
-    independent); default ``gamma`` from
-    ``dppca.privacy.safe_granularity``."""
-    sigma_float = noise_sigma(epsilon, delta, n)
-    half_sensitivity = frobenius_sensitivity(n) / 2.0
-    if granularity is None:
-        granularity = safe_granularity(
-            half_sensitivity,
-            d / 2.0,
-            2.0 * sigma_float,
-            MAX_GAUSSIAN_GRID_SIGMA,
-        )
-    g = check_granularity(granularity)
-    sigma = discrete_gaussian_sigma(
-        half_sensitivity, epsilon, delta, g, d / 2.0
+    """``(s, gamma)`` of the floating-point-safe release: the real part is
+    chapter 5's safe ``G + Gᵀ`` (``dppca.gaussian_approx.safe_noise_sigma``),
+    the imaginary part is data independent."""
+    return gaussian_approx.safe_noise_sigma(
+        epsilon, delta, d, "replace_one", check_n(n), granularity
     )
-    return max(sigma_float, sigma), g
 
 
 def _calibrated_sigma(epsilon, delta, d, n, noise, granularity):
@@ -285,38 +260,27 @@ def complex_gaussian_guarantee(
     noise: str = "safe",
     granularity: float | None = None,
 ) -> Release:
-    """Guarantee record of the complex Gaussian mechanism (module docstring).
-
-    Float noise: the Gaussian mechanism of sensitivity ``sqrt(2)/(2n)`` and
-    noise ``s``. Safe noise: ``rho``-zCDP with the rounding's ``gamma d / 2``
-    added to that sensitivity, for the grid actually used. ``k`` is checked
-    (``1 <= k < d``) but does not enter: the rank-k output is
-    post-processing.
+    """Guarantee record of the complex Gaussian mechanism (module docstring):
+    chapter 5's record of ``G + Gᵀ`` under replace-one
+    (``dppca.gaussian_approx.gaussian_approx_guarantee``; float noise: the
+    Gaussian mechanism of sensitivity ``sqrt(2)/(2n)``, safe noise: ρ-zCDP
+    for the grid actually used), with this mechanism's label, theorem and
+    chapter. ``k`` is checked (``1 <= k < d``) but does not enter: the
+    rank-k output is post-processing.
     """
     n = check_n(n)
     check_k(k, d)
-    sensitivity = frobenius_sensitivity(n) / 2.0
-    record = dict(neighbours=REPLACE_ONE, theorem=THEOREM, chapter="chapter 16")
-    label = "Complex Gaussian (Mangoubi–Vishnoi 2023)"
-    if check_noise_kind(noise) == "safe":
-        sigma, grid = safe_noise_sigma(epsilon, delta, d, n, granularity)
-        return zcdp_release(
-            f"{label} (safe noise)",
-            gaussian_zcdp_rho(sensitivity + grid * d / 2.0, sigma),
-            epsilon,
-            delta,
-            **noise_record("safe"),
-            **record,
-        )
-    return gaussian_release(
-        label,
-        noise_sigma(epsilon, delta, n),
-        sensitivity,
+    record = gaussian_approx.gaussian_approx_guarantee(
         epsilon,
         delta,
-        **noise_record("float"),
-        **record,
+        d,
+        "replace_one",
+        n,
+        noise=noise,
+        granularity=granularity,
+        label="Complex Gaussian (Mangoubi–Vishnoi 2023)",
     )
+    return dataclasses.replace(record, theorem=THEOREM, chapter="chapter 16")
 
 
 # ------------------------------------------------------------------------------

@@ -16,12 +16,17 @@ float64 summation of probabilities) from the laws the samplers draw:
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
 
-from dppca import audit
+from dppca import accounting, audit
 from dppca import noise as noise_module
+from dppca.guarantees import UnprovedGuaranteeWarning
+
+#: Relative slack of the exact ε computations (float summation).
+TOLERANCE = 1e-9
 
 
 def renyi_epsilon(shift, variance: float, delta: float, ratios=None) -> float:
@@ -81,3 +86,21 @@ def upper(M) -> np.ndarray:
     """Upper triangle (diagonal included) of a symmetric matrix."""
     M = np.asarray(M)
     return M[np.triu_indices(M.shape[0])]
+
+
+def reported(record, delta: float) -> float:
+    """The ε the accountant reports for ``record`` alone at ``delta``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
+        return accounting.compose([record], delta)[0]
+
+
+def assert_reports_at_least(record, exact_epsilon: float, delta: float):
+    """Both the record's ε and the accountant's never fall below the exact
+    ε of a constructed pair (up to :data:`TOLERANCE`)."""
+    tolerance = TOLERANCE * max(exact_epsilon, 1.0)
+    assert record.epsilon >= exact_epsilon - tolerance, (record, exact_epsilon)
+    assert reported(record, delta) >= exact_epsilon - tolerance, (
+        record,
+        exact_epsilon,
+    )

@@ -27,7 +27,6 @@ from dppca import input_perturbation as ip
 from dppca.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
-TOLERANCE = 1e-9  # relative, for float summation in the exact computations
 
 
 def boundary_shifts(n, d, grid, entries=None):
@@ -50,22 +49,6 @@ def orthogonal_pair(n, d, seed=0):
     shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
     e = np.eye(d)
     return np.vstack([shared, e[0]]), np.vstack([shared, e[1]])
-
-
-def reported(record):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
-        eps, _ = accounting.compose([record], DELTA)
-    return eps
-
-
-def assert_reports_at_least(record, exact_epsilon):
-    tolerance = TOLERANCE * max(exact_epsilon, 1.0)
-    assert record.epsilon >= exact_epsilon - tolerance, (record, exact_epsilon)
-    assert reported(record) >= exact_epsilon - tolerance, (
-        record,
-        exact_epsilon,
-    )
 
 
 # -- safe Gaussian input perturbation on the upper triangle -------------------
@@ -108,7 +91,7 @@ def test_safe_gaussian_input_reports_at_least_the_exact_epsilon(
         for s in boundary_shifts(n, d, grid)
     )
     assert record.kind == "zcdp" and record.proved
-    assert_reports_at_least(record, worst)
+    exact.assert_reports_at_least(record, worst, DELTA)
 
 
 def test_custom_grid_regression_reports_the_grid_it_used():
@@ -133,7 +116,7 @@ def test_custom_grid_regression_reports_the_grid_it_used():
     released = ip.mod_sulq_from_second_moment(
         A, n, 1.0, DELTA, rng=0, granularity=grid
     )
-    assert_reports_at_least(released.guarantee, forced)
+    exact.assert_reports_at_least(released.guarantee, forced, DELTA)
     estimator = dppca.PrivatePCA(
         1,
         epsilon=1.0,
@@ -158,7 +141,7 @@ def test_safe_laplace_input_is_pure_at_its_epsilon(granularity):
     t = exact.safe_laplace_parameter(scale, grid)
     worst = max(float(np.abs(s).sum()) / t for s in boundary_shifts(n, d, grid))
     assert record.kind == "pure" and record.proved
-    assert_reports_at_least(record, worst)
+    exact.assert_reports_at_least(record, worst, DELTA)
 
 
 @pytest.mark.parametrize("granularity", [None, 2.0**-4, 2.0**-10])
@@ -179,7 +162,7 @@ def test_safe_mangoubi_vishnoi_reports_at_least_the_exact_epsilon(
         exact.discrete_gaussian_epsilon(s, base, DELTA, ratios=ratios)
         for s in boundary_shifts(n, d, grid)
     )
-    assert_reports_at_least(record, worst)
+    exact.assert_reports_at_least(record, worst, DELTA)
 
 
 def test_safe_power_method_step_reports_at_least_the_exact_epsilon():
@@ -197,7 +180,7 @@ def test_safe_power_method_step_reports_at_least_the_exact_epsilon():
         exact.discrete_gaussian_epsilon(s, variance, DELTA)
         for s in boundary_shifts(n, d, grid, entries=np.ravel)
     )
-    assert_reports_at_least(record, worst)
+    exact.assert_reports_at_least(record, worst, DELTA)
 
 
 # -- float noise: exact analytic Gaussian on the orthogonal pair ---------------
@@ -244,7 +227,7 @@ def test_float_gaussian_paths_report_at_least_the_exact_epsilon():
     for record, sigma, distance in cases:
         assert not record.proved and record.noise == "float"
         forced = privacy.gaussian_mechanism_epsilon(sigma, distance, DELTA)
-        assert_reports_at_least(record, forced)
+        exact.assert_reports_at_least(record, forced, DELTA)
 
 
 # -- the private mean of PrivatePCA ---------------------------------------------
@@ -313,7 +296,7 @@ def test_private_mean_reports_at_least_the_exact_epsilon(kind, delta):
             forced = privacy.gaussian_mechanism_epsilon(
                 sigma, float(np.linalg.norm(mean - mean_prime)), mean_delta
             )
-    tolerance = TOLERANCE * max(forced, 1.0)
+    tolerance = exact.TOLERANCE * max(forced, 1.0)
     assert record.epsilon >= forced - tolerance
     if delta is not None:
         with warnings.catch_warnings():
