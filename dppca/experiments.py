@@ -56,6 +56,11 @@ class Mechanism:
     from_moment: Callable | None
     privacy: str
     time_limit: float | None = None
+    #: ``from_rows(rows, k, epsilon, delta, rng, cache) -> V`` for a mechanism
+    #: that must read the rows (no ``from_moment``): ``rows`` dense or
+    #: scipy.sparse, ``cache`` a dict the experiment keeps for one subset's
+    #: rows (same law as ``release``; see :data:`ROW_MECHANISMS`).
+    from_rows: Callable | None = None
 
     def __call__(self, X, k, epsilon, delta, rng=None):
         return self.release(X, k, epsilon, delta, rng)
@@ -94,10 +99,28 @@ class Mechanism:
                     _child_generator(rng),
                 )
 
+        limited_rows = None
+        if self.from_rows is not None:
+            from_rows = self.from_rows
+
+            def limited_rows(rows, k, epsilon, delta, rng=None, cache=None):
+                # a child process cannot fill the parent's cache
+                return call_with_time_limit(
+                    seconds,
+                    from_rows,
+                    rows,
+                    k,
+                    epsilon,
+                    delta,
+                    _child_generator(rng),
+                    None,
+                )
+
         return dataclasses.replace(
             self,
             release=limited_release,
             from_moment=limited_moment,
+            from_rows=limited_rows,
             time_limit=seconds,
         )
 
@@ -210,6 +233,9 @@ SHORT_NOTION = {
     "gaussian_subspace_recovery": "(ε, δ)-DP",
     "noisy_power_method": "(ε, δ)-DP (zCDP over L steps)",
     "amin": "ε-DP (exact draws, every k)",
+    "complex_gaussian": "(ε, δ)-DP",
+    "trace_sensitive": "(ε, δ)-DP",
+    "streaming": "(ε, δ)-DP (one pass)",
     "diffprivlib_pca": "claimed ε-DP: sampler off-target (book)",
     "opendp_pca": "claimed ε-DP: sampler off-target (book)",
 }
@@ -239,7 +265,36 @@ EXPECTED = {
     ),
     "noisy_power_method": ("dppca.power_method", "noisy_power_method"),
     "amin": ("dppca.covariance", "amin_subspace"),
+    "complex_gaussian": (
+        "dppca.complex_gaussian",
+        "complex_gaussian_approximation",
+    ),
+    "trace_sensitive": ("dppca.trace_sensitive", "trace_sensitive_subspace"),
+    "streaming": ("dppca.streaming", "dp_pca_oja"),
 }
+
+#: The mechanisms of the part "After 2019" (chapters 16-18), in its order.
+AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
+
+#: The registered mechanisms that must read the rows, with the reason: they
+#: have no ``from_moment`` entry point, and the experiments hand them each
+#: subset's rows (sparse rows stay sparse) through ``Mechanism.from_rows``.
+ROW_MECHANISMS = {
+    "trace_sensitive": "clips the rows to a radius chosen privately from "
+    "their norms",
+    "streaming": "reads each row once, in a minibatch, with gradients "
+    "clipped to a private radius",
+}
+
+#: The streaming mechanism's public schedule in these experiments: the
+#: mechanism needs a public assumption on the eigengap for its default
+#: learning rate (chapter 17), which a data set does not come with. The
+#: experiments use power steps (``η = ∞``, no gap needed) on ``5`` minibatches
+#: per component. This is a data-independent rule, but it was chosen by the
+#: book after trying 30, 10 and 5 steps (and the Oja schedule with the true
+#: gap) on the four UCI data sets at ε = 0.1: a choice made on the data,
+#: which a private analysis would have to pay for. Chapter 8 says so.
+STREAMING_PROTOCOL = {"learning_rate": lambda t: np.inf, "n_steps": 5}
 
 #: The peer libraries' estimators (optional extra ``peers``), listed by
 #: :func:`peer_mechanisms` only when the library imports. Kept out of
@@ -260,6 +315,9 @@ _LABELS = {
     "gaussian_subspace_recovery": "Gaussian subspace recovery (MV)",
     "noisy_power_method": "noisy power method",
     "amin": "Amin et al. (book)",
+    "complex_gaussian": "complex Gaussian (MV23)",
+    "trace_sensitive": "trace-sensitive (DLY22)",
+    "streaming": "DP-PCA, one pass (LKJO22)",
     "diffprivlib_pca": "diffprivlib PCA",
     "opendp_pca": "OpenDP PCA",
 }
@@ -277,12 +335,66 @@ def _privacy_text(module, key):
     privacy = getattr(module, "PRIVACY", {})
     if key == "amin":
         return privacy.get("amin_subspace", SHORT_NOTION[key])
-    return privacy.get(key, SHORT_NOTION[key])
+    return privacy.get(key, privacy.get(EXPECTED[key][1], SHORT_NOTION[key]))
 
 
-def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
+def _complex_gaussian_entry_points(module):
+    """(release, from_moment): the top-k axes of the released real matrix
+    ``Re Ĥ`` (post-processing, as ``PrivatePCA`` does)."""
+    moment = module.complex_gaussian_approximation_from_second_moment
+
+    def from_moment(A, n, k, epsilon, delta, rng=None):
+        H = moment(A, n, k, epsilon, delta, rng=rng, output="real")
+        return top_k_subspace(np.asarray(H), k)
+
+    def release(X, k, epsilon, delta, rng=None):
+        return from_moment(
+            second_moment(X), np.shape(X)[0], k, epsilon, delta, rng
+        )
+
+    return release, from_moment
+
+
+def _trace_sensitive_entry_points(module):
+    """(release, from_rows): the top-k axes of the private covariance; the
+    experiment's cache holds the clipped rows' second moments of one subset
+    (``moment_cache``: deterministic in the rows and the radius, so the law
+    of each release is unchanged)."""
+
+    def from_rows(rows, k, epsilon, delta, rng=None, cache=None):
+        V = module.trace_sensitive_subspace(
+            rows, k, epsilon, delta, rng=rng, moment_cache=cache
+        )
+        return np.asarray(V)
+
+    def release(X, k, epsilon, delta, rng=None):
+        return from_rows(X, k, epsilon, delta, rng)
+
+    return release, from_rows
+
+
+def _streaming_entry_points(module, options):
+    """(release, from_rows) of ``dp_pca_oja`` with the public ``options``
+    (:data:`STREAMING_PROTOCOL` by default); it has nothing to cache."""
+
+    def from_rows(rows, k, epsilon, delta, rng=None, cache=None):
+        V = module.dp_pca_oja(rows, k, epsilon, delta, rng=rng, **options)
+        return np.asarray(V)
+
+    def release(X, k, epsilon, delta, rng=None):
+        return from_rows(X, k, epsilon, delta, rng)
+
+    return release, from_rows
+
+
+def mechanisms(
+    ppca_options: dict | None = None, streaming_options: dict | None = None
+) -> dict[str, Mechanism]:
     """Every mechanism available now, baselines first. ``ppca_options`` go to
-    ``dppca.exponential.ppca`` (e.g. ``{"n_sweeps": 50}``)."""
+    ``dppca.exponential.ppca`` (e.g. ``{"n_sweeps": 50}``),
+    ``streaming_options`` to ``dppca.streaming.dp_pca_oja`` (default
+    :data:`STREAMING_PROTOCOL`; e.g. ``{"eigengap": 0.1}``, a public
+    assumption)."""
     registry = {
         "pca": Mechanism(
             "pca",
@@ -302,11 +414,23 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
         ),
     }
     options = dict(ppca_options or {})
+    stream = dict(
+        STREAMING_PROTOCOL if streaming_options is None else streaming_options
+    )
     for key in EXPECTED:
         module, function = _find(key)
         if function is None:
             continue
-        if key == "amin":
+        from_rows = None
+        if key == "complex_gaussian":
+            release, from_moment = _complex_gaussian_entry_points(module)
+        elif key == "trace_sensitive":
+            release, from_rows = _trace_sensitive_entry_points(module)
+            from_moment = None
+        elif key == "streaming":
+            release, from_rows = _streaming_entry_points(module, stream)
+            from_moment = None
+        elif key == "amin":
 
             def release(X, k, epsilon, delta, rng=None, _f=function):
                 return _f(X, k, epsilon, rng=rng)
@@ -374,6 +498,9 @@ def mechanisms(ppca_options: dict | None = None) -> dict[str, Mechanism]:
             if from_moment is None
             else _without_unproved_warning(from_moment),
             _privacy_text(module, key),
+            from_rows=None
+            if from_rows is None
+            else _without_unproved_warning(from_rows),
         )
     return registry
 
@@ -441,6 +568,7 @@ class _Subset:
             if A is None:
                 A = second_moment(self._dense)
         self.A = A
+        self._caches = {}
 
     @property
     def X(self):
@@ -448,11 +576,30 @@ class _Subset:
             self._dense = check_data(self._sparse.toarray())
         return self._dense
 
+    @property
+    def rows(self):
+        """The rows as given: sparse rows stay sparse (checked)."""
+        return self._sparse if self._dense is None else self._dense
+
+    def cache(self, key: str) -> dict:
+        """A dict for mechanism ``key`` that lives as long as these rows
+        (e.g. a mechanism's deterministic function of the rows)."""
+        return self._caches.setdefault(key, {})
+
 
 def _release(mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng):
     if mechanism.from_moment is not None:
         return mechanism.run_from_moment(
             subset.A, subset.n, k, epsilon, delta, rng
+        )
+    if mechanism.from_rows is not None:
+        return mechanism.from_rows(
+            subset.rows,
+            k,
+            epsilon,
+            delta,
+            rng,
+            subset.cache(mechanism.key),
         )
     return mechanism.release(subset.X, k, epsilon, delta, rng)
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from scipy import sparse
 
 from dppca import datasets, experiments
-from dppca.linalg import second_moment, top_k_eigh
+from dppca.linalg import haar_subspace, second_moment, top_k_eigh
 from dppca.montecarlo import mean_ci
 from dppca.validation import check_orthonormal, scale_to_unit_ball
 
@@ -62,6 +64,10 @@ def test_moment_entry_point_is_the_same_mechanism(registry):
     data = _toy()
     X = data.rows()
     for key, mechanism in registry.items():
+        if key in experiments.ROW_MECHANISMS:
+            assert mechanism.from_moment is None, key
+            assert mechanism.from_rows is not None, key
+            continue
         assert mechanism.from_moment is not None, (
             key
         )  # the protocol relies on it for speed
@@ -70,6 +76,77 @@ def test_moment_entry_point_is_the_same_mechanism(registry):
             second_moment(X), X.shape[0], data.k, 0.5, 0.01, rng=7
         )
         np.testing.assert_allclose(V_x, V_a, atol=1e-12, err_msg=key)
+
+
+def test_row_entry_point_is_the_same_mechanism_sparse_or_dense(registry):
+    """The rows entry point, on sparse rows, with the experiment's cache
+    filled by an earlier release, returns exactly what ``release`` does on
+    the dense rows with the same seed."""
+    data = _toy()
+    X, S = data.rows(), data.X
+    assert set(experiments.ROW_MECHANISMS) <= set(registry)
+    for key in experiments.ROW_MECHANISMS:
+        mechanism = registry[key]
+        cache = {}
+        mechanism.from_rows(S, data.k, 0.5, 0.01, 3, cache)
+        for seed in (7, 8):
+            V_x = mechanism(X, data.k, 0.5, 0.01, rng=seed)
+            V_s = mechanism.from_rows(S, data.k, 0.5, 0.01, seed, cache)
+            np.testing.assert_allclose(V_x, V_s, atol=1e-12, err_msg=key)
+    # the trace-sensitive mechanism did use its cache (one entry per radius)
+    cache = {}
+    registry["trace_sensitive"].from_rows(S, data.k, 0.5, 0.01, 1, cache)
+    assert len(cache) == 1 and next(iter(cache.values())).shape == (8, 8)
+
+
+def test_experiments_pass_each_subset_its_own_cache(registry):
+    """In a protocol run, a row mechanism sees the subset's rows (sparse
+    stays sparse) and one cache per subset, never shared between subsets."""
+    data = _toy()
+    seen = []
+
+    def spy(rows, k, epsilon, delta, rng=None, cache=None):
+        seen.append((type(rows), rows.shape[0], id(cache)))
+        cache["calls"] = cache.get("calls", 0) + 1
+        return haar_subspace(rows.shape[1], k, rng)
+
+    table = {
+        "streaming": dataclasses.replace(registry["streaming"], from_rows=spy)
+    }
+    experiments.utility_versus_n(
+        data,
+        [100, data.n],
+        table,
+        epsilon=1.0,
+        delta=0.01,
+        n_subsets=2,
+        runs={"default": 2},
+        rng=0,
+        progress=False,
+    )
+    assert len(seen) == 2 * 2 * 2
+    assert all(kind is sparse.csr_matrix for kind, _, _ in seen)
+    caches_at_100 = {c for kind, n, c in seen if n == 100}
+    assert len(caches_at_100) == 2  # two subsets, two caches
+    caches_at_n = {c for kind, n, c in seen if n == data.n}
+    assert len(caches_at_n) == 1  # the whole data set: one set of rows
+
+
+def test_streaming_options_reach_the_mechanism():
+    """``streaming_options`` replace the default protocol: a gap assumption
+    gives a different release from the power-step protocol."""
+    data = _toy()
+    X = data.rows()
+    default = experiments.mechanisms()["streaming"]
+    oja = experiments.mechanisms(streaming_options={"eigengap": 0.05})
+    V_power = default(X, 1, 1.0, 0.01, rng=5)
+    V_oja = oja["streaming"](X, 1, 1.0, 0.01, rng=5)
+    check_orthonormal(V_power)
+    assert not np.allclose(V_power, V_oja)
+    with pytest.raises(ValueError, match="eigengap"):
+        experiments.mechanisms(streaming_options={})["streaming"](
+            X, 1, 1.0, 0.01, rng=5
+        )
 
 
 def test_utility_versus_n_protocol_shape_and_bounds():
@@ -570,3 +647,13 @@ def test_classification_does_not_run_the_mechanisms_it_is_told_to_skip():
         experiments.classification_accuracy(
             X, y, 1, table, skip=["nope"], rng=5, progress=False, **kwargs
         )
+
+
+def test_every_registered_mechanism_has_its_own_line_style(registry):
+    """Figures 3-5 tell the mechanisms apart by colour and marker."""
+    from dppca.plotting.experiments import STYLE
+
+    keys = set(registry) | set(experiments.PEER_LIBRARY)
+    assert keys <= set(STYLE), keys - set(STYLE)
+    pairs = {(STYLE[k]["color"], STYLE[k]["marker"]) for k in keys}
+    assert len(pairs) == len(keys)

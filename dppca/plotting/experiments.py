@@ -22,6 +22,9 @@ STYLE = {
     "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
     "noisy_power_method": dict(color="C6", linestyle="--", marker="d"),
     "amin": dict(color="k", linestyle="-", marker="p"),
+    "complex_gaussian": dict(color="saddlebrown", linestyle="-", marker="8"),
+    "trace_sensitive": dict(color="olive", linestyle="-.", marker="H"),
+    "streaming": dict(color="crimson", linestyle=":", marker="X"),
     "diffprivlib_pca": dict(color="indigo", linestyle="--", marker=">"),
     "opendp_pca": dict(color="teal", linestyle="--", marker="<"),
 }
