@@ -174,6 +174,7 @@ def _acg_draw(
     q = d - km1
     log_m = acg_log_bound(q, b)
     D = 1.0 + 2.0 * (c - lam) / b
+    N_S = None  # basis of S, for the dense proposal (below)
     if km1:
         # Coordinates where D is small or negative (at most k-1 of them: the
         # directions above c) are handled as a small dense "head"; the rest
@@ -183,12 +184,25 @@ def _acg_draw(
         W_H, W_T = W[head], W[tail]
         D_T = D[tail]
         inv_D_T = 1.0 / D_T
-        G = W_T.T @ (inv_D_T[:, None] * W_T)
-        G_chol = scipy.linalg.cho_factor(G)
         n_head = int(head.sum())
-        if n_head:
-            P_H = np.diag(D[head]) + W_H @ scipy.linalg.cho_solve(G_chol, W_H.T)
-            L_H = np.linalg.cholesky(P_H)
+        try:
+            if tail.sum() < km1:  # W_T cannot have full column rank
+                raise np.linalg.LinAlgError("fewer tail coordinates than W")
+            G = W_T.T @ (inv_D_T[:, None] * W_T)
+            G_chol = scipy.linalg.cho_factor(G)
+            if n_head:
+                P_H = np.diag(D[head]) + W_H @ scipy.linalg.cho_solve(
+                    G_chol, W_H.T
+                )
+                L_H = np.linalg.cholesky(P_H)
+        except np.linalg.LinAlgError:
+            # When W has more columns than the tail has coordinates (k close
+            # to d, with many directions above c), the conditioning above is
+            # singular. The same proposal, the Gaussian of precision D
+            # restricted to S, is then drawn in a basis N of S: its precision
+            # there, N^T D N, is at least I (c bounds x^T diag(lam) x on S).
+            N_S = _complement_basis(W, d)
+            L_S = np.linalg.cholesky(N_S.T @ (D[:, None] * N_S))
     if batch is None:
         batch = max(8, int(2 * math.sqrt(q)))
     accepted = []
@@ -210,6 +224,11 @@ def _acg_draw(
         m = max(batch, 2 * (n_accept - n_done)) if n_accept > 1 else batch
         if km1 == 0:
             Z = rng.standard_normal((m, d)) / np.sqrt(D)
+        elif N_S is not None:
+            Y = scipy.linalg.solve_triangular(
+                L_S, rng.standard_normal((q, m)), lower=True, trans="T"
+            )
+            Z = (N_S @ Y).T
         else:
             Z = np.empty((m, d))
             z_T0 = rng.standard_normal((m, d - n_head)) * np.sqrt(inv_D_T)

@@ -343,3 +343,40 @@ def test_sample_on_complement_matches_the_circle_law_by_quadrature():
     exact = quad(lambda t: np.cos(t) ** 2 * density(t), 0, 2 * np.pi)[0] / z
     est = mean_ci(draws[:, 0] ** 2, 0.9999)
     assert est.low <= exact <= est.high, (est, exact)
+
+
+def test_sample_on_complement_when_w_outnumbers_the_tail_coordinates():
+    """k close to d with many directions above the envelope's c: W has three
+    columns but only two coordinates have D >= 1/2, so the proposal is drawn
+    in a basis of the complement (it raised LinAlgError before). The law on
+    the circle S = range(W)^⊥ is checked against quadrature over the angle,
+    by a Kolmogorov-Smirnov test of the angle's exact distribution."""
+    from scipy import stats
+
+    lam = np.array([10.0, 9.0, 8.0, 0.8, 0.0])  # descending, >= 0
+    rng = np.random.default_rng(3)
+    mix = np.linalg.qr(np.eye(5) + 0.15 * rng.standard_normal((5, 5)))[0]
+    W = np.linalg.qr(mix[:, :3])[0]  # mostly e1, e2, e3, mixed a little
+    c = bingham.compression_top(lam, W, np.eye(5)[:, 3])
+    assert c < 7.0  # so the three top coordinates lie above c + b/4
+    N = np.linalg.qr(W, mode="complete")[0][:, 3:]  # basis of S
+    C = N.T @ (lam[:, None] * N)  # the law on S: ∝ exp(yᵀ C y), |y| = 1
+
+    def density(t):
+        y = np.stack([np.cos(t), np.sin(t)])
+        return np.exp(np.einsum("i...,ij,j...->...", y, C, y))
+
+    draws = np.array(
+        [bingham.sample_on_complement(lam, W, rng) for _ in range(4000)]
+    )
+    np.testing.assert_allclose(W.T @ draws.T, 0.0, atol=1e-12)
+    y = draws @ N
+    angle = np.mod(np.arctan2(y[:, 1], y[:, 0]), np.pi)  # law symmetric in ±
+    z = integrate.quad(density, 0, np.pi)[0]
+
+    def cdf(t):
+        return np.array(
+            [integrate.quad(density, 0, s)[0] / z for s in np.atleast_1d(t)]
+        )
+
+    assert stats.kstest(angle, cdf).pvalue > 1e-3

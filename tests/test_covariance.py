@@ -276,3 +276,20 @@ def test_safe_noise_puts_the_eigenvalues_on_a_grid():
     assert not np.all(
         float_values * 2.0**50 == np.round(float_values * 2.0**50)
     )
+
+
+@pytest.mark.filterwarnings("ignore::dppca.guarantees.UnprovedGuaranteeWarning")
+def test_k_near_d_on_rank_deficient_data():
+    """k = d - 1 and d - 2 on rows confined to a subspace (A of rank d - 3,
+    as localization's one-hot blocks make it) at a large concentration: the
+    late vector draws have more previous vectors than directions below the
+    envelope; each release is orthonormal (this raised LinAlgError)."""
+    rng = np.random.default_rng(5)
+    d, n = 12, 50_000
+    X = rng.standard_normal((n, d - 3)) @ rng.standard_normal((d - 3, d))
+    X /= np.linalg.norm(X, axis=1).max()
+    A = X.T @ X / n
+    for k in (d - 1, d - 2):
+        V = covariance.amin_subspace_from_second_moment(A, n, k, 1.0, rng=k)
+        assert V.shape == (d, k)
+        np.testing.assert_allclose(V.T @ V, np.eye(k), atol=1e-10)
