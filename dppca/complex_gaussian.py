@@ -102,6 +102,7 @@ from .noise import (
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     as_generator,
+    check_hermitian,
     check_k,
     check_n,
     check_second_moment,
@@ -151,24 +152,6 @@ def _check_sigma(sigma) -> float:
     return float(sigma)
 
 
-def _check_hermitian(H, name: str = "H") -> np.ndarray:
-    H = np.asarray(H)
-    if H.dtype.kind not in "iufc":
-        raise TypeError(f"{name} must be a numeric array; got {H.dtype}")
-    H = H.astype(complex)
-    if H.ndim != 2 or H.shape[0] != H.shape[1] or H.shape[0] < 2:
-        raise ValueError(
-            f"{name} must be a square d x d matrix with d >= 2; got shape "
-            f"{H.shape}"
-        )
-    if not np.all(np.isfinite(H)):
-        raise ValueError(f"{name} contains NaN or Inf")
-    scale = max(1.0, float(np.abs(H).max()))
-    if not np.allclose(H, H.conj().T, rtol=0.0, atol=1e-10 * scale):
-        raise ValueError(f"{name} must be Hermitian")
-    return H
-
-
 # ------------------------------------------------------------------------------
 # Calibration
 # ------------------------------------------------------------------------------
@@ -179,7 +162,7 @@ def vectorise_hermitian(H) -> np.ndarray:
     ``(H_jj; sqrt(2) Re H_jl; sqrt(2) Im H_jl)`` for ``j < l``, length
     ``d^2``, with ``||vec(H)||_2 = ||H||_F``. A real symmetric ``H`` has a zero
     imaginary block."""
-    H = _check_hermitian(H)
+    H = check_hermitian(H)
     iu = np.triu_indices(H.shape[0], 1)
     upper = H[iu]
     return np.concatenate(
@@ -207,7 +190,7 @@ def mahalanobis_distance(D, sigma: float) -> float:
     diagonal by ``2 sigma`` and each real and imaginary part above it by
     ``sqrt(2) sigma``. Equals ``||D||_F / (2 sigma)``.
     """
-    D = _check_hermitian(D, name="D")
+    D = check_hermitian(D, name="D")
     sigma = _check_sigma(sigma)
     iu = np.triu_indices(D.shape[0], 1)
     diagonal = np.diagonal(D).real / (2.0 * sigma)

@@ -411,10 +411,10 @@ def check_second_moment(A, n, *, name: str = "A"):
     return A, n
 
 
-def check_symmetric(M, *, name: str = "M", atol: float = 1e-10) -> np.ndarray:
-    """Validate a finite, square, symmetric matrix and return it as a float
-    array."""
-    M = as_real_array(M, name=name)
+def _check_self_adjoint(M, name: str, atol: float, kind: str) -> np.ndarray:
+    """The checks shared by ``check_symmetric`` and ``check_hermitian``:
+    square, ``d >= 2``, finite, equal to its adjoint within ``atol`` times
+    the largest entry (at least 1)."""
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
         raise ValueError(
             f"{name} must be a square d x d matrix with d >= 2; got shape "
@@ -423,12 +423,30 @@ def check_symmetric(M, *, name: str = "M", atol: float = 1e-10) -> np.ndarray:
     if not np.all(np.isfinite(M)):
         raise ValueError(f"{name} contains NaN or Inf")
     scale = max(1.0, float(np.abs(M).max()))
-    if not np.allclose(M, M.T, rtol=0.0, atol=atol * scale):
+    adjoint = M.conj().T
+    if not np.allclose(M, adjoint, rtol=0.0, atol=atol * scale):
         raise ValueError(
-            f"{name} must be symmetric (max |M - M^T| = "
-            f"{np.abs(M - M.T).max():.3g})"
+            f"{name} must be {kind} (max |M - M^*| = "
+            f"{np.abs(M - adjoint).max():.3g})"
         )
     return M
+
+
+def check_symmetric(M, *, name: str = "M", atol: float = 1e-10) -> np.ndarray:
+    """Validate a finite, square, symmetric matrix and return it as a float
+    array."""
+    return _check_self_adjoint(
+        as_real_array(M, name=name), name, atol, "symmetric"
+    )
+
+
+def check_hermitian(M, *, name: str = "H", atol: float = 1e-10) -> np.ndarray:
+    """Validate a finite, square, Hermitian matrix (real or complex entries)
+    and return it as a complex array."""
+    M = np.asarray(M)
+    if M.dtype.kind not in "iufc":
+        raise TypeError(f"{name} must be a numeric array; got {M.dtype}")
+    return _check_self_adjoint(M.astype(complex), name, atol, "Hermitian")
 
 
 def check_orthonormal(V, *, name: str = "V", atol: float = 1e-8) -> np.ndarray:

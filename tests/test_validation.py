@@ -122,3 +122,20 @@ def test_rng_policy():
     )
     with pytest.raises(TypeError):
         dppca.as_generator("seed")
+
+
+def test_check_hermitian_accepts_hermitian_and_refuses_the_rest():
+    from dppca.validation import check_hermitian
+
+    H = np.array([[1.0, 2 - 1j], [2 + 1j, 3.0]])
+    out = check_hermitian(H)
+    assert out.dtype == complex and np.array_equal(out, H)
+    assert check_hermitian(np.eye(2)).dtype == complex  # real symmetric is
+    with pytest.raises(ValueError, match="must be Hermitian"):
+        check_hermitian(np.array([[1.0, 2 - 1j], [2 - 1j, 3.0]]))
+    with pytest.raises(ValueError, match="NaN or Inf"):
+        check_hermitian(np.array([[np.nan, 0], [0, 1.0]]))
+    with pytest.raises(ValueError, match="square"):
+        check_hermitian(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="numeric"):
+        check_hermitian(np.array([["a", "b"], ["c", "d"]]))
