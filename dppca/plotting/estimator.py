@@ -33,6 +33,9 @@ STYLE = {
         "wishart_published",
         "noisy_power_method",
         "amin",
+        "complex_gaussian",
+        "trace_sensitive",
+        "streaming",
     )
 }
 
