@@ -29,7 +29,7 @@ import tracemalloc
 
 import numpy as np
 from bench_amin import census_like_rows
-from timing import best_time
+from timing import best_time, eigh_and_gram_times, print_ratios
 
 from dppca import complex_gaussian, trace_sensitive
 from dppca.linalg import second_moment
@@ -42,8 +42,7 @@ def census_ratios(rows: int, k: int, repeats: int) -> dict[str, float]:
     n, d = X.shape
     A = second_moment(X)
     rng = np.random.default_rng(1)
-    t_eigh = best_time(lambda: np.linalg.eigh(A), 5)
-    t_gram = best_time(lambda: X.T @ X, 2)
+    t_eigh, t_gram = eigh_and_gram_times(X, A)
     print(
         f"census scale: d = {d}, k = {k}, rows = {n}; one eigh = "
         f"{1e3 * t_eigh:.1f} ms, one X^T X = {1e3 * t_gram:.1f} ms "
@@ -131,9 +130,7 @@ def main(argv=None):
     parser.add_argument("--wide-features", type=int, default=100_000)
     args = parser.parse_args(argv)
     ratios = census_ratios(args.rows, args.k, args.repeats)
-    width = max(len(key) for key in ratios)
-    for key, value in ratios.items():
-        print(f"{key:<{width}}  {value:8.1f} x eigh")
+    print_ratios(ratios)
     wide_run(args.wide_rows, args.wide_features, 1)
 
 

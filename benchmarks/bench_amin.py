@@ -24,7 +24,7 @@ import argparse
 import warnings
 
 import numpy as np
-from timing import best_time
+from timing import best_time, eigh_and_gram_times, print_ratios
 
 from dppca import covariance, peers
 from dppca.linalg import second_moment
@@ -62,8 +62,7 @@ def main(argv=None):
     A = second_moment(X)
     epsilon = CENSUS_EPSILON * CENSUS_N / n
     rng = np.random.default_rng(1)
-    t_eigh = best_time(lambda: np.linalg.eigh(A), 5)
-    t_gram = best_time(lambda: X.T @ X, 2)
+    t_eigh, t_gram = eigh_and_gram_times(X, A)
     print(
         f"d = {d}, k = {args.k}, rows = {n}, ε = {epsilon:.3g} (n ε = {n * epsilon:.0f});"
         f" one eigh = {1e3 * t_eigh:.1f} ms, one X^T X = {1e3 * t_gram:.1f} ms"
@@ -122,9 +121,7 @@ def main(argv=None):
                 )
         ratios[f"{name} PCA from X (incl. X^T X)"] = t / t_eigh
         ratios[f"{name} PCA minus one X^T X"] = (t - t_gram) / t_eigh
-    width = max(len(key) for key in ratios)
-    for key, value in ratios.items():
-        print(f"{key:<{width}}  {value:8.1f} x eigh")
+    print_ratios(ratios)
     ours = ratios["dppca Amin from A (eigenbasis)"]
     libraries = [v for key, v in ratios.items() if "minus" in key]
     print(

@@ -15,3 +15,20 @@ def best_time(fn, repeats: int = 3, clock=time.perf_counter) -> float:
         fn()
         times.append(clock() - start)
     return min(times)
+
+
+def eigh_and_gram_times(X, A) -> tuple[float, float]:
+    """``(t_eigh, t_gram)``: one ``numpy.linalg.eigh`` of ``A`` (best of 5)
+    and one ``XᵀX`` (best of 2), the units the benchmarks' ratios use."""
+    import numpy as np
+
+    t_eigh = best_time(lambda: np.linalg.eigh(A), 5)
+    t_gram = best_time(lambda: X.T @ X, 2)
+    return t_eigh, t_gram
+
+
+def print_ratios(ratios: dict) -> None:
+    """One aligned line per ratio to one ``eigh``."""
+    width = max(len(key) for key in ratios)
+    for key, value in ratios.items():
+        print(f"{key:<{width}}  {value:8.1f} x eigh")
