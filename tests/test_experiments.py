@@ -323,6 +323,36 @@ def test_time_limited_release_is_seeded_by_the_caller_and_advances_it():
     check_orthonormal(limited(data.rows(), 2, 1.0, 0.01, rng=3))
 
 
+def test_time_limited_row_mechanism_runs_in_a_child_and_is_seeded():
+    """``with_time_limit`` wraps ``from_rows`` too: the release runs in a
+    child process (which cannot fill the parent's cache), seeded from the
+    caller's generator, and a protocol run through it returns."""
+    data = _toy()
+    limited = experiments.mechanisms()["trace_sensitive"].with_time_limit(30)
+    cache = {}
+    first = limited.from_rows(
+        data.X, 2, 1.0, 0.01, np.random.default_rng(4), cache
+    )
+    again = limited.from_rows(
+        data.X, 2, 1.0, 0.01, np.random.default_rng(4), cache
+    )
+    np.testing.assert_array_equal(first, again)
+    check_orthonormal(first)
+    assert cache == {}  # the child's cache stays in the child
+    out = experiments.utility_versus_n(
+        data,
+        [100],
+        {"trace_sensitive": limited},
+        epsilon=1.0,
+        delta=0.01,
+        n_subsets=1,
+        runs={"default": 2},
+        rng=0,
+        progress=False,
+    )
+    assert (out["outcome"] == "returned").all() and len(out) == 2
+
+
 def test_utility_versus_n_records_time_outs_and_skips_larger_sizes():
     data = _toy()
     table = {
