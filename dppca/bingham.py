@@ -79,14 +79,14 @@ def start_frame(V0, d: int, k: int, rng) -> np.ndarray:
 #: (ARPACK beyond).
 DENSE_COMPRESSION_MAX_D = 160
 
-#: Safety stop of the ACG rejection loop, in proposals per requested draw: the
+#: Safety stop of the ACG rejection loop, in proposals per requested draw. The
 #: loop raises ``RuntimeError`` beyond it (about 4 s at d = 5). At
 #: concentrations below :data:`MAX_CONCENTRATION` the envelope accepts far more
 #: often than once in this many proposals, so a correct run never reaches it.
 MAX_PROPOSALS_PER_DRAW = 500_000
 
 #: Safety stop of the scalar rejection loop of Hoff's sampler
-#: (:func:`_hoff_theta`).
+#: (``_hoff_theta``).
 MAX_THETA_PROPOSALS = 100_000
 
 #: Largest eigenvalue spread ``λ_max(B) − λ_min(B)`` the samplers accept. Beyond
@@ -364,7 +364,7 @@ def _hoff_theta(shape_k: float, a: float, rng) -> float:
 
 
 def _theta_gamma_envelope(shape_k: float, a: float, rng) -> float:
-    """Exact draw of the law of :func:`_hoff_theta` for ``a < 0`` and
+    """Exact draw of the law of ``_hoff_theta`` for ``a < 0`` and
     ``shape_k >= 1``.
 
     The density ``∝ theta^(-1/2) (1 - theta)^(shape_k - 1) exp(a theta)`` on
@@ -576,7 +576,7 @@ def fast_gibbs(
 
     Column ``r`` given the others is a vector Bingham on the complement ``S`` of
     the other ``k - 1`` columns; it is drawn exactly by ACG rejection
-    (:func:`_acg_draw`) in the eigenbasis of ``B``, with the shift ``c`` of the
+    (``_acg_draw``) in the eigenbasis of ``B``, with the shift ``c`` of the
     compression of ``B`` to ``S`` (found by Lanczos) rather than the global one.
     One ``eigh`` of ``B`` per call (or pass ``system`` to reuse it); each column
     update costs ``O(d k^2)`` plus ``O(d k)`` per proposal. For ``k = 1`` one
@@ -687,11 +687,11 @@ def window_diagnostic(
     Haar-uniform frames. At ``t = min_sweeps, 2 min_sweeps, ...`` the mean of
     ``q`` over sweeps ``(t/2, t]`` is compared
     (i) between chains and (ii) with the pooled mean over ``(t/4, t/2]`` (a
-        drift test, in the spirit of Geweke's); ``t`` is certified when every
-        difference is within ``z`` standard errors (from batch means). A
-        heuristic: a relaxation slower than the window and smaller than the
-        noise can still pass. Returns ``certified`` (None if ``max_sweeps`` is
-        reached) and traces.
+    drift test, in the spirit of Geweke's); ``t`` is certified when every
+    difference is within ``z`` standard errors (from batch means). A
+    heuristic: a relaxation slower than the window and smaller than the
+    noise can still pass. Returns ``certified`` (None if ``max_sweeps`` is
+    reached) and traces.
     """
     if system is None:
         system = BinghamEigenSystem(B)

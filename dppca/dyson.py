@@ -32,9 +32,10 @@ from .validation import as_generator, check_symmetric
 
 #: Coefficient ``c`` of the eigenvalue drift ``sum_j c / (gamma_i - gamma_j)``.
 EIGENVALUE_DRIFT = 2.0
-#: Variance rate of the eigenvalue noise: ``Var(d gamma_i) = 4 dt``.
+#: Variance rate of the eigenvalue noise, ``Var(d gamma_i) = 4 dt``.
 EIGENVALUE_VARIANCE_RATE = 4.0
-#: Variance rate of an off-diagonal projected increment: ``Var(dB~_ij) = 2 dt``.
+#: Variance rate of an off-diagonal projected increment,
+#: ``Var(dB~_ij) = 2 dt``.
 OFF_DIAGONAL_VARIANCE_RATE = 2.0
 #: Coefficient of the Itô correction ``-u_i sum_j c dt / (gamma_i -
 #: gamma_j)^2``.

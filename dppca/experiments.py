@@ -276,8 +276,8 @@ EXPECTED = {
 #: The mechanisms of the part "After 2019" (chapters 16-18), in its order.
 AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
 
-#: The registered mechanisms that must read the rows, with the reason: they
-#: have no ``from_moment`` entry point, and the experiments hand them each
+#: The registered mechanisms that must read the rows, each with its reason.
+#: They have no ``from_moment`` entry point, and the experiments hand them each
 #: subset's rows (sparse rows stay sparse) through ``Mechanism.from_rows``.
 ROW_MECHANISMS = {
     "trace_sensitive": "clips the rows to a radius chosen privately from "
@@ -286,7 +286,7 @@ ROW_MECHANISMS = {
     "clipped to a private radius",
 }
 
-#: The streaming mechanism's public schedule in these experiments: the
+#: The streaming mechanism's public schedule in these experiments. The
 #: mechanism needs a public assumption on the eigengap for its default
 #: learning rate (chapter 17), which a data set does not come with. The
 #: experiments use power steps (``η = ∞``, no gap needed) on ``5`` minibatches

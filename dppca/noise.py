@@ -15,8 +15,8 @@ above the claim on one neighbouring pair.
 Laplace or discrete Gaussian law is added (Canonne, Kamath and Steinke 2020,
 Algorithms 1–3). Every operation of the sampler is integer arithmetic on int64
 (uniform integers from numpy's bounded-integer generator, comparisons, sums);
-the output γ (k + Z) is exact in float64 because |k + Z| < 2**53 (checked) and γ
-is a power of two. The law of the output therefore is exactly the law the
+the output γ (k + Z) is exact in float64 because ``|k + Z| < 2**53`` (checked)
+and γ is a power of two. The law of the output therefore is exactly the law the
 privacy proof analyses; the rounding of the values to the grid is part of the
 mechanism and of its calibration (:mod:`dppca.privacy`, "floating-point-safe
 calibration").
@@ -303,10 +303,11 @@ def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
     (:func:`discrete_gaussian_parameters`).
 
     Draw Y from the discrete Laplace law of scale t and keep it with probability
-    exp(−(|Y| − σ²/t)²/(2σ²)) = exp(−(|Y| − c)²/(2tc)): an exact Bernoulli with
-    integer numerator and denominator (entries with |Y| − c ≥ 2**31, whose
+    ``exp(−(|Y| − σ²/t)²/(2σ²)) = exp(−(|Y| − c)²/(2tc))``: an exact Bernoulli
+    with integer numerator and denominator (entries with ``|Y| − c ≥ 2**31``,
+    whose
     square could overflow int64, are tested with Python integers; they occur
-    with probability below e^{−30}).
+    with probability below exp(−30)).
     """
     t, c = discrete_gaussian_parameters(variance)
     rng = as_generator(rng)

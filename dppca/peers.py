@@ -56,9 +56,9 @@ PRIVACY = {
     "eigenvalues and for "
     "each of k vectors, vectors ∝ exp(ε_i/4 u^T C u)). Its Bingham sampler "
     "divides by "
-    "(x^T Ω x)^{d/2} where the ACG envelope needs a multiplication, so it "
+    "(x^T Ω x)^(d/2) where the ACG envelope needs a multiplication, so it "
     "samples "
-    "∝ exp(x^T B x)(x^T Ω x)^{-d}, not the Bingham law of the proof: the claim "
+    "∝ exp(x^T B x)(x^T Ω x)^(-d), not the Bingham law of the proof: the claim "
     "is "
     "not established for the law it samples (see the book's chapter on the "
     "libraries).",
@@ -67,7 +67,7 @@ PRIVACY = {
     "eigenvalues, ε/(2k) per vector, vectors ∝ exp(ε_i/4 u^T C u)). Same "
     "flipped "
     "acceptance test as diffprivlib, so it samples ∝ exp(x^T B x)(x^T Ω "
-    "x)^{-d}; the "
+    "x)^(-d); the "
     "claim is not established for the law it samples.",
 }
 

@@ -138,7 +138,7 @@ def mod_sulq_beta(
     """Noise level β of MOD-SULQ (Chaudhuri et al. 2013, Algorithm 1, eq. (5)).
 
     The proof of Theorem 5 asks for ε = (d+1) L/(nβ) + 1/(n²β²), a quadratic in
-    β with L = :func:`_union_bound_log_term`. ``exact=True`` returns its
+    β with L = ``_union_bound_log_term``. ``exact=True`` returns its
     positive root β = [(d+1)L + √((d+1)²L² + 4ε)] / (2nε); the default is the
     simpler upper bound printed in eq. (5), β = (d+1)L/(nε) + 1/(n√ε), which is
     never smaller.
@@ -209,14 +209,14 @@ def upper_triangle(M) -> np.ndarray:
 def delta_from_privacy_losses(
     losses, epsilon: float, level: float = 0.99
 ) -> Estimate:
-    """Monte Carlo estimate of δ(ε) = E_P[(1 − e^{ε − L})₊] from draws of the
+    """Monte Carlo estimate of δ(ε) = E_P[(1 − exp(ε − L))₊] from draws of the
     privacy-loss random
     variable L = log(p(Y)/q(Y)), Y ~ P (L = +∞ where q vanishes: such outputs
     count fully).
 
     This is the exact tight δ for the ordered pair (P, Q) (Balle and Wang 2018,
     Theorem 5); the estimate comes with the normal-approximation confidence
-    interval of :func:`mean_ci`.
+    interval of :func:`dppca.montecarlo.mean_ci`.
     """
     if isinstance(epsilon, (bool, np.bool_)):
         raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
@@ -270,10 +270,9 @@ def gaussian_pair_delta(
 def laplace_privacy_loss_samples(
     a, a_hat, scale: float, size: int, rng=None
 ) -> np.ndarray:
-    """Draws of L = Σ_i (|Y_i − â_i| − |Y_i − a_i|)/b with Y = a + Lap(0,
-    b)^m: the privacy-loss
-    random variable of the Laplace mechanism on the pair (a, â). |L| ≤ ‖a −
-    â‖₁/b always."""
+    """Draws of ``L = Σ_i (|Y_i − â_i| − |Y_i − a_i|)/b`` with ``Y = a +
+    Lap(0, b)^m``: the privacy-loss random variable of the Laplace mechanism
+    on the pair (a, â). ``|L| ≤ ‖a − â‖₁/b`` always."""
     a = np.ravel(np.asarray(a, dtype=float))
     a_hat = np.ravel(np.asarray(a_hat, dtype=float))
     diff = a - a_hat
@@ -302,9 +301,9 @@ def wishart_support_gap_probability(
     """P(W − uuᵀ/n is not positive definite) for W ~ W_d(d+1, cI) and ‖u‖² = r².
 
     By Sherman–Morrison, W − uuᵀ/n ≻ 0 iff uᵀW⁻¹u < n, and (uᵀC⁻¹u)/(uᵀW⁻¹u) ~
-    χ²_{m−d+1} = χ²₂ for m = d+1 (Muirhead 1982, Theorem 3.2.12). Hence the
-    probability is P(χ²₂ < r²/(nc)) = 1 − exp(−r²/(2nc)), whatever d. For c =
-    3/(2nε) it is 1 − e^{−r²ε/3}.
+    χ² with m − d + 1 = 2 degrees of freedom for m = d + 1 (Muirhead 1982,
+    Theorem 3.2.12). Hence the probability is P(χ²₂ < r²/(nc)) = 1 −
+    exp(−r²/(2nc)), whatever d. For c = 3/(2nε) it is 1 − exp(−r²ε/3).
     """
     kappa = float(squared_norm) / (2.0 * check_n(n) * float(scale))
     return float(-np.expm1(-kappa))
@@ -313,15 +312,15 @@ def wishart_support_gap_probability(
 def wishart_privacy_profile(epsilon_claimed: float, epsilon=0.0) -> np.ndarray:
     """Exact δ(ε') of the published Wishart mechanism (Jiang et al. 2016,
     Algorithm 2), worst
-    case over replace-one pairs of unit-ball rows: δ(ε') = 1 − e^{−ε/3} for
+    case over replace-one pairs of unit-ball rows: δ(ε') = 1 − exp(−ε/3) for
     every ε' ≥ 0.
 
     The book's derivation (chapter 3): on the common support the log density
     ratio is the constant (ε/3)(‖v‖² − ‖v̂‖²) ≤ ε/3, and the outputs possible
-    under one dataset only have probability at most 1 − e^{−ε‖v̂‖²/3}; combining
-    both terms the sup over pairs equals 1 − e^{−ε/3}, attained by v = 0, v̂ a
-    unit vector. The mechanism is therefore not (ε', δ)-DP for any δ < 1 −
-    e^{−ε/3}, and in particular not (ε, 0)-DP as Theorem 4 claims.
+    under one dataset only have probability at most 1 − exp(−ε‖v̂‖²/3);
+    combining both terms the sup over pairs equals 1 − exp(−ε/3), attained by
+    v = 0, v̂ a unit vector. The mechanism is therefore not (ε', δ)-DP for any
+    δ < 1 − exp(−ε/3), and in particular not (ε, 0)-DP as Theorem 4 claims.
     """
     eps = check_epsilon(epsilon_claimed)
     eps_prime = np.asarray(epsilon, dtype=float)
@@ -344,7 +343,7 @@ def wishart_scale_for_delta(n: int, delta: float) -> float:
 # (dppca.noise)
 # ------------------------------------------------------------------------------
 
-#: Default fineness of the grid: the rounding adds at most 1/1024 to the
+#: Default fineness of the grid. The rounding adds at most 1/1024 to the
 #: sensitivity.
 SAFE_GRID_REFINEMENT = 1024
 
@@ -359,11 +358,11 @@ def rounded_sensitivity(
     """Sensitivity, in grid units, of k = round(a/γ) when a has sensitivity
     Δ: Δ/γ + r.
 
-    Each coordinate moves by |round(x) − round(y)| ≤ |x − y| + 1 (both roundings
-    are within 1/2), and only coordinates that change move at all. Over m
-    coordinates the ℓ₁ norm of the change grows by at most r = m, the ℓ₂ norm
-    (Minkowski) by r = √m; for a d × d symmetric matrix the Frobenius norm grows
-    by r = d. Upper bound, valid for every neighbouring pair.
+    Each coordinate moves by ``|round(x) − round(y)| ≤ |x − y| + 1`` (both
+    roundings are within 1/2), and only coordinates that change move at all.
+    Over m coordinates the ℓ₁ norm of the change grows by at most r = m, the ℓ₂
+    norm (Minkowski) by r = √m; for a d × d symmetric matrix the Frobenius norm
+    grows by r = d. Upper bound, valid for every neighbouring pair.
     """
     g = float(granularity)
     if not (sensitivity > 0 and g > 0 and rounding_term >= 0):
@@ -416,9 +415,9 @@ def discrete_laplace_scale(
 def zcdp_delta(rho: float, epsilon: float) -> float:
     """δ such that ρ-zCDP implies (ε, δ)-DP: the conversion of Canonne,
     Kamath and Steinke
-    (2020, Section 2.3, Corollary 13),
+    (2020, Section 2.3, Corollary 13)::
 
-        δ = inf_{α > 1} exp((α − 1)(αρ − ε)) / (α − 1) · (1 − 1/α)^α .
+        δ = inf over α > 1 of exp((α − 1)(αρ − ε)) / (α − 1) · (1 − 1/α)^α
 
     Every α gives a valid δ, so a numerical minimiser that misses the infimum
     only loses tightness, never validity.
