@@ -6,7 +6,10 @@ Every registered mechanism maps ``(X, k, epsilon, delta, rng)`` to a ``d x k``
 orthonormal ``V``. Mechanisms that only need ``A = X^T X / n`` and ``n`` also
 expose that entry point (``from_moment``), so that one subset's ``A`` is formed
 once and reused across restarts; for these the two entry points give the same
-law (the ``X`` versions compute ``A`` and call the same code).
+law (the ``X`` versions compute ``A`` and call the same code). Mechanisms that
+must read the rows (:data:`ROW_MECHANISMS`) expose ``from_rows`` instead: it
+takes the rows as stored (sparse rows stay sparse) and a cache that lives as
+long as one subset's rows, for what is a deterministic function of them.
 """
 
 from __future__ import annotations
