@@ -52,6 +52,7 @@ from .linalg import (
 from .utility import (
     captured_variance,
     captured_variance_ratio,
+    sin_theta,
     subspace_distance,
     top_vector_correlation,
 )
@@ -135,6 +136,7 @@ __all__ = [
     "scale_to_unit_ball",
     "second_moment",
     "sensitivity",
+    "sin_theta",
     "subspace_distance",
     "symmetrize_upper",
     "top_k_eigh",

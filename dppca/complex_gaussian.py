@@ -102,9 +102,11 @@ from .noise import (
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     as_generator,
+    check_choice,
     check_hermitian,
     check_k,
     check_n,
+    check_positive,
     check_second_moment,
     check_symmetric,
 )
@@ -132,24 +134,6 @@ COMPLEX_OFF_DIAGONAL_VARIANCE_RATE = 4.0
 
 #: Theorem the records cite.
 THEOREM = "[MV23] complex Gaussian mechanism; privacy lemma of chapter 16"
-
-
-def _check_output(output) -> str:
-    if output not in OUTPUTS:
-        raise ValueError(f"output must be one of {OUTPUTS}; got {output!r}")
-    return output
-
-
-def _check_field(field) -> str:
-    if field not in FIELDS:
-        raise ValueError(f"field must be one of {FIELDS}; got {field!r}")
-    return field
-
-
-def _check_sigma(sigma) -> float:
-    if not (np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
-    return float(sigma)
 
 
 # ------------------------------------------------------------------------------
@@ -191,7 +175,7 @@ def mahalanobis_distance(D, sigma: float) -> float:
     ``sqrt(2) sigma``. Equals ``||D||_F / (2 sigma)``.
     """
     D = check_hermitian(D, name="D")
-    sigma = _check_sigma(sigma)
+    sigma = check_positive(sigma, "sigma")
     iu = np.triu_indices(D.shape[0], 1)
     diagonal = np.diagonal(D).real / (2.0 * sigma)
     real = D[iu].real / (np.sqrt(2.0) * sigma)
@@ -281,7 +265,7 @@ def gue_noise(d: int, sigma: float, rng=None, batch: tuple = ()) -> np.ndarray:
     """
     if int(d) < 2:
         raise ValueError(f"d must be at least 2; got {d!r}")
-    sigma = _check_sigma(sigma)
+    sigma = check_positive(sigma, "sigma")
     rng = as_generator(rng)
     shape = (*tuple(batch), int(d), int(d))
     G = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * sigma
@@ -313,7 +297,7 @@ def perturb_hermitian(
     ``dppca.noise.default_granularity``.
     """
     A = check_symmetric(A, name="A")
-    sigma = _check_sigma(sigma)
+    sigma = check_positive(sigma, "sigma")
     rng = as_generator(rng)
     if check_noise_kind(noise) == "float":
         return A + gue_noise(A.shape[0], sigma, rng)
@@ -329,7 +313,7 @@ def rank_k_output(values, vectors, k: int, output: str = "real"):
     (values descending, vectors as columns): ``H^ = U_k diag(values_k)
     U_k^*`` and then ``output`` (module docstring). Batched over leading
     axes."""
-    _check_output(output)
+    check_choice(output, OUTPUTS, "output")
     U = vectors[..., :k]
     H = (U * values[..., None, :k]) @ np.conj(np.swapaxes(U, -1, -2))
     if output == "hermitian":
@@ -371,7 +355,7 @@ def complex_gaussian_approximation_from_second_moment(
     A, n = check_second_moment(A, n)
     d = A.shape[0]
     k = check_k(k, d)
-    _check_output(output)
+    check_choice(output, OUTPUTS, "output")
     sigma, gamma = _calibrated_sigma(epsilon, delta, d, n, noise, granularity)
     record = complex_gaussian_guarantee(
         n, d, k, epsilon, delta, noise=noise, granularity=granularity
@@ -416,7 +400,7 @@ def privacy_loss(output, M, M_prime, sigma: float) -> np.ndarray:
     output = np.asarray(output, dtype=complex)
     to_m = np.sum(np.abs(output - M) ** 2, axis=(-2, -1))
     to_m_prime = np.sum(np.abs(output - M_prime) ** 2, axis=(-2, -1))
-    return (to_m_prime - to_m) / (8.0 * _check_sigma(sigma) ** 2)
+    return (to_m_prime - to_m) / (8.0 * check_positive(sigma, "sigma") ** 2)
 
 
 # ------------------------------------------------------------------------------
@@ -450,10 +434,13 @@ def rank_k_errors(
     M = check_symmetric(M)
     d = M.shape[0]
     k = check_k(k, d)
-    field, output = _check_field(field), _check_output(output)
+    field, output = (
+        check_choice(field, FIELDS, "field"),
+        check_choice(output, OUTPUTS, "output"),
+    )
     if field == "real" and output != "real":
         raise ValueError("real noise gives a real release: use output='real'")
-    noise_sigma = _check_sigma(noise_sigma)
+    noise_sigma = check_positive(noise_sigma, "noise_sigma")
     n_trials = check_n(n_trials)
     batch_size = check_n(batch_size)
     rng = as_generator(rng)
@@ -501,13 +488,13 @@ def rank_k_error_prediction(
     Z~`` only), ``4 s^2`` for the Hermitian output. Exact as ``s -> 0``; no
     free constant.
     """
-    _check_field(field)
-    _check_output(output)
+    check_choice(field, FIELDS, "field")
+    check_choice(output, OUTPUTS, "output")
     sigmas = np.asarray(sigmas, dtype=float)
     if sigmas.ndim != 1 or np.any(np.diff(sigmas) > 0):
         raise ValueError("sigmas must be a non-increasing vector")
     k = check_k(k, sigmas.size)
-    s = _check_sigma(noise_sigma)
+    s = check_positive(noise_sigma, "noise_sigma")
     lambdas = np.where(np.arange(sigmas.size) < k, sigmas, 0.0)
     pairs = sum_of_squares_prediction(sigmas, lambdas, s)  # 2 s^2 sum_{i!=j}
     factor = 2.0 if (field == "complex" and output == "hermitian") else 1.0
@@ -523,7 +510,10 @@ def mv23_gap_condition(sigmas, k: int, noise_sigma: float, c: float = 1.0):
     sigmas = np.asarray(sigmas, dtype=float)
     k = check_k(k, sigmas.size)
     gap = sigmas[k - 1] - sigmas[k]
-    return bool(gap >= c * np.sqrt(sigmas.size) * _check_sigma(noise_sigma))
+    return bool(
+        gap
+        >= c * np.sqrt(sigmas.size) * check_positive(noise_sigma, "noise_sigma")
+    )
 
 
 def mv23_covariance_rate(sigmas, k: int, noise_sigma: float) -> float:
@@ -546,7 +536,7 @@ def mv23_covariance_rate(sigmas, k: int, noise_sigma: float) -> float:
         np.sqrt(k * sigmas.size)
         * sigmas[k - 1]
         / gap
-        * _check_sigma(noise_sigma)
+        * check_positive(noise_sigma, "noise_sigma")
     )
 
 
@@ -587,8 +577,8 @@ def typical_noise_norms(
     the semicircle edge ``2 sqrt(d E|Z_ij|^2)`` for ``||Z||_2`` (``4 s
     sqrt(d)`` complex, ``2 sqrt(2 d) s`` real) and ``sqrt(E||Z P_k||_F^2)``
     (``2 s sqrt(k d)`` complex, ``s sqrt(2 k (d + 1))`` real)."""
-    field = _check_field(field)
-    s = _check_sigma(noise_sigma)
+    field = check_choice(field, FIELDS, "field")
+    s = check_positive(noise_sigma, "noise_sigma")
     if field == "complex":
         return 4.0 * s * np.sqrt(d), 2.0 * s * np.sqrt(k * d)
     return 2.0 * s * np.sqrt(2.0 * d), s * np.sqrt(2.0 * k * (d + 1))
@@ -611,8 +601,8 @@ def complex_eigenvalue_drift(gamma) -> np.ndarray:
 def semicircle_radius(d: int, sigma: float, field: str = "complex") -> float:
     """Edge ``2 sqrt(d E|Z_ij|^2)`` of the semicircle of the noise: ``4 sigma
     sqrt(d)`` for ``gue_noise``, ``2 sqrt(2 d) sigma`` for ``G + G^T``."""
-    rate = 4.0 if _check_field(field) == "complex" else 2.0
-    return float(2.0 * np.sqrt(rate * d) * _check_sigma(sigma))
+    rate = 4.0 if check_choice(field, FIELDS, "field") == "complex" else 2.0
+    return float(2.0 * np.sqrt(rate * d) * check_positive(sigma, "sigma"))
 
 
 def unfolded_spacings(eigenvalues, radius: float, bulk: float = 0.5):

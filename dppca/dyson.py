@@ -28,7 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import as_generator, check_symmetric
+from .validation import (
+    as_generator,
+    check_positive,
+    check_positive_int,
+    check_symmetric,
+)
 
 #: Coefficient ``c`` of the eigenvalue drift ``sum_j c / (gamma_i - gamma_j)``.
 EIGENVALUE_DRIFT = 2.0
@@ -42,23 +47,6 @@ OFF_DIAGONAL_VARIANCE_RATE = 2.0
 EIGENVECTOR_ITO_CORRECTION = 1.0
 
 
-def _check_positive(value, name):
-    value = float(value)
-    if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
-    return value
-
-
-def _check_steps(n_steps):
-    if (
-        isinstance(n_steps, bool)
-        or not isinstance(n_steps, (int, np.integer))
-        or n_steps < 1
-    ):
-        raise ValueError(f"n_steps must be a positive integer; got {n_steps!r}")
-    return int(n_steps)
-
-
 def brownian_increments(
     d: int, n_steps: int, dt: float, rng=None, batch: tuple = ()
 ) -> np.ndarray:
@@ -70,8 +58,8 @@ def brownian_increments(
     """
     if int(d) < 2:
         raise ValueError(f"d must be at least 2; got {d!r}")
-    n_steps = _check_steps(n_steps)
-    dt = _check_positive(dt, "dt")
+    n_steps = check_positive_int(n_steps, "n_steps")
+    dt = check_positive(dt, "dt")
     rng = as_generator(rng)
     dW = rng.standard_normal((n_steps, *batch, d, d)) * np.sqrt(dt)
     return dW + np.swapaxes(dW, -1, -2)
@@ -204,7 +192,7 @@ def sde_path(
     time, or at all grid times if ``store``.
     """
     M = check_symmetric(M)
-    dt = _check_positive(dt, "dt")
+    dt = check_positive(dt, "dt")
     increments = np.asarray(increments, dtype=float)
     if increments.shape[-2:] != M.shape:
         raise ValueError(
@@ -302,8 +290,8 @@ def eigenvalue_path(
         raise ValueError("initial must hold at least two finite eigenvalues")
     if np.min(np.diff(gamma)) <= 0:
         raise ValueError("initial eigenvalues must be distinct")
-    T = _check_positive(T, "T")
-    n_steps = _check_steps(n_steps)
+    T = check_positive(T, "T")
+    n_steps = check_positive_int(n_steps, "n_steps")
     rng = as_generator(rng)
     d = gamma.size
     dt = T / n_steps

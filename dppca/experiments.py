@@ -952,6 +952,34 @@ def synthetic_gaussian(n: int, eigenvalues, rng=None) -> np.ndarray:
     return scale_to_unit_ball(X)
 
 
+def spiked_sphere_rows(n: int, d: int, spikes, rng=None) -> np.ndarray:
+    """``n`` rows on the unit sphere: Gaussian rows whose first
+    ``len(spikes)`` coordinates have variances ``spikes`` (the others 1),
+    each divided by its own norm (the spiked model of chapter 17). The
+    second moment is diagonal; :func:`spiked_sphere_eigenvalues` gives it
+    for one spike."""
+    rng = as_generator(rng)
+    spikes = np.asarray(spikes, dtype=float)
+    g = rng.standard_normal((int(n), int(d)))
+    g[:, : spikes.size] *= np.sqrt(spikes)
+    return g / np.linalg.norm(g, axis=1, keepdims=True)
+
+
+def spiked_sphere_eigenvalues(d: int, spike: float) -> tuple[float, float]:
+    """``(λ₁, λ₂)`` of ``E[x xᵀ]`` for ``spiked_sphere_rows`` with one spike
+    ``s``: with ``B = g₁²/‖g‖² ~ Beta(1/2, (d − 1)/2)`` for the unspiked
+    Gaussian, ``λ₁ = E[s B / (1 + (s − 1) B)]`` (by quadrature), and the
+    other ``d − 1`` eigenvalues share the rest of the unit trace equally."""
+    from scipy import integrate, stats
+
+    d, spike = int(d), float(spike)
+    beta = stats.beta(0.5, (d - 1) / 2)
+    lam1 = integrate.quad(
+        lambda b: spike * b / (1 + (spike - 1) * b) * beta.pdf(b), 0, 1
+    )[0]
+    return float(lam1), float((1 - lam1) / (d - 1))
+
+
 def utility_versus_epsilon(
     X,
     k: int,

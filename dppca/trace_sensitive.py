@@ -87,6 +87,7 @@ from .noise import (
 from .privacy import gaussian_zcdp_rho, safe_granularity, zcdp_rho
 from .validation import (
     as_generator,
+    check_choice,
     check_data,
     check_delta,
     check_epsilon,
@@ -323,12 +324,6 @@ def _check_shares(shares) -> tuple:
     return shares
 
 
-def _check_method(method) -> str:
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
-    return method
-
-
 def trace_sensitive_calibration(
     n,
     d,
@@ -359,7 +354,7 @@ def trace_sensitive_calibration(
     if d < 2:
         raise ValueError(f"d must be at least 2; got {d}")
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
-    method = _check_method(method)
+    method = check_choice(method, METHODS, "method")
     noise = check_noise_kind(noise)
     shares = _check_shares(shares)
     n_levels = check_positive_int(n_levels, "n_levels")
@@ -637,8 +632,19 @@ def _separate(A, calibration, rng):
         )
     noisy_values = _noisy(lam, s["values"], noise, rng)
     noisy_matrix = _noisy_matrix(A, s["vectors"], noise, rng)
-    P = np.linalg.eigh(noisy_matrix)[1][:, ::-1]  # decreasing eigenvalues
-    values = np.clip(np.sort(noisy_values)[::-1], 0.0, 1.0)
+    return separate_estimate(noisy_matrix, noisy_values, interval=(0.0, 1.0))
+
+
+def separate_estimate(noisy_matrix, values, interval=None) -> np.ndarray:
+    """``P̃ diag(v) P̃ᵀ``: the eigenvectors ``P̃`` of ``noisy_matrix`` (``A +
+    E``, decreasing eigenvalues) with ``values`` (``λ(A) + z``) sorted in
+    decreasing order and, when ``interval = (lo, hi)`` is given, projected
+    onto it. The separate release's post-processing, deterministic, whose
+    error ``separate_error_bound`` bounds (chapter 18)."""
+    P = np.linalg.eigh(noisy_matrix)[1][:, ::-1]
+    values = np.sort(np.asarray(values, dtype=float))[::-1]
+    if interval is not None:
+        values = np.clip(values, *interval)
     out = (P * values) @ P.T
     return (out + out.T) / 2
 
@@ -690,7 +696,7 @@ def trace_sensitive_covariance(
     """
     X = check_data(X, accept_sparse=True)
     n, d = X.shape
-    method = _check_method(method)
+    method = check_choice(method, METHODS, "method")
     beta = _check_beta(beta)
     calibration = trace_sensitive_calibration(
         n, d, epsilon, delta, method=method, noise=noise
@@ -798,6 +804,7 @@ __all__ = [
     "norm_levels",
     "project_spectrum",
     "separate_error_bound",
+    "separate_estimate",
     "trace_sensitive_calibration",
     "trace_sensitive_covariance",
     "trace_sensitive_error_bound",

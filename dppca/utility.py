@@ -65,3 +65,22 @@ def subspace_distance(V, W) -> float:
             f"ambient dimensions differ: {V.shape[0]} vs {W.shape[0]}"
         )
     return float(np.linalg.norm(projector(V) - projector(W)))
+
+
+def sin_theta(V, U, norm=2) -> float:
+    """``‖(I − V Vᵀ) U‖``: how far the columns of ``U`` stick out of the
+    span of ``V`` (both orthonormal, ``d x k_V`` and ``d x k_U``).
+
+    With ``norm=2`` (default) it is the sine of the largest principal angle
+    between the subspaces, the error of the Davis–Kahan theorem and of the
+    streaming and power-method analyses (chapters 14 and 17); with
+    ``norm="fro"`` the root of the sum of the squared sines, which for two
+    subspaces of the same dimension is ``subspace_distance(V, U) / √2``.
+    """
+    V = check_orthonormal(V, name="V")
+    U = check_orthonormal(U, name="U")
+    if V.shape[0] != U.shape[0]:
+        raise ValueError(
+            f"ambient dimensions differ: {V.shape[0]} vs {U.shape[0]}"
+        )
+    return float(np.linalg.norm(U - V @ (V.T @ U), norm))

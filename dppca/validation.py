@@ -9,6 +9,7 @@ here rescales or clips silently; the explicit helpers :func:`normalize_rows` and
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -344,6 +345,27 @@ def check_positive_int(value, name: str) -> int:
     ):
         raise ValueError(f"{name} must be a positive integer; got {value!r}")
     return int(value)
+
+
+def check_positive(value, name: str) -> float:
+    """Validate a finite number ``> 0`` (a scale, a σ, a time step); returns
+    it as a ``float``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    return number
+
+
+def check_choice(value, choices, name: str):
+    """Validate a keyword that takes one of a few named values; returns it."""
+    if value not in choices:
+        raise ValueError(
+            f"{name} must be one of {tuple(choices)}; got {value!r}"
+        )
+    return value
 
 
 def check_n(n) -> int:

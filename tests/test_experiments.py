@@ -413,7 +413,9 @@ def test_utility_versus_epsilon_skips_larger_epsilons_after_a_time_out():
     ]
 
 
-def test_classification_gives_up_on_a_mechanism_after_one_time_out():
+def _noise_task_with_a_slow_mechanism():
+    """600 rows of noise with random labels, and a table of PCA and a
+    mechanism that always exceeds its half-second limit."""
     rng = np.random.default_rng(4)
     n, d = 600, 4
     y = rng.random(n) < 0.5
@@ -422,6 +424,11 @@ def test_classification_gives_up_on_a_mechanism_after_one_time_out():
         "pca": experiments.mechanisms()["pca"],
         "slow": _slow_beyond(0, "n").with_time_limit(0.5),
     }
+    return X, y, table
+
+
+def test_classification_gives_up_on_a_mechanism_after_one_time_out():
+    X, y, table = _noise_task_with_a_slow_mechanism()
     out = experiments.classification_accuracy(
         X,
         y,
@@ -646,14 +653,7 @@ def test_whole_data_size_reuses_the_data_sets_second_moment():
 
 
 def test_classification_does_not_run_the_mechanisms_it_is_told_to_skip():
-    rng = np.random.default_rng(4)
-    n, d = 600, 4
-    y = rng.random(n) < 0.5
-    X = scale_to_unit_ball(rng.normal(0, 1, (n, d)))
-    table = {
-        "pca": experiments.mechanisms()["pca"],
-        "slow": _slow_beyond(0, "n").with_time_limit(0.5),
-    }
+    X, y, table = _noise_task_with_a_slow_mechanism()
     kwargs = dict(epsilon=1.0, delta=0.01, n_permutations=2, n_projections=2)
     out = experiments.classification_accuracy(
         X, y, 1, table, skip=["slow"], rng=5, progress=False, **kwargs
@@ -687,3 +687,22 @@ def test_every_registered_mechanism_has_its_own_line_style(registry):
     assert keys <= set(STYLE), keys - set(STYLE)
     pairs = {(STYLE[k]["color"], STYLE[k]["marker"]) for k in keys}
     assert len(pairs) == len(keys)
+
+
+def test_spiked_sphere_eigenvalues_match_the_rows():
+    """λ₁ by quadrature against the second moment of 400,000 rows, within
+    five standard errors; the rows lie on the unit sphere."""
+    d, spike = 20, 8.0
+    X = experiments.spiked_sphere_rows(400_000, d, [spike], rng=3)
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0, atol=1e-12)
+    lam1, lam2 = experiments.spiked_sphere_eigenvalues(d, spike)
+    first = X[:, 0] ** 2
+    se = first.std() / np.sqrt(first.size)
+    assert abs(first.mean() - lam1) < 5 * se
+    # teeth: the naive share s / (s + d - 1) of the unnormalised variances
+    # is rejected
+    assert abs(first.mean() - spike / (spike + d - 1)) > 10 * se
+    assert lam1 + (d - 1) * lam2 == pytest.approx(1.0)
+    rest = X[:, 1:] ** 2
+    z = np.abs(rest.mean(axis=0) - lam2) / (rest.std(axis=0) / np.sqrt(400_000))
+    assert z.max() < 5

@@ -124,3 +124,24 @@ def test_symmetrize_upper_roundtrip():
     M = dppca.symmetrize_upper(np.arange(6.0), 3)
     np.testing.assert_array_equal(M, M.T)
     np.testing.assert_array_equal(M[np.triu_indices(3)], np.arange(6.0))
+
+
+def test_sin_theta_is_the_sine_of_the_largest_principal_angle():
+    from scipy.linalg import subspace_angles
+
+    from dppca import haar_subspace, sin_theta, subspace_distance
+
+    rng = np.random.default_rng(7)
+    for d, k_v, k_u in [(6, 2, 2), (10, 4, 3), (5, 1, 1)]:
+        V, U = haar_subspace(d, k_v, rng), haar_subspace(d, k_u, rng)
+        angles = subspace_angles(V, U)  # scipy: largest first
+        assert sin_theta(V, U) == pytest.approx(np.sin(angles[0]), rel=1e-10)
+        if k_v == k_u:
+            fro = np.sqrt(np.sum(np.sin(angles) ** 2))
+            assert sin_theta(V, U, "fro") == pytest.approx(fro, rel=1e-10)
+            assert subspace_distance(V, U) == pytest.approx(
+                np.sqrt(2) * fro, rel=1e-10
+            )
+    assert sin_theta(V, V) < 1e-12
+    with pytest.raises(ValueError, match="ambient"):
+        sin_theta(np.eye(3)[:, :1], np.eye(4)[:, :1])

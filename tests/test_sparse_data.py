@@ -53,17 +53,24 @@ def test_second_moment_is_the_formula():
     assert (np.abs(empirical - wrong) / np.maximum(se, 1e-12)).max() > 10
 
 
+def assert_eigenpairs_are_exact(model, k):
+    """``model.eigenpairs()`` against a dense eigendecomposition of the full
+    second moment: the top ``k`` values, the next one, and the span of the
+    top ``k`` vectors. Returns the model's vectors."""
+    values, next_value, V = model.eigenpairs()
+    all_values, all_vectors = np.linalg.eigh(full_second_moment(model))
+    np.testing.assert_allclose(values, all_values[::-1][:k], rtol=1e-12)
+    assert next_value == pytest.approx(all_values[::-1][k], rel=1e-12)
+    top = all_vectors[:, ::-1][:, :k]
+    assert np.linalg.norm(V - top @ (top.T @ V), 2) < 1e-10
+    return V
+
+
 def test_eigenpairs_are_those_of_the_full_matrix():
     model = sd.planted_sparse_model(
         60, n_components=3, support_size=6, keep=0.7, rng=1
     )
-    values, next_value, V = model.eigenpairs()
-    A = full_second_moment(model)
-    all_values, all_vectors = np.linalg.eigh(A)
-    np.testing.assert_allclose(values, all_values[::-1][:3], rtol=1e-12)
-    assert next_value == pytest.approx(all_values[::-1][3], rel=1e-12)
-    top = all_vectors[:, ::-1][:, :3]
-    assert np.linalg.norm(V - top @ (top.T @ V), 2) < 1e-10
+    V = assert_eigenpairs_are_exact(model, 3)
     outside = np.setdiff1d(np.arange(60), model.support)
     assert np.all(V[outside] == 0)
 
@@ -78,12 +85,7 @@ def test_eigenpairs_stay_exact_when_the_noise_dominates():
         exponent=2.0,
         rng=2,
     )
-    values, next_value, V = model.eigenpairs()
-    all_values, all_vectors = np.linalg.eigh(full_second_moment(model))
-    np.testing.assert_allclose(values, all_values[::-1][:2], rtol=1e-12)
-    assert next_value == pytest.approx(all_values[::-1][2], rel=1e-12)
-    top = all_vectors[:, ::-1][:, :2]
-    assert np.linalg.norm(V - top @ (top.T @ V), 2) < 1e-10
+    V = assert_eigenpairs_are_exact(model, 2)
     # the eigenvectors are then noise, far from the planted directions ...
     U = np.zeros((200, 2))
     U[model.support] = model.loadings

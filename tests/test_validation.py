@@ -139,3 +139,15 @@ def test_check_hermitian_accepts_hermitian_and_refuses_the_rest():
         check_hermitian(np.ones((2, 3)))
     with pytest.raises(TypeError, match="numeric"):
         check_hermitian(np.array([["a", "b"], ["c", "d"]]))
+
+
+def test_check_positive_and_check_choice():
+    from dppca.validation import check_choice, check_positive
+
+    assert check_positive(np.float32(0.5), "sigma") == 0.5
+    for bad in (0.0, -1.0, np.nan, np.inf, "x", None):
+        with pytest.raises(ValueError, match="sigma must be a finite number"):
+            check_positive(bad, "sigma")
+    assert check_choice("real", ("real", "rank_k"), "output") == "real"
+    with pytest.raises(ValueError, match="output must be one of"):
+        check_choice("imaginary", ("real", "rank_k"), "output")
