@@ -32,7 +32,6 @@ except ModuleNotFoundError as error:  # pragma: no cover - core-only installs
 
 from .guarantees import UnprovedGuaranteeWarning
 from .linalg import haar_subspace, second_moment, sparse_gram, top_k_subspace
-from .time_limit import TimeLimitExceeded, call_with_time_limit
 from .utility import captured_variance
 from .validation import (
     PrivacyWarning,
@@ -58,7 +57,9 @@ class Mechanism:
     release: Callable
     from_moment: Callable | None
     privacy: str
-    time_limit: float | None = None
+    #: The cap of ACG proposals each release may draw
+    #: (:meth:`with_work_cap`), None for none.
+    work_cap: int | None = None
     #: ``from_rows(rows, k, epsilon, delta, rng, cache) -> V`` for a mechanism
     #: that must read the rows (no ``from_moment``): ``rows`` dense or
     #: scipy.sparse, ``cache`` a dict the experiment keeps for one subset's
@@ -66,80 +67,43 @@ class Mechanism:
     from_rows: Callable | None = None
 
     def __call__(self, X, k, epsilon, delta, rng=None):
-        return self.release(X, k, epsilon, delta, rng)
+        return self.release(X, k, epsilon, delta, rng, **self._capped())
 
-    def with_time_limit(self, seconds: float) -> Mechanism:
-        """The same mechanism, every release run in a child process and
-        abandoned after ``seconds`` with
-        :class:`~dppca.time_limit.TimeLimitExceeded`.
+    def _capped(self, work=None) -> dict:
+        """Keyword arguments that pass the work cap (a fresh
+        :class:`~dppca.peers.WorkCount` unless ``work`` is given)."""
+        if self.work_cap is None:
+            return {}
+        from .peers import WorkCount
+
+        return {"max_proposals": work or WorkCount(self.work_cap)}
+
+    def with_work_cap(self, max_proposals: int) -> Mechanism:
+        """The same mechanism, every release stopped with
+        :class:`~dppca.peers.WorkCapExceeded` once it has drawn
+        ``max_proposals`` proposals (for the libraries' rejection samplers,
+        :mod:`dppca.peers`, whose entry points take ``max_proposals``).
 
         The experiment functions record such a release as an outcome
-        (``"time limit"``), not an error. The child's generator is drawn from
-        ``rng`` in the caller, so successive releases differ and a seeded run
-        is reproducible (for the mechanisms that can be seeded at all)."""
-        seconds = float(seconds)
-        if not np.isfinite(seconds) or seconds <= 0:
-            raise ValueError(f"time limit must be > 0 seconds, got {seconds}")
-        release, from_moment = self.release, self.from_moment
-
-        def limited_release(X, k, epsilon, delta, rng=None):
-            return call_with_time_limit(
-                seconds, release, X, k, epsilon, delta, _child_generator(rng)
+        (``"work cap"``), not an error. Whether a release returns depends
+        only on the seed and the cap, not on the machine."""
+        try:
+            cap = int(max_proposals)
+        except (TypeError, ValueError, OverflowError):
+            cap = 0
+        if cap != max_proposals or cap < 1:
+            raise ValueError(
+                f"max_proposals must be a positive integer, got "
+                f"{max_proposals!r}"
             )
-
-        limited_moment = None
-        if from_moment is not None:
-
-            def limited_moment(A, n, k, epsilon, delta, rng=None):
-                return call_with_time_limit(
-                    seconds,
-                    from_moment,
-                    A,
-                    n,
-                    k,
-                    epsilon,
-                    delta,
-                    _child_generator(rng),
-                )
-
-        limited_rows = None
-        if self.from_rows is not None:
-            from_rows = self.from_rows
-
-            def limited_rows(rows, k, epsilon, delta, rng=None, cache=None):
-                # a child process cannot fill the parent's cache
-                return call_with_time_limit(
-                    seconds,
-                    from_rows,
-                    rows,
-                    k,
-                    epsilon,
-                    delta,
-                    _child_generator(rng),
-                    None,
-                )
-
-        return dataclasses.replace(
-            self,
-            release=limited_release,
-            from_moment=limited_moment,
-            from_rows=limited_rows,
-            time_limit=seconds,
-        )
+        return dataclasses.replace(self, work_cap=cap)
 
     def run_from_moment(self, A, n, k, epsilon, delta, rng=None):
         """Release from the second moment when possible (same law as
         ``release``)."""
         if self.from_moment is None:
             raise ValueError(f"{self.key} needs the data rows, not only A")
-        return self.from_moment(A, n, k, epsilon, delta, rng)
-
-
-def _child_generator(rng) -> np.random.Generator:
-    """A generator for a child process, drawn from ``rng`` in the parent (a
-    forked child works on a copy, so drawing there would not advance
-    ``rng``)."""
-    return np.random.default_rng(int(as_generator(rng).integers(2**63)))
+        return self.from_moment(A, n, k, epsilon, delta, rng, **self._capped())
 
 
 def _noisy_matrix_mechanism(module, name, uses_delta):
@@ -590,10 +554,13 @@ class _Subset:
         return self._caches.setdefault(key, {})
 
 
-def _release(mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng):
+def _release(
+    mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng, work=None
+):
+    extra = mechanism._capped(work)
     if mechanism.from_moment is not None:
-        return mechanism.run_from_moment(
-            subset.A, subset.n, k, epsilon, delta, rng
+        return mechanism.from_moment(
+            subset.A, subset.n, k, epsilon, delta, rng, **extra
         )
     if mechanism.from_rows is not None:
         return mechanism.from_rows(
@@ -603,45 +570,52 @@ def _release(mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng):
             delta,
             rng,
             subset.cache(mechanism.key),
+            **extra,
         )
-    return mechanism.release(subset.X, k, epsilon, delta, rng)
+    return mechanism.release(subset.X, k, epsilon, delta, rng, **extra)
 
 
 #: What became of a planned release, in the ``outcome`` column of every
-#: experiment's results: it returned; it exceeded its mechanism's time limit
-#: (``q_F``/``accuracy`` NaN); or it was not attempted because the mechanism
-#: had already exceeded its limit at the same or an easier setting.
-OUTCOMES = ("returned", "time limit", "not attempted")
+#: experiment's results: it returned; it drew its mechanism's cap of
+#: proposals without accepting (``q_F``/``accuracy`` NaN); or it was not
+#: attempted (the mechanism had already reached its cap at the same or an
+#: easier setting, or its cap there would exceed the work budget).
+OUTCOMES = ("returned", "work cap", "not attempted")
 
 
 def _streams(rng, mechanism_table: dict):
-    """``(rng, limited)``: the experiment's generator, and the one that
-    time-limited mechanisms draw from (None if there are none).
+    """``(rng, capped)``: the experiment's generator, and the one that
+    work-capped mechanisms draw from (None if there are none).
 
-    Whether a time-limited release returns depends on the machine, and after a
-    time-out the mechanism's remaining releases are skipped. Drawing their
-    randomness from a stream of their own, split off once at the start, keeps
-    every other mechanism's draws (and the subsets) the same on every machine
-    for a given seed."""
+    After a mechanism reaches its cap, its remaining releases are skipped.
+    Drawing their randomness from a stream of their own, split off once at
+    the start, keeps every other mechanism's draws (and the subsets) the
+    same whatever the caps are, for a given seed."""
     rng = as_generator(rng)
-    limited = None
-    if any(m.time_limit is not None for m in mechanism_table.values()):
-        limited = np.random.default_rng(int(rng.integers(2**63)))
-    return rng, limited
+    capped = None
+    if any(m.work_cap is not None for m in mechanism_table.values()):
+        capped = np.random.default_rng(int(rng.integers(2**63)))
+    return rng, capped
 
 
-def _try_release(mechanism, subset, k, epsilon, delta, rng, limited=None):
-    """``(V, "returned", seconds)``, or ``(None, "time limit", seconds)`` when
-    a time-limited mechanism did not return (wall-clock seconds of the
-    release)."""
-    if mechanism.time_limit is not None:
-        rng = limited
+def _try_release(mechanism, subset, k, epsilon, delta, rng, capped=None):
+    """``(V, "returned", seconds, proposals)``, or ``(None, "work cap",
+    seconds, proposals)`` when a work-capped mechanism drew its cap
+    (wall-clock ``seconds`` of the release, shown, never used to decide;
+    ``proposals`` drawn, NaN for a mechanism without a cap)."""
+    from .peers import WorkCapExceeded, WorkCount
+
+    work = None
+    if mechanism.work_cap is not None:
+        rng, work = capped, WorkCount(mechanism.work_cap)
     start = time.perf_counter()
     try:
-        V = _release(mechanism, subset, k, epsilon, delta, rng)
-        return V, OUTCOMES[0], time.perf_counter() - start
-    except TimeLimitExceeded:
-        return None, OUTCOMES[1], time.perf_counter() - start
+        V = _release(mechanism, subset, k, epsilon, delta, rng, work)
+        outcome = OUTCOMES[0]
+    except WorkCapExceeded:
+        V, outcome = None, OUTCOMES[1]
+    seconds = time.perf_counter() - start
+    return V, outcome, seconds, np.nan if work is None else work.used
 
 
 def _runs_of(runs: dict, key: str) -> int:
@@ -672,20 +646,21 @@ def utility_versus_n(
     e.g. where a claim is tested). Utility is measured on the full data
     set's ``A`` (``data.A``), the quantity of Table 1, so that the non-private
     baseline sits at q_F(V_k). Returns one row per release, with its
-    ``outcome`` (:data:`OUTCOMES`) and wall-clock ``seconds``.
+    ``outcome`` (:data:`OUTCOMES`), wall-clock ``seconds`` (for display)
+    and the ``proposals`` a work-capped release drew.
 
     A size equal to ``data.n`` is the whole data set, whose second moment
     ``data.A`` is reused (every "subset" of that size is the same rows).
 
-    Sizes run in increasing order. A mechanism with a time limit
-    (:meth:`Mechanism.with_time_limit`) that exceeds it is not run again at
+    Sizes run in increasing order. A mechanism with a work cap
+    (:meth:`Mechanism.with_work_cap`) that reaches it is not run again at
     that size or any larger one: one row per skipped subset records
     ``"not attempted"``. This is meant for rejection samplers whose
     acceptance rate falls as the concentration ``n ε`` grows (chapter 12).
     """
     from tqdm import tqdm
 
-    rng, limited = _streams(rng, mechanism_table)
+    rng, capped = _streams(rng, mechanism_table)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     k = check_k(data.k, data.d)
     rows = []
@@ -707,114 +682,105 @@ def utility_versus_n(
                 for key, mechanism in mechanism_table.items():
                     head = (data.name, n, subset, key)
                     if key in gave_up:
-                        rows.append((*head, 0, np.nan, OUTCOMES[2], np.nan))
+                        rows.append(
+                            (*head, 0, np.nan, OUTCOMES[2], np.nan, np.nan)
+                        )
                         continue
                     for run in range(_runs_of(runs_n, key)):
-                        V, outcome, seconds = _try_release(
+                        V, outcome, seconds, drawn = _try_release(
                             mechanism,
                             subset_rows,
                             k,
                             epsilon,
                             delta,
                             rng,
-                            limited,
+                            capped,
                         )
+                        tail = (outcome, seconds, drawn)
                         if V is None:
                             gave_up.add(key)
-                            rows.append((*head, run, np.nan, outcome, seconds))
+                            rows.append((*head, run, np.nan, *tail))
                             break
                         q = captured_variance(data.A, V)
-                        rows.append((*head, run, q, outcome, seconds))
+                        rows.append((*head, run, q, *tail))
                 bar.update()
     return pd.DataFrame(
         rows,
         columns=["data set", "n", "subset", "mechanism", "run", "q_F"]
-        + ["outcome", "seconds"],
+        + ["outcome", "seconds", "proposals"],
     )
 
 
-#: Why :func:`utility_until_time_out` did not attempt a setting: the
-#: mechanism exceeded its limit at a smaller concentration on the same data
-#: set, or it has exceeded its limit before and its predicted time here is
-#: beyond the margin.
-SKIP_REASONS = ("harder than a failed setting", "predicted too slow")
+#: Why :func:`utility_within_work_cap` did not attempt a setting: the
+#: mechanism reached its cap at a smaller concentration on the same data set;
+#: or the cap the setting needs (:func:`dppca.peers.proposal_cap`) would
+#: exceed the work budget.
+SKIP_REASONS = ("harder than a failed setting", "beyond the work budget")
 
 
-def utility_until_time_out(
+def utility_within_work_cap(
     settings,
     mechanism_table: dict,
     log10_acceptance: Callable,
     *,
     delta: float,
     n_subsets: int,
-    budget: float | None = None,
-    margin: float = 10.0,
-    failed: dict | None = None,
+    work_budget: float,
+    safety: float | None = None,
     rng=None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """q_F(U) of time-limited mechanisms (the libraries of chapter 12) over
-    many settings, each run only where it can be expected to return.
+    """q_F(U) of the libraries' rejection samplers (chapter 12) over many
+    settings, each release with a cap of proposals chosen from its
+    acceptance probability, and run only where that cap fits a budget.
 
     ``settings`` are ``(data, n, epsilon)``: subsets of ``n`` rows of a
     :class:`~dppca.datasets.Preprocessed` ``data`` (all its rows, and its
     ``A``, when ``n == data.n``), released at ``epsilon``; utility is measured
-    on ``data.A``, as in :func:`utility_versus_n`. Every mechanism must have a
-    time limit (:meth:`Mechanism.with_time_limit`).
+    on ``data.A``, as in :func:`utility_versus_n`. Every mechanism's entry
+    points must take ``max_proposals`` (:mod:`dppca.peers`).
 
     ``log10_acceptance(key, A, n, k, epsilon, rng=...)`` estimates ``r``, the
-    log10 of the acceptance probability of the mechanism's first eigenvector
-    draw on ``n`` rows of second moment ``A`` (e.g.
+    log10 of the acceptance probability of the mechanism's first
+    eigenvector draw on ``n`` rows of second moment ``A`` (e.g.
     :func:`dppca.peers.first_vector_log10_acceptance`, called with
-    ``data.A``): a release needs on average at least ``10**-r`` proposals,
-    each costing the same on one data set. Each mechanism walks the settings
-    of every data set in increasing order of the concentration ``n epsilon``,
-    predicting the seconds of a release as its mean seconds at the previous
-    setting of that data set where it returned, times the ratio ``10**(r_prev
-    - r)`` of expected proposals (unknown, taken as 0, at a data set's first
-    setting); across data sets it takes the setting with the smallest
-    prediction next. At a setting it is
+    ``data.A``). The setting's cap is :func:`dppca.peers.proposal_cap` of
+    ``r`` (``safety`` times the mean number of proposals of ``k`` such
+    draws), and its work is the cap times
+    :func:`dppca.peers.proposal_work` of ``data.d``. Each mechanism walks
+    the settings of every data set in increasing order of the concentration
+    ``n epsilon``. At a setting it is
 
-    * not attempted (``SKIP_REASONS[0]``) if it exceeded its limit at a smaller
+    * not attempted (``SKIP_REASONS[0]``) if it reached its cap at a smaller
       concentration on the same data set, where the acceptance is higher;
-    * not attempted (``SKIP_REASONS[1]``) if it has exceeded its limit before,
-      here or as recorded in ``failed``, and the prediction is at least
-      ``margin`` times the limit;
-    * otherwise run once on each of up to ``n_subsets`` subsets, stopping
-      early once its releases there have taken ``budget`` seconds in all
-      (default: its time limit); after a time-out, not again at that setting.
+    * not attempted (``SKIP_REASONS[1]``) if the work of the cap exceeds
+      ``work_budget``;
+    * otherwise run once on each of ``n_subsets`` subsets with that cap;
+      after a release reaches it, not again on that data set.
 
-    The first time-out of each mechanism is recorded in ``failed`` (``key ->
-    (data set, n, epsilon)``), which is updated in place, so that a later call
-    knows where the mechanism has already failed. The subsets of a setting
-    and each estimate of ``r`` draw from generators of their own, split off
-    ``rng`` at the start, so they do not depend on the order of the walk
-    (which depends on the machine), and all mechanisms see the same rows.
-
-    Returns one row per release (a setting not attempted: one row) with the
-    columns of :func:`utility_versus_n`, plus ``epsilon``, ``log10
-    P(accept)``, the ``predicted seconds`` and the ``reason`` for a setting
-    not attempted.
+    Nothing here depends on elapsed time: the estimates, the caps, the
+    subsets and the releases all draw from generators split off ``rng``, so
+    the result is a function of the seed. Returns one row per release (a
+    setting not attempted: one row) with the columns of
+    :func:`utility_versus_n`, plus ``epsilon``, ``log10 P(accept)``, the
+    ``cap`` and the ``reason`` for a setting not attempted.
     """
     from tqdm import tqdm
 
+    from .peers import CAP_SAFETY, proposal_cap, proposal_work
+
     rng = as_generator(rng)
     delta = check_delta(delta)
-    margin = float(margin)
-    if not margin >= 1:
-        raise ValueError(f"margin must be >= 1, got {margin}")
-    if budget is not None and not float(budget) > 0:
-        raise ValueError(f"budget must be > 0 seconds, got {budget}")
-    for key, mechanism in mechanism_table.items():
-        if mechanism.time_limit is None:
-            raise ValueError(f"{key} has no time limit (with_time_limit)")
+    safety = CAP_SAFETY if safety is None else float(safety)
+    work_budget = float(work_budget)
+    if not work_budget > 0:
+        raise ValueError(f"work_budget must be > 0, got {work_budget}")
     settings = [
         (data, int(n), check_epsilon(epsilon)) for data, n, epsilon in settings
     ]
     for data, n, _ in settings:
         if not 1 <= n <= data.n:
             raise ValueError(f"n = {n} outside 1..{data.n} for {data.name}")
-    failed = {} if failed is None else failed
     seeds = rng.integers(2**63, size=len(settings))
     releases = np.random.default_rng(int(rng.integers(2**63)))
     subsets: dict = {}
@@ -833,65 +799,42 @@ def utility_until_time_out(
                 drawn.append(_Subset(data.X, index))
         return drawn[j + 1]
 
+    order = sorted(
+        range(len(settings)),
+        key=lambda i: (settings[i][0].name, settings[i][1] * settings[i][2]),
+    )
     rows = []
     for m, (key, mechanism) in enumerate(mechanism_table.items()):
-        limit = mechanism.time_limit
-        pending: dict = {}
-        for i, (data, n, epsilon) in enumerate(settings):
-            pending.setdefault(data.name, []).append(i)
-        for name in pending:
-            pending[name].sort(key=lambda i: settings[i][1] * settings[i][2])
-        last: dict = {}  # data set -> (mean seconds, log10 P) where it returned
-        stopped: set = set()  # data sets where it exceeded its limit
-        estimates: dict = {}  # setting -> log10 P(accept), estimated once
-        bar = tqdm(total=len(settings), desc=key, disable=not progress)
-        while any(pending.values()):
-            candidates = []
-            for name, queue in pending.items():
-                if not queue:
-                    continue
-                i = queue[0]
-                data, n, epsilon = settings[i]
-                if i not in estimates:
-                    estimates[i] = float(
-                        log10_acceptance(
-                            key,
-                            data.A,
-                            n,
-                            data.k,
-                            epsilon,
-                            rng=np.random.default_rng((int(seeds[i]), m + 1)),
-                        )
-                    )
-                r = estimates[i]
-                predicted = 0.0
-                if name in last:
-                    seconds, r_prev = last[name]
-                    predicted = seconds * 10.0 ** min(r_prev - r, 300.0)
-                candidates.append((predicted, name, i, r))
-            predicted, name, i, r = min(candidates, key=lambda c: c[0])
-            pending[name].pop(0)
-            bar.update()
+        stopped: set = set()  # data sets where it reached its cap
+        for i in tqdm(order, desc=key, disable=not progress):
             data, n, epsilon = settings[i]
+            r = float(
+                log10_acceptance(
+                    key,
+                    data.A,
+                    n,
+                    data.k,
+                    epsilon,
+                    rng=np.random.default_rng((int(seeds[i]), m + 1)),
+                )
+            )
+            cap = proposal_cap(r, data.k, safety)
             head = (data.name, n, epsilon, 0, key, 0)
-            tail = (r, predicted)
-            if name in stopped:
+            tail = (r, float(cap))
+            reason = ""
+            if data.name in stopped:
+                reason = SKIP_REASONS[0]
+            elif cap * proposal_work(data.d) > work_budget:
+                reason = SKIP_REASONS[1]
+            if reason:
                 rows.append(
-                    (*head, np.nan, OUTCOMES[2], np.nan, *tail, SKIP_REASONS[0])
+                    (*head, np.nan, OUTCOMES[2], np.nan, np.nan, *tail, reason)
                 )
                 continue
-            if key in failed and predicted >= margin * limit:
-                rows.append(
-                    (*head, np.nan, OUTCOMES[2], np.nan, *tail, SKIP_REASONS[1])
-                )
-                continue
-            spend = limit if budget is None else float(budget)
-            times = []
+            capped = mechanism.with_work_cap(cap)
             for j in range(n_subsets):
-                if sum(times) >= spend:  # the setting's budget is spent
-                    break
-                V, outcome, seconds = _try_release(
-                    mechanism,
+                V, outcome, seconds, drawn = _try_release(
+                    capped,
                     subset(i, j),
                     data.k,
                     epsilon,
@@ -902,21 +845,16 @@ def utility_until_time_out(
                 q = np.nan if V is None else captured_variance(data.A, V)
                 rows.append(
                     (data.name, n, epsilon, j, key, 0, q, outcome, seconds)
-                    + (*tail, "")
+                    + (drawn, *tail, "")
                 )
                 if V is None:
-                    stopped.add(name)
-                    failed.setdefault(key, (data.name, n, epsilon))
+                    stopped.add(data.name)
                     break
-                times.append(seconds)
-            if name not in stopped:
-                last[name] = (float(np.mean(times)), r)
-        bar.close()
     return pd.DataFrame(
         rows,
         columns=["data set", "n", "epsilon", "subset", "mechanism", "run"]
-        + ["q_F", "outcome", "seconds", "log10 P(accept)"]
-        + ["predicted seconds", "reason"],
+        + ["q_F", "outcome", "seconds", "proposals", "log10 P(accept)"]
+        + ["cap", "reason"],
     )
 
 
@@ -925,7 +863,7 @@ def summarize(
 ) -> pd.DataFrame:
     """Mean and standard deviation of q_F over subsets and runs (the paper's
     error bars), over the releases that returned; ``count`` is their number
-    and ``not returned`` the number that hit a time limit or were not
+    and ``not returned`` the number that reached a work cap or were not
     attempted (``mean`` is NaN when nothing returned)."""
     results = results.assign(
         missing=results["q_F"].isna().astype(int)
@@ -995,12 +933,12 @@ def utility_versus_epsilon(
     ``runs[key]`` draws, one row per release with its ``outcome`` and
     ``seconds``.
 
-    The ε run in increasing order; a time-limited mechanism that exceeds its
-    limit at some ε is not run again at that ε or any larger one (one
-    ``"not attempted"`` row per skipped ε)."""
+    The ε run in increasing order; a work-capped mechanism that reaches its
+    cap at some ε is not run again at that ε or any larger one (one
+    ``"not attempted"`` row per skipped ε). Also a ``proposals`` column."""
     from tqdm import tqdm
 
-    rng, limited = _streams(rng, mechanism_table)
+    rng, capped = _streams(rng, mechanism_table)
     subset = _Subset(check_data(X))
     A = subset.A
     k = check_k(k, A.shape[0])
@@ -1011,21 +949,25 @@ def utility_versus_epsilon(
     for epsilon in tqdm(epsilons, desc="epsilon", disable=not progress):
         for key, mechanism in mechanism_table.items():
             if key in gave_up:
-                rows.append((epsilon, key, 0, np.nan, OUTCOMES[2], np.nan))
+                rows.append(
+                    (epsilon, key, 0, np.nan, OUTCOMES[2], np.nan, np.nan)
+                )
                 continue
             for run in range(_runs_of(runs, key)):
-                V, outcome, seconds = _try_release(
-                    mechanism, subset, k, epsilon, delta, rng, limited
+                V, outcome, seconds, drawn = _try_release(
+                    mechanism, subset, k, epsilon, delta, rng, capped
                 )
+                tail = (outcome, seconds, drawn)
                 if V is None:
                     gave_up.add(key)
-                    rows.append((epsilon, key, run, np.nan, outcome, seconds))
+                    rows.append((epsilon, key, run, np.nan, *tail))
                     break
                 q = captured_variance(A, V)
-                rows.append((epsilon, key, run, q, outcome, seconds))
+                rows.append((epsilon, key, run, q, *tail))
     return pd.DataFrame(
         rows,
-        columns=["epsilon", "mechanism", "run", "q_F", "outcome", "seconds"],
+        columns=["epsilon", "mechanism", "run", "q_F", "outcome", "seconds"]
+        + ["proposals"],
     )
 
 
@@ -1055,18 +997,19 @@ def classification_accuracy(
     tuning) and the rest is the test set. ``X`` is a dense or sparse n x d
     matrix with rows of norm <= 1, ``y`` boolean labels.
 
-    Each row of the result carries its ``outcome`` and the release's wall-clock
-    ``seconds``. Every holdout has the same
-    size, so a time-limited mechanism that exceeds its limit once is not run
-    again (``"not attempted"``, accuracy NaN, for each later permutation).
-    The mechanisms in ``skip`` (keys of ``mechanism_table``, e.g. a library
-    that already exceeded its limit on an easier task) are not run at all:
-    one ``"not attempted"`` row per permutation.
+    Each row of the result carries its ``outcome``, the release's wall-clock
+    ``seconds`` (for display) and its ``proposals`` (work-capped
+    mechanisms). Every holdout has the same size, so a work-capped
+    mechanism that reaches its cap once is not run again (``"not
+    attempted"``, accuracy NaN, for each later permutation). The mechanisms
+    in ``skip`` (keys of ``mechanism_table``, e.g. a library whose cap would
+    exceed the work budget) are not run at all: one ``"not attempted"`` row
+    per permutation.
     """
     from sklearn.svm import LinearSVC
     from tqdm import tqdm
 
-    rng, limited = _streams(rng, mechanism_table)
+    rng, capped = _streams(rng, mechanism_table)
     y = np.asarray(y, dtype=bool)
     n = X.shape[0]
     rows = []
@@ -1088,18 +1031,18 @@ def classification_accuracy(
                 if key in gave_up:
                     rows.append(
                         (permutation, key, 0, np.nan, np.nan)
-                        + (OUTCOMES[2], np.nan)
+                        + (OUTCOMES[2], np.nan, np.nan)
                     )
                     continue
                 for projection in range(n_projections):
-                    V, outcome, seconds = _try_release(
-                        mechanism, hold, k, epsilon, delta, rng, limited
+                    V, outcome, seconds, drawn = _try_release(
+                        mechanism, hold, k, epsilon, delta, rng, capped
                     )
                     if V is None:
                         gave_up.add(key)
                         rows.append(
                             (permutation, key, projection, np.nan, np.nan)
-                            + (outcome, seconds)
+                            + (outcome, seconds, drawn)
                         )
                         break
                     accuracy, C = _fit_linear_svm(
@@ -1112,13 +1055,13 @@ def classification_accuracy(
                     )
                     rows.append(
                         (permutation, key, projection, accuracy, C)
-                        + (outcome, seconds)
+                        + (outcome, seconds, drawn)
                     )
             bar.update()
     return pd.DataFrame(
         rows,
         columns=["permutation", "mechanism", "projection", "accuracy", "C"]
-        + ["outcome", "seconds"],
+        + ["outcome", "seconds", "proposals"],
     )
 
 

@@ -15,12 +15,40 @@ origin 0, as in the book's protocol); none lets a library read a bound from the
 data. The functions here call the libraries' real code; nothing of theirs is
 copied.
 
-**Seeding.** diffprivlib takes ``random_state``: an integer drawn from the
-caller's ``rng`` makes its draws reproducible (NumPy's legacy ``RandomState``).
-OpenDP draws from its own cryptographically secure generator
-(``opendp._lib.get_np_csprng``), which has no seed: its outputs cannot be
-reproduced, so the book tests them only statistically, with fresh entropy, at
-sample sizes where a correct sampler fails with probability below 1e-4.
+**Seeding.** Every adapter takes ``rng`` (a seed or a NumPy ``Generator``)
+and draws 256 bits from it, which seed a fresh PCG64 bit generator for the
+library: as much as the library's randomness argument can hold (a PCG64 state
+is 128 bits of state and 128 of increment). diffprivlib takes it through its
+own ``random_state`` argument, which accepts a NumPy ``RandomState``; we pass
+``RandomState(PCG64(...))`` (NumPy's legacy distributions on that bit
+generator), so its draws are reproducible and no longer limited to the 31
+bits of an integer seed. OpenDP has no randomness argument: its eigenvector
+sampler draws from the generator returned by ``opendp._lib.get_np_csprng()``
+(a NumPy ``Generator`` over OpenDP's cryptographically secure byte source,
+cached in the module global ``opendp._lib._np_csprng``), which it looks up
+each time the measurement is built, at release time. OpenDP offers no public
+or documented hook to seed it, so for the duration of one call the adapters
+put a seeded NumPy ``Generator`` in that global and restore the library's own
+afterwards (:func:`seeded_opendp`). The library's code is unchanged: it calls
+the same ``multivariate_normal`` and ``random`` methods on a ``Generator``
+whose bits come from PCG64 instead of the operating system, so the law it
+samples is the same (both are taken as ideal uniform bits); only the bits are
+reproducible, and they are not cryptographically secure, which an experiment
+does not need. With ``rng=None`` the OpenDP adapters leave the library's own
+generator in place (fresh, unreproducible entropy). OpenDP's eigenvalues
+(``make_private_pca``) are drawn in Rust from its own source, which cannot be
+replaced; they do not enter ``V``.
+
+**Work caps.** Both samplers draw by rejection, and the libraries' flipped
+test can accept with probability below 1e-20 (chapter 12), so a release may
+not return in any useful time. Every adapter takes ``max_proposals``: the
+number of ACG proposals (calls of the generator's ``multivariate_normal``,
+one per proposal in both libraries) the release may draw, over all its
+eigenvectors. The generator passed to the library counts them and stops the
+release with :class:`WorkCapExceeded` when the cap is reached. Whether a
+release returns is then a function of the seed and the cap alone, the same on
+every machine. :func:`proposal_cap` chooses a cap from the estimated
+acceptance probability (:func:`first_vector_log10_acceptance`).
 
 **The law they sample.** Both eigenvector samplers are the
 angular-central-Gaussian (ACG) rejection sampler of Kent, Ganeiber and Mardia
@@ -72,8 +100,118 @@ PRIVACY = {
 }
 
 
-def _seed(rng) -> int:
-    return int(as_generator(rng).integers(2**31 - 1))
+class WorkCapExceeded(RuntimeError):
+    """A library release drew its cap of ACG proposals without accepting
+    (``max_proposals`` of the adapters): an outcome of the experiment, not
+    an error. ``proposals`` is the number drawn."""
+
+    def __init__(self, proposals: int):
+        super().__init__(
+            f"no eigenvector accepted within {proposals:,} proposals"
+        )
+        self.proposals = int(proposals)
+
+
+class WorkCount:
+    """The proposals one release may draw (``cap``, None for no cap) and
+    those it drew (``used``), filled in by the adapters."""
+
+    def __init__(self, cap: int | None = None):
+        if cap is not None:
+            cap = int(cap)
+            if cap < 1:
+                raise ValueError(f"max_proposals must be >= 1, got {cap}")
+        self.cap = cap
+        self.used = 0
+        self.exceeded = False
+
+    def count(self) -> None:
+        if self.cap is not None and self.used >= self.cap:
+            self.exceeded = True
+            raise WorkCapExceeded(self.used)
+        self.used += 1
+
+
+def _work(max_proposals) -> WorkCount:
+    if isinstance(max_proposals, WorkCount):
+        return max_proposals
+    return WorkCount(max_proposals)
+
+
+def _bit_generator(rng) -> np.random.PCG64:
+    """A PCG64 bit generator seeded with 256 bits drawn from ``rng`` (the
+    whole state of a PCG64: 128 bits of state, 128 of increment)."""
+    words = as_generator(rng).integers(0, 2**64, size=4, dtype=np.uint64)
+    return np.random.PCG64(np.random.SeedSequence([int(w) for w in words]))
+
+
+class _CountingRandomState(np.random.RandomState):
+    """NumPy's legacy ``RandomState`` (what diffprivlib's ``random_state``
+    accepts) whose ``multivariate_normal`` (one call per ACG proposal of
+    diffprivlib's Bingham sampler) is counted against a cap."""
+
+    def __init__(self, bit_generator, work: WorkCount):
+        super().__init__(bit_generator)
+        self._work = work
+
+    def multivariate_normal(self, *args, **kwargs):
+        self._work.count()
+        return super().multivariate_normal(*args, **kwargs)
+
+
+class _CountingGenerator:
+    """A NumPy ``Generator`` (what OpenDP's sampler draws from) whose
+    ``multivariate_normal`` (one call per ACG proposal) is counted against a
+    cap; every other method is the generator's own."""
+
+    def __init__(self, generator: np.random.Generator, work: WorkCount):
+        self._generator = generator
+        self._work = work
+
+    def multivariate_normal(self, *args, **kwargs):
+        self._work.count()
+        return self._generator.multivariate_normal(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._generator, name)
+
+
+def _diffprivlib_random_state(rng, work: WorkCount):
+    return _CountingRandomState(_bit_generator(rng), work)
+
+
+class seeded_opendp:
+    """Context manager: OpenDP's eigenvector sampler draws from a NumPy
+    ``Generator`` seeded from ``rng`` and counted against ``work`` (see the
+    module docstring, *Seeding*). It replaces the generator cached in
+    ``opendp._lib._np_csprng`` (what ``get_np_csprng()`` returns) and
+    restores it on exit. With ``rng=None`` the library's own generator is
+    kept and only counted. An exception raised by the count inside OpenDP
+    (which wraps it in its own ``OpenDPException``) leaves as
+    :class:`WorkCapExceeded`."""
+
+    def __init__(self, rng, work: WorkCount | None = None):
+        self.rng, self.work = rng, _work(None) if work is None else work
+
+    def __enter__(self):
+        import opendp._lib as lib
+
+        self._lib = lib
+        self._saved = lib._np_csprng
+        source = (
+            lib.get_np_csprng()
+            if self.rng is None
+            else np.random.Generator(_bit_generator(self.rng))
+        )
+        lib._np_csprng = _CountingGenerator(source, self.work)
+        return self.work
+
+    def __exit__(self, kind, error, traceback):
+        self._lib._np_csprng = self._saved
+        if error is not None and self.work.exceeded:
+            if not isinstance(error, WorkCapExceeded):
+                raise WorkCapExceeded(self.work.used) from error
+        return False
 
 
 def import_diffprivlib():
@@ -123,13 +261,18 @@ def available() -> dict[str, bool]:
 # ------------------------------------------------------------------------------
 # PCA estimators with the registry interface (X, k, epsilon, delta, rng) -> V
 # ------------------------------------------------------------------------------
-def diffprivlib_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
+def diffprivlib_pca(
+    X, k: int, epsilon, delta=None, rng=None, max_proposals=None
+) -> np.ndarray:
     """``diffprivlib.models.PCA`` with ``data_norm=1`` and ``centered=True``
     (the book's
     uncentred second moment, no budget spent on a mean); returns ``V`` (``d x
     k``).
 
-    ``delta`` is ignored (pure ε claimed). Reproducible under a seeded ``rng``.
+    ``delta`` is ignored (pure ε claimed). Reproducible under a seeded
+    ``rng``; at most ``max_proposals`` proposals (an int, or a
+    :class:`WorkCount` that records those drawn), else
+    :class:`WorkCapExceeded`.
     """
     import_diffprivlib()
     from diffprivlib.models import PCA
@@ -141,7 +284,7 @@ def diffprivlib_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
         epsilon=check_epsilon(epsilon),
         data_norm=1.0,
         centered=True,
-        random_state=_seed(rng),
+        random_state=_diffprivlib_random_state(rng, _work(max_proposals)),
     )
     with warnings.catch_warnings():
         # diffprivlib's budget accountant warns when its global budget is
@@ -151,7 +294,9 @@ def diffprivlib_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
     return np.ascontiguousarray(model.components_.T)
 
 
-def opendp_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
+def opendp_pca(
+    X, k: int, epsilon, delta=None, rng=None, max_proposals=None
+) -> np.ndarray:
     """OpenDP's ``make_private_pca`` on the domain of ``n x d`` arrays with
     row norm ≤ 1 and known
     origin 0 (no budget spent on a mean); ``unit_epsilon = ε``, which its
@@ -159,8 +304,10 @@ def opendp_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
     (``d x k``).
 
     This is the measurement OpenDP's ``PCA`` class builds, minus the private
-    mean that the class always estimates. ``delta`` is ignored. ``rng`` is not
-    used: OpenDP cannot be seeded.
+    mean that the class always estimates. ``delta`` is ignored. ``rng``
+    seeds the eigenvector sampler in place of OpenDP's own generator
+    (:class:`seeded_opendp`); ``max_proposals`` as in
+    :func:`diffprivlib_pca`.
     """
     dp = import_opendp()
     from opendp.extras.sklearn.decomposition import make_private_pca
@@ -177,18 +324,21 @@ def opendp_pca(X, k: int, epsilon, delta=None, rng=None) -> np.ndarray:
         float(check_epsilon(epsilon)),
         num_components=k,
     )
-    return np.ascontiguousarray(measurement(X).Vt.T)
+    with seeded_opendp(rng, _work(max_proposals)):
+        released = measurement(X)
+    return np.ascontiguousarray(released.Vt.T)
 
 
 def opendp_pca_from_second_moment(
-    A, n: int, k: int, epsilon, delta=None, rng=None
+    A, n: int, k: int, epsilon, delta=None, rng=None, max_proposals=None
 ) -> np.ndarray:
     """The eigenvector half of OpenDP's PCA, run on ``C = n A`` directly: its
     ``make_private_eigenvectors`` measurement on the domain of SSCP matrices of
     ``n`` rows of norm ≤ 1, with the per-vector budgets its ``make_private_pca``
     uses for ``unit_epsilon = ε``
     (``ε/(2k)`` each). Same law of ``V`` as :func:`opendp_pca`, without
-    forming ``X^T X``."""
+    forming ``X^T X``; seeded by ``rng`` and capped by ``max_proposals`` in
+    the same way."""
     dp = import_opendp()
     from opendp.extras.numpy import _sscp_domain
     from opendp.extras.sklearn._make_eigenvector import (
@@ -204,11 +354,13 @@ def opendp_pca_from_second_moment(
     measurement = make_private_eigenvectors(
         domain, dp.symmetric_distance(), split.eigvecs
     )
-    return np.ascontiguousarray(np.asarray(measurement(int(n) * A))[:, :k])
+    with seeded_opendp(rng, _work(max_proposals)):
+        released = np.asarray(measurement(int(n) * A))
+    return np.ascontiguousarray(released[:, :k])
 
 
 def diffprivlib_pca_from_second_moment(
-    A, n: int, k: int, epsilon, delta=None, rng=None
+    A, n: int, k: int, epsilon, delta=None, rng=None, max_proposals=None
 ) -> np.ndarray:
     """The eigenvector half of diffprivlib's PCA (``centered=True``,
     ``data_norm=1``) on
@@ -216,7 +368,7 @@ def diffprivlib_pca_from_second_moment(
     each on ``C`` compressed to the complement of the vectors already drawn (as
     its ``covariance_eig`` does).
     Same law of ``V`` as :func:`diffprivlib_pca`, without the rows; seeded by
-    ``rng``."""
+    ``rng`` and capped by ``max_proposals`` in the same way."""
     import_diffprivlib()
     import scipy.linalg
     from diffprivlib.mechanisms import Bingham
@@ -226,7 +378,8 @@ def diffprivlib_pca_from_second_moment(
     k = check_k(k, d)
     C = int(n) * A
     mechanism = Bingham(
-        epsilon=check_epsilon(epsilon) / (k + 1), random_state=_seed(rng)
+        epsilon=check_epsilon(epsilon) / (k + 1),
+        random_state=_diffprivlib_random_state(rng, _work(max_proposals)),
     )
     basis = np.eye(d)  # rows span the complement of the vectors drawn so far
     V = np.empty((d, k))
@@ -271,15 +424,20 @@ def diffprivlib_bingham_draws(B, size: int, rng=None) -> np.ndarray:
     from diffprivlib.mechanisms import Bingham
 
     B = check_symmetric(B, name="B")
-    mechanism = Bingham(epsilon=4.0, sensitivity=1.0, random_state=_seed(rng))
+    mechanism = Bingham(
+        epsilon=4.0,
+        sensitivity=1.0,
+        random_state=_diffprivlib_random_state(rng, WorkCount()),
+    )
     return np.array([mechanism.randomise(B) for _ in range(int(size))])
 
 
-def opendp_eigenvector_draws(B, size: int) -> np.ndarray:
+def opendp_eigenvector_draws(B, size: int, rng=None) -> np.ndarray:
     """``size`` draws of OpenDP's
     ``make_private_eigenvector(unit_epsilon=4)`` on the SSCP
     matrix ``B`` (domain: row norm 1), whose target is ``∝ exp(x^T B x)``.
-    Not seedable."""
+    Seeded by ``rng`` (:class:`seeded_opendp`; ``None``: OpenDP's own
+    unseeded generator)."""
     dp = import_opendp()
     from opendp.extras.numpy import _sscp_domain
     from opendp.extras.sklearn._make_eigenvector import make_private_eigenvector
@@ -287,8 +445,13 @@ def opendp_eigenvector_draws(B, size: int) -> np.ndarray:
     B = check_symmetric(B, name="B")
     d = B.shape[0]
     domain = _sscp_domain(num_features=d, norm=1.0, p=2, size=max(d, 1))
-    measurement = make_private_eigenvector(domain, dp.symmetric_distance(), 4.0)
-    return np.array([np.asarray(measurement(B)) for _ in range(int(size))])
+    with seeded_opendp(rng):
+        # the sampler looks its generator up when the measurement is built
+        measurement = make_private_eigenvector(
+            domain, dp.symmetric_distance(), 4.0
+        )
+        draws = [np.asarray(measurement(B)) for _ in range(int(size))]
+    return np.array(draws)
 
 
 def library_bingham_draws(library: str, B, size: int, rng=None) -> np.ndarray:
@@ -298,7 +461,7 @@ def library_bingham_draws(library: str, B, size: int, rng=None) -> np.ndarray:
     if library == "diffprivlib":
         return diffprivlib_bingham_draws(B, size, rng=rng)
     if library == "opendp":
-        return opendp_eigenvector_draws(B, size)
+        return opendp_eigenvector_draws(B, size, rng=rng)
     raise ValueError(
         f"library must be 'diffprivlib' or 'opendp'; got {library!r}"
     )
@@ -362,8 +525,8 @@ def sphere_expectation(
 
 
 # ------------------------------------------------------------------------------
-# What the flipped test costs: acceptance rates (a call that may not return is
-# run under dppca.time_limit)
+# What the flipped test costs: acceptance rates, and the work caps chosen
+# from them
 # ------------------------------------------------------------------------------
 def log10_acceptance_rates(B, size: int, rng=None) -> tuple[float, float]:
     """``log10`` of the mean acceptance probability per ACG proposal for ``∝
@@ -420,3 +583,35 @@ def first_vector_log10_acceptance(
     A = check_symmetric(A, name="A")
     B = vector_budget(key, epsilon, k) / 4.0 * int(n) * A
     return log10_acceptance_rates(B, size, rng)[1]
+
+
+#: Proposals per eigenvector, in units of the mean ``1/P``, that
+#: :func:`proposal_cap` allows: a geometric number of proposals exceeds
+#: ``s/P`` with probability about ``e^{-s}`` (``e^{-20}`` ≈ 2e-9).
+CAP_SAFETY = 20.0
+
+
+def proposal_cap(log10_acceptance, k: int, safety: float = CAP_SAFETY):
+    """The work cap of one release of ``k`` eigenvectors whose first draw
+    accepts with probability ``10**log10_acceptance`` per proposal:
+    ``ceil(safety * k / P)`` proposals, ``safety`` times the mean number of
+    proposals if every vector accepted as the first does. Returned as an
+    int, or ``math.inf`` when it exceeds 1e18 (no such release can be run).
+    A deterministic function of the estimate, so of the seed."""
+    import math
+
+    k, safety = int(k), float(safety)
+    if k < 1 or not safety > 0:
+        raise ValueError(f"need k >= 1 and safety > 0; got {k}, {safety}")
+    log10_acceptance = float(log10_acceptance)
+    if not math.log10(safety * k) - log10_acceptance <= 18:
+        return math.inf
+    return max(1, math.ceil(safety * k * 10.0 ** (-log10_acceptance)))
+
+
+def proposal_work(d: int) -> int:
+    """The work of one ACG proposal in dimension ``d``, to a constant: both
+    libraries draw each proposal with ``multivariate_normal``, which
+    factorises the ``d x d`` covariance again (``d**3`` operations). A work
+    budget divided by this is a number of proposals."""
+    return int(d) ** 3

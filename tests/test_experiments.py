@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from dppca import datasets, experiments
+from dppca import datasets, experiments, peers
 from dppca.linalg import haar_subspace, second_moment, top_k_eigh
 from dppca.montecarlo import mean_ci
 from dppca.validation import check_orthonormal, scale_to_unit_ball
@@ -106,7 +106,7 @@ def test_experiments_pass_each_subset_its_own_cache(registry):
     seen = []
 
     def spy(rows, k, epsilon, delta, rng=None, cache=None):
-        seen.append((type(rows), rows.shape[0], id(cache)))
+        seen.append((type(rows), rows.shape[0], cache))  # kept alive
         cache["calls"] = cache.get("calls", 0) + 1
         return haar_subspace(rows.shape[1], k, rng)
 
@@ -126,9 +126,9 @@ def test_experiments_pass_each_subset_its_own_cache(registry):
     )
     assert len(seen) == 2 * 2 * 2
     assert all(kind is sparse.csr_matrix for kind, _, _ in seen)
-    caches_at_100 = {c for kind, n, c in seen if n == 100}
+    caches_at_100 = {id(c) for kind, n, c in seen if n == 100}
     assert len(caches_at_100) == 2  # two subsets, two caches
-    caches_at_n = {c for kind, n, c in seen if n == data.n}
+    caches_at_n = {id(c) for kind, n, c in seen if n == data.n}
     assert len(caches_at_n) == 1  # the whole data set: one set of rows
 
 
@@ -281,83 +281,61 @@ def test_sparse_rows_outside_the_unit_ball_are_refused():
 
 
 # ------------------------------------------------------------------------------
-# Time-limited mechanisms (the libraries of chapter 12 in chapters 8 and 9)
+# Work-capped mechanisms (the libraries of chapter 12 in chapters 8, 9, 12)
 # ------------------------------------------------------------------------------
-def _slow_beyond(threshold, field):
-    """A random-subspace mechanism that never returns once ``n`` (or ε)
-    exceeds ``threshold``: the shape of a rejection sampler whose acceptance
-    rate collapses as the concentration grows."""
-    import time
-
+def _costly_beyond(threshold, field, proposals=10**9):
+    """A random-subspace mechanism that draws one proposal, or
+    ``proposals`` of them once ``n`` (or ε) exceeds ``threshold``, counted
+    against ``max_proposals`` as the libraries' adapters count theirs: the
+    shape of a rejection sampler whose acceptance rate collapses as the
+    concentration grows."""
     random = experiments.mechanisms()["random"]
 
-    def from_moment(A, n, k, epsilon, delta, rng=None):
-        if {"n": n, "epsilon": epsilon}[field] > threshold:
-            time.sleep(60)
+    def from_moment(A, n, k, epsilon, delta, rng=None, max_proposals=None):
+        work = max_proposals
+        if not isinstance(work, peers.WorkCount):
+            work = peers.WorkCount(max_proposals)
+        value = {"n": n, "epsilon": epsilon}[field]
+        needed = proposals if value > threshold else 1
+        for _ in range(needed):
+            work.count()
         return random.run_from_moment(A, n, k, epsilon, delta, rng)
 
-    def release(X, k, epsilon, delta, rng=None):
-        return from_moment(second_moment(X), X.shape[0], k, epsilon, delta, rng)
+    def release(X, k, epsilon, delta, rng=None, max_proposals=None):
+        return from_moment(
+            second_moment(X), X.shape[0], k, epsilon, delta, rng, max_proposals
+        )
 
     return experiments.Mechanism(
-        "slow", "slow", "test", release, from_moment, "test"
+        "costly", "costly", "test", release, from_moment, "test"
     )
 
 
-@pytest.mark.parametrize("seconds", [0.0, -1.0, float("nan"), float("inf")])
-def test_time_limit_must_be_a_positive_number_of_seconds(seconds):
-    with pytest.raises(ValueError, match="time limit"):
-        experiments.mechanisms()["random"].with_time_limit(seconds)
+@pytest.mark.parametrize("cap", [0, -1, 2.5, float("nan"), float("inf")])
+def test_work_cap_must_be_a_positive_integer(cap):
+    with pytest.raises((ValueError, OverflowError), match="max_proposals|inf"):
+        _costly_beyond(0, "n").with_work_cap(cap)
 
 
-def test_time_limited_release_is_seeded_by_the_caller_and_advances_it():
+def test_capped_release_is_seeded_by_the_caller_and_stops_at_its_cap():
     data = _toy()
-    limited = experiments.mechanisms()["random"].with_time_limit(30)
-    assert limited.time_limit == 30.0
+    capped = _costly_beyond(100, "n", proposals=50).with_work_cap(20)
+    assert capped.work_cap == 20
     rng_a, rng_b = np.random.default_rng(11), np.random.default_rng(11)
-    first = limited.run_from_moment(data.A, data.n, 2, 1.0, 0.01, rng_a)
-    again = limited.run_from_moment(data.A, data.n, 2, 1.0, 0.01, rng_b)
+    first = capped.run_from_moment(data.A, 50, 2, 1.0, 0.01, rng_a)
+    again = capped.run_from_moment(data.A, 50, 2, 1.0, 0.01, rng_b)
     np.testing.assert_array_equal(first, again)  # same seed, same release
-    second = limited.run_from_moment(data.A, data.n, 2, 1.0, 0.01, rng_a)
-    assert not np.allclose(first, second)  # the caller's stream moved on
-    check_orthonormal(limited(data.rows(), 2, 1.0, 0.01, rng=3))
+    with pytest.raises(peers.WorkCapExceeded) as stopped:
+        capped.run_from_moment(data.A, 200, 2, 1.0, 0.01, rng_a)
+    assert stopped.value.proposals == 20
+    check_orthonormal(capped(data.X[:50].toarray(), 2, 1.0, 0.01, rng=3))
 
 
-def test_time_limited_row_mechanism_runs_in_a_child_and_is_seeded():
-    """``with_time_limit`` wraps ``from_rows`` too: the release runs in a
-    child process (which cannot fill the parent's cache), seeded from the
-    caller's generator, and a protocol run through it returns."""
-    data = _toy()
-    limited = experiments.mechanisms()["trace_sensitive"].with_time_limit(30)
-    cache = {}
-    first = limited.from_rows(
-        data.X, 2, 1.0, 0.01, np.random.default_rng(4), cache
-    )
-    again = limited.from_rows(
-        data.X, 2, 1.0, 0.01, np.random.default_rng(4), cache
-    )
-    np.testing.assert_array_equal(first, again)
-    check_orthonormal(first)
-    assert cache == {}  # the child's cache stays in the child
-    out = experiments.utility_versus_n(
-        data,
-        [100],
-        {"trace_sensitive": limited},
-        epsilon=1.0,
-        delta=0.01,
-        n_subsets=1,
-        runs={"default": 2},
-        rng=0,
-        progress=False,
-    )
-    assert (out["outcome"] == "returned").all() and len(out) == 2
-
-
-def test_utility_versus_n_records_time_outs_and_skips_larger_sizes():
+def test_utility_versus_n_records_caps_and_skips_larger_sizes():
     data = _toy()
     table = {
         "random": experiments.mechanisms()["random"],
-        "slow": _slow_beyond(100, "n").with_time_limit(0.5),
+        "costly": _costly_beyond(100, "n").with_work_cap(1000),
     }
     out = experiments.utility_versus_n(
         data,
@@ -372,30 +350,29 @@ def test_utility_versus_n_records_time_outs_and_skips_larger_sizes():
     )
     assert list(out["n"].unique()) == [50, 200, 400]
     assert (out[out["mechanism"] == "random"]["outcome"] == "returned").all()
-    slow = out[out["mechanism"] == "slow"]
-    assert (slow[slow["n"] == 50]["outcome"] == "returned").sum() == 6
-    assert list(slow[slow["n"] == 200]["outcome"]) == [
-        "time limit",
+    assert out[out["mechanism"] == "random"]["proposals"].isna().all()
+    costly = out[out["mechanism"] == "costly"]
+    assert (costly[costly["n"] == 50]["outcome"] == "returned").sum() == 6
+    assert (costly[costly["n"] == 50]["proposals"] == 1).all()
+    assert list(costly[costly["n"] == 200]["outcome"]) == [
+        "work cap",
         "not attempted",
     ]
-    assert list(slow[slow["n"] == 400]["outcome"]) == ["not attempted"] * 2
-    assert slow[slow["n"] > 50]["q_F"].isna().all()
-    timed_out = slow[slow["outcome"] == "time limit"]["seconds"]
-    assert (timed_out >= 0.5).all()  # the limit was waited for, not skipped
-    assert slow[slow["outcome"] == "not attempted"]["seconds"].isna().all()
-    assert (slow[slow["outcome"] == "returned"]["seconds"] < 0.5).all()
+    assert list(costly[costly["n"] == 400]["outcome"]) == ["not attempted"] * 2
+    assert costly[costly["n"] > 50]["q_F"].isna().all()
+    assert (costly[costly["outcome"] == "work cap"]["proposals"] == 1000).all()
     summary = experiments.summarize(out).set_index(["n", "mechanism"])
-    assert summary.loc[(50, "slow"), "count"] == 6
-    assert summary.loc[(50, "slow"), "not returned"] == 0
-    assert summary.loc[(200, "slow"), "count"] == 0
-    assert summary.loc[(200, "slow"), "not returned"] == 2
-    assert np.isnan(summary.loc[(400, "slow"), "mean"])
+    assert summary.loc[(50, "costly"), "count"] == 6
+    assert summary.loc[(50, "costly"), "not returned"] == 0
+    assert summary.loc[(200, "costly"), "count"] == 0
+    assert summary.loc[(200, "costly"), "not returned"] == 2
+    assert np.isnan(summary.loc[(400, "costly"), "mean"])
     assert summary.loc[(400, "random"), "count"] == 6
 
 
-def test_utility_versus_epsilon_skips_larger_epsilons_after_a_time_out():
+def test_utility_versus_epsilon_skips_larger_epsilons_after_a_cap():
     X = experiments.synthetic_gaussian(300, [0.5, 0.3, 0.1, 0.1], rng=1)
-    table = {"slow": _slow_beyond(1.0, "epsilon").with_time_limit(0.5)}
+    table = {"costly": _costly_beyond(1.0, "epsilon").with_work_cap(100)}
     out = experiments.utility_versus_epsilon(
         X,
         2,
@@ -408,27 +385,27 @@ def test_utility_versus_epsilon_skips_larger_epsilons_after_a_time_out():
     )
     assert list(out["epsilon"]) == [0.1] * 4 + [3.0, 10.0]
     assert list(out["outcome"]) == ["returned"] * 4 + [
-        "time limit",
+        "work cap",
         "not attempted",
     ]
 
 
-def _noise_task_with_a_slow_mechanism():
+def _noise_task_with_a_costly_mechanism():
     """600 rows of noise with random labels, and a table of PCA and a
-    mechanism that always exceeds its half-second limit."""
+    mechanism that always reaches its cap of 100 proposals."""
     rng = np.random.default_rng(4)
     n, d = 600, 4
     y = rng.random(n) < 0.5
     X = scale_to_unit_ball(rng.normal(0, 1, (n, d)))
     table = {
         "pca": experiments.mechanisms()["pca"],
-        "slow": _slow_beyond(0, "n").with_time_limit(0.5),
+        "costly": _costly_beyond(0, "n").with_work_cap(100),
     }
     return X, y, table
 
 
-def test_classification_gives_up_on_a_mechanism_after_one_time_out():
-    X, y, table = _noise_task_with_a_slow_mechanism()
+def test_classification_gives_up_on_a_mechanism_after_one_cap():
+    X, y, table = _noise_task_with_a_costly_mechanism()
     out = experiments.classification_accuracy(
         X,
         y,
@@ -441,21 +418,21 @@ def test_classification_gives_up_on_a_mechanism_after_one_time_out():
         rng=5,
         progress=False,
     )
-    slow = out[out["mechanism"] == "slow"]
-    assert list(slow["outcome"]) == ["time limit"] + ["not attempted"] * 2
-    assert slow["accuracy"].isna().all()
+    costly = out[out["mechanism"] == "costly"]
+    assert list(costly["outcome"]) == ["work cap"] + ["not attempted"] * 2
+    assert costly["accuracy"].isna().all()
     assert (out[out["mechanism"] == "pca"]["outcome"] == "returned").all()
 
 
-def test_time_outs_do_not_change_the_other_mechanisms_draws():
-    """Whether a time-limited release returns depends on the machine; the
-    other mechanisms' results for a seed must not."""
+def test_caps_do_not_change_the_other_mechanisms_draws():
+    """A capped mechanism's releases come from a stream of their own: the
+    other mechanisms' results for a seed do not depend on where it stops."""
     data = _toy()
     random = experiments.mechanisms()["random"]
     outs = []
-    for threshold in (10**9, 0):  # never slow; always slow
+    for threshold in (10**9, 0):  # never costly; always costly
         table = {
-            "slow": _slow_beyond(threshold, "n").with_time_limit(0.5),
+            "costly": _costly_beyond(threshold, "n").with_work_cap(100),
             "random": random,
         }
         out = experiments.utility_versus_n(
@@ -475,14 +452,14 @@ def test_time_outs_do_not_change_the_other_mechanisms_draws():
 
 
 # ------------------------------------------------------------------------------
-# utility_until_time_out: one walk over many settings, skipping where a
-# time-limited mechanism cannot be expected to return
+# utility_within_work_cap: caps chosen from the acceptance estimate, settings
+# beyond the work budget not run
 # ------------------------------------------------------------------------------
 def _falling_acceptance(key, A, n, k, epsilon, rng=None):
     """A stand-in for the libraries' acceptance estimate, falling with n ε:
     slowly up to 400, then by 25 orders of magnitude."""
     n_epsilon = float(n * epsilon)
-    return -n_epsilon / 1000.0 - (25.0 if n_epsilon in (300.0, 500.0) else 0)
+    return -n_epsilon / 100.0 - (25.0 if n_epsilon in (300.0, 500.0) else 0)
 
 
 def _named_toy(name, seed):
@@ -492,144 +469,83 @@ def _named_toy(name, seed):
     )
 
 
-def test_until_time_out_establishes_once_and_skips_what_is_harder():
+def test_within_work_cap_caps_from_the_estimate_and_skips_the_rest():
     a, b = _named_toy("a", 0), _named_toy("b", 1)
-    slow = _slow_beyond(150, "n").with_time_limit(0.5)
+    # draws 1 proposal below n = 150, more than any cap above
+    costly = _costly_beyond(150, "n")
     settings = [(a, n, 1.0) for n in (400, 50, 200, 100)]
     settings += [(b, n, 1.0) for n in (50, 300)]
-    failed = {}
-    out = experiments.utility_until_time_out(
+    d3 = peers.proposal_work(a.d)
+    out = experiments.utility_within_work_cap(
         settings,
-        {"slow": slow},
+        {"costly": costly},
         _falling_acceptance,
         delta=0.01,
         n_subsets=2,
-        failed=failed,
+        work_budget=10**5 * d3,
         rng=0,
         progress=False,
     )
     by = out.set_index(["data set", "n"])
-    # Both data sets' first settings, and a's second, return (two subsets).
     for setting in [("a", 50), ("a", 100), ("b", 50)]:
         assert list(by.loc[setting, "outcome"]) == ["returned"] * 2
-    # a's n = 200 is the first that exceeds the limit: once, then no more.
-    assert by.loc[("a", 200), "outcome"] == "time limit"  # a single row
-    assert failed == {"slow": ("a", 200, 1.0)}
+    # the cap is CAP_SAFETY k / P: at a, n = 100, 20 * 2 * 10 = 400
+    assert (by.loc[("a", 100), "cap"] == 400).all()
+    # a's n = 200 is the first that reaches its cap: once, then no more.
+    assert by.loc[("a", 200), "outcome"] == "work cap"  # a single row
+    assert by.loc[("a", 200), "proposals"] == by.loc[("a", 200), "cap"]
     # a's n = 400: harder than a failed setting of the same data set.
     assert by.loc[("a", 400), "outcome"] == "not attempted"
     assert by.loc[("a", 400), "reason"] == experiments.SKIP_REASONS[0]
-    # b's n = 300: predicted from b's n = 50 times 10^25.25, far beyond the
-    # margin (10 x 0.5 s).
+    # b's n = 300: its cap (40 * 10^28) is beyond the budget, not run.
     assert by.loc[("b", 300), "outcome"] == "not attempted"
     assert by.loc[("b", 300), "reason"] == experiments.SKIP_REASONS[1]
-    assert by.loc[("b", 300), "predicted seconds"] > 1e20
     assert np.isnan(by.loc[("b", 300), "q_F"])
     returned = out[out["outcome"] == "returned"]
-    assert (returned["q_F"] >= 0).all() and (returned["seconds"] < 0.5).all()
+    assert (returned["q_F"] >= 0).all() and (returned["proposals"] == 1).all()
     np.testing.assert_allclose(
-        by.loc[("a", 50), "log10 P(accept)"], -0.05, atol=0
+        by.loc[("a", 50), "log10 P(accept)"], -0.5, atol=0
     )
     summary = experiments.summarize(out).set_index(["data set", "n"])
     assert summary.loc[("a", 200), "not returned"] == 1
     assert summary.loc[("a", 100), "count"] == 2
-
-
-def test_until_time_out_remembers_an_earlier_failure_across_calls():
-    a = _named_toy("a", 0)
-    slow = _slow_beyond(10**9, "n").with_time_limit(0.5)  # never slow
-    settings = [(a, 50, 1.0), (a, 50, 10.0)]
-    fresh = experiments.utility_until_time_out(
+    # the same seed gives the same table, timings aside
+    again = experiments.utility_within_work_cap(
         settings,
-        {"slow": slow},
+        {"costly": costly},
         _falling_acceptance,
         delta=0.01,
-        n_subsets=1,
+        n_subsets=2,
+        work_budget=10**5 * d3,
         rng=0,
         progress=False,
     )
-    assert (fresh["outcome"] == "returned").all()  # no failure yet: it runs
-    known = experiments.utility_until_time_out(
-        settings,
-        {"slow": slow},
-        _falling_acceptance,
-        delta=0.01,
-        n_subsets=1,
-        failed={"slow": ("elsewhere", 1, 1.0)},
-        rng=0,
-        progress=False,
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(
+        out.drop(columns="seconds"), again.drop(columns="seconds")
     )
-    # The first setting of a data set has no prediction and always runs; the
-    # second is predicted 10^25.45 times slower and is not run.
-    assert list(known["outcome"]) == ["returned", "not attempted"]
-    assert known["reason"].iloc[1] == experiments.SKIP_REASONS[1]
 
 
-def test_until_time_out_stops_drawing_at_a_setting_after_its_budget():
+def test_within_work_cap_refuses_bad_budgets_and_sizes():
     a = _named_toy("a", 0)
-
-    def timed(A, n, k, epsilon, delta, rng=None):
-        import time
-
-        time.sleep(0.2 if n == 100 else 0.0)
-        return experiments.mechanisms()["random"].run_from_moment(
-            A, n, k, epsilon, delta, rng
+    costly = _costly_beyond(10**9, "n")
+    for budget, match in ((0.0, "work_budget"), (1e9, None)):
+        kwargs = dict(
+            delta=0.01, n_subsets=1, work_budget=budget, progress=False
         )
-
-    mechanism = experiments.Mechanism(
-        "timed", "timed", "test", None, timed, "test"
-    ).with_time_limit(5.0)
-    out = experiments.utility_until_time_out(
-        [(a, 50, 1.0), (a, 100, 1.0), (a, 200, 1.0)],
-        {"timed": mechanism},
-        _falling_acceptance,
-        delta=0.01,
-        n_subsets=5,
-        budget=0.5,
-        rng=0,
-        progress=False,
-    )
-    assert (out["n"] == 50).sum() == 5  # fast: every subset
-    # 0.2 s or more each: it stops as soon as the total reaches 0.5 s, after
-    # the third release at the latest.
-    slow = out[out["n"] == 100]["seconds"].to_numpy()
-    assert 2 <= slow.size <= 3
-    assert slow[:-1].sum() < 0.5 <= slow.sum()
-    assert (out["outcome"] == "returned").all()
-    # A setting cut short by its budget still predicts the next one: the mean
-    # time at n = 100 (>= 0.2 s) times 10^0.1.
-    after = out[out["n"] == 200]["predicted seconds"].iloc[0]
-    assert after >= 0.2 * 10**0.1
-    with pytest.raises(ValueError, match="budget"):
-        experiments.utility_until_time_out(
-            [(a, 50, 1.0)],
-            {"timed": mechanism},
-            _falling_acceptance,
-            delta=0.01,
-            n_subsets=1,
-            budget=0.0,
-            progress=False,
-        )
-
-
-def test_until_time_out_refuses_mechanisms_without_a_time_limit():
-    a = _named_toy("a", 0)
-    with pytest.raises(ValueError, match="no time limit"):
-        experiments.utility_until_time_out(
-            [(a, 50, 1.0)],
-            {"random": experiments.mechanisms()["random"]},
-            _falling_acceptance,
-            delta=0.01,
-            n_subsets=1,
-            progress=False,
-        )
-    slow = _slow_beyond(10**9, "n").with_time_limit(0.5)
+        if match:
+            with pytest.raises(ValueError, match=match):
+                experiments.utility_within_work_cap(
+                    [(a, 50, 1.0)], {"c": costly}, _falling_acceptance, **kwargs
+                )
     with pytest.raises(ValueError, match="outside"):
-        experiments.utility_until_time_out(
+        experiments.utility_within_work_cap(
             [(a, 10**6, 1.0)],
-            {"slow": slow},
+            {"c": costly},
             _falling_acceptance,
             delta=0.01,
             n_subsets=1,
+            work_budget=1e9,
             progress=False,
         )
 
@@ -653,22 +569,22 @@ def test_whole_data_size_reuses_the_data_sets_second_moment():
 
 
 def test_classification_does_not_run_the_mechanisms_it_is_told_to_skip():
-    X, y, table = _noise_task_with_a_slow_mechanism()
+    X, y, table = _noise_task_with_a_costly_mechanism()
     kwargs = dict(epsilon=1.0, delta=0.01, n_permutations=2, n_projections=2)
     out = experiments.classification_accuracy(
-        X, y, 1, table, skip=["slow"], rng=5, progress=False, **kwargs
+        X, y, 1, table, skip=["costly"], rng=5, progress=False, **kwargs
     )
-    slow = out[out["mechanism"] == "slow"]
-    assert list(slow["outcome"]) == ["not attempted"] * 2
-    assert slow["seconds"].isna().all()  # never waited for
+    costly = out[out["mechanism"] == "costly"]
+    assert list(costly["outcome"]) == ["not attempted"] * 2
+    assert costly["proposals"].isna().all()  # never drew
     tried = experiments.classification_accuracy(
         X, y, 1, table, rng=5, progress=False, **kwargs
     )
-    assert list(tried[tried["mechanism"] == "slow"]["outcome"]) == [
-        "time limit",
+    assert list(tried[tried["mechanism"] == "costly"]["outcome"]) == [
+        "work cap",
         "not attempted",
     ]
-    # Skipping it instead of waiting leaves the others' results unchanged.
+    # Skipping it instead of running it leaves the others' results unchanged.
     np.testing.assert_array_equal(
         out[out["mechanism"] == "pca"]["accuracy"],
         tried[tried["mechanism"] == "pca"]["accuracy"],

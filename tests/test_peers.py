@@ -220,3 +220,93 @@ def test_first_vector_acceptance_collapses_as_n_grows():
     assert rates[0] > rates[1] + 1 > rates[2] + 2
     B = peers.vector_budget("diffprivlib_pca", 0.1, 4) / 4 * 16000 * A
     assert peers.log10_acceptance_rates(B, 4000, rng)[0] > -1
+
+
+# ------------------------------------------------------------------------------
+# Seeding with the caller's entropy, and caps counted in proposals
+# ------------------------------------------------------------------------------
+def test_library_generators_get_256_bits_of_the_callers_stream():
+    """The generator handed to a library is a PCG64 seeded with 256 bits
+    drawn from the caller's generator (not a 31-bit integer), and drawing it
+    advances the caller's stream."""
+    rng = np.random.default_rng(40)
+    state = peers._diffprivlib_random_state(rng, peers.WorkCount())
+    assert isinstance(state, np.random.RandomState)
+    seed_seq = state._bit_generator.seed_seq
+    assert isinstance(state._bit_generator, np.random.PCG64)
+    assert len(seed_seq.entropy) == 4  # four 64-bit words
+    assert max(seed_seq.entropy) >= 2**32  # words wider than 31 bits
+    again = peers._diffprivlib_random_state(rng, peers.WorkCount())
+    assert again._bit_generator.seed_seq.entropy != seed_seq.entropy
+    same = peers._diffprivlib_random_state(
+        np.random.default_rng(40), peers.WorkCount()
+    )
+    assert same._bit_generator.seed_seq.entropy == seed_seq.entropy
+
+
+@needs("opendp")
+def test_opendp_adapters_are_seeded_and_restore_the_librarys_generator():
+    import opendp._lib as lib
+
+    X = _rows(200, 5, np.random.default_rng(41))
+    A = second_moment(X)
+    own = lib.get_np_csprng()
+    V1 = peers.opendp_pca(X, 2, 1.0, rng=7)
+    V2 = peers.opendp_pca(X, 2, 1.0, rng=7)
+    W = peers.opendp_pca_from_second_moment(A, 200, 2, 1.0, rng=7)
+    other = peers.opendp_pca_from_second_moment(A, 200, 2, 1.0, rng=8)
+    np.testing.assert_array_equal(V1, V2)
+    np.testing.assert_allclose(V1, W, atol=1e-12)  # same draws
+    assert not np.allclose(W, other)
+    draws = [peers.opendp_eigenvector_draws(B_TEST, 3, rng=9) for _ in "ab"]
+    np.testing.assert_array_equal(*draws)
+    assert lib.get_np_csprng() is own  # the library's own, restored
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        pytest.param("diffprivlib_pca", marks=needs("diffprivlib")),
+        pytest.param("opendp_pca", marks=needs("opendp")),
+    ],
+)
+def test_a_release_stops_at_its_cap_of_proposals(key):
+    """At a concentration where the first vector accepts with probability
+    ~1e-10, a release stops at its cap with WorkCapExceeded (also out of
+    OpenDP's callback); with a generous cap at a weak concentration it
+    returns, and the count is what it drew."""
+    import opendp._lib as lib
+
+    own = lib.get_np_csprng() if AVAILABLE["opendp"] else None
+    X = _rows(4000, 30, np.random.default_rng(42))
+    A = second_moment(X)
+    release = getattr(peers, f"{key}_from_second_moment")
+    hard = peers.first_vector_log10_acceptance(key, A, 4000, 2, 10.0, rng=1)
+    assert hard < -8
+    work = peers.WorkCount(50)
+    with pytest.raises(peers.WorkCapExceeded) as stopped:
+        release(A, 4000, 2, 10.0, rng=3, max_proposals=work)
+    assert stopped.value.proposals == 50 == work.used and work.exceeded
+    easy = peers.first_vector_log10_acceptance(key, A, 100, 2, 0.1, rng=1)
+    cap = peers.proposal_cap(easy, 2)
+    work = peers.WorkCount(cap)
+    V = release(A, 100, 2, 0.1, rng=3, max_proposals=work)
+    assert V.shape == (30, 2) and 2 <= work.used <= cap
+    again = peers.WorkCount(cap)
+    np.testing.assert_array_equal(
+        V, release(A, 100, 2, 0.1, rng=3, max_proposals=again)
+    )
+    assert again.used == work.used  # the same seed draws the same count
+    if own is not None:
+        assert lib.get_np_csprng() is own
+
+
+def test_proposal_cap_is_safety_times_the_mean_and_refuses_nonsense():
+    assert peers.proposal_cap(-2.0, 4) == 20 * 4 * 100
+    assert peers.proposal_cap(0.0, 1, safety=1.5) == 2
+    assert peers.proposal_cap(-40.0, 4) == float("inf")
+    assert peers.proposal_work(10) == 1000
+    with pytest.raises(ValueError):
+        peers.proposal_cap(-1.0, 0)
+    with pytest.raises(ValueError):
+        peers.WorkCount(0)
