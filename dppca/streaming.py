@@ -499,9 +499,52 @@ def oja_update(w, gradient, eta: float, basis=None) -> np.ndarray:
 # ------------------------------------------------------------------------------
 
 
+#: Rows whose largest entry exceeds ``2^HUGE_EXPONENT`` are scaled by a power
+#: of two to bring it to ``(2^(HUGE_EXPONENT−1), 2^HUGE_EXPONENT]``
+#: (``scale_huge_rows``): their gradients then never overflow.
+HUGE_EXPONENT = 240
+
+
+def scale_huge_rows(block):
+    """Each row whose largest ``|entry|`` exceeds ``2^HUGE_EXPONENT``,
+    multiplied by the power of two that brings it to at most that.
+
+    A deterministic map applied to every row alone, so neighbouring data sets
+    stay neighbours and the privacy proof (which holds for any rows) is
+    unchanged; the scaling is exact and keeps each row's direction, hence the
+    direction of its gradient. With entries at most ``2^240``, ``‖x‖² ≤ d
+    2^480`` and every gradient ``x (xᵀw)`` and its squared norm stay finite.
+    Rows below the threshold (every row of sane data) are untouched."""
+    limit = 2.0**HUGE_EXPONENT
+    if scipy.sparse.issparse(block):
+        data = np.abs(block.data)
+        if not data.size or data.max() <= limit:
+            return block
+        counts = np.diff(block.indptr)
+        nonempty = counts > 0
+        largest = np.zeros(block.shape[0])
+        largest[nonempty] = np.maximum.reduceat(
+            data, block.indptr[:-1][nonempty]
+        )
+        factor = _power_of_two_factor(largest, limit)
+        block = block.copy()
+        block.data = block.data * np.repeat(factor, counts)
+        return block
+    largest = np.max(np.abs(block), axis=1, initial=0.0)
+    if not np.any(largest > limit):
+        return block
+    return block * _power_of_two_factor(largest, limit)[:, None]
+
+
+def _power_of_two_factor(largest, limit) -> np.ndarray:
+    exponent = np.frexp(largest)[1]  # largest < 2^exponent
+    shift = np.where(largest > limit, HUGE_EXPONENT - exponent, 0)
+    return np.ldexp(1.0, shift)
+
+
 def _check_block(block, d: int | None):
     """A block of rows as a float64 dense array or canonical CSR matrix,
-    finite, with ``d`` columns."""
+    finite, with ``d`` columns, its huge rows scaled (``scale_huge_rows``)."""
     if scipy.sparse.issparse(block):
         block = scipy.sparse.csr_matrix(block, dtype=float)
         if not block.has_canonical_format:
@@ -520,7 +563,7 @@ def _check_block(block, d: int | None):
         )
     if not np.all(np.isfinite(values)):
         raise ValueError("X contains NaN or Inf")
-    return block
+    return scale_huge_rows(block)
 
 
 class _RowBuffer:
@@ -558,8 +601,8 @@ class _RowBuffer:
         while self._count < m:
             if not self._pull():
                 raise ValueError(
-                    f"the rows ran out: {self.rows_read} read, and the plan "
-                    f"needs more (n_rows must be the number of rows)"
+                    "the rows ran out before the plan was complete (n_rows "
+                    "must be the number of rows of the stream)"
                 )
         pieces, got = [], 0
         while got < m:
@@ -712,7 +755,10 @@ def _run(
 ):
     blocks, n = _input_stream(X, n_rows)
     if n_rows is not None and int(n_rows) != n:
-        raise ValueError(f"n_rows = {n_rows} but X has {n} rows")
+        raise ValueError(
+            f"n_rows = {n_rows} is not the number of rows of X (an array, "
+            "whose shape is public)"
+        )
     plan = streaming_plan(n, k, batch_size=batch_size, n_steps=n_steps)
     private = budget is not None
     if private:

@@ -37,10 +37,13 @@ replace-one neighbours (one row replaced, ``n`` fixed):
    ``dppca.rows.clipped_second_moment`` (Frobenius sensitivity ``√2/n``,
    proved in float64), budget ``3ρ/4``: either the Gaussian mechanism on its
    upper triangle, or the separate release, ``3ρ/8`` for the eigenvectors
-   (same sensitivity) and ``3ρ/8`` for the eigenvalues (ℓ₂ sensitivity
-   ``√2/n`` by Hoffman–Wielandt, plus a verified margin for their float
-   computation: ``verified_eigenvalues``). The output is ``r²`` times the
-   result with its spectrum projected onto ``[0, 1]`` (post-processing).
+   ``P̃`` (same sensitivity) and then ``3ρ/8`` for the eigenvalues, taken as
+   the Rayleigh quotients ``diag(P̃ᵀ A_r P̃)`` along the released ``P̃``
+   (linear in ``A_r`` once ``P̃`` is public: ℓ₂ sensitivity ``√2/n``, up to
+   the public ``BASIS_DEFECT`` and ``rayleigh_margin``). The output is
+   ``r²`` times the result with its spectrum projected onto ``[0, 1]``
+   (post-processing). No step reads a data-dependent condition that could
+   refuse: the release always returns.
 
 zCDP composes adaptively by adding the ρ's (Bun and Steinke 2016), so the run
 is ρ-zCDP with ρ = ``dppca.privacy.zcdp_rho`` (ε, δ), the conversion of
@@ -50,22 +53,24 @@ Gaussian noise (``dppca.noise``), calibrated for the rounding, and the
 release is private as a program; ``noise="float"`` uses numpy's Gaussian
 sampler (private as mathematics only).
 
-**Choices of ours** (the paper fixes the structure; these are not in it or
-differ from it, and chapter 18 says so):
+**Choices of the authors' code and of ours** (the paper fixes the structure;
+chapter 18 says which is whose):
 
 * the paper selects the radius with the sparse vector technique; we release
   the dyadic norm histogram with Gaussian noise instead and select by
   post-processing, so that every step is a Gaussian mechanism (one zCDP
   composition, safe noise throughout);
-* the budget split ``(1/8, 1/8, 3/4)`` and the even split of the release's
-  budget follow the authors' experiments; the candidate radii are
-  ``2^{-j}``, ``j < 30`` (``DEFAULT_LEVELS``);
-* the selection minimises explicit high-probability bounds with failure
-  probability β = 0.1 (``choose_radius``), with constants of our own
-  derivation (``wigner_norm_bound`` and companions);
-* the eigenvalues are sorted after the noise and both releases are projected
-  onto the spectral interval ``[0, r²]``; neither can increase the Frobenius
-  error (chapter 18).
+* the budget split ``(1/8, 1/8, 3/4)``, the even split of the release's
+  budget and the projection onto ``[0, r²]`` follow the authors' code; the
+  candidate radii are ``2^{-j}``, ``j < 30`` (``DEFAULT_LEVELS``), ours;
+* the selection compares high-probability bounds with failure probability
+  β = 0.1 (``choose_radius``), with constants of our own derivation
+  (``wigner_norm_bound`` and companions), and by default divides the
+  separate release's trace term by 6, the heuristic of the authors' code
+  (``selection="authors"``);
+* the eigenvalues are the Rayleigh quotients of ``A_r`` along the released
+  eigenvectors instead of its eigenvalues: the same sensitivity, no
+  eigenvalue computation to verify, and never a larger error (chapter 18).
 """
 
 from __future__ import annotations
@@ -128,7 +133,25 @@ METHODS = ("adaptive", "separate")
 
 #: Margin of the eigenvalue sensitivity, relative to √2/n: the float
 #: eigenvalues may differ from the exact ones by at most this (verified).
+#: Kept for ``verified_eigenvalues``; the release no longer needs it.
 EIGENVALUE_MARGIN = 2.0**-16
+
+#: Largest defect ``‖P̃ᵀP̃ − I‖₂`` (bounded through the Frobenius norm) of the
+#: released eigenvectors along which the eigenvalue step takes its Rayleigh
+#: quotients; beyond it (never seen) the identity basis is used. Public: it
+#: is checked on the released matrix only.
+BASIS_DEFECT = 2.0**-20
+
+#: Bound on ``‖A‖_F`` for the computed clipped second moment (rows of norm
+#: at most one: ``‖A‖_F ≤ tr A ≤ 1`` up to rounding).
+_MOMENT_NORM = 2.0
+
+#: Selection rules of the adaptive estimator (``choose_radius``).
+SELECTIONS = ("authors", "bounds")
+
+#: The authors' heuristic: the separate release's trace term divided by 6
+#: (``AdaptiveCov`` in the code published with [DLY22]).
+AUTHORS_TRACE_DISCOUNT = 1.0 / 6.0
 
 #: Relative margin on every discrete calibration (absorbs float rounding).
 _CALIBRATION_MARGIN = 2.0**-40
@@ -346,8 +369,10 @@ def trace_sensitive_calibration(
     Sensitivities (replace-one, rows of norm ≤ 1): trace
     ``trace_sensitivity``; histogram ``√2`` (integer counts, grid 1, no
     rounding); matrix ``√2/n`` on the ``d(d+1)/2`` upper-triangle entries
-    (rounding ``√(d(d+1)/2)`` cells); eigenvalues ``√2/n`` plus twice
-    ``eigenvalue_margin`` (rounding ``√d`` cells).
+    (rounding ``√(d(d+1)/2)`` cells); eigenvalues (the Rayleigh quotients
+    of ``A`` along the released eigenvectors, ``rayleigh_quotients``)
+    ``(1 + BASIS_DEFECT) √2/n`` plus twice ``rayleigh_margin`` (rounding
+    ``√d`` cells).
     """
     n = check_n(n)
     d = check_positive_int(d, "d")
@@ -370,7 +395,7 @@ def trace_sensitive_calibration(
         ),
         "values": _step(
             "eigenvalues",
-            matrix + 2 * eigenvalue_margin(n, d),
+            (1.0 + BASIS_DEFECT) * matrix + 2 * rayleigh_margin(d),
             VALUE_SHARE * release,
             math.sqrt(d),
             noise,
@@ -512,6 +537,52 @@ def verified_eigenvalues(A) -> tuple[np.ndarray, float]:
     return lam[::-1], float(bound * grow)
 
 
+def rayleigh_margin(d: int) -> float:
+    """ℓ₂ bound on the float error of ``rayleigh_quotients(A, P)`` for the
+    computed clipped second moment ``A`` (``‖A‖_F ≤ 2``) and a basis with
+    ``‖PᵀP − I‖₂ ≤ BASIS_DEFECT``: ``√d γ_{2d} · 2 (1 + BASIS_DEFECT)``.
+
+    ``fl(A p)`` is within ``γ_d |A||p|`` of ``A p`` and the inner product
+    with ``p`` adds ``γ_d`` relative, so each quotient is within
+    ``γ_{2d} |p|ᵀ|A||p| ≤ γ_{2d} ‖A‖_F ‖p‖²`` of ``pᵀAp`` (Higham 2002,
+    Sec. 3.1), and ``‖p‖² ≤ ‖P‖₂² ≤ 1 + BASIS_DEFECT``. Public.
+    """
+    d = check_positive_int(d, "d")
+    gamma = rows.rounding_gamma(2 * d)
+    return float(
+        math.sqrt(d) * gamma * _MOMENT_NORM * (1.0 + BASIS_DEFECT) * (1 + _U)
+    )
+
+
+def released_basis(noisy_matrix) -> np.ndarray:
+    """The eigenvectors ``P̃`` of the released ``A + E`` (decreasing
+    eigenvalues), if their computed defect ``‖P̃ᵀP̃ − I‖_F`` (plus its
+    rounding) is at most ``BASIS_DEFECT``; otherwise the identity. A
+    function of the release alone: the branch is post-processing."""
+    M = np.asarray(noisy_matrix, dtype=float)
+    d = M.shape[0]
+    P = np.linalg.eigh(M)[1][:, ::-1]
+    gamma = rows.rounding_gamma(d + 3)
+    grow = 1.0 / (1.0 - rows.rounding_gamma(d * d + 2))
+    norm_P = float(np.linalg.norm(P)) * grow
+    G = P.T @ P - np.eye(d)
+    defect = float(np.linalg.norm(G)) * grow + gamma * (norm_P**2 + d)
+    if not defect <= BASIS_DEFECT:
+        return np.eye(d)
+    return np.ascontiguousarray(P)
+
+
+def rayleigh_quotients(A, P) -> np.ndarray:
+    """``(p_iᵀ A p_i)_i`` for the columns ``p_i`` of ``P``: the diagonal of
+    ``PᵀAP``. For a fixed (released) ``P`` this is linear in ``A``, with
+    ℓ₂ sensitivity at most ``‖P‖₂² ‖A − A′‖_F``; with orthonormal ``P``
+    it is the diagonal ``D`` that brings ``P D Pᵀ`` closest to ``A`` in
+    Frobenius norm, and every entry lies in ``[λ_d(A), λ_1(A)]``."""
+    A = np.asarray(A, dtype=float)
+    P = np.asarray(P, dtype=float)
+    return np.einsum("ji,ji->i", P, A @ P)
+
+
 @dataclass(frozen=True)
 class RadiusChoice:
     """What ``choose_radius`` read and chose (all post-processing of
@@ -541,8 +612,9 @@ def choose_radius(
     d,
     calibration: TraceSensitiveCalibration,
     beta: float = DEFAULT_BETA,
+    selection: str = "authors",
 ) -> RadiusChoice:
-    """The radius ``2^{-j}`` and the release minimising a bound on the error.
+    """The radius ``2^{-j}`` and the release minimising a predicted error.
 
     For each level ``j`` (radius ``r = 2^{-j}``), from the noisy histogram
     ``ĉ`` (negative counts read as zero) and the noisy trace ``T̃``:
@@ -557,9 +629,18 @@ def choose_radius(
     The first level with the smallest bias plus the smaller release bound
     wins (the largest radius among ties). The grid rounding adds at most
     half a cell per entry, far below σ, and is left out of the bounds.
+
+    ``selection="bounds"`` compares these bounds as they are.
+    ``selection="authors"`` (default) divides the separate release's trace
+    term ``2 √(·)`` by 6 (``AUTHORS_TRACE_DISCOUNT``), the heuristic of the
+    code published with [DLY22]: the lemma's worst case is rarely reached
+    (chapter 18 measures both rules). Either is post-processing of the
+    released trace and histogram, so the privacy is the same.
     """
     n = check_n(n)
     beta = _check_beta(beta)
+    selection = check_choice(selection, SELECTIONS, "selection")
+    discount = AUTHORS_TRACE_DISCOUNT if selection == "authors" else 1.0
     histogram = np.maximum(np.asarray(histogram, dtype=float), 0.0)
     levels = histogram.size
     s = calibration.steps
@@ -580,7 +661,9 @@ def choose_radius(
     vectors = s["vectors"].sigma * wigner_norm_bound(d, beta / 2)
     values = s["values"].sigma * gaussian_norm_bound(d, beta / 2)
     scaled_trace = np.minimum(trace_bound / tops, 1.0)
-    separate = tops * (2.0 * np.sqrt(scaled_trace * vectors) + values)
+    separate = tops * (
+        discount * 2.0 * np.sqrt(scaled_trace * vectors) + values
+    )
     gaussian = tops * s["gaussian"].sigma * wigner_frobenius_bound(d, beta)
     total = bias + np.minimum(separate, gaussian)
     best = int(np.argmin(total))
@@ -619,20 +702,17 @@ def _noisy_matrix(A, step: GaussianStep, noise, rng) -> np.ndarray:
 
 
 def _separate(A, calibration, rng):
-    """The separate release on ``A`` (rows of norm ≤ 1): eigenvectors of
-    ``A + E``, eigenvalues ``λ(A) + z`` sorted and projected onto ``[0,
-    1]``."""
+    """The separate release on ``A`` (rows of norm ≤ 1): the eigenvectors
+    ``P̃`` of ``A + E`` (``released_basis``), then the Rayleigh quotients of
+    ``A`` along them plus ``z``, projected onto ``[0, 1]``. Nothing here
+    can refuse: every branch reads released values only."""
     s, noise = calibration.steps, calibration.noise
-    lam, error = verified_eigenvalues(A)
-    if not error <= eigenvalue_margin(calibration.n, calibration.d):
-        raise ArithmeticError(
-            "the float eigenvalues could not be proved within "
-            f"{eigenvalue_margin(calibration.n, calibration.d):.3g} of the "
-            f"exact ones (bound {error:.3g}); no noise was released"
-        )
-    noisy_values = _noisy(lam, s["values"], noise, rng)
     noisy_matrix = _noisy_matrix(A, s["vectors"], noise, rng)
-    return separate_estimate(noisy_matrix, noisy_values, interval=(0.0, 1.0))
+    P = released_basis(noisy_matrix)
+    noisy_values = _noisy(rayleigh_quotients(A, P), s["values"], noise, rng)
+    values = np.clip(noisy_values, 0.0, 1.0)
+    out = (P * values) @ P.T
+    return (out + out.T) / 2
 
 
 def separate_estimate(noisy_matrix, values, interval=None) -> np.ndarray:
@@ -669,6 +749,7 @@ def trace_sensitive_covariance(
     *,
     method: str = "adaptive",
     beta: float = DEFAULT_BETA,
+    selection: str = "authors",
     return_run: bool = False,
     moment_cache: dict | None = None,
 ):
@@ -681,7 +762,9 @@ def trace_sensitive_covariance(
     radius and releases separately or with Gaussian noise on the matrix;
     ``method="separate"`` is the paper's trace-sensitive release alone on
     the unclipped rows. ``beta`` is the failure probability of the bounds the
-    selection compares. ``noise``: ``"safe"`` (default) or ``"float"``.
+    selection compares, ``selection`` the rule (``choose_radius``: the
+    authors' heuristic by default, or ``"bounds"``). ``noise``: ``"safe"``
+    (default) or ``"float"``.
 
     Returns the ``d x d`` estimate as a ``dppca.guarantees.Released``
     array (and, with ``return_run``, the ``TraceSensitiveRun``; None for
@@ -698,6 +781,7 @@ def trace_sensitive_covariance(
     n, d = X.shape
     method = check_choice(method, METHODS, "method")
     beta = _check_beta(beta)
+    selection = check_choice(selection, SELECTIONS, "selection")
     calibration = trace_sensitive_calibration(
         n, d, epsilon, delta, method=method, noise=noise
     )
@@ -717,7 +801,7 @@ def trace_sensitive_covariance(
             rng,
         )
         choice = choose_radius(
-            trace_estimate, histogram, n, d, calibration, beta
+            trace_estimate, histogram, n, d, calibration, beta, selection
         )
         run = TraceSensitiveRun(trace_estimate, histogram, choice)
         radius, release = choice.radius, choice.release
@@ -785,6 +869,8 @@ def trace_sensitive_error_bound(
 
 
 __all__ = [
+    "AUTHORS_TRACE_DISCOUNT",
+    "BASIS_DEFECT",
     "DEFAULT_BETA",
     "DEFAULT_LEVELS",
     "DEFAULT_SHARES",
@@ -793,6 +879,7 @@ __all__ = [
     "METHODS",
     "PRIVACY",
     "RadiusChoice",
+    "SELECTIONS",
     "TraceSensitiveCalibration",
     "TraceSensitiveRun",
     "VALUE_SHARE",
@@ -803,6 +890,9 @@ __all__ = [
     "norm_histogram",
     "norm_levels",
     "project_spectrum",
+    "rayleigh_margin",
+    "rayleigh_quotients",
+    "released_basis",
     "separate_error_bound",
     "separate_estimate",
     "trace_sensitive_calibration",

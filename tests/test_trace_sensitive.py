@@ -139,9 +139,11 @@ def test_float_calibration_is_the_closed_form():
     assert s["vectors"].sigma == pytest.approx(
         math.sqrt(2) / n / math.sqrt(0.75 * rho), rel=1e-14
     )
-    margin = ts.eigenvalue_margin(n, d)
+    values = (1 + ts.BASIS_DEFECT) * math.sqrt(2) / n + 2 * ts.rayleigh_margin(
+        d
+    )
     assert s["values"].sigma == pytest.approx(
-        (math.sqrt(2) / n + 2 * margin) / math.sqrt(0.75 * rho), rel=1e-14
+        values / math.sqrt(0.75 * rho), rel=1e-14
     )
     assert cal.rho == pytest.approx(rho, rel=1e-12)
     separate = ts.trace_sensitive_calibration(
@@ -296,7 +298,9 @@ def test_choose_radius_is_the_closed_form():
     s = cal.steps
     histogram = np.zeros(6)
     histogram[[0, 3]] = [10, 990]  # 10 rows near norm 1, 990 of norm ≤ 1/8
-    choice = ts.choose_radius(0.02, histogram, n, d, cal, beta=0.1)
+    choice = ts.choose_radius(
+        0.02, histogram, n, d, cal, beta=0.1, selection="bounds"
+    )
     tops = 4.0 ** -np.arange(6)
     expected_bias = [
         np.sum(histogram[:j] * (tops[:j] - tops[j])) / n for j in range(6)
@@ -492,11 +496,13 @@ def test_validation_errors(call, error):
         call(X)
 
 
-def test_long_rows_are_refused_with_the_count():
+def test_long_rows_are_refused_without_a_count():
+    """The refusal names the domain, never a count or a norm of the rows."""
     X = np.full((5, 2), 0.1)
     X[2] = [3.0, 0.0]
-    with pytest.raises(ValueError, match="1 of 5 rows"):
+    with pytest.raises(ValueError, match="norm > 1") as info:
         ts.trace_sensitive_covariance(X, EPS, DELTA)
+    assert "1 of 5" not in str(info.value) and "3.0" not in str(info.value)
 
 
 # --- error against the bound (Monte Carlo, fixed seeds) -----------------------------
@@ -595,3 +601,105 @@ def test_separate_estimate_is_the_post_processing_of_the_release():
     E = np.diag(np.arange(5.0))
     out = ts.separate_estimate(E, [3.0, -1.0, 2.0, 0.5, 1.0], interval=(0, 2))
     np.testing.assert_allclose(out, np.diag([0.0, 0.5, 1.0, 2.0, 2.0]))
+
+
+# --- the eigenvalue step cannot refuse (issue 26) ---------------------------------
+
+
+def test_release_never_reads_a_data_dependent_refusal(monkeypatch):
+    """The eigenvalue step takes Rayleigh quotients along the released
+    eigenvectors: no eigenvalue verification runs on the data, so a failing
+    verifier cannot stop a release, and a basis that fails the public defect
+    check falls back to the identity (a function of the release alone)."""
+
+    def refuse(*args, **kwargs):  # pragma: no cover - must not be called
+        raise AssertionError("the release verified eigenvalues of the data")
+
+    monkeypatch.setattr(ts, "verified_eigenvalues", refuse)
+    rng = np.random.default_rng(3)
+    X = dppca.normalize_rows(rng.standard_normal((400, 6)))
+    for method in ("separate", "adaptive"):
+        out = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=1, method=method)
+        assert np.all(np.isfinite(out))
+    good = np.linalg.eigh
+
+    def skewed(M):
+        lam, V = good(M)
+        return lam, V * 1.001  # columns no longer unit
+
+    monkeypatch.setattr(np.linalg, "eigh", skewed)
+    np.testing.assert_array_equal(
+        ts.released_basis(np.diag([3.0, 2.0, 1.0])), np.eye(3)
+    )
+    out = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=1, method="separate")
+    assert np.all(np.isfinite(out))
+
+
+def test_rayleigh_values_are_never_worse_than_the_eigenvalues():
+    """For orthonormal P̃, diag(P̃ᵀAP̃) is the Frobenius-closest diagonal, so
+    the book's values do at least as well as the paper's λ(A) and obey the
+    same lemma."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        d = int(rng.integers(2, 9))
+        B = rng.standard_normal((d, d)) * rng.random(d)
+        A = B @ B.T
+        E = rng.standard_normal((d, d)) * 10.0 ** rng.uniform(-3, 1)
+        E = (E + E.T) / 2
+        P = np.linalg.eigh(A + E)[1][:, ::-1]
+        paper = ts.separate_estimate(A + E, np.linalg.eigvalsh(A))
+        D = ts.rayleigh_quotients(A, P)
+        ours = (P * D) @ P.T
+        assert np.linalg.norm(ours - A) <= np.linalg.norm(paper - A) + 1e-9
+        bound = ts.separate_error_bound(np.trace(A), np.linalg.norm(E, 2), 0)
+        assert np.linalg.norm(ours - A) <= bound + 1e-9
+        lam = np.linalg.eigvalsh(A)
+        assert lam[0] - 1e-9 <= D.min() and D.max() <= lam[-1] + 1e-9
+
+
+def test_rayleigh_margin_bounds_the_float_error():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    d = 7
+    X = dppca.normalize_rows(rng.standard_normal((50, d)))
+    A = dppca.rows.clipped_second_moment(X, 1.0).matrix
+    P = ts.released_basis(A + 1e-3 * rng.standard_normal((d, d)))
+    computed = ts.rayleigh_quotients(A, P)
+    exact = [
+        sum(
+            Fraction(P[j, i]) * Fraction(A[j, k]) * Fraction(P[k, i])
+            for j in range(d)
+            for k in range(d)
+        )
+        for i in range(d)
+    ]
+    error = math.sqrt(
+        sum(float((Fraction(c) - e) ** 2) for c, e in zip(computed, exact))
+    )
+    assert error <= ts.rayleigh_margin(d)
+
+
+# --- the selection rule --------------------------------------------------------------
+
+
+def test_authors_selection_discounts_the_trace_term_only():
+    n, d = 2000, 100
+    cal = ts.trace_sensitive_calibration(n, d, 1.0, 1e-5)
+    hist = np.zeros(ts.DEFAULT_LEVELS)
+    hist[3] = n
+    a = ts.choose_radius(0.01, hist, n, d, cal)
+    b = ts.choose_radius(0.01, hist, n, d, cal, selection="bounds")
+    values = cal.steps["values"].sigma * ts.gaussian_norm_bound(d, 0.05)
+    trace_a = a.separate / a.radii**2 - values
+    trace_b = b.separate / b.radii**2 - values
+    np.testing.assert_allclose(trace_a, trace_b / 6, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(a.gaussian, b.gaussian)
+    np.testing.assert_array_equal(a.bias, b.bias)
+    with pytest.raises(ValueError, match="selection"):
+        ts.choose_radius(0.01, hist, n, d, cal, selection="oracle")
+    # same record whatever the rule: the rule is post-processing
+    X = dppca.normalize_rows(np.random.default_rng(2).standard_normal((n, 8)))
+    r1 = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=0)
+    r2 = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=0, selection="bounds")
+    assert r1.guarantee == r2.guarantee

@@ -276,3 +276,48 @@ def test_record_does_not_depend_on_the_number_of_steps_or_components():
     (record,) = records
     assert record == streaming.dp_pca_guarantee(0.5, DELTA)
     assert record.neighbours.startswith("replace-one")
+
+
+# --- any finite rows (issue 26) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("huge", [1e200, 1.5e308, -1e100])
+def test_a_row_with_huge_entries_is_released_like_its_neighbour(sparse, huge):
+    """One finite row with huge entries among unit rows: the fit releases,
+    as on the neighbour without it (the row is scaled by a power of two, a
+    per-row map, then clipped like any other gradient)."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((600, 5))
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    X_prime = X.copy()
+    X_prime[17] = huge
+    X_prime[17, 0] = 0.0
+    for data in (X, X_prime):
+        data = scipy.sparse.csr_matrix(data) if sparse else data
+        V = streaming.dp_pca_oja(
+            data, 2, 1.0, 1e-6, eigengap=0.1, rng=1, batch_size=10
+        )
+        assert np.all(np.isfinite(np.asarray(V)))
+
+
+def test_scaling_of_huge_rows_is_exact_and_per_row():
+    X = np.array([[1e200, -3e199, 0.0], [0.5, 0.25, 0.0], [2.0**300, 1, 0]])
+    Y = streaming.scale_huge_rows(X)
+    np.testing.assert_array_equal(Y[1], X[1])
+    for i in (0, 2):
+        ratio = Y[i, 0] / X[i, 0]
+        assert np.frexp(ratio)[0] == 0.5  # a power of two
+        assert np.abs(Y[i]).max() <= 2.0**streaming.HUGE_EXPONENT
+        np.testing.assert_array_equal(Y[i], X[i] * ratio)
+    S = streaming.scale_huge_rows(scipy.sparse.csr_matrix(X))
+    np.testing.assert_array_equal(S.toarray(), Y)
+
+
+def test_no_message_prints_a_count_of_the_rows():
+    X = np.eye(4)[np.arange(200) % 4]
+    with pytest.raises(ValueError) as info:
+        streaming.dp_pca_oja(
+            iter([X[:100]]), 1, 1.0, 1e-6, eigengap=0.1, n_rows=200, rng=0
+        )
+    assert not any(ch.isdigit() for ch in str(info.value))

@@ -42,8 +42,15 @@ def moment_of(X, radius):
     return rows.clipped_second_moment(X, radius).matrix
 
 
-def values_of(X, radius):
-    return ts.verified_eigenvalues(moment_of(X, radius))
+def values_of(X, radius, P=None):
+    """The eigenvalue step's values: Rayleigh quotients along a public basis
+    (the released eigenvectors; here the identity or a given ``P``)."""
+    A = moment_of(X, radius)
+    return ts.rayleigh_quotients(A, np.eye(A.shape[0]) if P is None else P)
+
+
+def values_bound(n, d):
+    return (1 + ts.BASIS_DEFECT) * math.sqrt(2) / n + 2 * ts.rayleigh_margin(d)
 
 
 def pair_from(seed, n, d, norms, replacement):
@@ -93,20 +100,18 @@ def test_moment_sensitivity_is_attained_at_every_radius(radius):
 
 
 def test_eigenvalue_sensitivity_is_attained():
-    """m + 1 rows e₁ against m rows e₁ and one e₂: the sorted spectra are
-    ((m+1)/n, 0, …) and (m/n, 1/n, 0, …), ℓ₂ distance √2/n."""
+    """m + 1 rows e₁ against m rows e₁ and one e₂: along the basis e_i the
+    quotients are ((m+1)/n, 0, …) and (m/n, 1/n, 0, …), ℓ₂ distance √2/n."""
     n, d, m = 30, 4, 10
     e = np.eye(d)
     X = np.zeros((n, d))
     X[: m + 1] = e[0]
     X_prime = X.copy()
     X_prime[m] = e[1]
-    (lam, err), (lam_p, err_p) = values_of(X, 1.0), values_of(X_prime, 1.0)
+    lam, lam_p = values_of(X, 1.0), values_of(X_prime, 1.0)
     move = np.linalg.norm(lam - lam_p)
     assert move == pytest.approx(math.sqrt(2) / n, rel=1e-9)
-    margin = ts.eigenvalue_margin(n, d)
-    assert err <= margin and err_p <= margin
-    assert move <= math.sqrt(2) / n + 2 * margin
+    assert move <= values_bound(n, d)
 
 
 # --- never exceeded: random and hypothesis pairs ---------------------------------
@@ -155,13 +160,11 @@ def test_no_pair_exceeds_any_step_sensitivity(case):
     assert change in (0.0, pytest.approx(math.sqrt(2)))
     A, A_prime = moment_of(X, radius), moment_of(X_prime, radius)
     assert np.linalg.norm(A - A_prime) <= math.sqrt(2) / n
-    (lam, err), (lam_p, err_p) = (
-        values_of(X, radius),
-        values_of(X_prime, radius),
-    )
-    margin = ts.eigenvalue_margin(n, d)
-    assert err <= margin and err_p <= margin
-    assert np.linalg.norm(lam - lam_p) <= math.sqrt(2) / n + 2 * margin
+    # the basis is public (released before the values are computed): any
+    # orthonormal basis, here one drawn from the seed
+    P = np.linalg.qr(np.random.default_rng(seed).standard_normal((d, d)))[0]
+    lam, lam_p = values_of(X, radius, P), values_of(X_prime, radius, P)
+    assert np.linalg.norm(lam - lam_p) <= values_bound(n, d)
 
 
 def test_random_pairs_stay_within_the_sensitivities():
@@ -183,11 +186,12 @@ def test_random_pairs_stay_within_the_sensitivities():
             np.linalg.norm(moment_of(X, radius) - moment_of(X_prime, radius))
             * n,
         )
-        lam, lam_p = values_of(X, radius)[0], values_of(X_prime, radius)[0]
+        P = ts.released_basis(rng.standard_normal((d, d)))
+        lam, lam_p = values_of(X, radius, P), values_of(X_prime, radius, P)
         worst["values"] = max(worst["values"], np.linalg.norm(lam - lam_p) * n)
     assert worst["trace"] <= 1 + 5 * 2.0**-53 * n
     assert worst["moment"] <= math.sqrt(2)
-    assert worst["values"] <= math.sqrt(2) + 2 * n * ts.eigenvalue_margin(n, d)
+    assert worst["values"] <= n * values_bound(n, d)
 
 
 # --- the safe rounding ------------------------------------------------------------
@@ -325,7 +329,7 @@ def test_safe_composition_of_a_boundary_pair_is_below_the_record(method):
     s = cal.steps
     X, X_prime = boundary_pair(n, d, s["vectors"].granularity)
     A, A_p = moment_of(X, 1.0), moment_of(X_prime, 1.0)
-    lam, lam_p = values_of(X, 1.0)[0], values_of(X_prime, 1.0)[0]
+    lam, lam_p = values_of(X, 1.0), values_of(X_prime, 1.0)
     shifts = {
         "vectors": exact.grid_shift(
             exact.upper(A), exact.upper(A_p), s["vectors"].granularity
