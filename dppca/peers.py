@@ -609,9 +609,18 @@ def proposal_cap(log10_acceptance, k: int, safety: float = CAP_SAFETY):
     return max(1, math.ceil(safety * k * 10.0 ** (-log10_acceptance)))
 
 
+#: The fixed part of :func:`proposal_work`: the cost of one proposal beyond
+#: its factorisation (NumPy's per-call overhead), in the same units; about
+#: that of factorising a 60 x 60 matrix. A constant of the code, not a
+#: measurement taken at run time.
+PROPOSAL_OVERHEAD = 200_000
+
+
 def proposal_work(d: int) -> int:
-    """The work of one ACG proposal in dimension ``d``, to a constant: both
-    libraries draw each proposal with ``multivariate_normal``, which
-    factorises the ``d x d`` covariance again (``d**3`` operations). A work
-    budget divided by this is a number of proposals."""
-    return int(d) ** 3
+    """The work of one ACG proposal in dimension ``d``, in units of one
+    floating-point operation, to a constant: both libraries draw each
+    proposal with ``multivariate_normal``, which factorises the ``d x d``
+    covariance again (``d**3``), plus a fixed overhead
+    (:data:`PROPOSAL_OVERHEAD`). A work budget divided by this is a number
+    of proposals."""
+    return int(d) ** 3 + PROPOSAL_OVERHEAD

@@ -1,9 +1,13 @@
 """Run a call that may never return, and give up on it after a time limit.
 
 The libraries of chapter 12 sample by rejection with an acceptance rate that
-can fall below 1e-20, so a call to them may not return in any useful time. The
-experiments (chapters 8, 9 and 12) and the benchmarks run such calls through
-:func:`call_with_time_limit` and record a time-out as an outcome, not an error.
+can fall below 1e-20, so a call to them may not return in any useful time.
+The experiments do not decide anything from elapsed time: they cap each
+release in proposals (:mod:`dppca.peers`, *Work caps*), which gives the same
+outcome on every machine. A clock is used only to test a claim that a call
+*never* returns (:func:`assert_does_not_return`): a slower or busier machine
+can only make such a check pass, never fail, and its outcome decides nothing
+else.
 """
 
 from __future__ import annotations
@@ -50,3 +54,16 @@ def call_with_time_limit(seconds: float, fn, *args, **kwargs):
             child.terminate()
         child.join()
         receiver.close()
+
+
+def assert_does_not_return(seconds: float, fn, *args, **kwargs) -> None:
+    """Check the claim that ``fn(*args, **kwargs)`` does not return: run it
+    for ``seconds`` (:func:`call_with_time_limit`) and raise AssertionError
+    if it returns (or fails) within that time. Returns None otherwise, so a
+    caller cannot branch on the clock; a slower machine can only make the
+    check pass."""
+    try:
+        call_with_time_limit(seconds, fn, *args, **kwargs)
+    except TimeLimitExceeded:
+        return None
+    raise AssertionError(f"the call returned within {seconds:g} s")

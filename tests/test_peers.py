@@ -305,7 +305,7 @@ def test_proposal_cap_is_safety_times_the_mean_and_refuses_nonsense():
     assert peers.proposal_cap(-2.0, 4) == 20 * 4 * 100
     assert peers.proposal_cap(0.0, 1, safety=1.5) == 2
     assert peers.proposal_cap(-40.0, 4) == float("inf")
-    assert peers.proposal_work(10) == 1000
+    assert peers.proposal_work(10) == 1000 + peers.PROPOSAL_OVERHEAD
     with pytest.raises(ValueError):
         peers.proposal_cap(-1.0, 0)
     with pytest.raises(ValueError):
