@@ -38,7 +38,11 @@ the two data sets.
 from __future__ import annotations
 
 import math
+import os
+import threading
+import uuid
 import warnings
+import weakref
 from collections import Counter
 from collections.abc import Iterable
 
@@ -196,6 +200,28 @@ class BudgetExceededError(RuntimeError):
     before any of its noise is drawn."""
 
 
+class LedgerCopyError(BudgetExceededError):
+    """A copy of an :class:`Accountant` in another process (a joblib or
+    multiprocessing worker) was asked to charge a release: refused before any
+    noise is drawn, since the caller's ledger would never see the charge."""
+
+
+#: The ledgers of this process by id, so that unpickling one in the process
+#: that made it returns the same object (a shared ledger, not a value).
+_LEDGERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _restore_ledger(ledger_id, owner_pid, epsilon, delta, accountant):
+    """Unpickle an :class:`Accountant`: the live ledger itself in the process
+    that owns it, otherwise a detached copy that refuses every charge."""
+    live = _LEDGERS.get(ledger_id)
+    if live is not None and os.getpid() == owner_pid:
+        return live
+    copy = Accountant.__new__(Accountant)
+    copy._setup(epsilon, delta, accountant, ledger_id, owner_pid)
+    return copy
+
+
 class Accountant:
     """A privacy budget (ε, δ) on one data set, charged by every release.
 
@@ -204,12 +230,20 @@ class Accountant:
     noise) if the composition of everything charged so far with them stays
     within the budget, and raises :class:`BudgetExceededError` otherwise,
     leaving the ledger unchanged. Composition is :func:`compose` at the
-    budget's δ (with ``accountant``).
+    budget's δ (with ``accountant``). ``releases`` and ``charges`` are
+    tuples: the ledger changes only through ``charge``.
 
-    An accountant is a shared ledger, not a value: copying it (as
-    scikit-learn's ``clone`` does to an estimator's parameters) returns the
-    same object, so the clones made by ``GridSearchCV`` or
-    ``cross_val_score`` all charge one budget.
+    **One ledger, one process.** An accountant is a shared ledger, not a
+    value: copying it (as scikit-learn's ``clone`` does to an estimator's
+    parameters) returns the same object, and so does unpickling it in the
+    process that made it, so the clones of ``GridSearchCV`` or
+    ``cross_val_score`` all charge one budget. A parallel tool
+    (``n_jobs > 1``) pickles the estimator into worker processes, where a
+    charge could never reach the caller's ledger: there the copy refuses to
+    charge (:class:`LedgerCopyError`, before any noise is drawn), and so does
+    the ledger in a child forked from its process. Run budgeted searches with
+    ``n_jobs=1``; charges from several threads of the owning process are
+    serialised by a lock.
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, accountant="pld"):
@@ -221,11 +255,44 @@ class Accountant:
             raise ValueError(
                 f"accountant must be one of {ACCOUNTANTS}; got {accountant!r}"
             )
-        self.epsilon = float(epsilon)
-        self.delta = float(delta)
-        self.accountant = accountant
-        self.releases: list[Release] = []
-        self.charges: list[str] = []
+        self._setup(
+            float(epsilon), float(delta), accountant, uuid.uuid4().hex, None
+        )
+        _LEDGERS[self._id] = self
+
+    def _setup(self, epsilon, delta, accountant, ledger_id, owner_pid):
+        self._epsilon, self._delta, self._accountant = (
+            epsilon,
+            delta,
+            accountant,
+        )
+        self._id = ledger_id
+        self._owner_pid = os.getpid() if owner_pid is None else owner_pid
+        self._releases: tuple[Release, ...] = ()
+        self._charges: tuple[str, ...] = ()
+        self._lock = threading.Lock()
+
+    epsilon = property(lambda self: self._epsilon, doc="The budget's ε.")
+    delta = property(lambda self: self._delta, doc="The budget's δ.")
+    accountant = property(
+        lambda self: self._accountant, doc="``'pld'`` or ``'rdp'``."
+    )
+    releases = property(
+        lambda self: self._releases,
+        doc="The guarantee records charged so far (a tuple).",
+    )
+    charges = property(
+        lambda self: self._charges,
+        doc="The label of every charge so far (a tuple).",
+    )
+
+    @property
+    def is_copy(self) -> bool:
+        """Whether this is a copy in another process, which refuses to
+        charge."""
+        return os.getpid() != self._owner_pid or _LEDGERS.get(self._id) is not (
+            self
+        )
 
     def _composed(self, releases) -> tuple[float, float]:
         if not releases:
@@ -237,30 +304,41 @@ class Accountant:
                     return math.inf, math.inf
                 return basic_composition(releases)
             try:
-                return compose(releases, self.delta, self.accountant)
+                return compose(list(releases), self.delta, self.accountant)
             except ValueError:  # δ of the basic parts alone exceeds the budget
                 return math.inf, math.inf
 
     @property
     def spent(self) -> tuple[float, float]:
         """(ε, δ) composed over everything charged so far."""
-        return self._composed(self.releases)
+        return self._composed(self._releases)
 
     def charge(self, records, label: str = "release") -> tuple[float, float]:
         """Charge the records of one release; returns the new total spent."""
-        new = _releases(records)
-        epsilon, delta = self._composed(self.releases + new)
-        tolerance = 1e-9 * self.epsilon
-        if not (epsilon <= self.epsilon + tolerance and delta <= self.delta):
-            before = self.spent
-            raise BudgetExceededError(
-                f"{label} would spend the budget (ε = {self.epsilon:g}, "
-                f"δ = {self.delta:g}): {len(self.charges)} release(s) have "
-                f"spent ε = {before[0]:.4g}, and with this one the total "
-                f"would be ε = {epsilon:.4g}. No noise was drawn."
+        if self.is_copy:
+            raise LedgerCopyError(
+                f"{label} refused: this privacy ledger is a copy in another "
+                "process (a parallel worker, e.g. n_jobs > 1 in "
+                "scikit-learn), whose charges the caller's ledger would "
+                "never see. Run budgeted fits with n_jobs=1. No noise was "
+                "drawn."
             )
-        self.releases.extend(new)
-        self.charges.append(label)
+        new = tuple(_releases(records))
+        with self._lock:
+            epsilon, delta = self._composed(self._releases + new)
+            tolerance = 1e-9 * self.epsilon
+            if not (
+                epsilon <= self.epsilon + tolerance and delta <= self.delta
+            ):
+                before = self.spent
+                raise BudgetExceededError(
+                    f"{label} would spend the budget (ε = {self.epsilon:g}, "
+                    f"δ = {self.delta:g}): {len(self._charges)} charge(s) "
+                    f"have spent ε = {before[0]:.4g}, and with this one the "
+                    f"total would be ε = {epsilon:.4g}. No noise was drawn."
+                )
+            self._releases += new
+            self._charges += (label,)
         return epsilon, delta
 
     def __copy__(self):
@@ -269,17 +347,31 @@ class Accountant:
     def __deepcopy__(self, memo):
         return self
 
+    def __reduce__(self):
+        return (
+            _restore_ledger,
+            (
+                self._id,
+                self._owner_pid,
+                self._epsilon,
+                self._delta,
+                self._accountant,
+            ),
+        )
+
     def __repr__(self) -> str:
         spent = self.spent
+        copy = "; a copy in another process" if self.is_copy else ""
         return (
             f"Accountant(epsilon={self.epsilon:g}, delta={self.delta:g}; "
-            f"{len(self.charges)} charged, spent ε = {spent[0]:.4g})"
+            f"{len(self.charges)} charged, spent ε = {spent[0]:.4g}{copy})"
         )
 
 
 __all__ = [
     "Accountant",
     "BudgetExceededError",
+    "LedgerCopyError",
     "zcdp_release",
     "UnprovedGuaranteeWarning",
     "ACCOUNTANTS",

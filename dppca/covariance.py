@@ -47,9 +47,9 @@ from .guarantees import (
     Released,
     released,
 )
-from .linalg import second_moment
 from .noise import MAX_LAPLACE_GRID_SCALE, add_laplace, check_noise_kind
 from .privacy import discrete_laplace_scale, laplace_scale, safe_granularity
+from .rows import unit_rows_second_moment
 from .sensitivity import (
     bingham_score_sensitivity,
     top_eigenvalues_l1_sensitivity,
@@ -292,7 +292,7 @@ def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
     """
     X = check_data(X)
     return amin_subspace_from_second_moment(
-        second_moment(X), X.shape[0], k, epsilon, rng=rng, **options
+        unit_rows_second_moment(X), X.shape[0], k, epsilon, rng=rng, **options
     )
 
 
@@ -371,7 +371,7 @@ def amin_covariance(
     """
     X = check_data(X)
     return amin_covariance_from_second_moment(
-        second_moment(X),
+        unit_rows_second_moment(X),
         X.shape[0],
         k,
         epsilon,

@@ -74,10 +74,8 @@ def _checked_block(block, clip=False):
     too_long = ~(norms <= 1.0 + ROW_NORM_TOLERANCE)
     if np.any(too_long):
         raise ValueError(
-            f"X has {int(too_long.sum())} rows with Euclidean norm > 1 in one "
-            f"chunk of {block.shape[0]} rows (largest {norms.max():.6g}); the "
-            "privacy guarantees assume ||x_i|| <= 1. Rescale explicitly or "
-            "pass clip=True."
+            "X has rows with Euclidean norm > 1; the privacy guarantees "
+            "assume ||x_i|| <= 1. Rescale by a public bound or pass clip=True."
         )
     return block
 

@@ -44,6 +44,7 @@ entry point (see :data:`MECHANISMS`).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import numbers
 import warnings
@@ -127,6 +128,9 @@ class MechanismSpec:
     #: Checks of ``mechanism_options`` that the mechanism needs (raises
     #: ``ValueError``), run before any budget is charged or noise drawn.
     check_options: Callable | None = None
+    #: The mechanism function whose keyword parameters are the accepted
+    #: ``mechanism_options`` (less :data:`INTERNAL_OPTIONS`).
+    options_of: Callable | None = None
 
     @property
     def needs_delta(self) -> bool:
@@ -347,6 +351,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _noisy_matrix_run("analyze_gauss_from_second_moment", "epsilon_delta"),
         _analyze_gauss_guarantee,
         input_perturbation.PRIVACY["analyze_gauss"],
+        options_of=input_perturbation.analyze_gauss_from_second_moment,
     ),
     "laplace": MechanismSpec(
         "Laplace input",
@@ -358,6 +363,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         ),
         _laplace_guarantee,
         input_perturbation.PRIVACY["laplace_input_perturbation"],
+        options_of=input_perturbation.laplace_input_perturbation_from_second_moment,
     ),
     "gaussian_approx": MechanismSpec(
         "Mangoubi–Vishnoi",
@@ -367,6 +373,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _gaussian_approx_run,
         _gaussian_approx_guarantee,
         gaussian_approx.PRIVACY["gaussian_subspace_recovery"],
+        options_of=gaussian_approx.gaussian_subspace_recovery_from_second_moment,
     ),
     "complex_gaussian": MechanismSpec(
         "complex Gaussian",
@@ -376,6 +383,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _complex_gaussian_run,
         _complex_gaussian_guarantee,
         complex_gaussian.PRIVACY["complex_gaussian_approximation"],
+        options_of=complex_gaussian.complex_gaussian_approximation_from_second_moment,
     ),
     "trace_sensitive": MechanismSpec(
         "trace-sensitive (Dong et al.)",
@@ -386,6 +394,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _trace_sensitive_guarantee,
         trace_sensitive.PRIVACY["trace_sensitive_covariance"],
         run_rows=_trace_sensitive_run_rows,
+        options_of=trace_sensitive.trace_sensitive_covariance,
     ),
     "streaming": MechanismSpec(
         "streaming DP-PCA",
@@ -397,6 +406,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         streaming.PRIVACY["dp_pca_oja"],
         run_rows=_streaming_run_rows,
         check_options=_check_streaming_options,
+        options_of=streaming.dp_pca_oja,
     ),
     "mod_sulq": MechanismSpec(
         "MOD-SULQ",
@@ -406,6 +416,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _noisy_matrix_run("mod_sulq_from_second_moment", "epsilon_delta"),
         _mod_sulq_guarantee,
         input_perturbation.PRIVACY["mod_sulq"],
+        options_of=input_perturbation.mod_sulq_from_second_moment,
     ),
     "noisy_power_method": MechanismSpec(
         "noisy power method",
@@ -415,6 +426,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _power_method_run,
         _power_method_guarantee,
         power_method.PRIVACY["noisy_power_method"],
+        options_of=power_method.noisy_power_method_from_second_moment,
     ),
     "ppca": MechanismSpec(
         "PPCA",
@@ -424,6 +436,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _ppca_run,
         _ppca_guarantee,
         exponential.PRIVACY["ppca"],
+        options_of=exponential.ppca_from_second_moment,
     ),
     "amin": MechanismSpec(
         "Amin et al.",
@@ -433,6 +446,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         _amin_run,
         _amin_guarantee,
         covariance.PRIVACY["amin_subspace"],
+        options_of=covariance.amin_subspace_from_second_moment,
     ),
     "wishart_delta": MechanismSpec(
         "Wishart (δ-calibrated)",
@@ -444,6 +458,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         ),
         _wishart_delta_guarantee,
         input_perturbation.PRIVACY["wishart_input_perturbation_delta"],
+        options_of=input_perturbation.wishart_input_perturbation_delta_from_second_moment,
     ),
     "wishart_published": MechanismSpec(
         "Wishart (published)",
@@ -455,6 +470,7 @@ MECHANISMS: dict[str, MechanismSpec] = {
         ),
         _wishart_published_guarantee,
         input_perturbation.PRIVACY["wishart_input_perturbation"],
+        options_of=input_perturbation.wishart_input_perturbation_from_second_moment,
     ),
 }
 
@@ -462,6 +478,23 @@ MECHANISMS: dict[str, MechanismSpec] = {
 #: Gauss; without, Laplace input perturbation. Both are fully proved with the
 #: default safe noise; see :class:`PrivatePCA` for why these two.
 AUTO_MECHANISM = {True: "analyze_gauss", False: "laplace"}
+
+#: Keyword parameters of the mechanism functions that ``mechanism_options``
+#: may not set: the estimator's own (``rng``, the outputs it asks for) and
+#: caches or diagnostics, which would keep values computed from the rows in
+#: the estimator's parameters.
+INTERNAL_OPTIONS = frozenset(
+    {
+        "rng",
+        "noise",
+        "output",
+        "return_spectrum",
+        "return_run",
+        "moment_cache",
+        "diagnostics",
+        "n_rows",
+    }
+)
 
 #: Start of the warning messages of the mechanism functions that
 #: :class:`PrivatePCA` raises itself, before fitting (not repeated).
@@ -805,9 +838,7 @@ class PrivatePCA(
                 PrivacyWarning,
                 stacklevel=3,
             )
-        options = dict(self.mechanism_options or {})
-        if spec.check_options is not None:
-            spec.check_options(options)
+        options = self._check_public(name, spec, d)
         kind = noise.check_noise_kind(self.noise)
         if name in ADDITIVE_NOISE:
             options.setdefault("noise", kind)
@@ -822,7 +853,7 @@ class PrivatePCA(
             options,
         )
         unproved = not record.proved or (
-            kind == "float" and self.center is True
+            kind == "float" and self._private_centre()
         )
         if unproved and spec.notion != "not_dp":
             caveat = record.caveat or FLOAT_NOISE_CAVEAT
@@ -839,6 +870,115 @@ class PrivatePCA(
                 stacklevel=3,
             )
         return name, spec, data_norm, k, epsilon, delta, options
+
+    def _private_centre(self) -> bool:
+        """``center`` is ``True`` (a Python or numpy bool): a private mean."""
+        centre = self.center
+        return isinstance(centre, (bool, np.bool_)) and bool(centre)
+
+    def _check_public(self, name, spec, d) -> dict:
+        """Every public parameter a fit reads, checked before any row is
+        read or any budget charged; returns the mechanism's options. A fit
+        refuses only here: once rows are read it returns a release."""
+        if not isinstance(self.clip, (bool, np.bool_)):
+            raise TypeError(f"clip must be True or False; got {self.clip!r}")
+        private = [
+            f"{p}='private'"
+            for p in ("data_norm", "centered_norm")
+            if isinstance(getattr(self, p), str)
+            and getattr(self, p) == "private"
+        ]
+        if self._private_centre():
+            private.insert(0, "center=True (a private mean)")
+            self._split(1.0, None)  # checks center_share
+            if self.centered_norm is not None:
+                self._centered_norm(1.0, np.zeros(d))  # checks its value
+        elif not isinstance(self.center, (bool, np.bool_)):
+            self._public_centre(d)
+        if not self.clip and private:
+            raise ValueError(
+                "clip=False refuses rows above a bound, and with "
+                f"{' and '.join(private)} that bound is released from the "
+                "data: whether the fit returns would then depend on the "
+                "rows. Use clip=True (rows are clipped to the released bound) "
+                "or public bounds and a public centre"
+            )
+        if self._private_bound_names():
+            self._bound_budget(1.0)
+            lower, upper = (float(v) for v in self.bound_range)
+            if not (0 < lower < upper and math.isfinite(upper)):
+                raise ValueError(
+                    "bound_range must be (lower, upper) with 0 < lower < "
+                    f"upper < inf; got {self.bound_range!r}"
+                )
+            q = float(self.bound_quantile)
+            if not 0 < q < 1:
+                raise ValueError(
+                    f"bound_quantile must lie in (0, 1); got {q!r}"
+                )
+        self._check_scales(d)
+        options = dict(self.mechanism_options or {})
+        accepted = set()
+        if spec.options_of is not None:
+            accepted = set(inspect.signature(spec.options_of).parameters)
+        accepted -= INTERNAL_OPTIONS
+        unknown = sorted(set(options) - accepted)
+        if unknown:
+            raise ValueError(
+                f"mechanism_options {unknown} are not options of "
+                f"mechanism={name!r}; it accepts {sorted(accepted)}"
+            )
+        if spec.check_options is not None:
+            spec.check_options(options)
+        if name == "streaming":
+            # the rows it sees lie in the unit ball, so every gradient
+            # x (xᵀW) has norm at most one: the radius is searched below it
+            low = streaming.DEFAULT_NORM_RANGE[0]
+            options.setdefault("norm_range", (low, 1.0))
+        return options
+
+    def _check_scales(self, d: int) -> None:
+        """The float64 error bounds of :mod:`dppca.rows` hold for bounds in
+        ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` and centres at most ``10²⁰⁰``
+        bounds away: checked here, on the public values (or the public range
+        of a released one), so that no released value can fail them."""
+        low, high = rows.MIN_BOUND, rows.MAX_MAGNITUDE / 2
+        ranges = {}
+        for name in ("data_norm", "centered_norm"):
+            value = getattr(self, name)
+            if isinstance(value, str) and value == "private":
+                ranges[name] = tuple(float(v) for v in self.bound_range)
+            elif value is not None and not isinstance(value, str):
+                ranges[name] = (float(value), float(value))
+        for name, (lower, upper) in ranges.items():
+            if not low <= lower <= upper <= high:
+                raise ValueError(
+                    f"{name} (or bound_range) must lie in [{low:g}, "
+                    f"{high:g}], where float64 error bounds are verified"
+                )
+        outer = ranges["data_norm"]
+        if self._private_centre():
+            inner = ranges.get("centered_norm", outer)
+            reach = outer[1]  # ‖μ̂‖ ≤ R
+        elif isinstance(self.center, (bool, np.bool_)):
+            return
+        else:
+            inner = outer
+            reach = float(np.linalg.norm(self._public_centre(d)))
+        if reach > 1e200 * inner[0]:
+            raise ValueError(
+                "the centre may lie more than 1e200 row bounds from the "
+                "origin: float64 clip factors would be subnormal"
+            )
+
+    def _public_centre(self, d: int) -> np.ndarray:
+        centre = np.asarray(self.center, dtype=float).ravel()
+        if centre.shape != (d,) or not np.all(np.isfinite(centre)):
+            raise ValueError(
+                f"center must be True, False or a finite vector of length "
+                f"n_features = {d}"
+            )
+        return centre
 
     def _check_n_components(self, name: str, d: int):
         """An int k (1 <= k < d; k = d too for the mechanisms that release a
@@ -878,7 +1018,7 @@ class PrivatePCA(
         """A PrivacyWarning for every budget parameter the fit will not use,
         and for a δ too large to mean anything."""
         if delta is not None and not spec.uses_delta:
-            private_mean = self.center is True
+            private_mean = self._private_centre()
             warnings.warn(
                 f"delta={delta!r} is not used by mechanism={name!r}, which "
                 "is pure ε-DP"
@@ -897,13 +1037,13 @@ class PrivatePCA(
                 "which is (0, δ)-DP"
                 + (
                     " (only the private mean spends its share of it)"
-                    if self.center is True
+                    if self._private_centre()
                     else ""
                 ),
                 PrivacyWarning,
                 stacklevel=4,
             )
-        if self.centered_norm is not None and self.center is not True:
+        if self.centered_norm is not None and not self._private_centre():
             warnings.warn(
                 f"centered_norm={self.centered_norm!r} is not used: it bounds "
                 "the rows centred at a private mean (center=True)",
@@ -978,7 +1118,7 @@ class PrivatePCA(
         names = []
         if self.data_norm == "private":
             names.append("data_norm")
-        if self.centered_norm == "private" and self.center is True:
+        if self.centered_norm == "private" and self._private_centre():
             names.append("centered_norm")
         return names
 
@@ -1145,9 +1285,8 @@ class PrivatePCA(
         )
         if not spec.uses_delta:
             delta = None
-        centre = self.center
-        private_centre = isinstance(centre, (bool, np.bool_)) and bool(centre)
-        public_centre = not isinstance(centre, (bool, np.bool_))
+        private_centre = self._private_centre()
+        public_centre = not isinstance(self.center, (bool, np.bool_))
         if hasattr(self, "privacy_releases_") and self.accountant is None:
             warnings.warn(
                 "refitting spends the privacy budget again: the releases of "
@@ -1200,12 +1339,7 @@ class PrivatePCA(
             # raises before any noise is drawn if the budget would be exceeded
             self.accountant.charge(planned, label=type(self).__name__)
         if public_centre:
-            centre = np.asarray(centre, dtype=float).ravel()
-            if centre.shape != (d,) or not np.all(np.isfinite(centre)):
-                raise ValueError(
-                    f"center must be True, False or a finite vector of length "
-                    f"n_features = {d}"
-                )
+            centre = self._public_centre(d)
             if spec.run_rows is not None:
                 Z = rows.unit_ball_rows(X, bound, centre=centre, clip=self.clip)
             else:

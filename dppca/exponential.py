@@ -18,7 +18,7 @@ import numpy as np
 
 from . import bingham
 from .guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
-from .linalg import second_moment
+from .rows import unit_rows_second_moment
 from .validation import (
     PrivacyWarning,
     as_generator,
@@ -212,7 +212,9 @@ def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
     :func:`ppca_from_second_moment` (``sampler``, ``n_sweeps``, ``V0``). See
     :data:`PRIVACY` for what a finite chain guarantees.
     """
-    A = second_moment(X)  # validates X (dense or sparse, dtype-aware tolerance)
+    A = unit_rows_second_moment(
+        X
+    )  # validates X (dense or sparse, dtype-aware tolerance)
     k = check_k(k, A.shape[0])
     epsilon = check_epsilon(epsilon)
     return ppca_from_second_moment(

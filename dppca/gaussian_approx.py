@@ -56,7 +56,6 @@ from .guarantees import (
     released,
     zcdp_release,
 )
-from .linalg import second_moment
 from .noise import (
     MAX_GAUSSIAN_GRID_SIGMA,
     check_granularity,
@@ -69,6 +68,7 @@ from .privacy import (
     gaussian_zcdp_rho,
     safe_granularity,
 )
+from .rows import unit_rows_second_moment
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     as_generator,
@@ -339,7 +339,7 @@ def rank_k_covariance_approximation(
     ``sigma_i`` of the corollary would leak. ``noise``: ``"float"`` or
     ``"safe"`` (module docstring). ``X`` may be dense or ``scipy.sparse``.
     """
-    A = second_moment(X)
+    A = unit_rows_second_moment(X)
     n, d = np.shape(X)
     k = check_k(k, d)
     sigma, gamma = _calibrated_sigma(
@@ -411,7 +411,7 @@ def gaussian_subspace_recovery(
     ``noise``: ``"float"`` or ``"safe"`` (module docstring).
     ``scipy.sparse``.
     """
-    A = second_moment(X)
+    A = unit_rows_second_moment(X)
     return gaussian_subspace_recovery_from_second_moment(
         A, np.shape(X)[0], k, epsilon, delta, rng, noise=noise
     )

@@ -57,7 +57,6 @@ from .guarantees import (
     released,
     zcdp_release,
 )
-from .linalg import second_moment
 from .noise import check_noise_kind, perturb_symmetric
 from .privacy import (
     analyze_gauss_sigma,
@@ -70,6 +69,7 @@ from .privacy import (
     wishart_privacy_profile,
     wishart_scale_for_delta,
 )
+from .rows import unit_rows_second_moment
 from .sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
     PrivacyWarning,
@@ -359,7 +359,7 @@ def mod_sulq(
     Theorem 5): returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and
     above the diagonal, β of eq. (5). ``noise``: ``"safe"`` or ``"float"``
     (module docstring)."""
-    A = second_moment(X)
+    A = unit_rows_second_moment(X)
     return mod_sulq_from_second_moment(
         A, np.shape(X)[0], epsilon, delta, rng, noise=noise
     )
@@ -416,7 +416,7 @@ def analyze_gauss(
     neighbours: XᵀX/n + E with E symmetric Gaussian, calibrated classically or
     exactly (Balle and Wang 2018). ``noise``: ``"safe"`` or ``"float"``
     (module docstring)."""
-    A = second_moment(X)
+    A = unit_rows_second_moment(X)
     return analyze_gauss_from_second_moment(
         A, np.shape(X)[0], epsilon, delta, rng, calibration, noise=noise
     )
@@ -470,7 +470,7 @@ def laplace_input_perturbation(
     """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1;
     (ε, 0)-DP, Theorem 3). ``noise``: ``"safe"`` or ``"float"`` (module
     docstring)."""
-    A = second_moment(X)
+    A = unit_rows_second_moment(X)
     return laplace_input_perturbation_from_second_moment(
         A, np.shape(X)[0], epsilon, rng, noise=noise
     )
@@ -505,7 +505,7 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
     :class:`dppca.PrivacyWarning`.
     """
-    A = second_moment(X)
+    A = unit_rows_second_moment(X)
     return wishart_input_perturbation_from_second_moment(
         A, np.shape(X)[0], epsilon, rng
     )
@@ -536,7 +536,7 @@ def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP
     (chapter 3, its theorem). Honest but costly: the noise scale grows like
     1/(nδ)."""
-    A = second_moment(X)
+    A = unit_rows_second_moment(X)
     return wishart_input_perturbation_delta_from_second_moment(
         A, np.shape(X)[0], delta, rng
     )

@@ -46,6 +46,7 @@ from .privacy import (
     gaussian_zcdp_rho,
     safe_granularity,
 )
+from .rows import rounding_gamma
 from .sensitivity import power_step_sensitivity
 from .validation import (
     ROW_NORM_TOLERANCE,
@@ -175,6 +176,39 @@ class PowerMethodRun:
     noise: list = field(default_factory=list)
 
 
+def product_shrink(n: int, d: int, p: int) -> float:
+    """Factor ``s < 1`` applied to every computed product ``fl(A V)`` so that
+    the *computed* step keeps the sensitivity Δ the noise is calibrated to
+    (:func:`dppca.sensitivity.power_step_sensitivity`).
+
+    Three things separate the computed product from the exact ``A V`` of rows
+    of norm at most one with an orthonormal ``V``, and each is bounded:
+
+    * rows accepted within ``1 + ROW_NORM_TOLERANCE`` of the unit norm grow
+      ``A − A'`` by at most ``t = (1 + ROW_NORM_TOLERANCE)²``;
+    * ``V`` is a computed Householder QR factor (LAPACK), orthonormal only to
+      rounding: ``‖V̂ − Q‖_F ≤ √p γ_{c d p}`` for an exactly orthonormal
+      ``Q`` (Higham 2002, Thm 19.4; ``c = 16`` here), so ``‖V̂‖₂ ≤ 1 + q``,
+      ``q = √p γ_{16 d p}``, and ``‖(A − A')V̂‖_F ≤ (1 + q) t Δ``;
+    * the product is a sum over rows (or over the columns of ``A``) of
+      products of dot products, at most ``M = n + d + 3`` roundings per term
+      in any order, the scaling by ``s`` included (Higham 2002, Sec. 3.1):
+      its error is at most ``γ_M (1/n) Σ_i ‖x_i‖² ‖V̂‖_F ≤ e = γ_M t (1 + q)
+      √p`` in Frobenius norm for each data set (``‖A‖_F ≤ tr A ≤ t``).
+
+    So neighbouring computed products differ by at most ``(1 + q) t Δ + 2e``,
+    and ``s = Δ / ((1 + q) t Δ + 2e)`` brings that back to Δ. A uniform
+    scaling leaves the subspace unchanged; ``1 − s`` is about ``10⁻⁶`` at
+    ``n = 10⁵``. The ``multiply`` of :func:`noisy_power_method_from_operator`
+    must be such a sum (a Strassen-type product is not).
+    """
+    delta = power_step_sensitivity(check_n(n), p)
+    t = (1.0 + ROW_NORM_TOLERANCE) ** 2
+    q = math.sqrt(p) * rounding_gamma(16 * d * p)
+    error = rounding_gamma(n + d + 3) * t * (1.0 + q) * math.sqrt(p)
+    return delta / ((1.0 + q) * t * delta + 2.0 * error)
+
+
 def noisy_power_sigma(
     n: int,
     block_size: int,
@@ -256,12 +290,14 @@ def noisy_power_method_from_operator(
         sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
     V = haar_subspace(d, p, rng) if p < d else np.eye(d)
     iterates, noises = [V], []
+    shrink = product_shrink(n, d, p)  # the float error of A·V absorbed
     for _ in range(L):
         product = np.asarray(multiply(V), dtype=float)
         if product.shape != (d, p):
             raise ValueError(
                 f"multiply returned shape {product.shape}, expected {(d, p)}"
             )
+        product = product * shrink
         Y = add_gaussian(product, sigma, noise=noise, rng=rng, granularity=grid)
         V = np.linalg.qr(Y)[0]
         if diagnostics:
@@ -325,9 +361,8 @@ def data_operator(X, *, clip: bool = False):
             S = S.multiply(1.0 / np.maximum(norms, 1.0)[:, None]).tocsr()
         elif norms.max(initial=0.0) > 1.0 + ROW_NORM_TOLERANCE:
             raise ValueError(
-                f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows "
-                f"of norm > 1 (largest {norms.max():.6g}); rescale "
-                "explicitly or pass clip=True"
+                "X has rows of norm > 1; rescale by a public bound or pass "
+                "clip=True"
             )
         n, d = S.shape
         return (lambda V: np.asarray(S.T @ (S @ V)) / n), n, d
@@ -449,5 +484,6 @@ __all__ = [
     "noisy_power_method_from_second_moment",
     "noisy_power_method_guarantee",
     "noisy_power_sigma",
+    "product_shrink",
     "safe_noisy_power_calibration",
 ]

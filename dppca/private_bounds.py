@@ -255,11 +255,16 @@ def _finite_norms(norms, what: str) -> np.ndarray:
     return norms
 
 
-def _norms_of(X) -> np.ndarray:
-    """Row norms of a matrix, or a 1-D array of norms checked as is."""
+def _norms_of(X, scale: float) -> np.ndarray:
+    """Row norms of a matrix, or a 1-D array of norms checked as is. Rows far
+    beyond ``scale`` (the largest candidate) are first scaled down by a power
+    of two (:func:`dppca.rows.tame_rows`): they stay above every candidate,
+    and a finite row whose norm would overflow float64 is counted like any
+    other instead of being refused."""
     if not scipy.sparse.issparse(X) and np.ndim(X) == 1:
         return _check_norms(X)
-    return _finite_norms(rows.row_norms(_as_matrix(X)), "X")
+    X = rows.tame_rows(_as_matrix(X), scale)
+    return _finite_norms(rows.row_norms(X), "X")
 
 
 # ------------------------------------------------------------------------------
@@ -447,7 +452,7 @@ def norm_quantile(
         grid_points,
         "private norm quantile (permute-and-flip)",
     )
-    return _draw(_norms_of(X), q, grid, record, rng)
+    return _draw(_norms_of(X, float(grid[-1])), q, grid, record, rng)
 
 
 def centred_norm_quantile(
@@ -534,9 +539,11 @@ def centred_norm_quantile(
     sparse = scipy.sparse.issparse(X)
     step = rows.default_chunk_rows(d)
     norms = np.empty(n)
+    scale = max(float(grid[-1]), float(np.linalg.norm(centre)), pre_clip or 0)
     for start in range(0, n, step):
         stop = min(start + step, n)
         block = X[start:stop].toarray() if sparse else X[start:stop]
+        block = rows.tame_rows(block, scale)  # any finite row: no overflow
         if pre_clip is not None:
             raw = _finite_norms(rows.row_norms(block), "X")
             factors = rows.clip_factors(raw, pre_clip, True, n_features=d)

@@ -140,7 +140,7 @@ import scipy.linalg.blas
 import scipy.sparse
 
 from .linalg import DENSE_COLUMN_FRACTION
-from .validation import ROW_NORM_TOLERANCE
+from .validation import ROW_NORM_TOLERANCE, check_data
 
 #: Unit roundoff of float64, ``u = 2⁻⁵³``.
 UNIT_ROUNDOFF = 2.0**-53
@@ -175,6 +175,9 @@ _SAFE_SQUARES = (2.0**-960, 2.0**960)
 #: Most norm-to-bound ratio :func:`clip_factors` accepts: the factor then stays
 #: a normal float.
 _MAX_CLIP_RATIO = 1e290
+
+#: Largest ratio of a public scale (centre, pre-clip bound) to the bound.
+_MAX_PUBLIC_RATIO = 1e240
 
 _U = Fraction(1, 2**53)
 
@@ -394,11 +397,77 @@ def _refuse_overflow(squares, what: str):
 
 
 def _refuse_long_rows(count, total, largest, bound):
+    """Refuse rows above a public bound (``clip=False``). The message names
+    no count or norm of the rows: an error is an output too."""
     raise ValueError(
-        f"{count} of {total} rows have norm above data_norm = {bound:.6g} "
-        f"(largest {largest:.6g}); pass clip=True to clip them or a larger "
-        "public data_norm"
+        f"X has rows of norm above the public bound {bound:.6g}, which "
+        "clip=False refuses; pass clip=True to clip them or a larger public "
+        "bound"
     )
+
+
+#: Rows whose norm exceeds ``TAME_FACTOR`` times the largest public scale of
+#: a computation (bound, centre, pre-clip bound) are first scaled down by a
+#: power of two (:func:`tame_rows`).
+TAME_FACTOR = 2.0**40
+
+#: ... and never to more than this, so that sums of squares cannot overflow.
+_TAME_CEILING = 2.0**500
+
+
+def tame_rows(X, scale: float):
+    """``X`` with every finite row of norm above ``L = TAME_FACTOR · scale``
+    (capped at ``2⁵⁰⁰``), or whose sum of squares overflows, multiplied by a
+    power of two that brings its norm to at most ``L``: the original ``X``
+    when no row is that long.
+
+    ``scale`` is public (the largest of the bound, the centre's norm and the
+    pre-clip bound), so this is a map on each row alone and neighbours stay
+    neighbours. Such a row lies far beyond every bound, so the clipping that
+    follows keeps only its direction, which an exact power-of-two scaling
+    does not change (entries more than ``2⁻¹⁰⁷⁴`` below the row's largest
+    may underflow). So any finite row is clipped like any other, however
+    large its entries, instead of overflowing. Rows with NaN or Inf are
+    left as they are (refused as non-finite).
+    """
+    limit = min(TAME_FACTOR * float(scale), _TAME_CEILING)
+    sparse = scipy.sparse.issparse(X)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if sparse:
+            squares = _csr_row_reduce(X, X.data * X.data)
+        else:
+            squares = _squares(X)
+        long_rows = np.sqrt(squares) > limit
+        long_rows |= np.isinf(squares)
+    if not long_rows.any():
+        return X
+    (index,) = np.nonzero(long_rows)
+    if sparse:
+        largest = _csr_row_reduce(X, np.abs(X.data), np.maximum)[index]
+    else:
+        largest = np.max(np.abs(X[index]), axis=1)
+    keep = np.isfinite(largest)
+    index, largest = index[keep], largest[keep]
+    # largest · 2^-e ≤ limit / (2 √d): the scaled norm is at most limit
+    width = max(X.shape[1], 1)
+    exponents = np.frexp(largest)[1] - np.frexp(limit / (2 * width**0.5))[1]
+    exponents = np.maximum(exponents, 0)
+    X = X.copy()
+    if sparse:
+        factors = np.ones(X.shape[0])
+        factors[index] = np.ldexp(1.0, -exponents)
+        X.data = X.data * np.repeat(factors, np.diff(X.indptr))
+    else:
+        X[index] = np.ldexp(X[index], -exponents[:, None])
+    return X
+
+
+def _public_scale(bound, centre=None, pre=None) -> float:
+    """The largest public scale of a computation (for :func:`tame_rows`)."""
+    scale = float(bound) if pre is None else max(float(bound), float(pre))
+    if centre is not None:
+        scale = max(scale, float(np.linalg.norm(centre)))
+    return scale
 
 
 # ------------------------------------------------------------------------------
@@ -483,9 +552,9 @@ def _checked_norms(norms, bound):
     largest = float(norms.max(initial=0.0))
     if largest > bound * _MAX_CLIP_RATIO:
         raise ValueError(
-            f"a row norm ({largest:.3g}) exceeds the bound ({bound:.3g}) by "
-            f"more than {_MAX_CLIP_RATIO:g}: its clip factor would be a "
-            "subnormal float; rescale the data"
+            f"a row norm exceeds the bound ({bound:.3g}) by more than "
+            f"{_MAX_CLIP_RATIO:g}: its clip factor would be a subnormal "
+            "float; scale it first (tame_rows)"
         )
     return norms, largest
 
@@ -539,6 +608,7 @@ def clip_rows(X, bound: float = 1.0) -> np.ndarray:
         raise ValueError("clip_rows expects a finite 2-D array")
     if X.shape[0] == 0:
         return X.copy()
+    X = tame_rows(X, _check_bound(bound, "data_norm"))
     factors = clip_factors(row_norms(X), bound, True, n_features=X.shape[1])
     return X * factors[:, None]
 
@@ -573,11 +643,13 @@ def unit_ball_rows(
         if X.ndim != 2 or not np.all(np.isfinite(X)):
             raise ValueError("unit_ball_rows expects a finite 2-D array")
         d = X.shape[1]
+    if centre is not None:
+        centre = _check_centre(centre, d)
+    X = tame_rows(X, _public_scale(bound, centre, pre_clip))
     if pre_clip is not None:
         factors = clip_factors(row_norms(X), pre_clip, True, n_features=d)
         X = scipy.sparse.diags(factors) @ X if sparse else X * factors[:, None]
     if centre is not None:
-        centre = _check_centre(centre, d)
         X = (X.toarray() if sparse else X) - centre
         sparse = False
     scaled = X * (1.0 / bound) if sparse else X / bound
@@ -686,6 +758,7 @@ def clipped_row_sum(
     n, d = X.shape
     bound = _check_bound(bound, "data_norm")
     chunk_rows = _check_chunk_rows(chunk_rows, d)
+    X = tame_rows(X, bound)
     _, s = _row_sum_shrink(n, d, chunk_rows)
     target = bound * s * (1.0 - 2 * UNIT_ROUNDOFF)  # ≤ bound · s exactly
     p, per_block, _ = _chunk_plan(n, chunk_rows)
@@ -809,8 +882,11 @@ def _chunked_second_moment(X, bound, s, centre, pre, p, per_block, clip):
         else:
             rows = block
         squares = _squares(rows)
-        _refuse_overflow(squares, "X" if centre is None else "X − centre")
         norms = np.sqrt(squares)
+        if not np.all(np.isfinite(squares)):  # centred rows beyond 1e154
+            overflow = ~np.isfinite(squares)
+            norms[overflow] = row_norms(rows[overflow])
+            _refuse_overflow(norms, "X" if centre is None else "X − centre")
         if not outer.judge(norms) or (inner is not None and inner.refused):
             continue
         scale = scale_numerator / np.maximum(norms, bound)
@@ -965,6 +1041,13 @@ def clipped_second_moment(
     pre = None if pre_clip is None else _check_bound(pre_clip, "pre_clip")
     centre = _check_centre(centre, d)
     chunk_rows = _check_chunk_rows(chunk_rows, d)
+    scale = _public_scale(bound, centre, pre)
+    if scale / bound > _MAX_PUBLIC_RATIO:
+        raise ValueError(
+            "the centre or pre-clip bound exceeds the bound by more than "
+            f"{_MAX_PUBLIC_RATIO:g}: clip factors would be subnormal floats"
+        )
+    X = tame_rows(X, scale)
     eta_chunks, s_chunks = _second_moment_shrink(n, d, chunk_rows, 0.0)
     ratio = 0.0
     if centre is not None:
@@ -973,7 +1056,9 @@ def clipped_second_moment(
         eta, s = _second_moment_shrink(n, d, chunk_rows, ratio)
     except ValueError:
         eta = math.inf
+    # (and only where tamed rows cannot overflow its squares: public)
     expansion = eta <= max(EXPANSION_MAX_SHRINK, eta_chunks)
+    expansion = expansion and TAME_FACTOR * scale <= 1e150
     if not expansion:
         eta, s, ratio = eta_chunks, s_chunks, 0.0
     p, per_block, M = _chunk_plan(n, chunk_rows)
@@ -1002,6 +1087,28 @@ def clipped_second_moment(
     )
 
 
+def unit_rows_second_moment(X) -> np.ndarray:
+    """``A = (1/n) Σ x_i x_iᵀ`` for the functional entry points
+    (``dppca.analyze_gauss(X)`` and the like), computed as their records
+    claim.
+
+    ``X`` must pass :func:`dppca.validation.check_data` (rows of norm at most
+    one, within its tolerance). The matrix is :func:`clipped_second_moment`
+    with bound one: rows within the tolerance above one are brought inside,
+    and every rounding error of the sum is absorbed, so the computed matrix
+    has the replace-one sensitivity ``√2/n`` the mechanisms are calibrated
+    to (plain ``XᵀX/n`` can exceed it by the tolerance and the rounding:
+    about ``1 + 2·10⁻⁹`` times). A ``dask.array`` goes to
+    :func:`dppca.distributed.second_moment_dask`.
+    """
+    if type(X).__module__.split(".")[0] == "dask":
+        from .distributed import second_moment_dask
+
+        return second_moment_dask(X)
+    X = check_data(X, accept_sparse=True)
+    return clipped_second_moment(X, 1.0).matrix
+
+
 __all__ = [
     "CHUNK_BYTES",
     "ClippedRowSum",
@@ -1024,5 +1131,7 @@ __all__ = [
     "row_norms",
     "row_sum_shrink",
     "rounding_gamma",
+    "tame_rows",
     "unit_ball_rows",
+    "unit_rows_second_moment",
 ]

@@ -169,20 +169,18 @@ def as_generator(rng=None) -> np.random.Generator:
 
 
 def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
+    """Refuse non-finite rows and rows outside the unit ball. The messages
+    name no count, norm or position of the offending rows: an error is an
+    output too, and these come from private rows."""
     if bad_rows:
+        raise ValueError(f"{name} contains NaN or Inf")
+    if np.any(norms > 1.0 + tolerance):
         raise ValueError(
-            f"{name} contains NaN or Inf in {bad_rows} of its {n} rows"
-        )
-    too_long = norms > 1.0 + tolerance
-    if np.any(too_long):
-        raise ValueError(
-            f"{name} has {int(too_long.sum())} of {n} rows with Euclidean norm "
-            "> 1 "
-            f"(largest {float(norms.max())!r}, tolerance 1 + {tolerance:.3g}); "
-            "the privacy guarantees assume ||x_i|| <= 1. Divide the rows by a "
-            "public bound R fixed without looking at the data, clipping the "
-            "longer ones (dppca.PrivatePCA does both: data_norm=R, "
-            "clip=True). dppca.scale_to_unit_ball(X) and "
+            f"{name} has rows of Euclidean norm > 1 (tolerance 1 + "
+            f"{tolerance:.3g}); the privacy guarantees assume ||x_i|| <= 1. "
+            "Divide the rows by a public bound R fixed without looking at "
+            "the data, clipping the longer ones (dppca.PrivatePCA does both: "
+            "data_norm=R, clip=True). dppca.scale_to_unit_ball(X) and "
             "dppca.normalize_rows(X) read the scale from the data: the "
             "result is then NOT differentially private."
         )
@@ -194,8 +192,8 @@ def check_data(X, *, name: str = "X", accept_sparse: bool = False):
 
     Raises ``ValueError`` if ``X`` is not two-dimensional with at least one row
     and two columns, contains NaN or Inf, or has rows of Euclidean norm greater
-    than one (the error names how many rows, the largest norm to full precision
-    and the tolerance, and points to the explicit rescaling helpers). The
+    than one (the error names the tolerance, not the rows, and points to the
+    explicit rescaling helpers). The
     tolerance is :func:`row_norm_tolerance` of ``X``'s dtype: ``1e-9`` for
     float64, about ``9.5e-7`` (8 machine epsilons) for float32 data. Raises
     ``TypeError`` for complex, string or ragged input (see

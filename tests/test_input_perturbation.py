@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from dppca import input_perturbation as IP
+from dppca import rows as dppca_rows
 from dppca import top_k_subspace
 from dppca.privacy import (
     analyze_gauss_sigma,
@@ -56,8 +57,12 @@ def test_wishart_output_is_positive_definite():
 
 
 def test_second_moment_variants_match_data_versions():
+    """The entry points on rows form A as their records claim
+    (dppca.rows.unit_rows_second_moment: clipped to one, float error
+    absorbed) and then draw exactly as the entry points on A."""
     X = data()
-    A = X.T @ X / X.shape[0]
+    A = dppca_rows.unit_rows_second_moment(X)
+    np.testing.assert_allclose(A, X.T @ X / X.shape[0], rtol=1e-9)
     assert np.array_equal(
         IP.mod_sulq(X, 0.5, 1e-3, rng=3),
         IP.mod_sulq_from_second_moment(A, 60, 0.5, 1e-3, rng=3),

@@ -304,7 +304,7 @@ def test_mechanisms_validate_sparse_rows(entry):
         FROM_DATA[entry](S)
     S = scipy.sparse.csr_matrix(X)
     S.data[3] = np.nan
-    with pytest.raises(ValueError, match="NaN or Inf in 1 of its 40 rows"):
+    with pytest.raises(ValueError, match="X contains NaN or Inf$"):
         FROM_DATA[entry](S)
 
 
@@ -414,14 +414,13 @@ def test_top_k_subspace_with_k_out_of_range_gives_the_package_error(k):
     assert dppca.top_k_subspace(M, 5).shape == (5, 5)
 
 
-def test_row_norm_error_shows_the_excess_and_the_tolerance():
+def test_row_norm_error_shows_the_tolerance_not_the_rows():
     X = unit_rows()
     X[4] *= 1 + 1e-8
-    with pytest.raises(
-        ValueError, match=r"largest 1\.00000001\d*, tolerance 1 \+ 1e-09"
-    ):
+    with pytest.raises(ValueError, match=r"tolerance 1 \+ 1e-09") as error:
         dppca.check_data(X)
-    with pytest.raises(ValueError, match=r"largest 1\.00000001"):
+    assert "1.00000001" not in str(error.value)
+    with pytest.raises(ValueError, match=r"norm > 1 \(tolerance"):
         IP.analyze_gauss(X, 1.0, 1e-5, rng=0)
 
 
@@ -470,6 +469,6 @@ def test_sparse_rows_with_duplicate_entries_are_checked_by_their_sum():
         (np.array([0.6, 0.6, 0.5]), np.array([0, 0, 1]), np.array([0, 2, 3])),
         shape=(2, 2),
     )
-    with pytest.raises(ValueError, match=r"largest 1\.2"):
+    with pytest.raises(ValueError, match=r"norm > 1"):
         dppca.second_moment(S)
     assert S.data.size == 3  # the caller's matrix is not modified

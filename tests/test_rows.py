@@ -280,19 +280,30 @@ def test_uncentred_dense_is_one_chunked_product():
     assert result.n_clipped == int(np.sum(np.linalg.norm(X, axis=1) > 2.0))
 
 
-def test_clip_false_refuses_and_counts_every_long_row():
+def test_clip_false_refuses_long_rows_without_describing_them():
+    """The refusal is an output: its message names the public bound only,
+    not how many rows are out of it or how far."""
     rng = np.random.default_rng(4)
     X = rng.standard_normal((700, 3))
-    long_rows = int(np.sum(np.linalg.norm(X, axis=1) > 2.0))
     for fmt in FORMATS.values():
-        with pytest.raises(ValueError, match=rf"{long_rows} of 700 rows"):
-            clipped_second_moment(fmt(X), 2.0, clip=False, chunk_rows=50)
-        with pytest.raises(ValueError, match="rows have norm above"):
+        messages = set()
+        for scale in (1.0, 3.0):
+            for call in (
+                lambda: clipped_second_moment(
+                    fmt(X * scale), 2.0, clip=False, chunk_rows=50
+                ),
+                lambda: clipped_row_sum(
+                    fmt(X * scale), 2.0, clip=False, chunk_rows=50
+                ),
+            ):
+                with pytest.raises(ValueError, match="clip=False") as error:
+                    call()
+                messages.add(str(error.value))
+        assert len(messages) == 1, messages
+        with pytest.raises(ValueError, match="clip=False refuses"):
             clipped_second_moment(
                 fmt(X), 1e3, clip=False, pre_clip=2.0, chunk_rows=50
             )
-        with pytest.raises(ValueError, match=rf"{long_rows} of 700 rows"):
-            clipped_row_sum(fmt(X), 2.0, clip=False, chunk_rows=50)
     # rows within the tolerance pass, and are brought inside the bound
     inside = X / np.linalg.norm(X, axis=1)[:, None] * (1 + 1e-12)
     result = clipped_second_moment(inside, 1.0, clip=False)
@@ -343,10 +354,11 @@ def test_refusals_are_readable(fmt):
                 clipped_second_moment(FORMATS[fmt](bad), 1.0, centre=centre)
         with pytest.raises(ValueError, match="NaN or Inf"):
             clipped_row_sum(FORMATS[fmt](bad), 1.0)
-    with pytest.raises(ValueError, match="overflows float64"):
-        clipped_second_moment(FORMATS[fmt](huge), 1.0, centre=np.ones(3))
-    with pytest.raises(ValueError, match="overflows float64"):
-        clipped_second_moment(FORMATS[fmt](huge), 1.0)
+    # a finite row far beyond the bound is clipped like any other
+    for centre in (None, np.ones(3)):
+        kept = clipped_second_moment(FORMATS[fmt](huge), 1.0, centre=centre)
+        assert np.all(np.isfinite(kept.matrix))
+        assert np.trace(kept.matrix) <= kept.shrink**2
     S = FORMATS[fmt](X)
     with pytest.raises(ValueError, match="centre has a coordinate"):
         clipped_second_moment(S, 1.0, centre=[0.0, 1e151, 0.0])
@@ -427,8 +439,9 @@ def test_clip_factors_keep_the_computed_rows_within_the_bound():
         clip_factors(norms, 1.0, True)[:2], [1.0, 1.0]
     )
     np.testing.assert_allclose(clip_factors(norms, 1.0, True)[2:], [0.5, 0.25])
-    with pytest.raises(ValueError, match="2 of 4 rows have norm above"):
+    with pytest.raises(ValueError, match="clip=False refuses") as error:
         clip_factors(norms, 1.0, False)
+    assert "2" not in str(error.value) and "4.0" not in str(error.value)
     np.testing.assert_array_equal(clip_factors(norms, 5.0, False), np.ones(4))
     with pytest.raises(ValueError, match="NaN or Inf"):
         clip_factors(np.array([1.0, np.nan]), 1.0, True)
@@ -584,5 +597,5 @@ def test_unit_ball_rows_keep_sparse_input_sparse_without_a_centre():
 
 def test_unit_ball_rows_refuse_long_rows_without_clipping():
     X = np.eye(3) * np.array([[1.0], [2.0], [5.0]])
-    with pytest.raises(ValueError, match="1 of 3"):
+    with pytest.raises(ValueError, match="clip=False refuses"):
         rows.unit_ball_rows(X, 2.0, clip=False)
