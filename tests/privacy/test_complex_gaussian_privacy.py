@@ -234,3 +234,28 @@ def test_released_arrays_carry_the_record_of_their_calibration():
         assert H.guarantee == cg.complex_gaussian_guarantee(
             n, d, k, 0.5, DELTA, noise=noise
         )
+
+
+def test_directional_audit_catches_a_sampler_with_halved_off_diagonal_variance():
+    """A planted broken sampler (off-diagonal variance halved) passes an audit
+    on the diagonal pair e₁, e₂ but not on the off-diagonal pair
+    (e₁ ± e₂)/√2, whose exact δ is about 0.05 against the calibrated 0.01;
+    the correct sampler passes both (chapter 16)."""
+    n, d, eps, delta = 1000, 6, 1.0, 1e-2
+    s = cg.noise_sigma(eps, delta, n)
+    e = np.eye(d)
+    diagonal = (np.outer(e[0], e[0]) - np.outer(e[1], e[1])) / n
+    u, w = (e[0] + e[1]) / np.sqrt(2), (e[0] - e[1]) / np.sqrt(2)
+    off_diagonal = (np.outer(u, u) - np.outer(w, w)) / n
+    assert np.linalg.norm(off_diagonal) == pytest.approx(np.sqrt(2) / n)
+    rng = np.random.default_rng(26)
+    good = cg.gue_noise(d, s, rng, batch=(60_000,))
+    broken = good.copy()
+    broken[:, ~np.eye(d, dtype=bool)] *= np.sqrt(0.5)
+    for D in (diagonal, off_diagonal):
+        _, low, high = cg.directional_delta(good, D, eps)
+        assert low <= delta <= high
+    _, low, high = cg.directional_delta(broken, diagonal, eps)
+    assert low <= delta <= high  # the diagonal pair cannot see it
+    value, low, _ = cg.directional_delta(broken, off_diagonal, eps)
+    assert low > 3 * delta and value == pytest.approx(0.0507, abs=0.003)
