@@ -128,7 +128,7 @@ check-stripped: $(STAMP)
 	$(BIN)/nbstripout --verify chapters/*.ipynb
 
 bench: $(STAMP)
-	for script in benchmarks/bench_*.py; do $(BIN)/python $$script || exit 1; done
+	for script in benchmarks/bench_*.py; do $(BLAS1) $(BIN)/python $$script || exit 1; done
 
 ## make lab: open the chapters in JupyterLab (installs the dev extra on first use)
 lab: $(STAMP)

@@ -28,6 +28,7 @@ import time
 import tracemalloc
 
 import numpy as np
+import timing
 from bench_amin import census_like_rows
 from timing import best_time, eigh_and_gram_times, print_ratios
 
@@ -129,6 +130,9 @@ def main(argv=None):
     parser.add_argument("--wide-rows", type=int, default=400_000)
     parser.add_argument("--wide-features", type=int, default=100_000)
     args = parser.parse_args(argv)
+    if timing.QUICK:
+        args.rows, args.repeats = 2_000, 1
+        args.wide_rows, args.wide_features = 20_000, 5_000
     ratios = census_ratios(args.rows, args.k, args.repeats)
     print_ratios(ratios)
     wide_run(args.wide_rows, args.wide_features, 1)

@@ -19,6 +19,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
+import timing  # noqa: E402
 
 from dppca import dyson  # noqa: E402
 
@@ -34,8 +35,8 @@ def best_of(fn, repeats):
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--d", type=int, default=1000)
-    parser.add_argument("--steps", type=int, default=10_000)
+    parser.add_argument("--d", type=int, default=timing.size(1000, 50))
+    parser.add_argument("--steps", type=int, default=timing.size(10_000, 100))
     args = parser.parse_args()
     d = args.d
     rng = np.random.default_rng(0)

@@ -42,7 +42,7 @@ from dppca.noise import add_gaussian
 from dppca.privacy import analytic_gaussian_sigma
 from dppca.rows import clipped_row_sum, clipped_second_moment
 
-EPS, DELTA, REPEATS = 1.0, 1e-5, 3
+EPS, DELTA, REPEATS = 1.0, 1e-5, timing.size(3, 1)
 
 
 best_time = functools.partial(
@@ -116,6 +116,8 @@ def main() -> None:
     warnings.simplefilter("ignore", PrivacyWarning)
     data = datasets.preprocess("census", progress=False)
     X, k = data.X.tocsr(), data.k
+    if timing.QUICK:  # the first 20,000 rows
+        X = X[:20_000]
     n, d = X.shape
     print(f"census: n = {n:,}, d = {d}, nnz = {X.nnz:,}, k = {k}")
     centred_second_moment(X)
@@ -190,11 +192,20 @@ def main() -> None:
         f"{'OK' if t_sparse < t_dense else 'SPARSE NOT FASTER'}"
     )
     print(
+        "the 1.1x and 1.2x targets are kept: PrivatePCA.fit now also checks "
+        "every row and forms the second moment with dppca.rows' proved "
+        "kernel (its float error absorbed), and the private-mean path "
+        "centres row by row, which the by-hand releases share only in part; "
+        "dppca/estimator.py is being restructured (issue 26), so the gap is "
+        "reported here, not optimised in the estimator"
+    )
+    print(
         f"second moment, bound 0.5 (clipping): sparse {1e3 * t_sparse_c:8.1f} ms, "
         f"dense {1e3 * t_dense_c:8.1f} ms, dense/sparse "
         f"{t_dense_c / t_sparse_c:5.2f}x  "
         f"{'OK' if t_sparse_c < t_dense_c else 'SPARSE NOT FASTER'}"
     )
+    timing.quick_note()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ import timing
 from dppca import input_perturbation as IP
 from dppca import top_k_subspace
 
-D, N, K, EPS, DELTA, REPEATS = 513, 10_000, 10, 1.0, 1e-5, 7
+D, N, K = timing.size((513, 10_000, 10), (40, 500, 3))
+EPS, DELTA, REPEATS = 1.0, 1e-5, timing.size(7, 1)
 
 
 best_time = functools.partial(timing.best_time, repeats=REPEATS)
@@ -58,3 +59,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    timing.quick_note()

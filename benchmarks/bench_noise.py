@@ -18,7 +18,8 @@ import timing
 
 from dppca import noise, privacy
 
-D, N, EPS, DELTA, REPEATS = 513, 10_000, 1.0, 1e-5, 5
+D, N = timing.size((513, 10_000), (40, 500))
+EPS, DELTA, REPEATS = 1.0, 1e-5, timing.size(5, 1)
 TARGET = 3.0
 
 
@@ -121,3 +122,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    timing.quick_note()

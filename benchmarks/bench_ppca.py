@@ -20,6 +20,7 @@ import argparse
 import time
 
 import numpy as np
+import timing
 
 from dppca import bingham
 
@@ -59,8 +60,11 @@ def main(argv=None):
     parser.add_argument("--validation-runs", type=int, default=20)
     parser.add_argument("--reference-sweeps", type=int, default=160)
     args = parser.parse_args(argv)
+    if timing.QUICK:
+        args.hoff_sweeps, args.seeds = 1, 1
+        args.validation_runs, args.reference_sweeps = 2, 10
     rng = np.random.default_rng(0)
-    d, k, n, eps = 513, 8, 199523, 0.1
+    d, k, n, eps = timing.size((513, 8, 199523, 0.1), (40, 3, 2000, 0.1))
     A = census_like_second_moment(d, k, rng=rng)
     B = (n * eps / 2) * A
     print(

@@ -3,7 +3,30 @@ module: the scripts run as ``python benchmarks/bench_*.py``)."""
 
 from __future__ import annotations
 
+import sys
 import time
+
+#: ``--quick`` on the command line (removed from ``sys.argv`` here, before a
+#: script parses its own arguments): small sizes and one repetition, so that
+#: ``make test`` runs every benchmark to the end in seconds
+#: (tests/test_benchmarks.py) and an API change that breaks one fails CI.
+QUICK = "--quick" in sys.argv[1:]
+if QUICK:
+    sys.argv.remove("--quick")
+
+
+def quick_note() -> None:
+    """In quick mode, say that the ratios printed are not measurements."""
+    if QUICK:
+        print(
+            "quick mode: small sizes, one repetition; the ratios above only "
+            "show that the script runs, not how fast the package is"
+        )
+
+
+def size(full, quick):
+    """``quick`` in quick mode, else ``full``."""
+    return quick if QUICK else full
 
 
 def best_time(fn, repeats: int = 3, clock=time.perf_counter) -> float:
