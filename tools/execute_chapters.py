@@ -81,6 +81,21 @@ def previous_seconds(out: Path) -> float:
         return 0.0
 
 
+def print_times(outdir: Path, seconds: dict) -> None:
+    """Each chapter's execution time, longest first: this run's, or the
+    cached execution's (marked) for a chapter that was not re-run."""
+    rows = []
+    for nb in toc_notebooks():
+        if nb.name in seconds:
+            rows.append((seconds[nb.name], nb.name, ""))
+        else:
+            past = previous_seconds(outdir / nb.relative_to(ROOT))
+            rows.append((past, nb.name, " (cached)" if past else " (unknown)"))
+    print("chapter execution times:")
+    for value, name, note in sorted(rows, reverse=True):
+        print(f"  {value:7.0f} s  {name}{note}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fast", action="store_true", help="inject FAST=True")
@@ -103,6 +118,7 @@ def main() -> int:
         key=lambda item: previous_seconds(item[1]), reverse=True
     )  # longest first
     failures = []
+    seconds = {}  # chapter -> seconds of this execution
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {
@@ -112,8 +128,10 @@ def main() -> int:
         for future in as_completed(futures):
             nb, out = futures[future]
             try:
+                seconds[nb.name] = future.result()
                 print(
-                    f"executed {nb.name} in {future.result():.0f} s", flush=True
+                    f"executed {nb.name} in {seconds[nb.name]:.0f} s",
+                    flush=True,
                 )
             except (
                 Exception
@@ -127,6 +145,7 @@ def main() -> int:
         f"{len(todo)} chapters executed in {time.perf_counter() - start:.0f} s "
         f"(FAST={args.fast}, {args.jobs} jobs)"
     )
+    print_times(outdir, seconds)
     return 1 if failures else 0
 
 
