@@ -554,13 +554,18 @@ def _generator(random_state) -> np.random.Generator:
     as large (624 words, every output word depending on every input bit) into
     the state of a new MT19937. So the fit's noise has the RandomState's full
     entropy, not a 31-bit seed, and the RandomState advances, as scikit-learn
-    expects."""
+    expects. A Generator likewise seeds the fit's own generator from eight
+    of its 32-bit draws (256 bits), so it advances by the same number of
+    draws whatever the rows: the samplers that reject proposals draw a
+    number that depends on the data, which the caller's generator would
+    otherwise carry out of the fit."""
     if isinstance(random_state, np.random.RandomState):
         words = random_state.randint(0, 2**32, size=624, dtype=np.uint64)
         mixed = np.random.SeedSequence(words.tolist(), pool_size=624)
         return np.random.Generator(np.random.MT19937(mixed))
     if isinstance(random_state, np.random.Generator):
-        return random_state
+        words = random_state.integers(0, 2**32, size=8, dtype=np.uint64)
+        return np.random.default_rng(np.random.SeedSequence(words.tolist()))
     return np.random.default_rng(random_state)
 
 
@@ -687,7 +692,9 @@ class PrivatePCA(
         ``None`` draws fresh OS entropy (128 bits) at every fit. An integer
         seed makes a fit reproducible: a tool for experiments, not a secret,
         since anyone who knows it can recompute the noise. A ``RandomState``
-        hands its full state to the noise.
+        hands its full state to the noise; a Generator seeds the fit from a
+        fixed number of its draws (so its state after the fit says nothing
+        about the rows).
 
     Attributes
     ----------
@@ -1295,7 +1302,6 @@ class PrivatePCA(
                 PrivacyWarning,
                 stacklevel=2,
             )
-        rng = _generator(self.random_state)
         releases = []
         bound_epsilon, epsilon = self._bound_budget(epsilon)
         names = self._private_bound_names()
@@ -1314,6 +1320,9 @@ class PrivatePCA(
             ]
             if self.accountant is not None:
                 self.accountant.charge(bound_records, label="private bounds")
+        # the fit's generator is made once a charge has passed: a refused fit
+        # leaves the caller's generator as it was
+        rng = _generator(self.random_state) if names else None
         if self.data_norm == "private":
             released = self._private_bound(X, bound_epsilon, rng)
             bound = released.bound
@@ -1338,6 +1347,8 @@ class PrivatePCA(
         if self.accountant is not None:
             # raises before any noise is drawn if the budget would be exceeded
             self.accountant.charge(planned, label=type(self).__name__)
+        if rng is None:
+            rng = _generator(self.random_state)
         if public_centre:
             centre = self._public_centre(d)
             if spec.run_rows is not None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import multiprocessing
-import os
 import pickle
 import warnings
 
@@ -24,17 +23,9 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 
-import dppca
-import dppca.accounting
 from dppca import PrivatePCA
 from dppca.accounting import Accountant, BudgetExceededError
 from dppca.private_bounds import quantile_guarantee
-
-pytestmark = pytest.mark.skipif(
-    not hasattr(dppca.accounting, "LedgerCopyError")
-    and not os.environ.get("DPPCA_ISSUE26_TESTS"),
-    reason="issue 26: switches on with the fix (accounting.LedgerCopyError)",
-)
 
 
 def ledger_copy_error():
