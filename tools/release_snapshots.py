@@ -1,0 +1,209 @@
+"""Fingerprints of every release of the package under fixed seeds.
+
+For every mechanism of ``PrivatePCA`` × centring (``False``, ``True``, a
+public vector) on a small fixed data set with an integer ``random_state``,
+and for every functional entry point with ``rng=int``, the sha256 of the
+released arrays' bytes and of the guarantee records' ``as_dict()`` JSON.
+Printed as JSON (sorted keys); ``tests/data/release_snapshots.json`` keeps
+the expected output and ``tests/test_release_snapshots.py`` compares.
+
+The tool imports only names that exist before and after the package's
+reshaping (issue 28): public ``dppca`` names, or the old and the new module
+path tried in turn.
+
+Usage: ``python tools/release_snapshots.py [--out FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import sys
+import warnings
+
+import numpy as np
+
+import dppca
+from dppca import PrivatePCA
+
+#: The mechanisms of ``PrivatePCA`` (``dppca.estimator.MECHANISMS`` on
+#: 13c5f91), with the options each needs.
+MECHANISMS = {
+    "analyze_gauss": {},
+    "laplace": {},
+    "gaussian_approx": {},
+    "complex_gaussian": {},
+    "trace_sensitive": {},
+    "streaming": {"mechanism_options": {"eigengap": 0.05}},
+    "mod_sulq": {},
+    "noisy_power_method": {},
+    "ppca": {"allow_unproved": "ppca"},
+    "amin": {"allow_unproved": "amin"},
+    "wishart_delta": {"allow_unproved": "wishart_delta"},
+    "wishart_published": {"allow_not_dp": True},
+}
+
+N, D, K, SEED = 400, 6, 2, 20240611
+
+
+def module(*names):
+    """The first of ``names`` that imports (old path, new path)."""
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+    raise ModuleNotFoundError(" or ".join(names))
+
+
+def digest(value) -> str:
+    array = np.ascontiguousarray(np.asarray(value))
+    text = f"{array.dtype.str}{array.shape}".encode()
+    return hashlib.sha256(text + array.tobytes()).hexdigest()
+
+
+def record_digest(records) -> str:
+    rows = [record.as_dict() for record in records if record is not None]
+    text = json.dumps(rows, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def data():
+    """Fixed rows: anisotropic Gaussian, shifted, scaled into the unit
+    ball (so the functional entry points accept them too)."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((N, D)) * np.linspace(2.0, 0.3, D) + 0.4
+    X /= 1.01 * np.linalg.norm(X, axis=1).max()
+    return X
+
+
+def estimator_snapshots(X):
+    out = {}
+    centres = {
+        "false": False,
+        "true": True,
+        "public": np.full(D, 0.05),
+    }
+    for name, extra in MECHANISMS.items():
+        for label, center in centres.items():
+            delta = None if name in ("laplace", "ppca", "amin") else 1e-5
+            if name == "wishart_published":
+                delta = None
+            pca = PrivatePCA(
+                K,
+                epsilon=2.0,
+                delta=delta,
+                mechanism=name,
+                data_norm=1.0,
+                center=center,
+                random_state=SEED,
+                **extra,
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pca.fit(X)
+            arrays = [pca.components_, pca.mean_]
+            for attribute in (
+                "explained_variance_",
+                "explained_variance_ratio_",
+            ):
+                if hasattr(pca, attribute):
+                    arrays.append(getattr(pca, attribute))
+            out[f"PrivatePCA/{name}/center={label}"] = {
+                "arrays": [digest(a) for a in arrays],
+                "records": record_digest(pca.privacy_releases_),
+                "spent": [float(v) for v in pca.privacy_spent_],
+            }
+    return out
+
+
+def functional_snapshots(X):
+    gaussian_approx = module(
+        "dppca.gaussian_approx", "dppca.mechanisms.gaussian_approx"
+    )
+    complex_gaussian = module(
+        "dppca.complex_gaussian", "dppca.mechanisms.complex_gaussian"
+    )
+    trace_sensitive = module(
+        "dppca.trace_sensitive", "dppca.mechanisms.trace_sensitive"
+    )
+    streaming = module("dppca.streaming", "dppca.mechanisms.streaming")
+    power_method = module("dppca.power_method", "dppca.mechanisms.power_method")
+    private_bounds = dppca.private_bounds
+    calls = {
+        "analyze_gauss": lambda: dppca.analyze_gauss(X, 1.0, 1e-5, rng=SEED),
+        "mod_sulq": lambda: dppca.mod_sulq(X, 1.0, 1e-5, rng=SEED),
+        "laplace_input_perturbation": lambda: dppca.laplace_input_perturbation(
+            X, 1.0, rng=SEED
+        ),
+        "wishart_input_perturbation": lambda: dppca.wishart_input_perturbation(
+            X, 1.0, rng=SEED
+        ),
+        "wishart_input_perturbation_delta": lambda: (
+            dppca.wishart_input_perturbation_delta(X, 1e-5, rng=SEED)
+        ),
+        "ppca": lambda: dppca.ppca(X, K, 2.0, rng=SEED),
+        "amin_subspace": lambda: dppca.amin_subspace(X, K, 2.0, rng=SEED),
+        "gaussian_subspace_recovery": lambda: (
+            gaussian_approx.gaussian_subspace_recovery(
+                X, K, 1.0, 1e-5, rng=SEED
+            )
+        ),
+        "complex_gaussian_approximation": lambda: (
+            complex_gaussian.complex_gaussian_approximation(
+                X, K, 1.0, 1e-5, rng=SEED
+            )
+        ),
+        "trace_sensitive_covariance": lambda: (
+            trace_sensitive.trace_sensitive_covariance(X, 1.0, 1e-5, rng=SEED)
+        ),
+        "dp_pca_oja": lambda: streaming.dp_pca_oja(
+            X, K, 1.0, 1e-5, eigengap=0.05, rng=SEED
+        ),
+        "noisy_power_method": lambda: power_method.noisy_power_method(
+            X, K, 1.0, 1e-5, rng=SEED
+        ),
+        "norm_quantile": lambda: private_bounds.norm_quantile(
+            X, 0.9, 1.0, lower=0.01, upper=10.0, rng=SEED
+        ),
+    }
+    out = {}
+    for name, call in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = call()
+        if hasattr(value, "bound"):  # a PrivateBound
+            arrays = [np.float64(value.bound), np.int64(value.index)]
+            records = [value.guarantee]
+        else:
+            arrays = [np.asarray(value)]
+            records = [dppca.guarantee_of(value)]
+        out[f"function/{name}"] = {
+            "arrays": [digest(a) for a in arrays],
+            "records": record_digest(records),
+        }
+    return out
+
+
+def snapshots() -> dict:
+    X = data()
+    return {**estimator_snapshots(X), **functional_snapshots(X)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", help="write the JSON here (default stdout)")
+    args = parser.parse_args(argv)
+    text = json.dumps(snapshots(), indent=1, sort_keys=True) + "\n"
+    if args.out:
+        with open(args.out, "w") as handle:
+            handle.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
