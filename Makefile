@@ -56,7 +56,7 @@ pca = dppca.PrivatePCA(
     2, epsilon=1.0, delta=1e-5, data_norm=1.0, random_state=0
 ).fit(X)
 assert pca.components_.shape == (2, 6), pca.components_.shape
-for module, extra in [("dppca.plotting", "plot"), ("dppca.datasets", "data")]:
+for module, extra in [("dppca.book.plotting", "plot"), ("dppca.book.datasets", "data")]:
     try:
         importlib.import_module(module)
     except ModuleNotFoundError as error:

@@ -1,4 +1,4 @@
-"""Benchmark of Dyson's eigenvalue SDE (dppca.dyson) at d = 1000, single BLAS
+"""Benchmark of Dyson's eigenvalue SDE (dppca.samplers.dyson) at d = 1000, single BLAS
 thread.
 
 Prints (1) the time of one O(d^2) eigenvalue step against one dense ``eigh`` of
@@ -21,7 +21,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 import timing  # noqa: E402
 
-from dppca import dyson  # noqa: E402
+from dppca.samplers import dyson  # noqa: E402
 
 
 def best_of(fn, repeats):

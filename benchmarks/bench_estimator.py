@@ -1,5 +1,5 @@
 """PrivatePCA on census (Chaudhuri et al. 2013, Sec. 6; sparse CSR from
-dppca.datasets):
+dppca.book.datasets):
 
 1. the overhead of ``PrivatePCA.fit`` (validation, row norms, second moment,
    mechanism, bookkeeping) over the bare mechanism on the same rows (``XᵀX/n``
@@ -10,7 +10,7 @@ dppca.datasets):
    Analyze Gauss); target <= 1.2 times the bare mechanism;
 2. the second moment from the sparse rows against the same rows densified;
    target: sparse faster;
-3. the centred second moment about a public centre (dppca.rows, centred row by
+3. the centred second moment about a public centre (dppca.linalg.rows, centred row by
    row with its float error absorbed) against the expansion PrivatePCA used
    before, ``Xᵀdiag(α²)X − u cᵀ − c uᵀ + Σα² c cᵀ`` (copied below as the
    reference: it cancels catastrophically for a far centre); target ratio
@@ -35,12 +35,15 @@ import numpy as np
 import scipy.sparse
 import timing
 
-from dppca import PrivacyWarning, PrivatePCA, datasets, top_k_subspace
-from dppca.input_perturbation import analyze_gauss_from_second_moment
+from dppca import PrivacyWarning, PrivatePCA, top_k_subspace
+from dppca.book import datasets
 from dppca.linalg import sparse_gram
-from dppca.noise import add_gaussian
+from dppca.linalg.rows import clipped_row_sum, clipped_second_moment
+from dppca.mechanisms.input_perturbation import (
+    analyze_gauss_from_second_moment,
+)
 from dppca.privacy import analytic_gaussian_sigma
-from dppca.rows import clipped_row_sum, clipped_second_moment
+from dppca.privacy.noise import add_gaussian
 
 EPS, DELTA, REPEATS = 1.0, 1e-5, timing.size(3, 1)
 
@@ -52,7 +55,7 @@ best_time = functools.partial(
 
 def old_centred_second_moment(X, centre, bound):
     """The reference: PrivatePCA's second moment about a public centre before
-    dppca.rows (centred_row_norms, clip_factors, weighted_second_moment)."""
+    dppca.linalg.rows (centred_row_norms, clip_factors, weighted_second_moment)."""
     n = X.shape[0]
     squares = np.zeros(n)  # row_norms(X) ** 2, straight from the CSR arrays
     filled = np.diff(X.indptr) > 0
@@ -97,7 +100,7 @@ def centred_second_moment(X) -> None:
     print(
         f"centred second moment (public centre, ||c|| = "
         f"{np.linalg.norm(centre):.2f}): old expansion {1e3 * t_old:8.1f} ms, "
-        f"dppca.rows ({new.method}) {1e3 * t_new:8.1f} ms, ratio new/old "
+        f"dppca.linalg.rows ({new.method}) {1e3 * t_new:8.1f} ms, ratio new/old "
         f"{ratio:5.2f}x  {'OK' if ratio <= 1.2 else 'ABOVE TARGET 1.2x'}  "
         f"(shrink 1 - {1 - new.shrink:.2g}, max |new - old| "
         f"{difference.max():.2g})"
@@ -193,7 +196,7 @@ def main() -> None:
     )
     print(
         "the 1.1x and 1.2x targets are kept: PrivatePCA.fit now also checks "
-        "every row and forms the second moment with dppca.rows' proved "
+        "every row and forms the second moment with dppca.linalg.rows' proved "
         "kernel (its float error absorbed), and the private-mean path "
         "centres row by row, which the by-hand releases share only in part; "
         "dppca/estimator.py is being restructured (issue 26), so the gap is "

@@ -2,7 +2,7 @@
 x d matrix (d = 513).
 
 For the d(d+1)/2 = 131,841 upper-triangle entries of A = XᵀX/n it times, in one
-run: the floating-point-safe noise of dppca.noise (rounding to the grid + exact
+run: the floating-point-safe noise of dppca.privacy.noise (rounding to the grid + exact
 discrete Laplace / discrete Gaussian, target <= 3x one eigh), the float noise
 (numpy, mathematical DP only), and OpenDP's samplers (its Rust core behind
 opendp.measurements) on the same number of entries. Run with one BLAS thread:
@@ -16,7 +16,8 @@ import functools
 import numpy as np
 import timing
 
-from dppca import noise, privacy
+from dppca import privacy
+from dppca.privacy import noise
 
 D, N = timing.size((513, 10_000), (40, 500))
 EPS, DELTA, REPEATS = 1.0, 1e-5, timing.size(5, 1)

@@ -25,8 +25,8 @@ from threadpoolctl import threadpool_limits
 from timing import best_time
 
 import dppca
-from dppca import distributed as dist
-from dppca import power_method
+from dppca.linalg import distributed as dist
+from dppca.mechanisms import power_method
 
 EPS, DELTA = 1.0, 1e-6
 

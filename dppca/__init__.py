@@ -1,44 +1,34 @@
 """dppca: differentially private principal component analysis, as derived in
 the book.
 
-The core names and every mechanism are re-exported here; each family lives in
-its own module: ``dppca.input_perturbation`` (MOD-SULQ, Analyze Gauss, Laplace,
-Wishart), ``dppca.exponential`` (PPCA) with its samplers in ``dppca.bingham``,
-``dppca.gaussian_approx`` (Mangoubi-Vishnoi) with ``dppca.dyson``, plus
-``dppca.privacy`` (calibration, privacy loss), ``dppca.sensitivity``,
-``dppca.guarantees`` (the guarantee record every release carries),
-``dppca.accounting`` (composition), ``dppca.estimator`` (``PrivatePCA``),
-``dppca.rows`` (clipping and centring rows, shared with ``dppca.distributed``),
-``dppca.audit``, ``dppca.bounds``, ``dppca.datasets`` and ``dppca.experiments``.
+The core names and every mechanism are re-exported here. The package is
+organised in subpackages, in the manner of scikit-learn's:
+
+- :mod:`dppca.estimator`: ``PrivatePCA``, the scikit-learn estimator;
+- :mod:`dppca.mechanisms`: one module per mechanism family, and the registry
+  of every mechanism ``PrivatePCA`` runs;
+- :mod:`dppca.privacy`: calibrations, noise, sensitivities, guarantee
+  records, accounting, private bounds, the audit and a fit's release plan;
+- :mod:`dppca.linalg`: rows (clipping, centring, the proved second moment),
+  dense helpers and Dask;
+- :mod:`dppca.samplers`: the Bingham and Dyson samplers;
+- ``dppca.validation``, ``dppca.utility``, ``dppca.montecarlo``: checks,
+  utility measures and Monte Carlo statistics;
+- ``dppca.book``: what only the book needs (data sets, experiments, peers,
+  plots, theorem bounds), with its own extras; ``import dppca`` never
+  imports it.
+
+The module names of the flat layout stay names of ``dppca``:
+``dppca.privacy`` is the subpackage (it exports the calibrations),
+``dppca.accounting``, ``dppca.audit``, ``dppca.guarantees``,
+``dppca.private_bounds`` and ``dppca.sensitivity`` are the modules of
+:mod:`dppca.privacy`, ``dppca.input_perturbation``, ``dppca.exponential`` and
+``dppca.covariance`` those of :mod:`dppca.mechanisms`, ``dppca.bingham`` that
+of :mod:`dppca.samplers`. They are attributes, not import paths: ``import
+dppca.audit`` fails; ``from dppca import audit`` and ``dppca.audit`` work.
 """
 
-from . import (
-    audit,
-    bingham,
-    covariance,
-    exponential,
-    guarantees,
-    input_perturbation,
-    montecarlo,
-    privacy,
-    private_bounds,
-    sensitivity,
-)
-from .covariance import amin_covariance, amin_subspace
-from .exponential import ppca, ppca_from_second_moment
-from .guarantees import (
-    Guarantee,
-    Released,
-    UnprovedGuaranteeWarning,
-    guarantee_of,
-)
-from .input_perturbation import (
-    analyze_gauss,
-    laplace_input_perturbation,
-    mod_sulq,
-    wishart_input_perturbation,
-    wishart_input_perturbation_delta,
-)
+from . import montecarlo, privacy
 from .linalg import (
     haar_subspace,
     pca,
@@ -49,6 +39,24 @@ from .linalg import (
     top_k_eigh,
     top_k_subspace,
 )
+from .mechanisms import covariance, exponential, input_perturbation
+from .mechanisms.covariance import amin_covariance, amin_subspace
+from .mechanisms.exponential import ppca, ppca_from_second_moment
+from .mechanisms.input_perturbation import (
+    analyze_gauss,
+    laplace_input_perturbation,
+    mod_sulq,
+    wishart_input_perturbation,
+    wishart_input_perturbation_delta,
+)
+from .privacy import audit, guarantees, private_bounds, sensitivity
+from .privacy.guarantees import (
+    Guarantee,
+    Released,
+    UnprovedGuaranteeWarning,
+    guarantee_of,
+)
+from .samplers import bingham
 from .utility import (
     captured_variance,
     captured_variance_ratio,
@@ -77,7 +85,7 @@ __version__ = "0.1.0"
 #: Dask worker unpickling a dppca function (chapter 15) should not pay for.
 _LAZY = {
     "PrivatePCA": ("estimator", "PrivatePCA"),
-    "accounting": ("accounting", None),
+    "accounting": ("privacy.accounting", None),
 }
 
 

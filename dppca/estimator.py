@@ -20,20 +20,22 @@ The estimator does four things the mechanisms themselves do not:
    ``centered_norm`` (default ``R``), or divided by ``R + ‖μ̂‖``, which bounds
    them without clipping (``centered_norm="triangle"``). For a fixed ``μ̂`` a
    replaced row still changes one centred row: the two releases compose
-   (adaptively) by :mod:`dppca.accounting`. The mean uses Laplace noise when
+   (adaptively) by :mod:`dppca.privacy.accounting`. The mean uses Laplace noise
+   when
    the mechanism is pure ε (so the whole release stays pure) and analytic
    Gaussian noise otherwise. ``center=False`` gives the book's uncentred ``A =
    XᵀX/n``; a vector ``c`` is a public centre (``data_norm`` then bounds ``‖x
    − c‖``).
 3. **Rows, in float64 as proved.** Dense arrays, pandas DataFrames and
-   scipy.sparse matrices. :func:`dppca.rows.clipped_second_moment` centres
+   scipy.sparse matrices. :func:`dppca.linalg.rows.clipped_second_moment`
+   centres
    every row before any product or norm, clips it, and absorbs every rounding
    error of the sum into a tiny uniform shrink of the rows, so the *computed*
    second moment has the sensitivity the mechanisms are calibrated to, for
    centres up to 10¹⁵⁰ (its module docstring proves it). Sparse input is never
    densified whole.
 4. **Guarantees.** Every release of a fit carries its guarantee record
-   (:mod:`dppca.guarantees`) in ``privacy_releases_``. A mechanism whose
+   (:mod:`dppca.privacy.guarantees`) in ``privacy_releases_``. A mechanism whose
    guarantee is not fully proved as a program is refused unless the caller
    opts in by name (``allow_unproved``).
 
@@ -60,22 +62,22 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import (
+from .linalg import rows
+from .linalg.dense import top_k_eigh, top_k_subspace
+from .mechanisms import (
     complex_gaussian,
     covariance,
     exponential,
     gaussian_approx,
     input_perturbation,
-    noise,
     power_method,
-    privacy,
-    private_bounds,
-    rows,
     streaming,
     trace_sensitive,
 )
-from .accounting import basic_composition
-from .guarantees import (
+from .privacy import calibration as privacy
+from .privacy import noise, private_bounds
+from .privacy.accounting import basic_composition
+from .privacy.guarantees import (
     FLOAT_NOISE_CAVEAT,
     Release,
     UnprovedGuaranteeWarning,
@@ -83,12 +85,7 @@ from .guarantees import (
     noise_record,
     zcdp_release,
 )
-from .linalg import top_k_eigh, top_k_subspace
-from .validation import (
-    PrivacyWarning,
-    check_delta,
-    check_epsilon,
-)
+from .validation import PrivacyWarning, check_delta, check_epsilon
 
 # ------------------------------------------------------------------------------
 # The mechanisms: one entry each
@@ -105,7 +102,7 @@ class MechanismSpec:
     positive eigenvalues (both ``None`` when the mechanism releases only a
     subspace).
     ``guarantee(n, d, k, epsilon, delta, options)`` is the guarantee record
-    (:class:`dppca.guarantees.Release`) of the release made with those
+    (:class:`dppca.privacy.guarantees.Release`) of the release made with those
     options, built by the mechanism's own module from the same
     calibration as its noise. ``notion`` is ``"pure"``, ``"gaussian"``,
     ``"approximate"`` or ``"not_dp"``; ``uses_delta`` and ``uses_epsilon`` say
@@ -123,7 +120,8 @@ class MechanismSpec:
     #: For a mechanism that needs the rows themselves (not only ``A``):
     #: ``run_rows(Z, n, k, epsilon, delta, rng, options)``, ``Z`` the rows
     #: centred, scaled and clipped into the unit ball
-    #: (:func:`dppca.rows.unit_ball_rows`; CSR when sparse and uncentred).
+    #: (:func:`dppca.linalg.rows.unit_ball_rows`; CSR when sparse and
+    # uncentred).
     run_rows: Callable | None = None
     #: Checks of ``mechanism_options`` that the mechanism needs (raises
     #: ``ValueError``), run before any budget is charged or noise drawn.
@@ -313,7 +311,7 @@ def _check_streaming_options(options) -> None:
             'mechanism="streaming" needs a public assumption on the eigengap '
             "of the scaled rows' second moment, which sets Oja's step size: "
             'pass mechanism_options={"eigengap": g} (or a "learning_rate" '
-            "callable); see dppca.streaming.dp_pca_oja"
+            "callable); see dppca.mechanisms.streaming.dp_pca_oja"
         )
 
 
@@ -504,7 +502,8 @@ MECHANISM_WARNINGS_RAISED_ABOVE = (
 )
 
 #: Mechanisms that add Laplace or Gaussian noise, drawn through
-#: :mod:`dppca.noise` with the estimator's ``noise`` kind. The others are
+#: :mod:`dppca.privacy.noise` with the estimator's ``noise`` kind. The others
+# are
 #: samplers (PPCA, Amin et al.) or add a Wishart matrix, for which the package
 #: has only floating-point implementations (chapter 10).
 ADDITIVE_NOISE = (
@@ -578,7 +577,7 @@ class PrivatePCA(
     Every fit is a release on the rows of ``X`` under **replace-one**
     neighbours (n fixed, one row replaced by any other row) with rows bounded
     in **ℓ₂ norm** by the public ``data_norm``. Each release carries a
-    guarantee record (``privacy_releases_``, :mod:`dppca.guarantees`).
+    guarantee record (``privacy_releases_``, :mod:`dppca.privacy.guarantees`).
 
     Parameters
     ----------
@@ -635,7 +634,7 @@ class PrivatePCA(
         releases R from the data instead: the ``bound_quantile`` quantile of
         the row norms, pure ε-DP with a share ``bound_share`` of ε, among
         candidates in the public ``bound_range``
-        (``dppca.private_bounds.norm_quantile``; about
+        (``dppca.privacy.private_bounds.norm_quantile``; about
         ``1 − bound_quantile`` of the rows are then clipped, a target, not a
         released count).
     clip : bool, default=True
@@ -672,19 +671,20 @@ class PrivatePCA(
         Opt-in, by mechanism name, to a release whose guarantee is not fully
         proved as a program (PPCA, Amin et al., the δ-calibrated Wishart, or
         any mechanism with ``noise="float"``). Such a fit still warns
-        (:class:`dppca.guarantees.UnprovedGuaranteeWarning`).
+        (:class:`dppca.privacy.guarantees.UnprovedGuaranteeWarning`).
     allow_not_dp : bool, default=False
         Opt-in needed for ``mechanism="wishart_published"``, which is not DP.
     noise : {"safe", "float"}, default="safe"
         How the additive mechanisms and the private mean draw their noise
-        (``dppca.noise``): ``"safe"`` rounds to a grid and adds exact
+        (``dppca.privacy.noise``): ``"safe"`` rounds to a grid and adds exact
         discrete noise, private as a program; ``"float"`` is float64 noise,
         private only as mathematics (chapter 10), and needs
         ``allow_unproved``.
-    accountant : dppca.accounting.Accountant or None, default=None
+    accountant : dppca.privacy.accounting.Accountant or None, default=None
         A privacy budget shared by several fits: every ``fit`` charges it
         with the fit's guarantee records *before* drawing any noise, and
-        raises :class:`dppca.accounting.BudgetExceededError` instead if the
+        raises :class:`dppca.privacy.accounting.BudgetExceededError` instead if
+        the
         composed (ε, δ) would exceed the budget. It survives ``clone`` (the
         clones of ``GridSearchCV`` and ``cross_val_score`` charge the same
         budget). Without it, a refit of the same estimator warns.
@@ -723,12 +723,12 @@ class PrivatePCA(
         The public bound the rows were divided by.
     data_norm_ : float
         The bound R used (``data_norm``, or its private release).
-    privacy_releases_ : tuple of dppca.guarantees.Release
+    privacy_releases_ : tuple of dppca.privacy.guarantees.Release
         The guarantee record of every release of the fit (private mean,
         subspace).
     privacy_spent_ : tuple (epsilon, delta)
         Basic composition of the records' calibrated figures; compose several
-        fits with :func:`dppca.accounting.compose`.
+        fits with :func:`dppca.privacy.accounting.compose`.
     n_components_, n_features_in_, feature_names_in_
         As in scikit-learn.
     """
@@ -945,7 +945,8 @@ class PrivatePCA(
         return options
 
     def _check_scales(self, d: int) -> None:
-        """The float64 error bounds of :mod:`dppca.rows` hold for bounds in
+        """The float64 error bounds of :mod:`dppca.linalg.rows` hold for bounds
+        in
         ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` and centres at most ``10²⁰⁰``
         bounds away: checked here, on the public values (or the public range
         of a released one), so that no released value can fail them."""
@@ -1075,7 +1076,8 @@ class PrivatePCA(
             warnings.warn(
                 f"PPCA with k = {k} runs a Gibbs chain; {sweeps} sweeps is "
                 f"fewer than the default {default}, so the release is further "
-                "from the exact ε-DP law (dppca.exponential.PRIVACY)",
+                "from the exact ε-DP law "
+                "(dppca.mechanisms.exponential.PRIVACY)",
                 PrivacyWarning,
                 stacklevel=4,
             )
@@ -1298,7 +1300,7 @@ class PrivatePCA(
             warnings.warn(
                 "refitting spends the privacy budget again: the releases of "
                 "the earlier fit are still public. Track several fits with a "
-                "dppca.accounting.Accountant (accountant=...)",
+                "dppca.privacy.accounting.Accountant (accountant=...)",
                 PrivacyWarning,
                 stacklevel=2,
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .linalg import projector, top_k_eigh
+from .linalg.dense import projector, top_k_eigh
 from .validation import check_orthonormal, check_symmetric
 
 

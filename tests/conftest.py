@@ -13,4 +13,4 @@ cap_blas_threads()
 # classes' modules; importing dppca once here, before any worker reports,
 # keeps two reports from importing the package concurrently.
 import dppca  # noqa: E402, F401
-import dppca.guarantees  # noqa: E402, F401
+import dppca.privacy.guarantees  # noqa: E402, F401

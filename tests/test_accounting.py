@@ -1,4 +1,4 @@
-"""Tests of dppca.accounting against closed forms: k-fold and heterogeneous
+"""Tests of dppca.privacy.accounting against closed forms: k-fold and heterogeneous
 Gaussian
 composition (one Gaussian of multiplier (Σ m_i^-2)^(-1/2), analytic formula of
 Balle and Wang 2018), pure ε adding up, δ of approximate releases adding up, and
@@ -11,13 +11,13 @@ import pytest
 from dp_accounting.pld import pld_privacy_accountant
 
 from dppca import PrivatePCA, accounting
-from dppca.accounting import Release, compose, gaussian_epsilon
 from dppca.privacy import (
     analyze_gauss_sigma,
     gaussian_mechanism_epsilon,
     zcdp_delta,
     zcdp_rho,
 )
+from dppca.privacy.accounting import Release, compose, gaussian_epsilon
 
 # PLD's pessimistic discretisation (interval 1e-4) overestimates ε by a little;
 # never under.
@@ -291,7 +291,7 @@ def test_accountant_stops_a_grid_search_at_its_budget():
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import Pipeline
 
-    from dppca.accounting import Accountant, BudgetExceededError
+    from dppca.privacy.accounting import Accountant, BudgetExceededError
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((300, 6))
@@ -318,7 +318,7 @@ def test_accountant_stops_a_grid_search_at_its_budget():
 
 
 def test_accountant_refuses_before_drawing_noise():
-    from dppca.accounting import Accountant, BudgetExceededError
+    from dppca.privacy.accounting import Accountant, BudgetExceededError
 
     X = np.random.default_rng(1).standard_normal((200, 4))
     budget = Accountant(1.0)  # pure budget: Laplace fits add up

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from dppca.audit import (
+from dppca.privacy.audit import (
     audit_mechanism,
     audit_scores,
     epsilon_from_error_rates,
@@ -83,8 +83,8 @@ def test_gaussian_shift_epsilon_matches_the_analytic_gaussian_mechanism():
     """A Gaussian mechanism calibrated analytically to (ε, δ) has shift Δ/σ;
     the best threshold
     test certifies exactly ε at that δ (the calibration is tight)."""
-    from dppca.audit import gaussian_shift_test_epsilon
     from dppca.privacy import analytic_gaussian_sigma
+    from dppca.privacy.audit import gaussian_shift_test_epsilon
 
     for eps, delta in [(1.0, 1e-3), (0.5, 1e-5), (2.0, 1e-2)]:
         sigma = analytic_gaussian_sigma(1.0, eps, delta)

@@ -1,4 +1,4 @@
-"""Tests for dppca.complex_gaussian (the complex Gaussian mechanism of
+"""Tests for dppca.mechanisms.complex_gaussian (the complex Gaussian mechanism of
 Mangoubi and Vishnoi 2023): shapes and validation, the law of the Hermitian
 noise, the calibration, and the utility predictions and bounds."""
 
@@ -9,16 +9,16 @@ import pytest
 import scipy.sparse
 from scipy import integrate, stats
 
-from dppca import complex_gaussian as cg
-from dppca.bounds import gaussian_approx as bounds
-from dppca.dyson import eigenvalue_drift
-from dppca.guarantees import UnprovedGuaranteeWarning
+from dppca.book.bounds import gaussian_approx as bounds
+from dppca.mechanisms import complex_gaussian as cg
 from dppca.montecarlo import mean_ci, proportion_ci
 from dppca.privacy import (
     analytic_gaussian_sigma,
     gaussian_zcdp_rho,
     zcdp_delta,
 )
+from dppca.privacy.guarantees import UnprovedGuaranteeWarning
+from dppca.samplers.dyson import eigenvalue_drift
 
 
 def unit_rows(n, d, seed, scales=None):

@@ -6,10 +6,10 @@ import pytest
 
 import dppca
 from dppca import covariance, sensitivity
-from dppca.bingham import importance_expectation
-from dppca.covariance import amin_covariance_from_second_moment
 from dppca.linalg import second_moment
+from dppca.mechanisms.covariance import amin_covariance_from_second_moment
 from dppca.privacy import circle_privacy_loss
+from dppca.samplers.bingham import importance_expectation
 
 
 def random_rows(n, d, rng):
@@ -278,7 +278,9 @@ def test_safe_noise_puts_the_eigenvalues_on_a_grid():
     )
 
 
-@pytest.mark.filterwarnings("ignore::dppca.guarantees.UnprovedGuaranteeWarning")
+@pytest.mark.filterwarnings(
+    "ignore::dppca.privacy.guarantees.UnprovedGuaranteeWarning"
+)
 def test_k_near_d_on_rank_deficient_data():
     """k = d - 1 and d - 2 on rows confined to a subspace (A of rank d - 3,
     as localization's one-hot blocks make it) at a large concentration: the

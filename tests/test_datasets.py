@@ -1,4 +1,4 @@
-"""Loaders of dppca.datasets: checksums, mirror, download over a local HTTP
+"""Loaders of dppca.book.datasets: checksums, mirror, download over a local HTTP
 server, corruption,
 offline error, column names, and the Section 6.1 preprocessing."""
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dppca import datasets as ds
+from dppca.book import datasets as ds
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 needs_mirror = pytest.mark.skipif(

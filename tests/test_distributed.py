@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca import distributed as dist
-from dppca import power_method as pm
+from dppca.linalg import distributed as dist
+from dppca.mechanisms import power_method as pm
 
 
 @pytest.fixture

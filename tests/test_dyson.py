@@ -1,11 +1,11 @@
-"""Tests for dppca.dyson: SDE coefficients against finite differences of the
+"""Tests for dppca.samplers.dyson: SDE coefficients against finite differences of the
 exact simulation,
 strong convergence on a shared Brownian path, and input validation."""
 
 import numpy as np
 import pytest
 
-from dppca import dyson
+from dppca.samplers import dyson
 
 SIGMA = np.array([0.0, 1.5, 3.5, 5.0, 8.0])
 

@@ -24,13 +24,15 @@ from dppca import (
 )
 from dppca.estimator import MECHANISMS, RELEASES_EIGENVALUES
 from dppca.linalg import sparse_gram
+from dppca.linalg.rows import clip_factors, clipped_second_moment, row_norms
 from dppca.privacy import analytic_gaussian_sigma
-from dppca.rows import clip_factors, clipped_second_moment, row_norms
 
-HAS_COVARIANCE = importlib.util.find_spec("dppca.covariance") is not None
+HAS_COVARIANCE = (
+    importlib.util.find_spec("dppca.mechanisms.covariance") is not None
+)
 
 #: Mechanisms runnable in this installation (Amin et al. arrives with
-#: dppca.covariance).
+#: dppca.mechanisms.covariance).
 RUNNABLE = [m for m in MECHANISMS if m != "amin" or HAS_COVARIANCE]
 
 # --- scikit-learn's estimator checks
@@ -315,7 +317,7 @@ def test_transform_and_inverse_transform():
 
 
 @pytest.mark.skipif(
-    not HAS_COVARIANCE, reason="dppca.covariance not merged yet"
+    not HAS_COVARIANCE, reason="dppca.mechanisms.covariance not merged yet"
 )
 def test_amin_mechanism_runs_through_the_table():
     X, basis = spiked()
@@ -797,7 +799,7 @@ def test_split_budget_adds_up_to_the_total(share):
 
 
 def test_private_bounds_are_released_recorded_and_charged():
-    from dppca.accounting import Accountant
+    from dppca.privacy.accounting import Accountant
 
     X, _ = spiked(n=3000, shift=1.0)
     budget = Accountant(1.0, 1e-6)

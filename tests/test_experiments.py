@@ -1,4 +1,4 @@
-"""The repeated-trial protocol and the mechanism registry of dppca.experiments."""
+"""The repeated-trial protocol and the mechanism registry of dppca.book.experiments."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from dppca import datasets, experiments, peers
+from dppca.book import datasets, experiments, peers
 from dppca.linalg import haar_subspace, second_moment, top_k_eigh
 from dppca.montecarlo import mean_ci
 from dppca.validation import check_orthonormal, scale_to_unit_ball
@@ -597,7 +597,7 @@ def test_classification_does_not_run_the_mechanisms_it_is_told_to_skip():
 
 def test_every_registered_mechanism_has_its_own_line_style(registry):
     """Figures 3-5 tell the mechanisms apart by colour and marker."""
-    from dppca.plotting.experiments import STYLE
+    from dppca.book.plotting.experiments import STYLE
 
     keys = set(registry) | set(experiments.PEER_LIBRARY)
     assert keys <= set(STYLE), keys - set(STYLE)

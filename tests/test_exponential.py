@@ -6,7 +6,7 @@ import pytest
 from scipy import integrate
 
 from dppca import exponential
-from dppca.bounds import exponential as bounds
+from dppca.book.bounds import exponential as bounds
 from dppca.linalg import haar_subspace, second_moment
 
 

@@ -1,12 +1,12 @@
-"""Tests for dppca.gaussian_approx (Mangoubi–Vishnoi mechanism) and its
+"""Tests for dppca.mechanisms.gaussian_approx (Mangoubi–Vishnoi mechanism) and its
 bounds."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from dppca import gaussian_approx as ga
-from dppca.bounds import gaussian_approx as bounds
+from dppca.book.bounds import gaussian_approx as bounds
+from dppca.mechanisms import gaussian_approx as ga
 from dppca.privacy import analytic_gaussian_sigma
 
 

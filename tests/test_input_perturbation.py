@@ -1,12 +1,12 @@
-"""Tests of dppca.input_perturbation: shapes, symmetry, noise moments,
+"""Tests of dppca.mechanisms.input_perturbation: shapes, symmetry, noise moments,
 validation, rng policy."""
 
 import numpy as np
 import pytest
 
 from dppca import input_perturbation as IP
-from dppca import rows as dppca_rows
 from dppca import top_k_subspace
+from dppca.linalg import rows as dppca_rows
 from dppca.privacy import (
     analyze_gauss_sigma,
     laplace_input_scale,
@@ -58,7 +58,7 @@ def test_wishart_output_is_positive_definite():
 
 def test_second_moment_variants_match_data_versions():
     """The entry points on rows form A as their records claim
-    (dppca.rows.unit_rows_second_moment: clipped to one, float error
+    (dppca.linalg.moments.unit_rows_second_moment: clipped to one, float error
     absorbed) and then draw exactly as the entry points on A."""
     X = data()
     A = dppca_rows.unit_rows_second_moment(X)
@@ -184,7 +184,7 @@ def test_privacy_dict_covers_every_mechanism():
 
 
 def test_theorem15_bound_range_and_monotonicity():
-    from dppca.bounds.input_perturbation import mod_sulq_correlation_bound
+    from dppca.book.bounds.input_perturbation import mod_sulq_correlation_bound
 
     values = [
         mod_sulq_correlation_bound(100, n, 1.0, 0.01)
@@ -195,7 +195,7 @@ def test_theorem15_bound_range_and_monotonicity():
 
 
 def test_lemma1_threshold_and_davis_kahan_condition():
-    from dppca.bounds.input_perturbation import (
+    from dppca.book.bounds.input_perturbation import (
         davis_kahan_subspace_bound,
         wishart_top_eigenvalue_tail,
     )

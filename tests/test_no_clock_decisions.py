@@ -10,7 +10,7 @@ busier machine the book would show something else. Two static checks:
   ``if``, ``while``, conditional expression or ``assert``, nor the condition
   of a comprehension;
 * the chapters that run the peer libraries (8, 9, 12) read no clock at all and
-  use no time limit, except :func:`dppca.time_limit.assert_does_not_return`,
+  use no time limit, except :func:`dppca.book.time_limit.assert_does_not_return`,
   which can only test that a call does *not* return (a slower machine makes it
   pass).
 """

@@ -8,9 +8,10 @@ import pytest
 from scipy import stats
 
 import dppca
-from dppca import gaussian_approx as ga
 from dppca import input_perturbation as ip
-from dppca import noise, privacy
+from dppca import privacy
+from dppca.mechanisms import gaussian_approx as ga
+from dppca.privacy import noise
 
 P_MIN = 1e-5  # a correct sampler fails a test below with probability about 1e-5
 
@@ -106,7 +107,7 @@ def test_rounding_moves_an_entry_by_at_most_its_change_plus_one_and_attains_it()
     g = 2.0**-6
     worst_l1 = worst_l2 = 0.0
     for _ in range(3000):
-        v, w = dppca.sensitivity.random_unit_ball_pairs(
+        v, w = dppca.privacy.sensitivity.random_unit_ball_pairs(
             d, 1, rng, on_sphere=False
         )
         base = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.6
@@ -115,10 +116,10 @@ def test_rounding_moves_an_entry_by_at_most_its_change_plus_one_and_attains_it()
         change = noise.round_to_grid(A[iu], g) - noise.round_to_grid(B[iu], g)
         worst_l1 = max(worst_l1, np.abs(change).sum())
         worst_l2 = max(worst_l2, np.linalg.norm(change))
-    l1 = dppca.sensitivity.l1_sensitivity_second_moment(
+    l1 = dppca.privacy.sensitivity.l1_sensitivity_second_moment(
         d, n, upper_triangle=True
     )
-    l2 = dppca.sensitivity.frobenius_sensitivity_second_moment(n, True)
+    l2 = dppca.privacy.sensitivity.frobenius_sensitivity_second_moment(n, True)
     assert worst_l1 <= privacy.rounded_sensitivity(l1, g, m)
     assert worst_l2 <= privacy.rounded_sensitivity(l2, g, math.sqrt(m))
 
@@ -328,9 +329,11 @@ def test_safe_laplace_privacy_on_the_worst_l1_pairs():
         b, g = privacy.safe_laplace_input_calibration(d, n, eps)
         t = b / g
         iu = np.triu_indices(d)
-        v, w = dppca.sensitivity.l1_extremal_pair(d, upper_triangle=True)
+        v, w = dppca.privacy.sensitivity.l1_extremal_pair(
+            d, upper_triangle=True
+        )
         pairs = [(v, w)] + list(
-            zip(*dppca.sensitivity.random_unit_ball_pairs(d, 500, rng))
+            zip(*dppca.privacy.sensitivity.random_unit_ball_pairs(d, 500, rng))
         )
         shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.7
         for v, w in pairs:

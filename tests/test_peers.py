@@ -6,10 +6,10 @@ import warnings
 import numpy as np
 import pytest
 
-from dppca import peers
-from dppca.bingham import sample_vector_bingham
+from dppca.book import peers
 from dppca.linalg import second_moment
 from dppca.privacy import three_block_privacy_loss
+from dppca.samplers.bingham import sample_vector_bingham
 
 AVAILABLE = peers.available()
 B_TEST = np.diag([4.0, 3.0, 2.0, 1.0, 0.0])
@@ -171,7 +171,7 @@ def test_opendp_adapters_orthonormal():
 
 
 def test_peer_registry_lists_importable_libraries():
-    from dppca import experiments
+    from dppca.book import experiments
 
     table = experiments.peer_mechanisms()
     assert set(table) == {

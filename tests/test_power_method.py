@@ -4,7 +4,7 @@ import scipy.sparse
 from scipy import stats
 
 import dppca
-from dppca import power_method as pm
+from dppca.mechanisms import power_method as pm
 from dppca.privacy import (
     analytic_gaussian_delta,
     composed_gaussian_sigma,
@@ -13,7 +13,7 @@ from dppca.privacy import (
     zcdp_epsilon,
     zcdp_rho_for,
 )
-from dppca.sensitivity import power_step_sensitivity
+from dppca.privacy.sensitivity import power_step_sensitivity
 
 
 def _spiked_rows(n, d, top, rng):
@@ -264,7 +264,7 @@ def test_validation_and_explicit_clipping():
         pm.noisy_power_method(X, 2, 1.0, 1e-5, rng=0)
     with pytest.raises(ValueError, match="norm > 1"):
         pm.noisy_power_method(scipy.sparse.csr_matrix(X), 2, 1.0, 1e-5, rng=0)
-    from dppca.distributed import clip_rows
+    from dppca.linalg.distributed import clip_rows
 
     clipped = clip_rows(X)
     assert np.linalg.norm(clipped, axis=1).max() <= 1 + 1e-12
@@ -281,7 +281,7 @@ def test_validation_and_explicit_clipping():
 
 
 def test_registry_runs_it():
-    from dppca import experiments
+    from dppca.book import experiments
 
     registry = experiments.mechanisms()
     assert "noisy_power_method" in registry
@@ -299,7 +299,7 @@ def test_safe_noise_run_spends_at_most_its_zcdp_budget():
     the ρ whose CKS conversion is (ε, δ); the noise is √L times the one-release
     calibration; and the subspace is as useful as with float noise."""
     from dppca.privacy import discrete_gaussian_sigma, zcdp_rho
-    from dppca.sensitivity import power_step_sensitivity
+    from dppca.privacy.sensitivity import power_step_sensitivity
 
     rng = np.random.default_rng(11)
     n, d, k, L = 5_000, 30, 2, 12

@@ -15,8 +15,8 @@ import scipy.sparse
 
 import dppca
 from dppca import bingham, exponential
-from dppca import gaussian_approx as GA
 from dppca import input_perturbation as IP
+from dppca.mechanisms import gaussian_approx as GA
 from dppca.validation import SECOND_MOMENT_TOLERANCE, check_second_moment
 
 
@@ -251,7 +251,7 @@ def test_wishart_as_published_warns_at_call_time():
             dppca.second_moment(X), 40, 1.0, rng=0
         )
     # the DP variant does not say NOT DP; it says its float64 Wishart draws
-    # are not proved as a program (dppca.guarantees)
+    # are not proved as a program (dppca.privacy.guarantees)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         IP.wishart_input_perturbation_delta(X, 0.1, rng=0)

@@ -6,7 +6,7 @@ from scipy import integrate, stats
 
 from dppca import privacy as P
 from dppca import sensitivity as S
-from dppca.input_perturbation import wishart_noise
+from dppca.mechanisms.input_perturbation import wishart_noise
 from dppca.montecarlo import proportion_ci
 
 

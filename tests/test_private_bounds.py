@@ -1,4 +1,4 @@
-"""dppca.private_bounds: the law the sampler draws, accuracy, validation."""
+"""dppca.privacy.private_bounds: the law the sampler draws, accuracy, validation."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dppca import noise, rows
-from dppca.guarantees import Release
-from dppca.private_bounds import (
+from dppca.linalg import rows
+from dppca.privacy import noise
+from dppca.privacy.guarantees import Release
+from dppca.privacy.private_bounds import (
     PrivateBound,
     candidate_grid,
     centred_norm_quantile,

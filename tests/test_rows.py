@@ -1,5 +1,5 @@
-"""dppca.rows: norms, clipping and the second moment of clipped, centred rows,
-with the float64 error bounded (module docstring of dppca.rows)."""
+"""dppca.linalg.rows: norms, clipping and the second moment of clipped, centred rows,
+with the float64 error bounded (module docstring of dppca.linalg.rows)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import scipy.sparse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dppca import rows
-from dppca.rows import (
+from dppca.linalg import rows
+from dppca.linalg.rows import (
     clip_factors,
     clip_rows,
     clipped_row_sum,

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from dppca.bounds.foundations import (
+from dppca.book.bounds.foundations import (
     jiang_lemma2_l1_sensitivity_bounds,
     jiang_theorem4_nuclear_bound,
 )
-from dppca.sensitivity import (
+from dppca.privacy.sensitivity import (
     difference_spectrum,
     entrywise_norm,
     frobenius_sensitivity_second_moment,

@@ -1,4 +1,4 @@
-"""Tests of dppca.sparse_data: the law of the planted sparse rows, its exact
+"""Tests of dppca.book.sparse_data: the law of the planted sparse rows, its exact
 second moment and top eigenvectors, and the scale it reaches."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse
 from scipy import stats
 
-from dppca import sparse_data as sd
+from dppca.book import sparse_data as sd
 
 
 def full_second_moment(model):

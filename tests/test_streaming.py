@@ -1,4 +1,4 @@
-"""Unit tests of dppca.streaming: DP-PCA (private Oja on disjoint
+"""Unit tests of dppca.mechanisms.streaming: DP-PCA (private Oja on disjoint
 minibatches) and its deflation to k > 1, against exact identities, closed
 forms and rates."""
 
@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from dppca import noise as noise_module
-from dppca import privacy, streaming
-from dppca.guarantees import UnprovedGuaranteeWarning
+from dppca import privacy
+from dppca.mechanisms import streaming
+from dppca.privacy import noise as noise_module
+from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 
 def spiked_rows(n, d, lam, rng):
@@ -270,7 +271,7 @@ def test_sparse_rows_give_the_dense_result():
 
 def test_dask_array_gives_the_array_result():
     da = pytest.importorskip("dask.array")
-    from dppca import sparse_data
+    from dppca.book import sparse_data
 
     X = spiked_rows(3_000, 6, 8.0, np.random.default_rng(7))
     whole = _run(X)

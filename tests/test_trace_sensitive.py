@@ -1,4 +1,4 @@
-"""Trace-sensitive covariance (dppca.trace_sensitive): each step against its
+"""Trace-sensitive covariance (dppca.mechanisms.trace_sensitive): each step against its
 closed form, the error lemma and its constant, the selection, validation, and
 the error against the bound by Monte Carlo with fixed seeds."""
 
@@ -11,9 +11,9 @@ import scipy.sparse
 from scipy import stats
 
 import dppca
-from dppca import trace_sensitive as ts
-from dppca.guarantees import Released, UnprovedGuaranteeWarning
+from dppca.mechanisms import trace_sensitive as ts
 from dppca.privacy import gaussian_zcdp_rho, zcdp_rho
+from dppca.privacy.guarantees import Released, UnprovedGuaranteeWarning
 
 EPS, DELTA = 1.0, 1e-5
 
@@ -234,7 +234,7 @@ def test_norm_levels_are_exact_on_the_powers_of_two():
 def test_clipped_trace_is_the_mean_squared_norm():
     rng = np.random.default_rng(0)
     X = small_trace_rows(500, 6, 0.4, rng, outliers=5)
-    norms = dppca.rows.row_norms(X)
+    norms = dppca.linalg.rows.row_norms(X)
     assert ts.clipped_trace(norms) == pytest.approx(
         np.trace(X.T @ X) / 500, rel=1e-13
     )
@@ -273,7 +273,7 @@ def test_trace_estimate_law_safe_noise():
     rng = np.random.default_rng(4)
     n, d = 40, 3
     X = small_trace_rows(n, d, 0.5, rng)
-    T = ts.clipped_trace(dppca.rows.row_norms(X))
+    T = ts.clipped_trace(dppca.linalg.rows.row_norms(X))
     step = ts.trace_sensitive_calibration(n, d, EPS, DELTA).steps["trace"]
     estimates = np.array(
         [
@@ -341,7 +341,7 @@ def test_release_is_the_clipped_second_moment_at_the_chosen_radius():
         choice = run.choice
         r = choice.radius
         assert r <= 1 / 8
-        clipped = dppca.rows.clip_rows(X, r)
+        clipped = dppca.linalg.rows.clip_rows(X, r)
         target = clipped.T @ clipped / X.shape[0]
         noise_bound = min(
             choice.separate[choice.level], choice.gaussian[choice.level]
@@ -663,7 +663,7 @@ def test_rayleigh_margin_bounds_the_float_error():
     rng = np.random.default_rng(5)
     d = 7
     X = dppca.normalize_rows(rng.standard_normal((50, d)))
-    A = dppca.rows.clipped_second_moment(X, 1.0).matrix
+    A = dppca.linalg.rows.clipped_second_moment(X, 1.0).matrix
     P = ts.released_basis(A + 1e-3 * rng.standard_normal((d, d)))
     computed = ts.rayleigh_quotients(A, P)
     exact = [

@@ -10,7 +10,7 @@ as noise inside a code listing, and that the API pages render properly. So
 every literal block included from a ``.py`` file under ``dppca/`` loses the
 docstrings of the functions and classes it shows; each is replaced by one
 comment line saying how to read it (``# (docstring:
-help(dppca.bingham.acg_parameter))``). The code itself is untouched,
+help(dppca.samplers.bingham.acg_parameter))``). The code itself is untouched,
 character for character.
 
 **An author–year bibliography.** The chapters cite author–year
@@ -100,7 +100,7 @@ def strip_docstrings(source: str, module: str = "dppca") -> str:
 
 
 def module_name(path: Path, package: Path) -> str:
-    """``dppca.bounds.wishart`` for ``<package>/bounds/wishart.py``."""
+    """``dppca.book.bounds.wishart`` for ``<package>/bounds/wishart.py``."""
     parts = path.relative_to(package.parent).with_suffix("").parts
     if parts[-1] == "__init__":
         parts = parts[:-1]

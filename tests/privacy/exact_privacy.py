@@ -22,8 +22,8 @@ from fractions import Fraction
 import numpy as np
 
 from dppca import accounting, audit
-from dppca import noise as noise_module
-from dppca.guarantees import UnprovedGuaranteeWarning
+from dppca.privacy import noise as noise_module
+from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 #: Relative slack of the exact ε computations (float summation).
 TOLERANCE = 1e-9
@@ -31,7 +31,7 @@ TOLERANCE = 1e-9
 
 def renyi_epsilon(shift, variance: float, delta: float, ratios=None) -> float:
     """An upper bound on the exact ε of the pair: the ε that
-    ``dppca.accounting`` gives for the pair's own Rényi curve. An integer
+    ``dppca.privacy.accounting`` gives for the pair's own Rényi curve. An integer
     shift s of discrete Gaussians of variance v r_j has Rényi divergence
     exactly α Σ s_j²/(2 v r_j) at every order α (Canonne, Kamath and Steinke
     2020), the curve of a ρ-zCDP release with that ρ; converting a curve to
@@ -39,7 +39,7 @@ def renyi_epsilon(shift, variance: float, delta: float, ratios=None) -> float:
     smaller reports less than this bound, so checking "reported ≥ bound" is
     stronger than checking against the exact ε."""
     from dppca import accounting
-    from dppca.guarantees import zcdp_release
+    from dppca.privacy.guarantees import zcdp_release
 
     r = np.ones(len(shift)) if ratios is None else np.asarray(ratios, float)
     rho = float(np.sum(np.asarray(shift, float) ** 2 / r) / (2 * variance))
@@ -51,7 +51,7 @@ def discrete_gaussian_epsilon(
     shift, variance: float, delta: float, ratios=None
 ) -> float:
     """Smallest ε with δ(ε) ≤ delta for that shift: exact
-    (:func:`dppca.audit.discrete_gaussian_pair_epsilon`) where the
+    (:func:`dppca.privacy.audit.discrete_gaussian_pair_epsilon`) where the
     convolution is small enough; otherwise (fine grids) the Rényi upper bound
     :func:`renyi_epsilon`, never below the exact value."""
     try:

@@ -2,7 +2,7 @@
 2019": each release is run on a pair of neighbouring data sets (one row
 replaced, the two rows orthogonal and on the unit sphere, the other rows
 shared), every output is reduced to the statistic that best separates the
-pair, and dppca.audit certifies a lower bound on ε at 95 % confidence. The
+pair, and dppca.privacy.audit certifies a lower bound on ε at 95 % confidence. The
 certificate must not exceed the ε of the release's own guarantee record.
 
 How much power each audit has is measured, not assumed. For the complex
@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dppca import audit, complex_gaussian, streaming, trace_sensitive
+from dppca import audit
 from dppca.linalg import second_moment
+from dppca.mechanisms import complex_gaussian, streaming, trace_sensitive
 
 EPSILON, DELTA = 1.0, 1e-5
 TRIALS = 1_500

@@ -1,5 +1,5 @@
 """Attacks on the privacy claim of the complex Gaussian mechanism
-(dppca.complex_gaussian).
+(dppca.mechanisms.complex_gaussian).
 
 The claim: the Hermitian release A + Z is the Gaussian mechanism on the
 isometric real vectorisation vec(A + Z) ∈ R^{d²}, whose l2-sensitivity under
@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 
 import dppca
 from dppca import audit, privacy
-from dppca import complex_gaussian as cg
-from dppca import noise as noise_module
-from dppca.guarantees import UnprovedGuaranteeWarning
+from dppca.mechanisms import complex_gaussian as cg
+from dppca.privacy import noise as noise_module
+from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
 

@@ -29,10 +29,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import dppca
-import dppca.accounting
+import dppca.privacy.accounting
 from dppca import PrivatePCA
-from dppca.accounting import Accountant
 from dppca.estimator import MECHANISMS
+from dppca.privacy.accounting import Accountant
 
 SETTINGS = settings(
     max_examples=25,
@@ -300,10 +300,12 @@ def test_regression_c_huge_finite_row_is_released(name, center, value):
 
 @pytest.mark.parametrize("value", [1e200, 1.5e308])
 def test_regression_c_streaming_function_takes_any_finite_row(value):
-    """Issue 26.4: dppca.streaming.dp_pca_oja ("any rows") raised on a row of
+    """Issue 26.4: dppca.mechanisms.streaming.dp_pca_oja ("any rows") raised on a row of
     entries 1e200."""
     for rows in huge_pair(value):
-        V = dppca.streaming.dp_pca_oja(rows, 1, 1.0, 1e-6, eigengap=0.1, rng=0)
+        V = dppca.mechanisms.streaming.dp_pca_oja(
+            rows, 1, 1.0, 1e-6, eigengap=0.1, rng=0
+        )
         assert np.all(np.isfinite(np.asarray(V)))
 
 
@@ -312,7 +314,7 @@ def test_regression_c_norm_quantile_takes_any_finite_row(value):
     """Issue 26.4: private_bounds.norm_quantile ("any rows") raised on a row
     of entries 1.5e308 (its norm overflows)."""
     released = [
-        dppca.private_bounds.norm_quantile(
+        dppca.privacy.private_bounds.norm_quantile(
             rows, 0.9, 1.0, lower=0.1, upper=10.0, rng=0
         )
         for rows in huge_pair(value)
@@ -545,17 +547,19 @@ FUNCTIONS = {
         X, 1.0, rng=0
     ),
     "complex_gaussian_approximation": lambda X: (
-        dppca.complex_gaussian.complex_gaussian_approximation(
+        dppca.mechanisms.complex_gaussian.complex_gaussian_approximation(
             X, 1, 1.0, 1e-6, rng=0
         )
     ),
     "gaussian_subspace_recovery": lambda X: (
-        dppca.gaussian_approx.gaussian_subspace_recovery(X, 1, 1.0, 1e-6, rng=0)
+        dppca.mechanisms.gaussian_approx.gaussian_subspace_recovery(
+            X, 1, 1.0, 1e-6, rng=0
+        )
     ),
     "ppca": lambda X: dppca.ppca(X, 1, 1.0, rng=0),
     "amin_subspace": lambda X: dppca.amin_subspace(X, 1, 1.0, rng=0),
-    "noisy_power_method": lambda X: dppca.power_method.noisy_power_method(
-        X, 1, 1.0, 1e-6, rng=0
+    "noisy_power_method": lambda X: (
+        dppca.mechanisms.power_method.noisy_power_method(X, 1, 1.0, 1e-6, rng=0)
     ),
 }
 

@@ -1,6 +1,6 @@
 """The privacy ledger cannot be escaped (issue 26.2).
 
-An :class:`dppca.accounting.Accountant` is one ledger in one process: its
+An :class:`dppca.privacy.accounting.Accountant` is one ledger in one process: its
 records change only through ``charge``; unpickled in the same process it is
 the same ledger; unpickled (or forked) into another process it refuses to
 charge (``LedgerCopyError``, a ``BudgetExceededError``) before any noise. So
@@ -24,12 +24,12 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import Pipeline
 
 from dppca import PrivatePCA
-from dppca.accounting import Accountant, BudgetExceededError
-from dppca.private_bounds import quantile_guarantee
+from dppca.privacy.accounting import Accountant, BudgetExceededError
+from dppca.privacy.private_bounds import quantile_guarantee
 
 
 def ledger_copy_error():
-    from dppca.accounting import LedgerCopyError
+    from dppca.privacy.accounting import LedgerCopyError
 
     return LedgerCopyError
 

@@ -8,7 +8,7 @@ noise: build two neighbouring data sets whose second moments sit just below a
 rounding boundary of the grid, so that the rounding adds a full cell to every
 entry's shift; compute the exact ε at δ of the noise law the sampler draws on
 that pair; and check that both the record's calibrated ε and
-``dppca.accounting.compose`` report at least that much. They may report more
+``dppca.privacy.accounting.compose`` report at least that much. They may report more
 (every pair is only one pair, and the Rényi conversion is loose), never less.
 """
 
@@ -22,9 +22,10 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca import accounting, audit, gaussian_approx, power_method, privacy
+from dppca import accounting, audit, privacy
 from dppca import input_perturbation as ip
-from dppca.guarantees import UnprovedGuaranteeWarning
+from dppca.mechanisms import gaussian_approx, power_method
+from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
 
@@ -267,7 +268,7 @@ def test_private_mean_reports_at_least_the_exact_epsilon(kind, delta):
         scale = l1 / mean_eps
         if kind == "safe":
             grid = privacy.safe_granularity(
-                l1, d, scale, dppca.noise.MAX_LAPLACE_GRID_SCALE
+                l1, d, scale, dppca.privacy.noise.MAX_LAPLACE_GRID_SCALE
             )
             scale = privacy.discrete_laplace_scale(l1, mean_eps, grid, d)
             t = exact.safe_laplace_parameter(scale, grid)
@@ -280,7 +281,10 @@ def test_private_mean_reports_at_least_the_exact_epsilon(kind, delta):
         sigma = privacy.analytic_gaussian_sigma(l2, mean_eps, mean_delta)
         if kind == "safe":
             grid = privacy.safe_granularity(
-                l2, math.sqrt(d), sigma, dppca.noise.MAX_GAUSSIAN_GRID_SIGMA
+                l2,
+                math.sqrt(d),
+                sigma,
+                dppca.privacy.noise.MAX_GAUSSIAN_GRID_SIGMA,
             )
             sigma = max(
                 sigma,

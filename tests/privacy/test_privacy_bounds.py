@@ -1,4 +1,4 @@
-"""Private bounds (dppca.private_bounds): pure ε-DP of the law the program
+"""Private bounds (dppca.privacy.private_bounds): pure ε-DP of the law the program
 draws, on adversarial replace-one neighbours.
 
 The release is permute-and-flip on integer utilities
@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dppca.private_bounds import (
+from dppca.privacy.private_bounds import (
     candidate_grid,
     exact_epsilon,
     norm_quantile,

@@ -21,7 +21,7 @@ from capture import second_moments_seen
 
 import dppca
 from dppca import PrivacyWarning, PrivatePCA, UnprovedGuaranteeWarning
-from dppca.audit import audit_scores
+from dppca.privacy.audit import audit_scores
 
 # -- 1. the far public centre ---------------------------------------------------
 
@@ -96,7 +96,7 @@ def test_row_at_distance_three_is_clipped_by_a_third():
     for centre_norm in (1e7, 1e12):
         c = np.full(4, centre_norm / 2)
         X = np.vstack([c + np.array([3.0, 0, 0, 0]), c])
-        A = dppca.rows.clipped_second_moment(X, 1.0, centre=c).matrix
+        A = dppca.linalg.rows.clipped_second_moment(X, 1.0, centre=c).matrix
         # the first row becomes e1 (scaled by 1/3, divided by the bound 1)
         assert A[0, 0] == pytest.approx(0.5, rel=1e-9)
 
@@ -172,10 +172,12 @@ def test_default_paths_are_proved_and_safe():
             dppca.analyze_gauss(X, 1.0, 1e-5, rng=0),
             dppca.mod_sulq(X, 1.0, 1e-5, rng=0),
             dppca.laplace_input_perturbation(X, 1.0, rng=0),
-            dppca.gaussian_approx.gaussian_subspace_recovery(
+            dppca.mechanisms.gaussian_approx.gaussian_subspace_recovery(
                 X, 2, 1.0, 1e-5, rng=0
             ),
-            dppca.power_method.noisy_power_method(X, 2, 1.0, 1e-5, rng=0),
+            dppca.mechanisms.power_method.noisy_power_method(
+                X, 2, 1.0, 1e-5, rng=0
+            ),
         ):
             assert release.guarantee.noise == "safe"
             assert release.guarantee.proved

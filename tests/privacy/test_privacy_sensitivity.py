@@ -27,8 +27,9 @@ from capture import second_moments_seen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dppca import PrivatePCA, rows
-from dppca import noise as noise_module
+from dppca import PrivatePCA
+from dppca.linalg import rows
+from dppca.privacy import noise as noise_module
 
 SETTINGS = settings(
     max_examples=40,

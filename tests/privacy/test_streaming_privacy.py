@@ -1,4 +1,4 @@
-"""Attacks on the privacy claim of DP-PCA (dppca.streaming).
+"""Attacks on the privacy claim of DP-PCA (dppca.mechanisms.streaming).
 
 The claim: each row feeds one minibatch step; a step releases a private
 quantile of the gradient norms (pure ε_r-DP, so ε_r²/2-zCDP) and the mean
@@ -33,8 +33,9 @@ import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dppca import privacy, streaming
-from dppca.guarantees import UnprovedGuaranteeWarning
+from dppca import privacy
+from dppca.mechanisms import streaming
+from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)

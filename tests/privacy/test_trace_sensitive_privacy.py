@@ -1,4 +1,4 @@
-"""Attacks on the privacy claim of dppca.trace_sensitive.
+"""Attacks on the privacy claim of dppca.mechanisms.trace_sensitive.
 
 Each step of the trace-sensitive estimator is a Gaussian mechanism on a
 computed quantity; the calibration assumes a replace-one sensitivity for
@@ -22,9 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dppca
-from dppca import accounting, audit, privacy, rows
-from dppca import trace_sensitive as ts
-from dppca.guarantees import zcdp_release
+from dppca import accounting, audit, privacy
+from dppca.linalg import rows
+from dppca.mechanisms import trace_sensitive as ts
+from dppca.privacy.guarantees import zcdp_release
 
 DELTA = 1e-5
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)

@@ -1,0 +1,138 @@
+"""Figures of the real-data chapters (07-09): spectra, utility against n and
+against ε."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+#: Line style per mechanism, so every figure of chapters 08-09 uses the same
+#: encoding.
+STYLE = {
+    "pca": dict(color="C3", linestyle="-", marker="o"),
+    "ppca": dict(color="C0", linestyle="--", marker="s"),
+    "mod_sulq": dict(color="C4", linestyle="--", marker="v"),
+    "random": dict(color="C2", linestyle=":", marker="x"),
+    "analyze_gauss": dict(color="C1", linestyle="-.", marker="^"),
+    "laplace_input_perturbation": dict(color="C5", linestyle="-.", marker="D"),
+    "wishart_input_perturbation": dict(color="C7", linestyle=":", marker="P"),
+    "wishart_input_perturbation_delta": dict(
+        color="C8", linestyle=":", marker="*"
+    ),
+    "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
+    "noisy_power_method": dict(color="C6", linestyle="--", marker="d"),
+    "amin": dict(color="k", linestyle="-", marker="p"),
+    "complex_gaussian": dict(color="saddlebrown", linestyle="-", marker="8"),
+    "trace_sensitive": dict(color="olive", linestyle="-.", marker="H"),
+    "streaming": dict(color="crimson", linestyle=":", marker="X"),
+    "diffprivlib_pca": dict(color="indigo", linestyle="--", marker=">"),
+    "opendp_pca": dict(color="teal", linestyle="--", marker="<"),
+}
+
+
+def _plot_curves(ax, summary, labels: dict, x: str) -> None:
+    """One errorbar line per mechanism over the settings where some release
+    returned; a cross on the horizontal axis, in the mechanism's colour, where
+    a release hit its time limit (or was not attempted after one did)."""
+    marked = False
+    for key, part in summary.groupby("mechanism", sort=False):
+        part = part.sort_values(x)
+        style = STYLE.get(key, {})
+        ok = part["count"] > 0
+        ax.errorbar(
+            part[x][ok],
+            part["mean"][ok],
+            yerr=part["std"][ok],
+            label=labels.get(key, key),
+            capsize=3,
+            markersize=4,
+            **style,
+        )
+        if "not returned" in part and (part["not returned"] > 0).any():
+            missing = part[part["not returned"] > 0]
+            ax.plot(
+                missing[x],
+                np.zeros(len(missing)),
+                linestyle="none",
+                marker="x",
+                markersize=9,
+                markeredgewidth=2,
+                color=style.get("color", "k"),
+                clip_on=False,
+                label=None if marked else "a release did not return in time",
+            )
+            marked = True
+
+
+def plot_spectra(moments: dict, ks: dict, ax=None):
+    """Eigenvalues of each data set's A (log scale) with the paper's k
+    marked."""
+    ax = ax or plt.gca()
+    for i, (name, A) in enumerate(moments.items()):
+        values = np.clip(np.linalg.eigvalsh(A)[::-1], 1e-12, None)
+        ax.semilogy(
+            np.arange(1, values.size + 1), values, color=f"C{i}", label=name
+        )
+        ax.axvline(ks[name], color=f"C{i}", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("index i of the eigenvalue (log scale)")
+    ax.set_ylabel(r"$\lambda_i(A)$")
+    ax.set_title(
+        "Spectra of the preprocessed second-moment matrices "
+        "(dotted: the paper's k)"
+    )
+    ax.legend()
+    return ax
+
+
+def plot_utility_versus_n(
+    summary, labels: dict, optimum: float, title: str, ax=None
+):
+    """Mean q_F(U) ± one standard deviation against n (log scale), one line
+    per mechanism, over the releases that returned (``summary`` from
+    :func:`dppca.book.experiments.summarize`); a cross on the axis marks a size
+    at
+    which a time-limited release did not return."""
+    ax = ax or plt.gca()
+    _plot_curves(ax, summary, labels, "n")
+    ax.axhline(optimum, color="grey", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("subsample size n (log scale)")
+    ax.set_ylabel(r"$q_F(U)$ on the full data")
+    ax.set_title(title)
+    return ax
+
+
+def plot_utility_versus_epsilon(summary, labels: dict, ax=None):
+    """Figure 5: mean q_F(U) ± one standard deviation against ε (log scale),
+    with crosses on the axis where a time-limited release did not return."""
+    ax = ax or plt.gca()
+    _plot_curves(ax, summary, labels, "epsilon")
+    ax.set_xscale("log")
+    ax.set_xlabel(r"privacy parameter $\varepsilon$ (log scale)")
+    ax.set_ylabel(r"$q_F(U)$")
+    ax.set_title(
+        "Utility against privacy, synthetic data (n = 5,000, d = 10, k = 2)"
+    )
+    return ax
+
+
+def legend_below(fig, axes, ncol: int = 3):
+    """One shared legend under a grid of axes (every label of every axis,
+    once), with room left for all its rows."""
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    labels = list(entries)
+    fig.legend(
+        list(entries.values()),
+        labels,
+        loc="lower center",
+        ncol=ncol,
+        bbox_to_anchor=(0.5, 0.0),
+        frameon=False,
+    )
+    rows = -(-len(labels) // ncol)
+    height = fig.get_size_inches()[1]
+    fig.tight_layout(rect=(0, min(0.5, (0.15 + 0.21 * rows) / height), 1, 1))

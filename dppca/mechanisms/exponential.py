@@ -1,0 +1,222 @@
+"""PPCA: the exponential mechanism for the top-k principal subspace
+(Chaudhuri, Sarwate and Sinha
+2013, Algorithm 2 and Theorem 6).
+
+The mechanism releases ``V`` (``d x k``, orthonormal columns) with density ``∝
+exp((ε/2) · n tr(V^T A V))`` where ``A = X^T X / n``: the exponential mechanism
+of McSherry and Talwar (2007) with score ``n tr(V^T A V) = ||X V||_F^2`` of
+sensitivity 1. This is the matrix Bingham distribution with parameter
+``B = (n ε / 2) A`` (Chaudhuri et al. 2013, eq. (6)); samplers live in
+``dppca.samplers.bingham``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..linalg.moments import unit_rows_second_moment
+from ..privacy.guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
+from ..samplers import bingham
+from ..validation import (
+    PrivacyWarning,
+    as_generator,
+    check_data,
+    check_epsilon,
+    check_k,
+    check_n,
+    check_orthonormal,
+    check_positive_int,
+    check_second_moment,
+    check_symmetric,
+)
+
+#: Privacy notion of each mechanism of this module, including what the book
+#: found.
+PRIVACY = {
+    "ppca": "ε-DP (pure) for an exact draw from the matrix Bingham "
+    "distribution (Chaudhuri et al. 2013, Theorem 6). "
+    "For k = 1 the default sampler is exact (rejection from an ACG envelope), "
+    "so the "
+    "release is ε-DP up to floating point. For k > 1 every available sampler "
+    "is a Markov "
+    "chain stopped after finitely many sweeps: if its law is within total "
+    "variation t of "
+    "the target for every data set, the release is only (ε, δ)-DP with δ = (1 "
+    "+ e^ε) t, "
+    "and t is estimated by diagnostics, not proved. The sweep count must be "
+    "fixed "
+    "independently of the data (choosing it by a diagnostic run on the private "
+    "data "
+    "leaks information).",
+}
+
+#: Samplers accepted by :func:`ppca` (keyword ``sampler``).
+SAMPLERS = ("fast", "hoff")
+
+#: Sweeps used when none are given: fixed, data-independent (see PRIVACY).
+DEFAULT_SWEEPS = {"fast": 50, "hoff": 20000}
+
+
+def ppca_score(X, V) -> float:
+    """The score ``n tr(V^T A V) = ||X V||_F^2`` of the exponential mechanism
+    (Chaudhuri et al. 2013, Sec. 4.1)."""
+    X = check_data(X)
+    V = check_orthonormal(V)
+    if V.shape[0] != X.shape[1]:
+        raise ValueError(
+            f"V has {V.shape[0]} rows but X has {X.shape[1]} columns"
+        )
+    return float(np.sum((X @ V) ** 2))
+
+
+def score_sensitivity(X, X_neighbour, V) -> float:
+    """|score(X', V) - score(X, V)| for two data sets of the same size (at
+    most 1, Theorem 6)."""
+    X, Xp = check_data(X), check_data(X_neighbour, name="X_neighbour")
+    if X.shape != Xp.shape:
+        raise ValueError("replace-one neighbours must have the same shape")
+    return abs(ppca_score(Xp, V) - ppca_score(X, V))
+
+
+#: Global sensitivity of the score under replace-one neighbours with rows of
+#: norm <= 1.
+SCORE_SENSITIVITY = 1.0
+
+
+def bingham_parameter(A, n: int, epsilon) -> np.ndarray:
+    """``B = (n ε / 2) A``, the matrix Bingham parameter of PPCA
+    (Chaudhuri et al. 2013, Algorithm 2)."""
+    A = check_symmetric(A, name="A")
+    return (check_n(n) * check_epsilon(epsilon) / 2.0) * A
+
+
+def ppca_guarantee(
+    n, d, k, epsilon, *, sampler="fast", n_sweeps=None, V0=None
+) -> Release:
+    """Guarantee record of PPCA with these sampler settings.
+
+    ε-DP (pure) holds for an exact draw from the matrix Bingham law (Theorem
+    6). ``k = 1`` with the fast sampler draws exactly (in real arithmetic; the
+    sampler is a float64 program). Otherwise the release comes from a Gibbs
+    chain stopped after finitely many sweeps: within total variation t of the
+    target, hence only (ε, (1 + e^ε) t)-DP, with t estimated by diagnostics and
+    not proved (chapter 4). A caller's ``V0`` that depends on the data voids
+    even that. So PPCA is never recorded as proved.
+    """
+    exact = sampler == "fast" and k == 1 and V0 is None
+    caveats = [FLOAT_SAMPLER_CAVEAT]
+    if not exact:
+        sweeps = DEFAULT_SWEEPS.get(sampler) if n_sweeps is None else n_sweeps
+        caveats.insert(
+            0,
+            f"Gibbs chain ({sampler}, {sweeps} sweeps) stopped at a fixed "
+            "length: within an estimated, not proved, total variation t of "
+            "the exact law, so only (ε, (1 + e^ε)·t)-DP",
+        )
+    if V0 is not None:
+        caveats.insert(
+            0,
+            "chain started from a caller's V0: not ε-DP if V0 depends on the "
+            "data",
+        )
+    return Release(
+        "PPCA",
+        "pure",
+        float(epsilon),
+        noise="float sampler",
+        sampler="exact" if exact else "approximate",
+        proved=False,
+        caveat="; ".join(caveats),
+        theorem="[CSS13, Thm 6]",
+        chapter="chapter 4",
+    )
+
+
+def ppca_from_second_moment(
+    A,
+    n: int,
+    k: int,
+    epsilon,
+    rng=None,
+    sampler: str = "fast",
+    n_sweeps: int | None = None,
+    V0=None,
+) -> np.ndarray:
+    """PPCA from ``A = X^T X / n`` and ``n``.
+
+    ``k = 1`` with the fast sampler is an exact draw
+    (``dppca.samplers.bingham.sample_vector_bingham``); otherwise a Gibbs chain
+    (``sampler`` = ``"fast"`` or ``"hoff"``) runs ``n_sweeps`` sweeps (a
+    positive integer, never truncated; defaults ``DEFAULT_SWEEPS``) from a
+    Haar-uniform start. Returns a ``d x k`` orthonormal ``V``.
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``X^T X / n`` of the ``n`` rows (each of
+    norm at most one) of the data set and that ``n`` is its true number of rows.
+    Concentrations ``nε/2 · spread(A)`` above
+    ``dppca.samplers.bingham.MAX_CONCENTRATION`` are refused (no exact draw is
+    possible in float64).
+
+    ``V0`` (shape ``(d, k)``, orthonormal columns, both checked) replaces the
+    random start. A finite chain's output depends on its start, so a ``V0``
+    computed from the private data (for instance the non-private PCA, the
+    natural "warm start") leaks information that the exponential mechanism's
+    guarantee does not cover: passing ``V0`` emits a
+    :class:`dppca.PrivacyWarning`. A data-independent ``V0`` is harmless;
+    silence the warning then with :func:`warnings.catch_warnings`.
+    """
+    A, n = check_second_moment(A, n)
+    d = A.shape[0]
+    k = check_k(k, d)
+    B = bingham_parameter(A, n, epsilon)
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}; got {sampler!r}")
+    sweeps = (
+        DEFAULT_SWEEPS[sampler]
+        if n_sweeps is None
+        else check_positive_int(n_sweeps, "n_sweeps")
+    )
+    if V0 is not None:
+        V0 = bingham.start_frame(V0, d, k, None)
+        warnings.warn(
+            "PPCA started from a caller-supplied V0: if V0 depends on the "
+            "private data, "
+            "the output of the finite chain leaks it beyond the ε of the "
+            "exponential "
+            "mechanism; use the default Haar-uniform start unless V0 is "
+            "data-independent",
+            PrivacyWarning,
+            stacklevel=2,
+        )
+    rng = as_generator(rng)
+    record = ppca_guarantee(
+        n, d, k, epsilon, sampler=sampler, n_sweeps=sweeps, V0=V0
+    )
+    if sampler == "fast" and k == 1 and V0 is None:
+        V = bingham.sample_vector_bingham(B, rng=rng)[:, None]
+    elif sampler == "fast":
+        V = bingham.fast_gibbs(B, k, sweeps, V0=V0, rng=rng)
+    else:
+        V = bingham.hoff_gibbs(B, k, sweeps, V0=V0, rng=rng)
+    return released(V, record)
+
+
+def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
+    """PPCA (Chaudhuri et al. 2013, Algorithm 2): a ``d x k`` orthonormal
+    ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).
+
+    ``X`` is ``n x d`` with rows of norm at most 1 (checked), dense or
+    ``scipy.sparse`` (only ``X^T X / n`` is used). ``sampler_options`` go to
+    :func:`ppca_from_second_moment` (``sampler``, ``n_sweeps``, ``V0``). See
+    :data:`PRIVACY` for what a finite chain guarantees.
+    """
+    A = unit_rows_second_moment(
+        X
+    )  # validates X (dense or sparse, dtype-aware tolerance)
+    k = check_k(k, A.shape[0])
+    epsilon = check_epsilon(epsilon)
+    return ppca_from_second_moment(
+        A, np.shape(X)[0], k, epsilon, rng=rng, **sampler_options
+    )

@@ -1,0 +1,567 @@
+"""Input perturbation: release A + E for A = XᵀX/n and a random symmetric
+noise matrix E.
+
+Four mechanisms of the book (chapters 2 and 3), all for replace-one neighbours
+(one row of the n x d data replaced by another row of norm <= 1):
+
+* MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1): Gaussian entries
+  N(0, β²), eq. (5);
+* Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014): Gaussian entries
+  calibrated to the ℓ₂ sensitivity √2/n (classical or analytic calibration);
+* Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1): Lap(0,
+  2d/(nε)) entries;
+* Wishart input perturbation (Jiang, Xie and Zhang 2016, Algorithm 2): W ~
+  W_d(d+1, 3/(2nε) I).
+
+Each function returns the noisy symmetric d x d matrix; the private subspace is
+``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism
+really provides.
+
+The noise is drawn through ``dppca.privacy.noise``. ``noise="safe"`` (the
+default)
+rounds A to a grid of granularity γ (a power of two) and adds exact discrete
+Laplace / discrete Gaussian noise, calibrated for the rounding
+(``dppca.privacy.safe_laplace_input_calibration``,
+``dppca.privacy.safe_gaussian_input_calibration``): private as a program.
+``noise="float"`` is the float64 noise of the papers: differentially private as
+mathematics only (its low-order bits leak, chapter 10); such a release warns
+(:class:`dppca.privacy.guarantees.UnprovedGuaranteeWarning`).
+
+Every function returns a :class:`dppca.privacy.guarantees.Released` array whose
+``guarantee`` is the release's record, built by the ``*_guarantee`` function
+of the mechanism from the same parameters (grid included) that drew the
+noise.
+The Wishart mechanisms are float only: their noise is a Wishart matrix, whose
+privacy proof rests on the continuous law's support and density, not on
+independent additive entries.
+
+The X entry points accept a dense array or a ``scipy.sparse`` matrix (only
+``XᵀX/n`` is needed; see :func:`dppca.second_moment
+<dppca.linalg.second_moment>`). The
+``*_from_second_moment`` entry points check ``A`` and ``n`` with
+:func:`dppca.validation.check_second_moment` (symmetric, finite, positive
+semidefinite, trace at most one, ``n`` a positive integer); the caller still
+vouches that ``A`` really is ``XᵀX/n`` of the ``n`` rows of the data set, each
+of norm at most one, and that ``n`` is the true number of rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..linalg.moments import unit_rows_second_moment
+from ..privacy.calibration import (
+    analyze_gauss_sigma,
+    gaussian_zcdp_rho,
+    laplace_input_scale,
+    mod_sulq_beta,
+    safe_gaussian_input_calibration,
+    safe_laplace_input_calibration,
+    wishart_input_scale,
+    wishart_privacy_profile,
+    wishart_scale_for_delta,
+)
+from ..privacy.guarantees import (
+    Release,
+    gaussian_release,
+    noise_record,
+    released,
+    zcdp_release,
+)
+from ..privacy.noise import check_noise_kind, perturb_symmetric
+from ..privacy.sensitivity import frobenius_sensitivity_second_moment
+from ..validation import (
+    PrivacyWarning,
+    as_generator,
+    check_delta,
+    check_second_moment,
+)
+
+#: The privacy each mechanism really provides, as checked in chapters 2 and 3.
+PRIVACY = {
+    "mod_sulq": "(ε, δ)-DP as claimed (Chaudhuri et al. 2013, Thm 5); very "
+    "conservative: the exact "
+    "δ at the claimed ε is many orders of magnitude below the target δ "
+    "(chapter 2).",
+    "analyze_gauss": "(ε, δ)-DP; exact (tight) with calibration='analytic' "
+    "(Balle–Wang), "
+    "conservative with 'classical' (valid for ε < 1 only).",
+    "laplace_input_perturbation": "(ε, 0)-DP as claimed (Jiang et al. 2016, "
+    "Thm 3); the true ε is at "
+    "most (1/(2√2) + 1/(2d)) of the nominal one (chapter 3).",
+    "wishart_input_perturbation": "NOT (ε, 0)-DP as claimed by Jiang et al. "
+    "(2016, Thm 4): the support "
+    "of A + W depends on A, and the mechanism is exactly "
+    "(ε', 1 − exp(−ε/3))-DP for every ε' ≥ 0 and no better (chapter 3).",
+    "wishart_input_perturbation_delta": "(0, δ)-DP, hence (ε, δ)-DP for every "
+    "ε ≥ 0 (chapter 3).",
+}
+
+
+#: Said at call time by the Wishart mechanism as published (see ``PRIVACY``).
+WISHART_NOT_DP_MESSAGE = (
+    "wishart_input_perturbation is NOT (ε, 0)-DP as claimed by Jiang et al. "
+    "(2016, Thm 4): "
+    "the support of A + W depends on A, so it is only (ε', 1 − exp(−ε/3))-DP "
+    "for every ε' "
+    "(chapter 3). Use wishart_input_perturbation_delta for a (0, δ)-DP Wishart "
+    "variant."
+)
+
+
+def _moment_and_n(A, n):
+    # the preconditions of the privacy theorems that can be checked on A and n
+    return check_second_moment(A, n)
+
+
+def symmetric_gaussian_noise(d: int, sigma: float, rng=None) -> np.ndarray:
+    """Symmetric d x d matrix with i.i.d. N(0, σ²) entries on and above the
+    diagonal."""
+    G = as_generator(rng).normal(0.0, sigma, size=(d, d))
+    upper = np.triu(G)
+    return upper + np.triu(G, 1).T
+
+
+def symmetric_laplace_noise(d: int, scale: float, rng=None) -> np.ndarray:
+    """Symmetric d x d matrix with i.i.d. Lap(0, b) entries on and above the
+    diagonal
+    (Jiang et al. 2016, Algorithm 1, step 1)."""
+    G = as_generator(rng).laplace(0.0, scale, size=(d, d))
+    upper = np.triu(G)
+    return upper + np.triu(G, 1).T
+
+
+def wishart_noise(
+    d: int, scale: float, rng=None, df: int | None = None
+) -> np.ndarray:
+    """W ~ W_d(m, cI) with m = d + 1 by default, drawn as c GGᵀ with G a d x
+    m standard Gaussian
+    matrix (the definition of the Wishart law; Muirhead 1982, Definition
+    3.1.3)."""
+    m = d + 1 if df is None else int(df)
+    if m < d:
+        raise ValueError(
+            f"need df >= d for a non-singular Wishart draw; got df={m}, d={d}"
+        )
+    G = as_generator(rng).standard_normal((d, m))
+    W = G @ G.T  # numpy computes G Gᵀ with a symmetric rank-k update
+    W *= scale
+    return np.triu(W) + np.triu(W, 1).T  # exact symmetry, whatever BLAS does
+
+
+def _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity):
+    """A + symmetric Gaussian noise of the requested kind (module docstring)."""
+    if check_noise_kind(noise) == "safe":
+        sigma, granularity = safe_gaussian_input_calibration(
+            A.shape[0], n, epsilon, delta, sigma, granularity
+        )
+    return perturb_symmetric(
+        A,
+        sigma,
+        distribution="gaussian",
+        noise=noise,
+        rng=rng,
+        granularity=granularity,
+    )
+
+
+# ------------------------------------------------------------------------------
+# Guarantee records (dppca.privacy.guarantees): from the same calibration as the
+# noise
+# ------------------------------------------------------------------------------
+
+
+def _gaussian_input_guarantee(
+    label, n, d, epsilon, delta, sigma_float, noise, granularity, **record
+) -> Release:
+    """Record of a Gaussian input perturbation with float σ ``sigma_float``.
+
+    Safe noise: the σ and grid γ the mechanism draws with (a caller's
+    ``granularity`` included), and the ℓ₂ sensitivity √2/n of the upper
+    triangle grown by the rounding, √(d(d+1)/2)·γ: a ρ-zCDP release. Float
+    noise: a Gaussian release of multiplier σ/(√2/n), not proved as a program.
+    """
+    sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
+    if check_noise_kind(noise) == "safe":
+        sigma, grid = safe_gaussian_input_calibration(
+            d, n, epsilon, delta, sigma_float, granularity
+        )
+        rho = gaussian_zcdp_rho(
+            sensitivity + np.sqrt(d * (d + 1) / 2) * grid, sigma
+        )
+        return zcdp_release(
+            f"{label} (safe noise)",
+            rho,
+            epsilon,
+            delta,
+            **noise_record("safe"),
+            **record,
+        )
+    return gaussian_release(
+        label,
+        sigma_float,
+        sensitivity,
+        epsilon,
+        delta,
+        **noise_record("float"),
+        **record,
+    )
+
+
+def mod_sulq_guarantee(
+    n, d, epsilon, delta, *, noise="safe", granularity=None, exact_beta=False
+) -> Release:
+    """Guarantee record of MOD-SULQ. Its noise has i.i.d. N(0, β²) entries
+    on the upper triangle, whose ℓ₂ sensitivity is √2/n: it is a Gaussian
+    mechanism, and an accountant sees its true (smaller) ε (chapter 2)."""
+    beta = mod_sulq_beta(d, n, epsilon, delta, exact=exact_beta)
+    return _gaussian_input_guarantee(
+        "MOD-SULQ",
+        n,
+        d,
+        epsilon,
+        delta,
+        beta,
+        noise,
+        granularity,
+        theorem="[CSS13, Thm 5]",
+        chapter="chapter 2",
+    )
+
+
+def analyze_gauss_guarantee(
+    n,
+    d,
+    epsilon,
+    delta,
+    *,
+    noise="safe",
+    granularity=None,
+    calibration="analytic",
+) -> Release:
+    """Guarantee record of Analyze Gauss (same calibration as the noise)."""
+    sigma = analyze_gauss_sigma(n, epsilon, delta, calibration)
+    return _gaussian_input_guarantee(
+        "Analyze Gauss",
+        n,
+        d,
+        epsilon,
+        delta,
+        sigma,
+        noise,
+        granularity,
+        theorem="[DTTZ14]; analytic σ [BW18, Thm 8]",
+        chapter="chapter 2",
+    )
+
+
+def laplace_input_guarantee(
+    n, d, epsilon, *, noise="safe", granularity=None
+) -> Release:
+    """Guarantee record of Laplace input perturbation: pure ε (the safe
+    scale is calibrated for the grid actually used, so ε holds for any
+    ``granularity``)."""
+    if check_noise_kind(noise) == "safe":
+        safe_laplace_input_calibration(d, n, epsilon, granularity)  # checks γ
+    return Release(
+        "Laplace input" + (" (safe noise)" if noise == "safe" else ""),
+        "pure",
+        float(epsilon),
+        **noise_record(noise),
+        theorem="[JXZ16, Thm 3]",
+        chapter="chapter 3",
+    )
+
+
+def wishart_delta_guarantee(n, d, delta) -> Release:
+    """Guarantee record of the book's δ-calibrated Wishart mechanism:
+    (0, δ)-DP, hence (ε, δ) for every ε ≥ 0; float Wishart draws only."""
+    return Release(
+        "Wishart (δ-calibrated)",
+        "approximate",
+        0.0,
+        float(check_delta(delta)),
+        noise="float",
+        proved=False,
+        caveat="float64 Wishart draws; the (0, δ) proof is for the "
+        "continuous law (chapter 10)",
+        theorem="book, Theorem 3 of chapter 3",
+        chapter="chapter 3",
+    )
+
+
+def wishart_published_guarantee(n, d, epsilon) -> Release:
+    """Record of the published Wishart mechanism: exactly (ε', 1 − e^(−ε/3))
+    for every ε' ≥ 0 (chapter 3), recorded as (0, 1 − e^(−ε/3)); NOT the
+    (ε, 0) the paper claims."""
+    gap = float(wishart_privacy_profile(epsilon, 0.0))
+    return Release(
+        "Wishart (published)",
+        "approximate",
+        0.0,
+        gap,
+        noise="float",
+        proved=False,
+        caveat="NOT (ε, 0)-DP as published: exactly (0, 1 − e^{−ε/3}) "
+        "(chapter 3)",
+        theorem="[JXZ16, Thm 4] refuted",
+        chapter="chapter 3",
+    )
+
+
+# ------------------------------------------------------------------------------
+# The mechanisms
+# ------------------------------------------------------------------------------
+
+
+def mod_sulq_from_second_moment(
+    A,
+    n: int,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    exact_beta: bool = False,
+    noise: str = "safe",
+    granularity: float | None = None,
+) -> np.ndarray:
+    """MOD-SULQ on a second-moment matrix A = XᵀX/n of n rows (Chaudhuri et
+    al. 2013, Alg. 1): A + N, N symmetric with i.i.d. N(0, β²) entries, β from
+    eq. (5) (or its exact quadratic root).
+
+    ``noise="safe"``: A on a grid of granularity γ plus exact discrete Gaussian
+    noise of standard deviation max(β, the discrete calibration) (module
+    docstring). ``A`` and ``n`` are checked by
+    :func:`dppca.validation.check_second_moment`; the caller vouches that ``A``
+    is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    and that ``n`` is its true number of rows. Returns a
+    :class:`dppca.privacy.guarantees.Released` matrix.
+    """
+    A, n = _moment_and_n(A, n)
+    d = A.shape[0]
+    record = mod_sulq_guarantee(
+        n,
+        d,
+        epsilon,
+        delta,
+        noise=noise,
+        granularity=granularity,
+        exact_beta=exact_beta,
+    )
+    beta = mod_sulq_beta(d, n, epsilon, delta, exact=exact_beta)
+    noisy = _gaussian_noise(A, n, epsilon, delta, beta, rng, noise, granularity)
+    return released(noisy, record)
+
+
+def mod_sulq(
+    X, epsilon: float, delta: float, rng=None, noise: str = "safe"
+) -> np.ndarray:
+    """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by
+    Theorem 5): returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and
+    above the diagonal, β of eq. (5). ``noise``: ``"safe"`` or ``"float"``
+    (module docstring)."""
+    A = unit_rows_second_moment(X)
+    return mod_sulq_from_second_moment(
+        A, np.shape(X)[0], epsilon, delta, rng, noise=noise
+    )
+
+
+def analyze_gauss_from_second_moment(
+    A,
+    n: int,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    calibration: str = "analytic",
+    noise: str = "safe",
+    granularity: float | None = None,
+) -> np.ndarray:
+    """Analyze Gauss on A = XᵀX/n: A + E, E symmetric with i.i.d. N(0, σ²)
+    entries, σ = ``dppca.privacy.analyze_gauss_sigma`` (ℓ₂ sensitivity
+    √2/n).
+
+    ``noise="safe"``: A on a grid plus exact discrete Gaussian noise, σ raised
+    to the discrete calibration (zCDP,
+    ``dppca.privacy.discrete_gaussian_sigma``) where it is larger. ``A`` and
+    ``n`` are checked by :func:`dppca.validation.check_second_moment`; the
+    caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm at
+    most one) of the data set and that ``n`` is its true number of rows.
+    Returns a :class:`dppca.privacy.guarantees.Released` matrix.
+    """
+    A, n = _moment_and_n(A, n)
+    record = analyze_gauss_guarantee(
+        n,
+        A.shape[0],
+        epsilon,
+        delta,
+        noise=noise,
+        granularity=granularity,
+        calibration=calibration,
+    )
+    sigma = analyze_gauss_sigma(n, epsilon, delta, calibration)
+    noisy = _gaussian_noise(
+        A, n, epsilon, delta, sigma, rng, noise, granularity
+    )
+    return released(noisy, record)
+
+
+def analyze_gauss(
+    X,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    calibration: str = "analytic",
+    noise: str = "safe",
+) -> np.ndarray:
+    """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one
+    neighbours: XᵀX/n + E with E symmetric Gaussian, calibrated classically or
+    exactly (Balle and Wang 2018). ``noise``: ``"safe"`` or ``"float"``
+    (module docstring)."""
+    A = unit_rows_second_moment(X)
+    return analyze_gauss_from_second_moment(
+        A, np.shape(X)[0], epsilon, delta, rng, calibration, noise=noise
+    )
+
+
+def laplace_input_perturbation_from_second_moment(
+    A,
+    n: int,
+    epsilon: float,
+    rng=None,
+    noise: str = "safe",
+    granularity: float | None = None,
+) -> np.ndarray:
+    """Laplace input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
+    1): A + L with (d²+d)/2 i.i.d. Lap(0, 2d/(nε)) entries mirrored to a
+    symmetric L.
+
+    ``noise="safe"``: A on a grid of granularity γ plus γ × exact discrete
+    Laplace noise, scale from
+    ``dppca.privacy.safe_laplace_input_calibration``: (ε, 0)-DP as a
+    program. ``A`` and ``n`` are checked by
+    :func:`dppca.validation.check_second_moment`; the caller vouches that ``A``
+    is ``XᵀX/n`` of the ``n`` rows (each of norm at most one) of the data set
+    and that ``n`` is its true number of rows. Returns a
+    :class:`dppca.privacy.guarantees.Released` matrix.
+    """
+    A, n = _moment_and_n(A, n)
+    d = A.shape[0]
+    record = laplace_input_guarantee(
+        n, d, epsilon, noise=noise, granularity=granularity
+    )
+    scale = laplace_input_scale(d, n, epsilon)
+    if check_noise_kind(noise) == "safe":
+        scale, granularity = safe_laplace_input_calibration(
+            d, n, epsilon, granularity
+        )
+    noisy = perturb_symmetric(
+        A,
+        scale,
+        distribution="laplace",
+        noise=noise,
+        rng=rng,
+        granularity=granularity,
+    )
+    return released(noisy, record)
+
+
+def laplace_input_perturbation(
+    X, epsilon: float, rng=None, noise: str = "safe"
+) -> np.ndarray:
+    """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1;
+    (ε, 0)-DP, Theorem 3). ``noise``: ``"safe"`` or ``"float"`` (module
+    docstring)."""
+    A = unit_rows_second_moment(X)
+    return laplace_input_perturbation_from_second_moment(
+        A, np.shape(X)[0], epsilon, rng, noise=noise
+    )
+
+
+def wishart_input_perturbation_from_second_moment(
+    A, n: int, epsilon: float, rng=None
+) -> np.ndarray:
+    """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
+    2): A + W with W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the
+    claimed (ε, 0)-DP does not hold, and every call emits a
+    :class:`dppca.PrivacyWarning`.
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
+    at most one) of the data set and that ``n`` is its true number of rows.
+    """
+    warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=2)
+    A, n = _moment_and_n(A, n)
+    record = wishart_published_guarantee(n, A.shape[0], epsilon)
+    noisy = A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)
+    return released(noisy, record, warn=False)  # warned above, in full
+
+
+def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
+    """Wishart input perturbation as published (Jiang, Xie and Zhang 2016,
+    Algorithm 2).
+
+    Returns XᵀX/n + W, W ~ W_d(d+1, 3/(2nε) I), always positive definite.
+    Theorem 4 of the paper claims (ε, 0)-DP; chapter 3 shows the support of the
+    output moves with the data and the mechanism is exactly (ε', 1 −
+    e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
+    :class:`dppca.PrivacyWarning`.
+    """
+    A = unit_rows_second_moment(X)
+    return wishart_input_perturbation_from_second_moment(
+        A, np.shape(X)[0], epsilon, rng
+    )
+
+
+def wishart_input_perturbation_delta_from_second_moment(
+    A, n: int, delta: float, rng=None
+) -> np.ndarray:
+    """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~
+    W_d(d+1, cI) with c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3,
+    its theorem). Float64 Wishart draws only: the release warns
+    (:class:`dppca.privacy.guarantees.UnprovedGuaranteeWarning`).
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
+    at most one) of the data set and that ``n`` is its true number of rows.
+    """
+    A, n = _moment_and_n(A, n)
+    record = wishart_delta_guarantee(n, A.shape[0], delta)
+    noisy = A + wishart_noise(
+        A.shape[0], wishart_scale_for_delta(n, delta), rng
+    )
+    return released(noisy, record)
+
+
+def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
+    """A correctly calibrated Wishart variant (the book's, not the paper's):
+    A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP
+    (chapter 3, its theorem). Honest but costly: the noise scale grows like
+    1/(nδ)."""
+    A = unit_rows_second_moment(X)
+    return wishart_input_perturbation_delta_from_second_moment(
+        A, np.shape(X)[0], delta, rng
+    )
+
+
+__all__ = [
+    "PRIVACY",
+    "analyze_gauss_guarantee",
+    "laplace_input_guarantee",
+    "mod_sulq_guarantee",
+    "wishart_delta_guarantee",
+    "wishart_published_guarantee",
+    "mod_sulq",
+    "mod_sulq_from_second_moment",
+    "analyze_gauss",
+    "analyze_gauss_from_second_moment",
+    "laplace_input_perturbation",
+    "laplace_input_perturbation_from_second_moment",
+    "wishart_input_perturbation",
+    "wishart_input_perturbation_from_second_moment",
+    "wishart_input_perturbation_delta",
+    "wishart_input_perturbation_delta_from_second_moment",
+    "symmetric_gaussian_noise",
+    "symmetric_laplace_noise",
+    "wishart_noise",
+]

@@ -1,0 +1,497 @@
+"""Private PCA by the noisy power method (Hardt and Price, NeurIPS 2014, Fig.
+1 and Sec. 4;
+gap-dependent analysis by Balcan, Du, Wang and Yu, COLT 2016).
+
+The method never forms or diagonalises a d x d matrix. Starting from a
+data-independent, Haar-random d x p block ``V_0``, each of its L steps releases
+one noisy product::
+
+    Y_l = A V_{l-1} + G_l,   G_l with i.i.d. N(0, σ²) entries,
+    V_l = orth(Y_l),
+
+with ``A = XᵀX/n``; the answer is the top-k left singular vectors of the last
+``Y_L``. Only products ``A V`` are needed, so the mechanism is written against a
+*multiply* callable ``V -> A V``: an in-memory array, a scipy.sparse matrix, a
+precomputed ``A`` and a ``dask.array`` of rows (``dppca.linalg.distributed``)
+all
+share :func:`noisy_power_method_from_operator`.
+
+Privacy (replace-one neighbours, rows of norm <= 1): one step is a Gaussian
+mechanism on ``A V``, whose ℓ₂ sensitivity is √2/n for p >= 2 (1/n for p = 1;
+``dppca.privacy.sensitivity.power_step_sensitivity``); the L steps compose
+adaptively and σ is calibrated for the whole run
+(``dppca.privacy.composed_gaussian_sigma``): the run is (ε, δ)-DP with the δ
+the caller passes, spent once, not once per step.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..linalg.dense import haar_subspace
+from ..linalg.rows import rounding_gamma
+from ..privacy.calibration import (
+    composed_gaussian_sigma,
+    discrete_gaussian_sigma,
+    gaussian_zcdp_rho,
+    safe_granularity,
+)
+from ..privacy.guarantees import (
+    Release,
+    gaussian_release,
+    noise_record,
+    released,
+    zcdp_release,
+)
+from ..privacy.noise import (
+    MAX_GAUSSIAN_GRID_SIGMA,
+    add_gaussian,
+    check_noise_kind,
+)
+from ..privacy.sensitivity import power_step_sensitivity
+from ..validation import (
+    ROW_NORM_TOLERANCE,
+    as_generator,
+    check_data,
+    check_delta,
+    check_epsilon,
+    check_k,
+    check_n,
+    check_second_moment,
+)
+
+#: The privacy the mechanism provides, as derived and checked in chapter 14.
+PRIVACY = {
+    "noisy_power_method": "(ε, δ)-DP for the whole run (δ spent once): L "
+    "Gaussian steps on A·V, "
+    "ℓ₂ sensitivity √2/n each, composed by zCDP (Bun–Steinke) or exactly as "
+    "one Gaussian "
+    "mechanism of sensitivity √L·√2/n (calibration='gdp'); chapter 14.",
+}
+
+
+def default_iterations(d: int) -> int:
+    """Data-independent number of steps, ``max(10, ceil(3 ln d))``.
+
+    The analyses ask for L of order (λ_k / gap) log(d / error) (Hardt and Price
+    2014, Cor. 1.1; Balcan et al. 2016, Thm 2.2); the gap is private, so the
+    default assumes a moderate one. Each extra step costs privacy (σ grows like
+    √L), so callers who know more should say so.
+    """
+    return max(10, math.ceil(3.0 * math.log(d)))
+
+
+def safe_noisy_power_calibration(
+    n: int, block_size: int, d: int, epsilon: float, delta: float, L: int
+) -> tuple[float, float]:
+    """``(σ, γ)`` of the floating-point-safe noisy power method.
+
+    Each step rounds ``A V`` (d x p entries) to the grid γ and adds exact
+    discrete Gaussian noise (:mod:`dppca.privacy.noise`). In grid units a step's
+    ℓ₂
+    sensitivity is Δ/γ + √(dp) (:func:`dppca.privacy.rounded_sensitivity`), and
+    a discrete Gaussian of that shift is Δ_k²/(2σ_k²)-zCDP (Canonne, Kamath and
+    Steinke 2020). L steps add their ρ's; ρ = :func:`dppca.privacy.zcdp_rho`
+    (ε, δ) for the whole run gives σ = √L times the one-release calibration
+    :func:`dppca.privacy.discrete_gaussian_sigma`.
+    """
+    sensitivity = power_step_sensitivity(check_n(n), block_size)
+    rounding = math.sqrt(d * block_size)
+    sigma_float = noisy_power_sigma(n, block_size, epsilon, delta, L)
+    grid = safe_granularity(
+        sensitivity, rounding, sigma_float, MAX_GAUSSIAN_GRID_SIGMA
+    )
+    one = discrete_gaussian_sigma(sensitivity, epsilon, delta, grid, rounding)
+    return one * math.sqrt(L), grid
+
+
+def noisy_power_method_guarantee(
+    n,
+    d,
+    k,
+    epsilon,
+    delta,
+    *,
+    n_iterations=None,
+    block_size=None,
+    calibration="zcdp",
+    noise="safe",
+) -> Release:
+    """Guarantee record of a noisy power method run with these settings.
+
+    Float noise: L Gaussian steps on A·V compose exactly like one Gaussian of
+    sensitivity √L·Δ (Dong, Roth and Su 2022, Cor. 3.3). Safe noise: a ρ-zCDP
+    release, ρ summed over the L rounded steps. The replace-one calibration
+    is the book's own derivation (chapter 14); Hardt and Price analyse a
+    change of one entry.
+    """
+    p = block_size or k
+    L = n_iterations or default_iterations(d)
+    step = power_step_sensitivity(n, p)
+    record = dict(
+        theorem="[HP14]; replace-one calibration: the book's own",
+        chapter="chapter 14",
+    )
+    if check_noise_kind(noise) == "safe":
+        sigma, grid = safe_noisy_power_calibration(n, p, d, epsilon, delta, L)
+        rho = L * gaussian_zcdp_rho(step + math.sqrt(d * p) * grid, sigma)
+        return zcdp_release(
+            "noisy power method (safe noise)",
+            rho,
+            epsilon,
+            delta,
+            **noise_record("safe"),
+            **record,
+        )
+    sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
+    return gaussian_release(
+        "noisy power method",
+        sigma,
+        step * math.sqrt(L),
+        epsilon,
+        delta,
+        **noise_record("float"),
+        **record,
+    )
+
+
+@dataclass
+class PowerMethodRun:
+    """What a run released, and (``diagnostics=True`` only) what it did not.
+
+    ``V`` (d x k), ``sigma`` (per-entry noise), ``n_iterations``,
+    ``block_size``, ``rho`` (zCDP of the run) and ``epsilon``/``delta`` are the
+    public outcome. ``iterates`` and ``noise`` hold every ``V_l`` and every
+    ``G_l``; the noise together with the iterates reveals the exact products A
+    V, so a run with diagnostics must not be published: they exist to check the
+    utility theorem (chapter 14).
+    """
+
+    V: np.ndarray
+    sigma: float
+    n_iterations: int
+    block_size: int
+    rho: float
+    epsilon: float
+    delta: float
+    iterates: list = field(default_factory=list)
+    noise: list = field(default_factory=list)
+
+
+def product_shrink(n: int, d: int, p: int) -> float:
+    """Factor ``s < 1`` applied to every computed product ``fl(A V)`` so that
+    the *computed* step keeps the sensitivity Δ the noise is calibrated to
+    (:func:`dppca.privacy.sensitivity.power_step_sensitivity`).
+
+    Three things separate the computed product from the exact ``A V`` of rows
+    of norm at most one with an orthonormal ``V``, and each is bounded:
+
+    * rows accepted within ``1 + ROW_NORM_TOLERANCE`` of the unit norm grow
+      ``A − A'`` by at most ``t = (1 + ROW_NORM_TOLERANCE)²``;
+    * ``V`` is a computed Householder QR factor (LAPACK), orthonormal only to
+      rounding: ``‖V̂ − Q‖_F ≤ √p γ_{c d p}`` for an exactly orthonormal
+      ``Q`` (Higham 2002, Thm 19.4; ``c = 16`` here), so ``‖V̂‖₂ ≤ 1 + q``,
+      ``q = √p γ_{16 d p}``, and ``‖(A − A')V̂‖_F ≤ (1 + q) t Δ``;
+    * the product is a sum over rows (or over the columns of ``A``) of
+      products of dot products, at most ``M = n + d + 3`` roundings per term
+      in any order, the scaling by ``s`` included (Higham 2002, Sec. 3.1):
+      its error is at most ``γ_M (1/n) Σ_i ‖x_i‖² ‖V̂‖_F ≤ e = γ_M t (1 + q)
+      √p`` in Frobenius norm for each data set (``‖A‖_F ≤ tr A ≤ t``).
+
+    So neighbouring computed products differ by at most ``(1 + q) t Δ + 2e``,
+    and ``s = Δ / ((1 + q) t Δ + 2e)`` brings that back to Δ. A uniform
+    scaling leaves the subspace unchanged; ``1 − s`` is about ``10⁻⁶`` at
+    ``n = 10⁵``. The ``multiply`` of :func:`noisy_power_method_from_operator`
+    must be such a sum (a Strassen-type product is not).
+    """
+    delta = power_step_sensitivity(check_n(n), p)
+    t = (1.0 + ROW_NORM_TOLERANCE) ** 2
+    q = math.sqrt(p) * rounding_gamma(16 * d * p)
+    error = rounding_gamma(n + d + 3) * t * (1.0 + q) * math.sqrt(p)
+    return delta / ((1.0 + q) * t * delta + 2.0 * error)
+
+
+def noisy_power_sigma(
+    n: int,
+    block_size: int,
+    epsilon: float,
+    delta: float,
+    n_iterations: int,
+    calibration: str = "zcdp",
+) -> float:
+    """Per-entry σ of the noise ``G_l`` so that ``n_iterations`` steps are
+    (ε, δ)-DP together.
+
+    ``"zcdp"`` (default): σ = Δ √(L / (2ρ)) with Δ = √2/n (1/n for block size 1)
+    and ρ = (√(ε + log 1/δ) − √(log 1/δ))², the closed form derived in chapter
+    14. ``"gdp"``: the exact composition of Gaussian mechanisms (smaller σ, same
+    guarantee).
+    """
+    sensitivity = power_step_sensitivity(check_n(n), block_size)
+    return composed_gaussian_sigma(
+        sensitivity, n_iterations, epsilon, delta, calibration
+    )
+
+
+def noisy_power_method_from_operator(
+    multiply: Callable[[np.ndarray], np.ndarray],
+    d: int,
+    n: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    *,
+    n_iterations: int | None = None,
+    block_size: int | None = None,
+    calibration: str = "zcdp",
+    rng=None,
+    diagnostics: bool = False,
+    noise: str = "safe",
+):
+    """The noisy power method on any ``multiply(V) -> A V`` with ``A =
+    XᵀX/n`` of n rows of norm
+    <= 1 (Hardt and Price 2014, Fig. 1, with the Gaussian noise of their Sec. 4
+    calibrated for replace-one neighbours).
+
+    ``block_size`` p >= k is the number of vectors iterated (default k); p > k
+    is the oversampling whose benefit Balcan et al. (2016, Thm 2.2) quantify:
+    the convergence and the noise tolerance then depend on λ_k − λ_(p+1) instead
+    of λ_k − λ_(k+1). The answer is the top-k left singular vectors of the last
+    noisy product, which is post-processing.
+
+    ``multiply`` is trusted: whoever evaluates it sees the data. Returns ``V``
+    (d x k), or a :class:`PowerMethodRun` when ``diagnostics`` is true (not for
+    publication; see there).
+
+    ``noise="float"`` draws float64 Gaussian noise (private as mathematics
+    only); ``noise="safe"`` rounds each product to a grid and adds exact
+    discrete Gaussian noise, private as a program, calibrated by zCDP
+    (``safe_noisy_power_calibration``; ``calibration`` must be "zcdp").
+    """
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ValueError(f"d must be an integer >= 2; got {d!r}")
+    n = check_n(n)
+    k = check_k(k, d)
+    epsilon, delta = check_epsilon(epsilon), check_delta(delta)
+    p = k if block_size is None else int(block_size)
+    if not k <= p <= d:
+        raise ValueError(f"block_size must satisfy k <= p <= d; got p = {p}")
+    L = default_iterations(d) if n_iterations is None else int(n_iterations)
+    if L < 1:
+        raise ValueError(f"n_iterations must be >= 1; got {n_iterations!r}")
+    rng = as_generator(rng)
+    grid = None
+    if check_noise_kind(noise) == "safe":
+        if calibration != "zcdp":
+            raise ValueError(
+                "noise='safe' is calibrated through zCDP; use "
+                "calibration='zcdp'"
+            )
+        sigma, grid = safe_noisy_power_calibration(n, p, d, epsilon, delta, L)
+    else:
+        sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
+    V = haar_subspace(d, p, rng) if p < d else np.eye(d)
+    iterates, noises = [V], []
+    shrink = product_shrink(n, d, p)  # the float error of A·V absorbed
+    for _ in range(L):
+        product = np.asarray(multiply(V), dtype=float)
+        if product.shape != (d, p):
+            raise ValueError(
+                f"multiply returned shape {product.shape}, expected {(d, p)}"
+            )
+        product = product * shrink
+        Y = add_gaussian(product, sigma, noise=noise, rng=rng, granularity=grid)
+        V = np.linalg.qr(Y)[0]
+        if diagnostics:
+            iterates.append(V)
+            noises.append(Y - product)
+    U = np.linalg.svd(Y, full_matrices=False)[0][:, :k]
+    if not diagnostics:
+        record = noisy_power_method_guarantee(
+            n,
+            d,
+            k,
+            epsilon,
+            delta,
+            n_iterations=L,
+            block_size=p,
+            calibration=calibration,
+            noise=noise,
+        )
+        return released(U, record)
+    step_sensitivity = power_step_sensitivity(n, p)
+    if grid is not None:  # the rounding's √(dp) cells
+        step_sensitivity += math.sqrt(d * p) * grid
+    rho = L * gaussian_zcdp_rho(step_sensitivity, sigma)
+    return PowerMethodRun(
+        U,
+        sigma,
+        L,
+        p,
+        rho,
+        epsilon,
+        delta,
+        iterates,
+        noises,
+    )
+
+
+def _is_dask(X) -> bool:
+    return type(X).__module__.split(".")[0] == "dask"
+
+
+def data_operator(X, *, clip: bool = False):
+    """``(multiply, n, d)`` for the rows ``X``: ``multiply(V) = Xᵀ (X V) /
+    n``, never forming A.
+
+    ``X`` may be a numpy array (validated by :func:`dppca.check_data`), a
+    scipy.sparse matrix (finite entries, row norms <= 1) or a ``dask.array`` of
+    rows (validated chunk by chunk on every pass,
+    :func:`dppca.linalg.distributed.second_moment_operator`). ``clip=True``
+    explicitly
+    rescales rows of norm > 1 onto the unit sphere instead of raising.
+    """
+    if _is_dask(X):
+        from ..linalg.distributed import second_moment_operator
+
+        return second_moment_operator(X, clip=clip)
+    if hasattr(X, "toarray"):  # scipy.sparse
+        S = X.tocsr().astype(float)
+        if not np.all(np.isfinite(S.data)):
+            raise ValueError("X contains NaN or Inf")
+        norms = np.sqrt(np.asarray(S.multiply(S).sum(axis=1)).ravel())
+        if clip:
+            S = S.multiply(1.0 / np.maximum(norms, 1.0)[:, None]).tocsr()
+        elif norms.max(initial=0.0) > 1.0 + ROW_NORM_TOLERANCE:
+            raise ValueError(
+                "X has rows of norm > 1; rescale by a public bound or pass "
+                "clip=True"
+            )
+        n, d = S.shape
+        return (lambda V: np.asarray(S.T @ (S @ V)) / n), n, d
+    if clip:
+        from ..linalg.distributed import clip_rows
+
+        X = clip_rows(np.asarray(X, dtype=float))
+    X = check_data(X)
+    n, d = X.shape
+    return (lambda V: _blocked_product(X, V) / n), n, d
+
+
+#: Rows per block of :func:`_blocked_product`: about 1.5 MiB of rows, which stay
+#: in cache.
+_BLOCK_BYTES = 3 * 2**19
+
+
+def _blocked_product(X, V):
+    """``Xᵀ (X V)`` in one pass over ``X``: each block of rows is used twice
+    while in cache
+    (a thin product is limited by memory bandwidth, so this halves the
+    traffic)."""
+    rows = max(16, _BLOCK_BYTES // (8 * X.shape[1]))
+    out = np.zeros((X.shape[1], V.shape[1]))
+    for start in range(0, X.shape[0], rows):
+        block = X[start : start + rows]
+        out += block.T @ (block @ V)
+    return out
+
+
+def noisy_power_method(
+    X,
+    k: int,
+    epsilon: float,
+    delta: float,
+    *,
+    n_iterations: int | None = None,
+    block_size: int | None = None,
+    calibration: str = "zcdp",
+    clip: bool = False,
+    rng=None,
+    diagnostics: bool = False,
+    noise: str = "safe",
+):
+    """Private top-k subspace of ``A = XᵀX/n`` by the noisy power method; (ε,
+    δ)-DP for
+    replace-one neighbours with rows of norm <= 1 (chapter 14).
+
+    ``X`` is an ``n x d`` numpy array, a scipy.sparse matrix or a ``dask.array``
+    of rows chunked along the first axis (then every product runs as a Dask
+    reduction and the noise is added on the client: a trusted aggregator; see
+    ``dppca.linalg.distributed``). Costs L passes over the data of 4ndp flops
+    each,
+    and O(dp²) per step on the client. See
+    :func:`noisy_power_method_from_operator` for the parameters.
+    """
+    multiply, n, d = data_operator(X, clip=clip)
+    return noisy_power_method_from_operator(
+        multiply,
+        d,
+        n,
+        k,
+        epsilon,
+        delta,
+        n_iterations=n_iterations,
+        block_size=block_size,
+        calibration=calibration,
+        rng=rng,
+        diagnostics=diagnostics,
+        noise=noise,
+    )
+
+
+def noisy_power_method_from_second_moment(
+    A,
+    n: int,
+    k: int,
+    epsilon: float,
+    delta: float,
+    *,
+    n_iterations: int | None = None,
+    block_size: int | None = None,
+    calibration: str = "zcdp",
+    rng=None,
+    diagnostics: bool = False,
+    noise: str = "safe",
+):
+    """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of
+    norm <= 1: the same law
+    as :func:`noisy_power_method` on those rows (same draws under the same
+    seed).
+
+    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
+    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
+    at most one) of the data set and that ``n`` is its true number of rows."""
+    A, n = check_second_moment(A, n)
+    return noisy_power_method_from_operator(
+        lambda V: A @ V,
+        A.shape[0],
+        n,
+        k,
+        epsilon,
+        delta,
+        n_iterations=n_iterations,
+        block_size=block_size,
+        calibration=calibration,
+        rng=rng,
+        diagnostics=diagnostics,
+        noise=noise,
+    )
+
+
+__all__ = [
+    "PRIVACY",
+    "PowerMethodRun",
+    "data_operator",
+    "default_iterations",
+    "noisy_power_method",
+    "noisy_power_method_from_operator",
+    "noisy_power_method_from_second_moment",
+    "noisy_power_method_guarantee",
+    "noisy_power_sigma",
+    "product_shrink",
+    "safe_noisy_power_calibration",
+]

@@ -1,0 +1,98 @@
+"""Everything that makes a release private and says how private it is.
+
+Its modules:
+
+calibration
+    Noise scales and privacy losses: Laplace and (analytic) Gaussian
+    calibration, the input-perturbation scales, zCDP conversions, the safe
+    (discrete) noise's grids, exact privacy-loss computations. Its functions
+    are re-exported here, so ``dppca.privacy.analytic_gaussian_sigma`` is
+    ``dppca.privacy.calibration.analytic_gaussian_sigma``.
+noise
+    The one place noise is drawn: safe discrete or float64 Laplace and
+    Gaussian noise.
+sensitivity
+    Sensitivities of the second moment and of a power step.
+guarantees
+    The guarantee record every release carries (``Release``, ``Released``).
+accounting
+    Composition of records and the ``Accountant`` (imports ``dp-accounting``:
+    loaded on first use, not by ``import dppca.privacy``).
+private_bounds
+    Row-norm bounds released from the data (permute-and-flip quantiles).
+audit
+    Black-box privacy audits of a mechanism.
+plan
+    A fit's release plan, from public parameters only: the private bounds'
+    budget, the private mean's share and calibration, the mechanism's share.
+"""
+
+from .calibration import (
+    SAFE_GRID_REFINEMENT,
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    analyze_gauss_sigma,
+    circle_privacy_loss,
+    composed_gaussian_sigma,
+    delta_from_privacy_losses,
+    discrete_gaussian_sigma,
+    discrete_laplace_scale,
+    gaussian_mechanism_epsilon,
+    gaussian_pair_delta,
+    gaussian_privacy_loss_samples,
+    gaussian_sigma_classical,
+    gaussian_zcdp_rho,
+    laplace_input_scale,
+    laplace_privacy_loss_samples,
+    laplace_scale,
+    mod_sulq_beta,
+    rounded_sensitivity,
+    safe_gaussian_input_calibration,
+    safe_granularity,
+    safe_laplace_input_calibration,
+    three_block_privacy_loss,
+    upper_triangle,
+    wishart_input_scale,
+    wishart_privacy_profile,
+    wishart_scale_for_delta,
+    wishart_support_gap_probability,
+    zcdp_delta,
+    zcdp_epsilon,
+    zcdp_rho,
+    zcdp_rho_for,
+)
+
+__all__ = [
+    "SAFE_GRID_REFINEMENT",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_sigma",
+    "analyze_gauss_sigma",
+    "circle_privacy_loss",
+    "composed_gaussian_sigma",
+    "delta_from_privacy_losses",
+    "discrete_gaussian_sigma",
+    "discrete_laplace_scale",
+    "gaussian_mechanism_epsilon",
+    "gaussian_pair_delta",
+    "gaussian_privacy_loss_samples",
+    "gaussian_sigma_classical",
+    "gaussian_zcdp_rho",
+    "laplace_input_scale",
+    "laplace_privacy_loss_samples",
+    "laplace_scale",
+    "mod_sulq_beta",
+    "rounded_sensitivity",
+    "safe_gaussian_input_calibration",
+    "safe_granularity",
+    "safe_laplace_input_calibration",
+    "three_block_privacy_loss",
+    "upper_triangle",
+    "wishart_input_scale",
+    "wishart_privacy_profile",
+    "wishart_scale_for_delta",
+    "wishart_support_gap_probability",
+    "zcdp_delta",
+    "zcdp_epsilon",
+    "zcdp_rho",
+    "zcdp_rho_for",
+]

@@ -1,0 +1,717 @@
+"""Calibration of the classical noise-adding mechanisms.
+
+Shared by every mechanism chapter; later chapters add privacy-loss tools here.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from fractions import Fraction
+
+import numpy as np
+from scipy import optimize, special
+
+from ..montecarlo import Estimate, mean_ci
+from ..validation import as_generator, check_delta, check_epsilon, check_n
+from .sensitivity import frobenius_sensitivity_second_moment
+
+
+def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
+    """Scale b = Δ₁/ε of the Laplace mechanism, which is (ε, 0)-DP (Dwork et
+    al. 2006)."""
+    if not l1_sensitivity > 0:
+        raise ValueError(f"sensitivity must be > 0; got {l1_sensitivity!r}")
+    return float(l1_sensitivity) / check_epsilon(epsilon)
+
+
+def gaussian_sigma_classical(
+    l2_sensitivity: float, epsilon: float, delta: float
+) -> float:
+    """σ = Δ₂ √(2 ln(1.25/δ)) / ε: the classical Gaussian mechanism (Dwork
+    and Roth 2014, Thm A.1).
+
+    The proof of that bound needs ε < 1; larger ε raises ``ValueError`` (use
+    :func:`analytic_gaussian_sigma`, which is exact for every ε).
+    """
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    if eps >= 1:
+        raise ValueError(
+            "the classical Gaussian calibration is only proved for epsilon < "
+            f"1; got {eps}"
+        )
+    if not l2_sensitivity > 0:
+        raise ValueError(f"sensitivity must be > 0; got {l2_sensitivity!r}")
+    return float(l2_sensitivity) * np.sqrt(2.0 * np.log(1.25 / dl)) / eps
+
+
+def analytic_gaussian_delta(
+    sigma: float, l2_sensitivity: float, epsilon: float
+) -> float:
+    """Smallest δ for which adding N(0, σ² I) to a query of ℓ₂-sensitivity Δ
+    is (ε, δ)-DP.
+
+    Balle and Wang (2018), Theorem 8: δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) −
+    εσ/Δ). Computed with log-CDFs for accuracy.
+    """
+    eps = check_epsilon(epsilon)
+    if not (sigma > 0 and l2_sensitivity > 0):
+        raise ValueError("sigma and the sensitivity must be > 0")
+    a = l2_sensitivity / (2.0 * sigma)
+    b = eps * sigma / l2_sensitivity
+    first = special.log_ndtr(a - b)
+    second = eps + special.log_ndtr(-a - b)
+    if second >= first:
+        return 0.0
+    return float(np.exp(first) * -np.expm1(second - first))
+
+
+def analytic_gaussian_sigma(
+    l2_sensitivity: float, epsilon: float, delta: float
+) -> float:
+    """Smallest σ making the Gaussian mechanism (ε, δ)-DP, for any ε > 0
+    (Balle and Wang 2018).
+
+    Solves :func:`analytic_gaussian_delta` (decreasing in σ) for σ by bracketing
+    root-finding.
+    """
+    eps = check_epsilon(epsilon)
+    dl = check_delta(delta)
+    if not l2_sensitivity > 0:
+        raise ValueError(f"sensitivity must be > 0; got {l2_sensitivity!r}")
+
+    def gap(log_sigma):
+        return np.log(
+            analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity, eps)
+            + 1e-300
+        ) - np.log(dl)
+
+    lo, hi = np.log(l2_sensitivity) - 10.0, np.log(l2_sensitivity) + 10.0
+    while gap(lo) < 0:
+        lo -= 10.0
+    while gap(hi) > 0:
+        hi += 10.0
+    return float(np.exp(optimize.brentq(gap, lo, hi, xtol=1e-14, rtol=1e-12)))
+
+
+def gaussian_mechanism_epsilon(
+    sigma: float, l2_sensitivity: float, delta: float
+) -> float:
+    """Smallest ε such that N(0, σ² I) noise on a Δ-sensitive query is (ε,
+    δ)-DP (inverse of
+    :func:`analytic_gaussian_delta` in ε)."""
+    dl = check_delta(delta)
+    if analytic_gaussian_delta(sigma, l2_sensitivity, 1e-12) <= dl:
+        return 0.0
+    return float(
+        optimize.brentq(
+            lambda e: analytic_gaussian_delta(sigma, l2_sensitivity, e) - dl,
+            1e-12,
+            1e4,
+            xtol=1e-13,
+        )
+    )
+
+
+# ------------------------------------------------------------------------------
+# Calibrations of the input-perturbation mechanisms (replace-one neighbours, A =
+# X^T X / n)
+# ------------------------------------------------------------------------------
+
+
+def _union_bound_log_term(d: int, delta: float) -> float:
+    """L = sqrt(2 log((d² + d) / (2 √(2π) δ))): the noise threshold γ/β of
+    the proof of
+    Chaudhuri et al. (2013), Theorem 5 (union bound over the d(d+1)/2 noise
+    entries)."""
+    return float(
+        np.sqrt(
+            2.0 * np.log((d * d + d) / (2.0 * np.sqrt(2.0 * np.pi) * delta))
+        )
+    )
+
+
+def mod_sulq_beta(
+    d: int, n: int, epsilon: float, delta: float, exact: bool = False
+) -> float:
+    """Noise level β of MOD-SULQ (Chaudhuri et al. 2013, Algorithm 1, eq. (5)).
+
+    The proof of Theorem 5 asks for ε = (d+1) L/(nβ) + 1/(n²β²), a quadratic in
+    β with L = ``_union_bound_log_term``. ``exact=True`` returns its
+    positive root β = [(d+1)L + √((d+1)²L² + 4ε)] / (2nε); the default is the
+    simpler upper bound printed in eq. (5), β = (d+1)L/(nε) + 1/(n√ε), which is
+    never smaller.
+    """
+    eps, dl, n = check_epsilon(epsilon), check_delta(delta), check_n(n)
+    if d < 2:
+        raise ValueError(f"d must be at least 2; got {d}")
+    L = _union_bound_log_term(d, dl)
+    if exact:
+        return float(
+            ((d + 1) * L + np.sqrt(((d + 1) * L) ** 2 + 4.0 * eps))
+            / (2.0 * n * eps)
+        )
+    return float((d + 1) * L / (n * eps) + 1.0 / (n * np.sqrt(eps)))
+
+
+def analyze_gauss_sigma(
+    n: int, epsilon: float, delta: float, calibration: str = "analytic"
+) -> float:
+    """Entry standard deviation of Analyze Gauss (Dwork, Talwar, Thakurta and
+    Zhang 2014) for
+    A = XᵀX/n under replace-one neighbours (ℓ₂ sensitivity √2/n).
+
+    ``calibration="classical"`` uses σ = Δ√(2 ln(1.25/δ))/ε (proved for ε < 1
+    only); ``"analytic"`` uses the exact calibration of Balle and Wang (2018).
+    """
+    sens = frobenius_sensitivity_second_moment(n, upper_triangle=True)
+    if calibration == "classical":
+        return gaussian_sigma_classical(sens, epsilon, delta)
+    if calibration == "analytic":
+        return analytic_gaussian_sigma(sens, epsilon, delta)
+    raise ValueError(
+        f"calibration must be 'analytic' or 'classical'; got {calibration!r}"
+    )
+
+
+def laplace_input_scale(d: int, n: int, epsilon: float) -> float:
+    """Laplace scale b = 2d/(nε) of Jiang et al. (2016), Algorithm 1 (from
+    Lemma 2: s₁ < 2d/n)."""
+    return float(2.0 * d / (check_n(n) * check_epsilon(epsilon)))
+
+
+def wishart_input_scale(n: int, epsilon: float) -> float:
+    """Eigenvalue c = 3/(2nε) of the Wishart scale matrix C = cI (Jiang et
+    al. 2016, Algorithm 2)."""
+    return float(3.0 / (2.0 * check_n(n) * check_epsilon(epsilon)))
+
+
+# ------------------------------------------------------------------------------
+# Neighbouring pairs and sensitivities
+# ------------------------------------------------------------------------------
+
+
+def upper_triangle(M) -> np.ndarray:
+    """Entries M_ij with i ≤ j (row-major order of ``numpy.triu_indices``):
+    the coordinates in
+    which a symmetric noise matrix with independent entries on and above the
+    diagonal lives."""
+    M = np.asarray(M, dtype=float)
+    return M[np.triu_indices(M.shape[0])]
+
+
+# ------------------------------------------------------------------------------
+# Privacy-loss random variables and privacy profiles δ(ε)
+# ------------------------------------------------------------------------------
+
+
+def delta_from_privacy_losses(
+    losses, epsilon: float, level: float = 0.99
+) -> Estimate:
+    """Monte Carlo estimate of δ(ε) = E_P[(1 − exp(ε − L))₊] from draws of the
+    privacy-loss random
+    variable L = log(p(Y)/q(Y)), Y ~ P (L = +∞ where q vanishes: such outputs
+    count fully).
+
+    This is the exact tight δ for the ordered pair (P, Q) (Balle and Wang 2018,
+    Theorem 5); the estimate comes with the normal-approximation confidence
+    interval of :func:`dppca.montecarlo.mean_ci`.
+    """
+    if isinstance(epsilon, (bool, np.bool_)):
+        raise TypeError(f"epsilon must be a real number, got {epsilon!r}")
+    eps = float(epsilon)
+    if not (np.isfinite(eps) and eps >= 0):
+        raise ValueError(f"epsilon must be finite and >= 0, got {epsilon!r}")
+    losses = np.asarray(losses, dtype=float)
+    if losses.size == 0 or np.isnan(losses).any():
+        raise ValueError("losses must be a non-empty array without NaN")
+    with np.errstate(over="ignore"):
+        terms = np.where(
+            np.isposinf(losses),
+            1.0,
+            np.clip(-np.expm1(eps - losses), 0.0, None),
+        )
+    return mean_ci(terms, level)
+
+
+def gaussian_privacy_loss_samples(
+    l2_distance: float, sigma: float, size: int, rng=None
+) -> np.ndarray:
+    """Draws of the privacy-loss random variable of N(μ, σ²I) against N(μ',
+    σ²I), ‖μ − μ'‖ = Δ.
+
+    L = ⟨Y − μ', μ − μ'⟩/σ² − Δ²/(2σ²) with Y ~ N(μ, σ²I) is N(η, 2η), η =
+    Δ²/(2σ²): simulate it directly (one dimension suffices by rotation
+    invariance).
+    """
+    eta = l2_distance**2 / (2.0 * sigma**2)
+    return as_generator(rng).normal(eta, np.sqrt(2.0 * eta), size=size)
+
+
+def gaussian_pair_delta(
+    l2_distance: float, sigma: float, epsilon
+) -> np.ndarray:
+    """Exact δ(ε) of the Gaussian mechanism on one pair at distance Δ
+    (vectorised in ε):
+    Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle and Wang 2018, Theorem 8)."""
+    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    a, b = l2_distance / (2.0 * sigma), eps * sigma / l2_distance
+    first = special.log_ndtr(a - b)
+    second = eps + special.log_ndtr(-a - b)
+    out = np.where(
+        second >= first,
+        0.0,
+        np.exp(first) * -np.expm1(np.minimum(second - first, 0.0)),
+    )
+    return out if np.ndim(epsilon) else float(out[0])
+
+
+def laplace_privacy_loss_samples(
+    a, a_hat, scale: float, size: int, rng=None
+) -> np.ndarray:
+    """Draws of ``L = Σ_i (|Y_i − â_i| − |Y_i − a_i|)/b`` with ``Y = a +
+    Lap(0, b)^m``: the privacy-loss random variable of the Laplace mechanism
+    on the pair (a, â). ``|L| ≤ ‖a − â‖₁/b`` always."""
+    a = np.ravel(np.asarray(a, dtype=float))
+    a_hat = np.ravel(np.asarray(a_hat, dtype=float))
+    diff = a - a_hat
+    keep = diff != 0  # coordinates that do not differ add zero loss
+    diff = diff[keep]
+    rng = as_generator(rng)
+    out = np.empty(size)
+    chunk = max(1, 2_000_000 // max(diff.size, 1))
+    for start in range(0, size, chunk):
+        m = min(chunk, size - start)
+        noise = rng.laplace(0.0, scale, size=(m, diff.size))
+        out[start : start + m] = (np.abs(noise + diff) - np.abs(noise)).sum(
+            axis=1
+        ) / scale
+    return out
+
+
+# ------------------------------------------------------------------------------
+# Wishart input perturbation: the support of A + W depends on A
+# ------------------------------------------------------------------------------
+
+
+def wishart_support_gap_probability(
+    scale: float, n: int, squared_norm: float = 1.0
+) -> float:
+    """P(W − uuᵀ/n is not positive definite) for W ~ W_d(d+1, cI) and ‖u‖² = r².
+
+    By Sherman–Morrison, W − uuᵀ/n ≻ 0 iff uᵀW⁻¹u < n, and (uᵀC⁻¹u)/(uᵀW⁻¹u) ~
+    χ² with m − d + 1 = 2 degrees of freedom for m = d + 1 (Muirhead 1982,
+    Theorem 3.2.12). Hence the probability is P(χ²₂ < r²/(nc)) = 1 −
+    exp(−r²/(2nc)), whatever d. For c = 3/(2nε) it is 1 − exp(−r²ε/3).
+    """
+    kappa = float(squared_norm) / (2.0 * check_n(n) * float(scale))
+    return float(-np.expm1(-kappa))
+
+
+def wishart_privacy_profile(epsilon_claimed: float, epsilon=0.0) -> np.ndarray:
+    """Exact δ(ε') of the published Wishart mechanism (Jiang et al. 2016,
+    Algorithm 2), worst
+    case over replace-one pairs of unit-ball rows: δ(ε') = 1 − exp(−ε/3) for
+    every ε' ≥ 0.
+
+    The book's derivation (chapter 3): on the common support the log density
+    ratio is the constant (ε/3)(‖v‖² − ‖v̂‖²) ≤ ε/3, and the outputs possible
+    under one dataset only have probability at most 1 − exp(−ε‖v̂‖²/3);
+    combining both terms the sup over pairs equals 1 − exp(−ε/3), attained by
+    v = 0, v̂ a unit vector. The mechanism is therefore not (ε', δ)-DP for any
+    δ < 1 − exp(−ε/3), and in particular not (ε, 0)-DP as Theorem 4 claims.
+    """
+    eps = check_epsilon(epsilon_claimed)
+    eps_prime = np.asarray(epsilon, dtype=float)
+    if np.any(eps_prime < 0):
+        raise ValueError("epsilon' must be >= 0")
+    return np.full(eps_prime.shape, -np.expm1(-eps / 3.0))[()]
+
+
+def wishart_scale_for_delta(n: int, delta: float) -> float:
+    """Scale c making W_d(d+1, cI) input perturbation (0, δ)-DP (hence (ε, δ)
+    for every ε ≥ 0):
+    solve 1 − exp(−1/(2nc)) = δ, i.e. c = 1/(2n log(1/(1 − δ))). See chapter
+    3 for the proof."""
+    dl = check_delta(delta)
+    return float(1.0 / (2.0 * check_n(n) * -np.log1p(-dl)))
+
+
+# ------------------------------------------------------------------------------
+# Floating-point-safe calibration: rounding to a grid, then discrete noise
+# (dppca.privacy.noise)
+# ------------------------------------------------------------------------------
+
+#: Default fineness of the grid. The rounding adds at most 1/1024 to the
+#: sensitivity.
+SAFE_GRID_REFINEMENT = 1024
+
+#: Relative margin added to discrete calibrations, absorbing float rounding of
+#: their inputs.
+_CALIBRATION_MARGIN = 2.0**-40
+
+
+def rounded_sensitivity(
+    sensitivity: float, granularity: float, rounding_term: float
+) -> float:
+    """Sensitivity, in grid units, of k = round(a/γ) when a has sensitivity
+    Δ: Δ/γ + r.
+
+    Each coordinate moves by ``|round(x) − round(y)| ≤ |x − y| + 1`` (both
+    roundings are within 1/2), and only coordinates that change move at all.
+    Over m coordinates the ℓ₁ norm of the change grows by at most r = m, the ℓ₂
+    norm (Minkowski) by r = √m; for a d × d symmetric matrix the Frobenius norm
+    grows by r = d. Upper bound, valid for every neighbouring pair.
+    """
+    g = float(granularity)
+    if not (sensitivity > 0 and g > 0 and rounding_term >= 0):
+        raise ValueError(
+            "need sensitivity > 0, granularity > 0, rounding_term >= 0"
+        )
+    return float(sensitivity) / g + float(rounding_term)
+
+
+def safe_granularity(
+    sensitivity: float,
+    rounding_term: float,
+    noise_scale: float,
+    max_grid_scale: float,
+    refinement: int = SAFE_GRID_REFINEMENT,
+) -> float:
+    """Default grid of a floating-point-safe mechanism: the largest power of
+    two γ with
+    r·γ ≤ Δ/``refinement`` (the rounding inflates the sensitivity, hence the
+    noise, by at most 1/refinement), coarsened if needed so that the noise,
+    ``noise_scale``/γ grid units, stays
+    below ``max_grid_scale``/4 (the range of the exact integer samplers)."""
+    from .noise import power_of_two_at_most
+
+    fine = float(sensitivity) / (refinement * max(float(rounding_term), 1.0))
+    coarse_enough = 4.0 * float(noise_scale) / float(max_grid_scale)
+    return power_of_two_at_most(max(fine, coarse_enough))
+
+
+def discrete_laplace_scale(
+    l1_sensitivity: float, epsilon: float, granularity: float, entries: int
+) -> float:
+    """Scale b = γ·t of the safe Laplace mechanism on ``entries``
+    coordinates: t = ⌈Δ_k/ε⌉
+    grid units, Δ_k = Δ₁/γ + m (:func:`rounded_sensitivity`).
+
+    The released γ(k + Z), Z i.i.d. discrete Laplace P(z) ∝ exp(−|z|/t), has
+    output probabilities in ratio at most exp(‖k − k'‖₁/t) ≤ exp(ε) on
+    neighbours: (ε, 0)-DP as a program. t is an integer (computed in exact
+    rational arithmetic with a 2**-40 margin).
+    """
+    eps = check_epsilon(epsilon)
+    sens = rounded_sensitivity(l1_sensitivity, granularity, int(entries))
+    t = math.ceil(
+        Fraction(sens) / Fraction(eps) * (1 + Fraction(_CALIBRATION_MARGIN))
+    )
+    return float(t) * float(granularity)
+
+
+def zcdp_delta(rho: float, epsilon: float) -> float:
+    """δ such that ρ-zCDP implies (ε, δ)-DP: the conversion of Canonne,
+    Kamath and Steinke
+    (2020, Section 2.3, Corollary 13)::
+
+        δ = inf over α > 1 of exp((α − 1)(αρ − ε)) / (α − 1) · (1 − 1/α)^α
+
+    Every α gives a valid δ, so a numerical minimiser that misses the infimum
+    only loses tightness, never validity.
+    """
+    eps = check_epsilon(epsilon)
+    if not rho > 0:
+        raise ValueError(f"rho must be > 0; got {rho!r}")
+
+    def log_delta(log_excess):  # α = 1 + e^{log_excess}
+        excess = np.exp(log_excess)
+        alpha = 1.0 + excess
+        return (
+            excess * (alpha * rho - eps)
+            - log_excess
+            + alpha * (np.log(excess) - np.log(alpha))
+        )
+
+    centre = np.log(max((eps + rho) / (2.0 * rho) - 1.0 + 1e-12, 1e-12))
+    res = optimize.minimize_scalar(
+        log_delta,
+        bounds=(min(centre, 0.0) - 30.0, max(centre, 0.0) + 30.0),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    return float(min(1.0, np.exp(min(res.fun, log_delta(centre)))))
+
+
+def zcdp_rho(epsilon: float, delta: float) -> float:
+    """Largest ρ (to 1e-12 relative) whose :func:`zcdp_delta` at ε is ≤ δ
+    (bisection in log ρ;
+    the returned ρ is checked to satisfy the bound). Cached: it is a pure
+    function of (ε, δ)."""
+    return _zcdp_rho(check_epsilon(epsilon), check_delta(delta))
+
+
+@functools.lru_cache(maxsize=256)
+def _zcdp_rho(eps: float, dl: float) -> float:
+    lo, hi = -60.0, np.log(eps) + 10.0
+    while zcdp_delta(np.exp(hi), eps) <= dl:
+        hi += 10.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if zcdp_delta(np.exp(mid), eps) <= dl:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-13:
+            break
+    rho = float(np.exp(lo))
+    assert zcdp_delta(rho, eps) <= dl
+    return rho
+
+
+def discrete_gaussian_sigma(
+    l2_sensitivity: float,
+    epsilon: float,
+    delta: float,
+    granularity: float,
+    rounding_term: float,
+) -> float:
+    """Standard deviation σ = γ·σ_k of the safe Gaussian mechanism: (ε, δ)-DP
+    as a program.
+
+    In grid units the query k = round(a/γ) has ℓ₂ sensitivity Δ_k = Δ₂/γ + r
+    (:func:`rounded_sensitivity`). Adding independent discrete Gaussians N_Z(0,
+    σ_k²) to the integer coordinates is ρ-zCDP with ρ = Δ_k²/(2σ_k²): for an
+    integer shift μ the Rényi divergence of order α of N_Z(μ, σ²) from N_Z(0,
+    σ²) is at most αμ²/(2σ²) (Canonne, Kamath and Steinke 2020, Section 2), and
+    Rényi divergences of independent coordinates add. σ_k = Δ_k/√(2ρ) with ρ =
+    :func:`zcdp_rho` (ε, δ) then gives (ε, δ)-DP by their conversion
+    (:func:`zcdp_delta`).
+    """
+    sens = rounded_sensitivity(l2_sensitivity, granularity, rounding_term)
+    rho = zcdp_rho(epsilon, delta)
+    sigma_grid = sens / np.sqrt(2.0 * rho) * (1.0 + _CALIBRATION_MARGIN)
+    return float(sigma_grid * float(granularity))
+
+
+def safe_laplace_input_calibration(
+    d: int, n: int, epsilon: float, granularity: float | None = None
+) -> tuple[float, float]:
+    """(b, γ) of the safe Laplace input perturbation on the d(d+1)/2
+    upper-triangle entries of
+    A = XᵀX/n: the same ℓ₁ sensitivity 2d/n as Jiang et al. (2016, Lemma 2),
+    grown by the
+    rounding (:func:`discrete_laplace_scale`). Default γ:
+    :func:`safe_granularity`."""
+    from .noise import MAX_LAPLACE_GRID_SCALE, check_granularity
+
+    n, eps = check_n(n), check_epsilon(epsilon)
+    entries = d * (d + 1) // 2
+    sensitivity = 2.0 * d / n
+    if granularity is None:
+        granularity = safe_granularity(
+            sensitivity, entries, sensitivity / eps, MAX_LAPLACE_GRID_SCALE
+        )
+    g = check_granularity(granularity)
+    return discrete_laplace_scale(sensitivity, eps, g, entries), g
+
+
+def safe_gaussian_input_calibration(
+    d: int,
+    n: int,
+    epsilon: float,
+    delta: float,
+    sigma_float: float,
+    granularity: float | None = None,
+) -> tuple[float, float]:
+    """(σ, γ) of the safe Gaussian input perturbation (MOD-SULQ, Analyze
+    Gauss) on the
+    d(d+1)/2 upper-triangle entries of A = XᵀX/n: σ = max(σ_float,
+    :func:`discrete_gaussian_sigma` with ℓ₂ sensitivity √2/n and r =
+    √(d(d+1)/2)). Never less noise than the float mechanism,
+    and (ε, δ)-DP as a program by the discrete Gaussian's guarantee."""
+    from .noise import MAX_GAUSSIAN_GRID_SIGMA, check_granularity
+
+    entries = d * (d + 1) // 2
+    sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
+    if granularity is None:
+        granularity = safe_granularity(
+            sensitivity,
+            np.sqrt(entries),
+            sigma_float,
+            MAX_GAUSSIAN_GRID_SIGMA,
+        )
+    g = check_granularity(granularity)
+    sigma = discrete_gaussian_sigma(
+        sensitivity, epsilon, delta, g, np.sqrt(entries)
+    )
+    return max(float(sigma_float), sigma), g
+
+
+# ------------------------------------------------------------------------------
+# Composition of Gaussian steps: zero-concentrated DP (Bun and Steinke 2016)
+# ------------------------------------------------------------------------------
+
+
+def gaussian_zcdp_rho(l2_sensitivity: float, sigma: float) -> float:
+    """ρ = Δ²/(2σ²): adding N(0, σ² I) to a query of ℓ₂-sensitivity Δ is ρ-zCDP
+    (Bun and Steinke 2016, Prop. 1.6). Under adaptive composition the ρ's add
+    (their Lemma 2.3)."""
+    if not (sigma > 0 and l2_sensitivity > 0):
+        raise ValueError("sigma and the sensitivity must be > 0")
+    return float(l2_sensitivity**2 / (2.0 * sigma**2))
+
+
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """ε = ρ + 2√(ρ log(1/δ)): a ρ-zCDP mechanism is (ε, δ)-DP for every δ in
+    (0, 1)
+    (Bun and Steinke 2016, Prop. 1.3)."""
+    if not rho >= 0:
+        raise ValueError(f"rho must be >= 0; got {rho!r}")
+    log_term = np.log(1.0 / check_delta(delta))
+    return float(rho + 2.0 * np.sqrt(rho * log_term))
+
+
+def zcdp_rho_for(epsilon: float, delta: float) -> float:
+    """The largest ρ whose conversion :func:`zcdp_epsilon` gives (ε, δ)-DP.
+
+    With a = log(1/δ), ε = ρ + 2√(ρa) reads (√ρ + √a)² = ε + a, so ρ = (√(ε + a)
+    − √a)².
+    """
+    eps = check_epsilon(epsilon)
+    a = np.log(1.0 / check_delta(delta))
+    return float((np.sqrt(eps + a) - np.sqrt(a)) ** 2)
+
+
+def composed_gaussian_sigma(
+    l2_sensitivity: float,
+    n_steps: int,
+    epsilon: float,
+    delta: float,
+    calibration: str = "zcdp",
+) -> float:
+    """Per-step σ for ``n_steps`` adaptively composed Gaussian mechanisms,
+    each of ℓ₂-sensitivity
+    at most Δ, whose composition is (ε, δ)-DP, with δ spent once for the whole
+    run.
+
+    ``"zcdp"``: each step is Δ²/(2σ²)-zCDP, the run n_steps Δ²/(2σ²)-zCDP;
+    setting that equal to :func:`zcdp_rho_for` gives σ = Δ √(n_steps / (2ρ)).
+    ``"gdp"`` (exact): the composition of Gaussian mechanisms is a single
+    Gaussian mechanism of sensitivity √(n_steps) Δ (Dong, Roth and Su 2022, Cor.
+    3.3, adaptive), calibrated with :func:`analytic_gaussian_sigma`; never
+    larger than the zCDP value.
+    """
+    if isinstance(n_steps, bool) or int(n_steps) != n_steps or n_steps < 1:
+        raise ValueError(f"n_steps must be a positive integer; got {n_steps!r}")
+    if not l2_sensitivity > 0:
+        raise ValueError(f"sensitivity must be > 0; got {l2_sensitivity!r}")
+    if calibration == "zcdp":
+        rho = zcdp_rho_for(epsilon, delta)
+        return float(l2_sensitivity * np.sqrt(n_steps / (2.0 * rho)))
+    if calibration == "gdp":
+        return analytic_gaussian_sigma(
+            np.sqrt(n_steps) * l2_sensitivity, epsilon, delta
+        )
+    raise ValueError(
+        f"calibration must be 'zcdp' or 'gdp'; got {calibration!r}"
+    )
+
+
+__all__ = [
+    "laplace_scale",
+    "gaussian_sigma_classical",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_sigma",
+    "gaussian_mechanism_epsilon",
+    "mod_sulq_beta",
+    "analyze_gauss_sigma",
+    "laplace_input_scale",
+    "wishart_input_scale",
+    "upper_triangle",
+    "delta_from_privacy_losses",
+    "gaussian_privacy_loss_samples",
+    "gaussian_pair_delta",
+    "laplace_privacy_loss_samples",
+    "wishart_support_gap_probability",
+    "wishart_privacy_profile",
+    "wishart_scale_for_delta",
+    "SAFE_GRID_REFINEMENT",
+    "rounded_sensitivity",
+    "safe_granularity",
+    "discrete_laplace_scale",
+    "zcdp_delta",
+    "zcdp_rho",
+    "discrete_gaussian_sigma",
+    "safe_laplace_input_calibration",
+    "safe_gaussian_input_calibration",
+    "gaussian_zcdp_rho",
+    "zcdp_epsilon",
+    "zcdp_rho_for",
+    "composed_gaussian_sigma",
+]
+
+
+def circle_privacy_loss(log_density, log_density_prime, m: int = 8192) -> float:
+    """Exact worst-case privacy loss ``max_θ |log p(θ) - log p'(θ)|`` of two
+    laws on the unit
+    circle of the plane, given their *unnormalised* log densities as functions
+    of the angle.
+
+    The normalising constants are computed by the trapezoid rule on ``m``
+    equispaced angles (spectrally accurate for smooth periodic integrands); the
+    maximum is taken on the same grid. This is how the book checks a mechanism
+    that releases one unit vector in ``d = 2``.
+    """
+    theta = np.linspace(0.0, 2.0 * np.pi, int(m), endpoint=False)
+    log_p = np.asarray(log_density(theta), dtype=float)
+    log_q = np.asarray(log_density_prime(theta), dtype=float)
+
+    def normalise(values):
+        top = values.max()
+        return values - (
+            top + np.log(np.mean(np.exp(values - top)) * 2 * np.pi)
+        )
+
+    return float(np.max(np.abs(normalise(log_p) - normalise(log_q))))
+
+
+def three_block_privacy_loss(
+    log_density, log_density_prime, d: int, nodes: int = 300
+) -> float:
+    """Exact worst-case privacy loss of two laws of one unit vector in
+    ``R^d`` (``d >= 3``) whose
+    unnormalised log densities depend on ``x`` only through ``(x_1^2, x_2^2)``
+    (e.g. Bingham-type laws with matrices ``diag(a, b, c, ..., c)``, the
+    worst-case neighbours of the book).
+
+    Under the uniform law on the sphere ``t_1 = x_1^2 ~ Beta(1/2, (d-1)/2)``
+    and, given it, ``t_2 / (1 - t_1) ~ Beta(1/2, (d-2)/2)``; the normalising
+    constants are two nested Gauss-Jacobi quadratures with ``nodes`` points
+    each, and the maximum of the log ratio is taken over the same nodes.
+    ``log_density`` maps an ``(m, d)`` array of unit vectors to ``(m,)``.
+    """
+    d = int(d)
+    if d < 3:
+        raise ValueError(
+            "d must be at least 3 (use circle_privacy_loss for d = 2)"
+        )
+    y1, w1 = special.roots_jacobi(int(nodes), 0.5 * (d - 1) - 1.0, -0.5)
+    y2, w2 = special.roots_jacobi(int(nodes), 0.5 * (d - 2) - 1.0, -0.5)
+    s1, s2 = (1.0 + y1) / 2.0, (1.0 + y2) / 2.0
+    t1 = np.repeat(s1, s2.size)
+    t2 = (1.0 - t1) * np.tile(s2, s1.size)
+    weights = np.repeat(w1, w2.size) * np.tile(w2, w1.size)
+    X = np.zeros((t1.size, d))
+    X[:, 0], X[:, 1] = np.sqrt(t1), np.sqrt(t2)
+    X[:, 2] = np.sqrt(np.clip(1.0 - t1 - t2, 0.0, None))
+    log_weights = np.log(weights / weights.sum())
+
+    def normalised(values):
+        values = np.asarray(values, dtype=float)
+        return values - special.logsumexp(values + log_weights)
+
+    gap = normalised(log_density(X)) - normalised(log_density_prime(X))
+    return float(np.max(np.abs(gap)))

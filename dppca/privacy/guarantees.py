@@ -1,0 +1,301 @@
+"""Guarantee records: what every release of ``dppca`` promises, and on what.
+
+Every private output of the package carries a :class:`Release` record, the
+*guarantee record* of that release:
+
+* ``epsilon`` and ``delta``: the privacy it was calibrated to;
+* ``neighbours`` and ``row_bound``: the neighbouring relation (replace-one: n
+  fixed, one row replaced) and the bound on the rows the proof assumes;
+* ``noise``: how the randomness reaches the output: ``"safe"`` (values rounded
+  to a grid plus exact discrete noise, ``dppca.privacy.noise``: private as a
+  program), ``"float"`` (numpy's float64 samplers added to float64 values:
+  private as mathematics only, chapter 10 shows the low-order bits leaking),
+  ``"float sampler"`` (the exponential mechanism's float64 rejection or Gibbs
+  samplers: no known leak, no proof either) or ``"none"``;
+* ``sampler``: ``"exact"`` when the output has exactly the law the theorem
+  analyses (up to ``noise``), ``"approximate"`` when it does not (a Gibbs chain
+  stopped after finitely many sweeps);
+* ``proved``: True only when the claim holds for the program as it runs: an
+  exact sampler and safe noise (or no noise); ``caveat`` says what is not
+  proved;
+* ``theorem`` and ``chapter``: the result the guarantee rests on and the
+  chapter of the book that derives or checks it;
+* ``kind`` and ``noise_multiplier``: what :mod:`dppca.privacy.accounting` needs
+to
+  compose it (``"pure"``, ``"gaussian"``, ``"zcdp"`` or ``"approximate"``).
+
+A release that is not fully proved announces it at call time with an
+:class:`UnprovedGuaranteeWarning` (a :class:`dppca.PrivacyWarning`), and
+:class:`dppca.PrivatePCA` refuses it unless the caller opts in by name.
+
+Functional entry points return their matrices as :class:`Released` arrays: a
+plain ndarray with one extra attribute, ``guarantee``. Slices and views keep
+it; arithmetic, ``np.linalg`` and every other numpy function return plain
+arrays, since what they compute from several releases is not described by
+any one record (compose records with :func:`dppca.privacy.accounting.compose`).
+
+This module is light (no scikit-learn, no ``dp-accounting``) so that Dask
+workers can import the mechanisms cheaply.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import textwrap
+import warnings
+
+import numpy as np
+
+from ..validation import PrivacyWarning
+
+#: Kinds of release, as the accountant composes them. Gaussian (an
+#: accountant), ρ-zCDP (the safe discrete Gaussian releases, through their
+#: Rényi curves), pure ε, or only (ε, δ) known.
+KINDS = ("gaussian", "zcdp", "pure", "approximate")
+
+#: How the randomness of a release is drawn (module docstring).
+NOISE_KINDS = ("safe", "float", "float sampler", "none")
+
+#: Whether the output has the law the privacy theorem analyses.
+SAMPLER_KINDS = ("exact", "approximate")
+
+#: The book's neighbouring relation, which every sensitivity uses.
+REPLACE_ONE = "replace-one (n fixed, one row replaced)"
+
+#: Row bound of the mechanisms' theorems, before the estimator rescales.
+UNIT_ROWS = "‖x_i‖₂ ≤ 1"
+
+FLOAT_NOISE_CAVEAT = (
+    "float64 noise: the real-valued mechanism is private, the float program "
+    "is not proved so (its low-order bits depend on the data; chapter 10)"
+)
+FLOAT_SAMPLER_CAVEAT = (
+    "float64 sampler: exact law in real arithmetic; no proof that the float "
+    "program is private (chapter 10)"
+)
+
+
+class UnprovedGuaranteeWarning(PrivacyWarning):
+    """A release whose privacy claim is not fully proved for the program as
+    it runs (float noise, a float sampler, an approximate sampler or a
+    data-dependent start); the record's ``caveat`` says which."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Release:
+    """The guarantee record of one private release (module docstring).
+
+    ``epsilon`` and ``delta`` are what the release was calibrated to;
+    ``noise_multiplier`` (Gaussian and zCDP releases only) is σ/Δ with Δ the
+    replace-one ℓ₂ sensitivity of the released quantity (for a zCDP release,
+    1/√(2ρ)), which lets an accountant compose it tightly.
+    """
+
+    label: str
+    kind: str
+    epsilon: float
+    delta: float = 0.0
+    noise_multiplier: float | None = None
+    neighbours: str = REPLACE_ONE
+    row_bound: str = UNIT_ROWS
+    noise: str = "safe"
+    sampler: str = "exact"
+    proved: bool = True
+    caveat: str = ""
+    theorem: str = ""
+    chapter: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}; got {self.kind!r}")
+        if not (self.epsilon >= 0 and 0 <= self.delta < 1):
+            raise ValueError(
+                "a release needs epsilon >= 0 and 0 <= delta < 1; got "
+                f"({self.epsilon!r}, {self.delta!r})"
+            )
+        if self.kind in ("gaussian", "zcdp"):
+            if not (
+                self.noise_multiplier is not None
+                and math.isfinite(self.noise_multiplier)
+                and self.noise_multiplier > 0
+            ):
+                raise ValueError(
+                    "a Gaussian or zCDP release needs a finite "
+                    "noise_multiplier > 0"
+                )
+        elif self.noise_multiplier is not None:
+            raise ValueError(
+                "only Gaussian and zCDP releases have a noise_multiplier"
+            )
+        if self.kind == "pure" and self.delta != 0:
+            raise ValueError("a pure release has delta = 0")
+        if self.noise not in NOISE_KINDS:
+            raise ValueError(
+                f"noise must be one of {NOISE_KINDS}; got {self.noise!r}"
+            )
+        if self.sampler not in SAMPLER_KINDS:
+            raise ValueError(
+                f"sampler must be one of {SAMPLER_KINDS}; got {self.sampler!r}"
+            )
+        fully = self.noise in ("safe", "none") and self.sampler == "exact"
+        if self.proved and not fully:
+            raise ValueError(
+                "a release is proved only with safe (or no) noise and an "
+                f"exact sampler; got noise={self.noise!r}, "
+                f"sampler={self.sampler!r}"
+            )
+        if not self.proved and not self.caveat:
+            raise ValueError("an unproved release must say why (caveat)")
+
+    @property
+    def claim(self) -> str:
+        """The claim in words, "(ε, δ)-DP" or "ε-DP", and the relation."""
+        if self.kind == "pure":
+            notion = f"{self.epsilon:.4g}-DP (pure)"
+        else:
+            notion = f"({self.epsilon:.4g}, {self.delta:.3g})-DP"
+        return f"{notion}, {self.neighbours}, rows {self.row_bound}"
+
+    def as_dict(self) -> dict:
+        """The record as a flat dict (one row of a table)."""
+        return dataclasses.asdict(self)
+
+    def __str__(self) -> str:
+        """The record in words, wrapped at 76 characters (continuation lines
+        indented by two spaces), so that it prints within a page."""
+        status = "proved" if self.proved else f"NOT fully proved: {self.caveat}"
+        source = ", ".join(s for s in (self.theorem, self.chapter) if s)
+        text = (
+            f"{self.label}: {self.claim}; noise {self.noise}, sampler "
+            f"{self.sampler}; {status}" + (f" [{source}]" if source else "")
+        )
+        return textwrap.fill(
+            text, STR_WIDTH, subsequent_indent="  ", break_on_hyphens=False
+        )
+
+
+#: Width at which a record's text wraps (``str(record)``).
+STR_WIDTH = 76
+
+#: The record's name in prose; the same class.
+Guarantee = Release
+
+
+def gaussian_release(
+    label: str, sigma: float, l2_sensitivity: float, epsilon, delta, **record
+) -> Release:
+    """A Gaussian release of noise σ on a query of replace-one ℓ₂
+    sensitivity Δ."""
+    return Release(
+        label,
+        "gaussian",
+        float(epsilon),
+        float(delta),
+        sigma / l2_sensitivity,
+        **record,
+    )
+
+
+def zcdp_release(label: str, rho: float, epsilon, delta, **record) -> Release:
+    """A ρ-zCDP release calibrated to (ε, δ): the floating-point-safe discrete
+    Gaussian mechanisms (``dppca.privacy.discrete_gaussian_sigma``).
+
+    ρ-zCDP means a Rényi divergence of at most αρ at every order α, the Rényi
+    curve of a continuous Gaussian mechanism of noise multiplier 1/√(2ρ). So
+    the release is stored with that multiplier and composed by the Rényi
+    accountant of ``dp-accounting``, which reads only that curve.
+    """
+    if not (math.isfinite(rho) and rho > 0):
+        raise ValueError(f"rho must be a finite number > 0; got {rho!r}")
+    return Release(
+        label,
+        "zcdp",
+        float(epsilon),
+        float(delta),
+        1.0 / math.sqrt(2 * rho),
+        **record,
+    )
+
+
+def noise_record(noise: str) -> dict:
+    """Record fields for an additive release drawn with ``noise``."""
+    if noise == "safe":
+        return {"noise": "safe", "proved": True}
+    return {"noise": "float", "proved": False, "caveat": FLOAT_NOISE_CAVEAT}
+
+
+def warn_if_unproved(record: Release, stacklevel: int = 3) -> None:
+    """Say at call time that a release is not fully proved."""
+    if not record.proved:
+        warnings.warn(
+            f"{record.label} is not fully proved as a program: {record.caveat}",
+            UnprovedGuaranteeWarning,
+            stacklevel=stacklevel,
+        )
+
+
+class Released(np.ndarray):
+    """A released array with its guarantee record (``.guarantee``).
+
+    Behaves as the ndarray it wraps. Views and slices keep the record;
+    ufuncs and ``np.linalg`` return plain ndarrays (module docstring).
+    """
+
+    def __new__(cls, values, guarantee: Release):
+        obj = np.asarray(values).view(cls)
+        obj.guarantee = guarantee
+        return obj
+
+    def __array_finalize__(self, obj):
+        self.guarantee = getattr(obj, "guarantee", None)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        array = np.asarray(array)
+        return array[()] if return_scalar else array
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        def plain(x):
+            return x.view(np.ndarray) if isinstance(x, Released) else x
+
+        inputs = tuple(plain(x) for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(plain(x) for x in kwargs["out"])
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __reduce__(self):
+        # pickles (Dask, multiprocessing) as the plain array
+        return np.asarray(self).__reduce__()
+
+
+def released(values, record: Release, *, warn: bool = True) -> Released:
+    """Wrap a release's output with its record, warning if not proved."""
+    if warn:
+        warn_if_unproved(record, stacklevel=4)
+    return Released(values, record)
+
+
+def guarantee_of(value) -> Release | None:
+    """The record carried by a released array (None for a plain array)."""
+    return getattr(value, "guarantee", None)
+
+
+__all__ = [
+    "FLOAT_NOISE_CAVEAT",
+    "FLOAT_SAMPLER_CAVEAT",
+    "Guarantee",
+    "KINDS",
+    "NOISE_KINDS",
+    "REPLACE_ONE",
+    "Release",
+    "Released",
+    "SAMPLER_KINDS",
+    "UNIT_ROWS",
+    "UnprovedGuaranteeWarning",
+    "gaussian_release",
+    "guarantee_of",
+    "noise_record",
+    "released",
+    "warn_if_unproved",
+    "zcdp_release",
+]

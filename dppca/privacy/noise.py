@@ -1,0 +1,510 @@
+"""The noise layer of every additive release path: float noise or
+floating-point-safe noise.
+
+Two kinds, chosen by the keyword ``noise`` of every mechanism that adds Laplace
+or Gaussian entries:
+
+``"float"`` numpy's float64 Laplace / Gaussian samplers added to a float64
+matrix, as in the papers. **Mathematical DP only**: the mechanism on the real
+numbers is private, the float program is not. The low-order bits of ``fl(a +
+noise)`` depend on ``a`` (Mironov 2012), and the audit of chapter 10 certifies ε
+above the claim on one neighbouring pair.
+
+``"safe"`` DP *as a program*. The values are rounded to a grid of granularity γ
+(a power of two), and γ times an integer drawn **exactly** from the discrete
+Laplace or discrete Gaussian law is added (Canonne, Kamath and Steinke 2020,
+Algorithms 1–3). Every operation of the sampler is integer arithmetic on int64
+(uniform integers from numpy's bounded-integer generator, comparisons, sums);
+the output γ (k + Z) is exact in float64 because ``|k + Z| < 2**53`` (checked)
+and γ is a power of two. The law of the output therefore is exactly the law the
+privacy proof analyses; the rounding of the values to the grid is part of the
+mechanism and of its calibration (:mod:`dppca.privacy`, "floating-point-safe
+calibration").
+
+What "exact" assumes: the random integers are uniform. numpy's PCG64 is a
+statistical PRNG, not a cryptographic one; the privacy proof treats its output
+as truly uniform bits, as every DP library does for its randomness source
+(OpenDP draws from the operating system instead).
+
+Not covered by this layer:
+
+* the δ-calibrated Wishart input perturbation draws a Wishart matrix ``c G Gᵀ``,
+  not independent additive entries; its privacy proof rests on the support and
+  density of the continuous Wishart law. It is **float only** (a discrete
+  analogue would need a new proof);
+* the samplers of the exponential mechanism (:mod:`dppca.samplers.bingham`: the
+ACG
+  rejection sampler and the Gibbs samplers) work in float64. Their Gaussian
+  proposals are transformed with data-dependent matrices (eigenbasis,
+  conditioning), normalised, and accepted by comparing ``log(uniform)`` with a
+  float log-ratio. No attack like Mironov's is known to us for them, and no
+  proof that they are safe either: the rounding errors of the outputs depend on
+  the data, so a low-order-bit leak is possible in principle. A black-box audit
+  can only find a leak that some test statistic exposes at the sample sizes it
+  can afford. The likelihood-ratio statistics of chapter 10 are continuous in
+  the output and blind to low-order bits, so a leak would need a test aimed at
+  the bits. An audit can refute, never certify.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..validation import as_generator
+
+#: The two kinds of noise every additive release path offers.
+NOISE_KINDS = ("float", "safe")
+
+#: Default grid of a standalone call: γ is the largest power of two ≤ scale /
+#: 2**20.
+DEFAULT_GRID_POINTS_PER_SCALE = 2**20
+
+#: Outputs γ·(k + Z) are exact float64 numbers while |k + Z| ≤ 2**53.
+_EXACT_INTEGER_LIMIT = 2**53
+
+#: Largest grid scale the integer samplers accept (keeps every product below
+#: 2**63).
+MAX_LAPLACE_GRID_SCALE = 2**40
+MAX_GAUSSIAN_GRID_SIGMA = 2**26
+
+
+def check_noise_kind(noise) -> str:
+    """Validate the keyword ``noise``: ``"float"`` or ``"safe"``."""
+    if noise not in NOISE_KINDS:
+        raise ValueError(f"noise must be one of {NOISE_KINDS}; got {noise!r}")
+    return noise
+
+
+def power_of_two_at_most(x: float) -> float:
+    """Largest power of two ≤ ``x`` (``x`` finite and > 0), computed exactly."""
+    x = float(x)
+    if not (np.isfinite(x) and x > 0):
+        raise ValueError(f"need a finite number > 0; got {x!r}")
+    mantissa, exponent = math.frexp(
+        x
+    )  # x = mantissa * 2**exponent, 0.5 <= m < 1
+    return math.ldexp(1.0, exponent - 1)
+
+
+def default_granularity(scale: float) -> float:
+    """Default grid of a standalone :func:`add_laplace` /
+    :func:`add_gaussian` call: the largest
+    power of two ≤ ``scale / 2**20``. The mechanisms of the book choose their
+    own grid from the
+    sensitivity (:func:`dppca.privacy.safe_granularity`), which the
+    calibration needs."""
+    return power_of_two_at_most(float(scale) / DEFAULT_GRID_POINTS_PER_SCALE)
+
+
+def check_granularity(granularity) -> float:
+    """Validate a grid granularity: a power of two (so that scaling by it is
+    exact)."""
+    g = float(granularity)
+    if not (np.isfinite(g) and g > 0) or power_of_two_at_most(g) != g:
+        raise ValueError(
+            f"granularity must be a power of two > 0; got {granularity!r}"
+        )
+    if g < 2.0**-900:
+        raise ValueError(f"granularity {g!r} is too small")
+    return g
+
+
+def round_to_grid(values, granularity: float) -> np.ndarray:
+    """Integers ``k = round(values / γ)`` (half to even) as int64. ``values /
+    γ`` is exact for a
+    power of two γ; raises if some ``|k|`` exceeds 2**52 (the values are then
+    far larger than
+    the grid can represent exactly: choose a coarser grid)."""
+    g = check_granularity(granularity)
+    values = np.asarray(values, dtype=float)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("values contain NaN or Inf")
+    scaled = np.rint(values / g)
+    if scaled.size and np.abs(scaled).max() > 2.0**52:
+        raise ValueError(
+            f"values up to {np.abs(values).max():.3g} are too large for the "
+            f"grid γ = {g:.3g} (|value|/γ must stay below 2**52)"
+        )
+    return scaled.astype(np.int64)
+
+
+# ------------------------------------------------------------------------------
+# Exact samplers on the integers (Canonne, Kamath and Steinke 2020), vectorised
+# ------------------------------------------------------------------------------
+
+
+def _bernoulli_exp_fraction(
+    rng, num: np.ndarray, den: int, first_step: int = 1
+) -> np.ndarray:
+    """Bernoulli(exp(−num/den)) for an int64 array 0 ≤ num ≤ den and an
+    integer den ≥ 1
+    (CKS 2020, Algorithm 1).
+
+    Draw A_k ~ Bernoulli(γ/k) for k = 1, 2, ... until the first failure at step
+    K; the result is "K odd", which has probability exp(−γ). A_k is "U < num"
+    for U uniform on {0, …, k·den − 1}: an exact integer comparison. All entries
+    run in lockstep, so k is the same for every entry still running.
+    ``first_step`` > 1 continues a run whose first steps all succeeded.
+    """
+    num = num.ravel()
+    flat = np.empty(num.size, dtype=bool)
+    # None: every entry (saves an index array on the first, largest step)
+    active = None
+    k = first_step
+    while active is None or active.size:
+        size = num.size if active is None else active.size
+        current = num if active is None else num[active]
+        if k * den < 2**62:
+            success = rng.integers(0, k * den, size=size) < current
+        else:  # U = J·den + V: U < num ≤ den iff J = 0 and V < num
+            success = rng.integers(0, den, size=size) < current
+            success &= rng.integers(0, k, size=size) == 0
+        if active is None:
+            flat[:] = k % 2 == 1
+            active = np.flatnonzero(success)
+        else:
+            flat[active[~success]] = k % 2 == 1
+            active = active[success]
+        k += 1
+    return flat
+
+
+#: 20! and the thresholds 20!/k! (k = 1, …, 20): one uniform integer U on {0, …,
+#: 20! − 1} decides the first 20 steps of Algorithm 1 with γ = 1, because A_2,
+#: …, A_k all succeed iff U < 20!/k!, an event of probability exactly 1/k!.
+_FACTORIAL_20 = math.factorial(20)
+_STEP_THRESHOLDS = np.array(
+    [_FACTORIAL_20 // math.factorial(k) for k in range(1, 21)], dtype=np.int64
+)
+
+
+def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
+    """Exact Bernoulli(exp(−1)): Algorithm 1 with γ = 1 (A_1 always succeeds,
+    A_k ~
+    Bernoulli(1/k)); the first failure step K ≤ 20 is read off one uniform
+    integer, and the rare runs (probability 1/20!) that pass step 20 continue
+    with :func:`_bernoulli_exp_fraction`.
+    """
+    u = rng.integers(0, _FACTORIAL_20, size=size)
+    # K = smallest k with U >= 20!/k!: one more than the number of thresholds >
+    # U
+    first_failure = 1 + np.searchsorted(-_STEP_THRESHOLDS, -u, side="left")
+    out = first_failure % 2 == 1
+    long_runs = np.flatnonzero(u == 0)  # all of A_2..A_20 succeeded
+    if long_runs.size:
+        one = np.ones(long_runs.size, dtype=np.int64)
+        out[long_runs] = _bernoulli_exp_fraction(rng, one, 1, first_step=21)
+    return out
+
+
+def bernoulli_exp(num, den: int, rng=None) -> np.ndarray:
+    """Exact Bernoulli(exp(−num/den)) for an integer array num ≥ 0 and an
+    integer den ≥ 1
+    (CKS 2020, Algorithm 1).
+
+    Writes num/den = q + r/den: the result is the AND of q draws of
+    Bernoulli(exp(−1)) and one of Bernoulli(exp(−r/den)), all exact.
+    """
+    rng = as_generator(rng)
+    num = np.asarray(num, dtype=np.int64)
+    den = int(den)
+    if np.any(num < 0) or den < 1:
+        raise ValueError("need num >= 0 and den >= 1")
+    whole, rest = np.divmod(num.ravel(), den)
+    out = _bernoulli_exp_fraction(rng, rest, den)
+    step = 1
+    todo = np.flatnonzero(out & (whole >= step))
+    while todo.size:
+        out[todo] = _bernoulli_exp_minus_one(rng, todo.size)
+        step += 1
+        todo = todo[out[todo] & (whole[todo] >= step)]
+    return out.reshape(num.shape)
+
+
+def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
+    """Number of successes of Bernoulli(exp(−1)) before the first failure:
+    P(V = v) =
+    (1 − 1/e) e^{−v}."""
+    count = np.zeros(size, dtype=np.int64)
+    active = np.flatnonzero(_bernoulli_exp_minus_one(rng, size))
+    while active.size:
+        count[active] += 1
+        active = active[_bernoulli_exp_minus_one(rng, active.size)]
+    return count
+
+
+def discrete_laplace(scale: int, size, rng=None) -> np.ndarray:
+    """Exact draws of the discrete Laplace law P(z) ∝ exp(−|z|/t) on the
+    integers, t = ``scale``
+    a positive integer (CKS 2020, Algorithm 2 with s = 1), as int64.
+
+    X = U + tV with U uniform on {0, …, t−1} kept with probability exp(−U/t) and
+    V geometric has P(X = x) ∝ exp(−x/t) on x ≥ 0; a fair sign, rejecting "−0",
+    gives the two-sided law. Rejected entries are redrawn, vectorised over the
+    entries still pending.
+    """
+    t = int(scale)
+    if t != scale or t < 1 or t > MAX_LAPLACE_GRID_SCALE:
+        raise ValueError(
+            f"scale must be an integer in [1, 2**40]; got {scale!r}"
+        )
+    rng = as_generator(rng)
+    shape = (size,) if np.isscalar(size) else tuple(size)
+    total = int(np.prod(shape, dtype=np.int64))
+    out = np.empty(total, dtype=np.int64)
+    pending = np.arange(total)
+    while pending.size:
+        u = rng.integers(0, t, size=pending.size)
+        keep = _bernoulli_exp_fraction(rng, u, t)
+        slots, u = pending[keep], u[keep]
+        x = u + t * _geometric_exp_minus_one(rng, slots.size)
+        negative = rng.integers(0, 2, size=slots.size) == 1
+        valid = ~(negative & (x == 0))
+        out[slots[valid]] = np.where(negative, -x, x)[valid]
+        pending = np.concatenate([pending[~keep], slots[~valid]])
+    return out.reshape(shape)
+
+
+def _split_variance(variance) -> tuple[int, int]:
+    """Integers (t, c) with t·c ≥ ``variance`` (a rational, exact) and t =
+    ⌈√variance⌉: the
+    discrete Gaussian is drawn with variance parameter σ² = t·c, never below
+    the request."""
+    v = Fraction(variance)
+    if v <= 0:
+        raise ValueError(f"variance must be > 0; got {variance!r}")
+    ceil_v = math.ceil(v)
+    t = math.isqrt(ceil_v)
+    if t * t < ceil_v:
+        t += 1
+    c = math.ceil(v / t)
+    return t, c
+
+
+def discrete_gaussian_parameters(variance) -> tuple[int, int]:
+    """(t, c) of :func:`discrete_gaussian`: the law drawn is P(z) ∝
+    exp(−z²/(2tc)), tc ≥
+    ``variance`` (exact rational arithmetic)."""
+    t, c = _split_variance(variance)
+    if t > MAX_GAUSSIAN_GRID_SIGMA:
+        raise ValueError(
+            "the discrete Gaussian sampler takes σ ≤ 2**26 grid units; "
+            f"got σ ≈ {t} (choose a coarser grid)"
+        )
+    return t, c
+
+
+def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
+    """Exact draws of the discrete Gaussian P(z) ∝ exp(−z²/(2σ²)) on the
+    integers, as int64
+    (CKS 2020, Algorithm 3), with σ² = t·c ≥ ``variance``
+    (:func:`discrete_gaussian_parameters`).
+
+    Draw Y from the discrete Laplace law of scale t and keep it with probability
+    ``exp(−(|Y| − σ²/t)²/(2σ²)) = exp(−(|Y| − c)²/(2tc))``: an exact Bernoulli
+    with integer numerator and denominator (entries with ``|Y| − c ≥ 2**31``,
+    whose
+    square could overflow int64, are tested with Python integers; they occur
+    with probability below exp(−30)).
+    """
+    t, c = discrete_gaussian_parameters(variance)
+    rng = as_generator(rng)
+    shape = (size,) if np.isscalar(size) else tuple(size)
+    total = int(np.prod(shape, dtype=np.int64))
+    out = np.empty(total, dtype=np.int64)
+    pending = np.arange(total)
+    den = 2 * t * c
+    while pending.size:
+        y = discrete_laplace(t, pending.size, rng)
+        gap = np.abs(np.abs(y) - c)
+        small = gap < 2**31
+        if small.all():
+            accept = bernoulli_exp(gap * gap, den, rng)
+        else:  # exact big integers for the rare |Y| − c ≥ 2**31 (beyond int64)
+            accept = np.zeros(pending.size, dtype=bool)
+            idx = np.flatnonzero(small)
+            accept[idx] = bernoulli_exp(gap[idx] * gap[idx], den, rng)
+            for i in np.flatnonzero(~small):
+                accept[i] = _bernoulli_exp_big(rng, int(gap[i]) ** 2, den)
+        out[pending[accept]] = y[accept]
+        pending = pending[~accept]
+    return out.reshape(shape)
+
+
+def _bernoulli_exp_big(rng, num: int, den: int) -> bool:
+    """Bernoulli(exp(−num/den)) for Python integers of any size (CKS 2020,
+    Algorithm 1)."""
+    whole, rest = divmod(num, den)
+    for _ in range(whole):
+        if not _bernoulli_exp_minus_one(rng, 1)[0]:
+            return False
+    return bool(
+        _bernoulli_exp_fraction(rng, np.array([rest], dtype=np.int64), den)[0]
+    )
+
+
+# ------------------------------------------------------------------------------
+# Adding noise to values
+# ------------------------------------------------------------------------------
+
+
+def _on_grid(k: np.ndarray, z: np.ndarray, granularity: float) -> np.ndarray:
+    total = k + z
+    if total.size and np.abs(total).max() > _EXACT_INTEGER_LIMIT:
+        # |Z| > 2**52 has probability below exp(-2**12) at the largest grid
+        # scales allowed
+        raise ArithmeticError(
+            "noisy value outside the exactly representable range"
+        )
+    return total.astype(float) * granularity
+
+
+def add_laplace(
+    values, scale: float, *, noise: str = "float", rng=None, granularity=None
+) -> np.ndarray:
+    """``values`` plus i.i.d. Laplace noise of scale ``scale`` (density ∝
+    exp(−|z|/b)).
+
+    ``noise="float"``: ``values + rng.laplace(0, b)`` (mathematical DP only).
+    ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Laplace with
+    parameter t = ⌈b/γ⌉ grid units (so never less noise than asked); γ =
+    ``granularity`` (a power of two; default :func:`default_granularity`).
+    Calibrate t with :func:`dppca.privacy.discrete_laplace_scale`, which
+    accounts for the rounding.
+    """
+    noise = check_noise_kind(noise)
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a finite number > 0; got {scale!r}")
+    rng = as_generator(rng)
+    values = np.asarray(values, dtype=float)
+    if noise == "float":
+        return values + rng.laplace(0.0, scale, size=values.shape)
+    g = check_granularity(
+        default_granularity(scale) if granularity is None else granularity
+    )
+    k = round_to_grid(values, g)
+    t = math.ceil(Fraction(float(scale)) / Fraction(g))
+    return _on_grid(k, discrete_laplace(t, values.shape, rng), g)
+
+
+def add_gaussian(
+    values, sigma: float, *, noise: str = "float", rng=None, granularity=None
+) -> np.ndarray:
+    """``values`` plus i.i.d. Gaussian noise of standard deviation ``sigma``.
+
+    ``noise="float"``: ``values + rng.normal(0, σ)`` (mathematical DP only).
+    ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Gaussian with
+    variance parameter ≥ (σ/γ)² (:func:`discrete_gaussian_parameters`); γ =
+    ``granularity`` (a power of two; default :func:`default_granularity`).
+    Calibrate σ with :func:`dppca.privacy.discrete_gaussian_sigma`, which
+    accounts for the rounding.
+    """
+    noise = check_noise_kind(noise)
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
+    rng = as_generator(rng)
+    values = np.asarray(values, dtype=float)
+    if noise == "float":
+        return values + rng.normal(0.0, sigma, size=values.shape)
+    g = check_granularity(
+        default_granularity(sigma) if granularity is None else granularity
+    )
+    k = round_to_grid(values, g)
+    variance = (Fraction(float(sigma)) / Fraction(g)) ** 2
+    return _on_grid(k, discrete_gaussian(variance, values.shape, rng), g)
+
+
+def perturb_symmetric(
+    A,
+    scale: float,
+    *,
+    distribution: str,
+    noise: str = "float",
+    rng=None,
+    granularity=None,
+) -> np.ndarray:
+    """A + E for a symmetric d × d ``A``, E symmetric with i.i.d. entries on
+    and above the
+    diagonal (Laplace of scale b or Gaussian of standard deviation σ =
+    ``scale``), mirrored below.
+
+    ``noise="float"`` draws a full d × d float matrix and keeps its upper
+    triangle, exactly as the mechanisms always did (same stream, same output for
+    a given seed). ``noise="safe"`` perturbs the d(d+1)/2 upper-triangle entries
+    with :func:`add_laplace` or :func:`add_gaussian` and mirrors them: every
+    entry of the output is on the grid.
+    """
+    noise = check_noise_kind(noise)
+    if distribution not in ("laplace", "gaussian"):
+        raise ValueError(
+            "distribution must be 'laplace' or 'gaussian'; got "
+            f"{distribution!r}"
+        )
+    A = np.asarray(A, dtype=float)
+    d = A.shape[0]
+    rng = as_generator(rng)
+    if noise == "float":
+        if distribution == "laplace":
+            G = rng.laplace(0.0, scale, size=(d, d))
+        else:
+            G = rng.normal(0.0, scale, size=(d, d))
+        return A + (np.triu(G) + np.triu(G, 1).T)
+    add = add_laplace if distribution == "laplace" else add_gaussian
+    iu = np.triu_indices(d)
+    out = np.empty((d, d))
+    out[iu] = add(A[iu], scale, noise="safe", rng=rng, granularity=granularity)
+    out[(iu[1], iu[0])] = out[iu]
+    return out
+
+
+def perturb_symmetric_goe(
+    A, sigma: float, *, rng=None, granularity=None
+) -> np.ndarray:
+    """Safe analogue of ``A + G + Gᵀ`` (G with i.i.d. N(0, σ²) entries):
+    diagonal entries get
+    discrete Gaussian noise of variance 4(σ/γ)², off-diagonal ones 2(σ/γ)² (grid
+    units), the
+    variances of G + Gᵀ; exact rational parameters, mirrored below the
+    diagonal."""
+    if not (np.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be a finite number > 0; got {sigma!r}")
+    rng = as_generator(rng)
+    A = np.asarray(A, dtype=float)
+    d = A.shape[0]
+    g = check_granularity(
+        default_granularity(sigma) if granularity is None else granularity
+    )
+    base = (Fraction(float(sigma)) / Fraction(g)) ** 2
+    k = round_to_grid(A, g)
+    out = np.empty((d, d))
+    diag = np.arange(d)
+    out[diag, diag] = _on_grid(
+        k[diag, diag], discrete_gaussian(4 * base, d, rng), g
+    )
+    iu = np.triu_indices(d, 1)
+    out[iu] = _on_grid(k[iu], discrete_gaussian(2 * base, iu[0].size, rng), g)
+    out[(iu[1], iu[0])] = out[iu]
+    return out
+
+
+__all__ = [
+    "NOISE_KINDS",
+    "MAX_LAPLACE_GRID_SCALE",
+    "MAX_GAUSSIAN_GRID_SIGMA",
+    "check_noise_kind",
+    "check_granularity",
+    "power_of_two_at_most",
+    "default_granularity",
+    "round_to_grid",
+    "bernoulli_exp",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "discrete_gaussian_parameters",
+    "add_laplace",
+    "add_gaussian",
+    "perturb_symmetric",
+    "perturb_symmetric_goe",
+]

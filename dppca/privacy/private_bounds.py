@@ -1,0 +1,573 @@
+"""Private row bounds: a quantile of the row norms, released with pure ε-DP.
+
+Every mechanism of the book needs a *public* bound on the rows
+(:class:`dppca.PrivatePCA`'s ``data_norm`` and ``centered_norm``). When no
+bound is known in advance, this module spends a declared share ε of the budget
+to read one from the data: a private estimate of the ``q``-th quantile of the
+row norms ``‖x_i‖`` (:func:`norm_quantile`) or of the centred norms
+``‖x_i − μ̂‖`` about a released mean (:func:`centred_norm_quantile`).
+
+**Mechanism.** The candidates are a data-independent geometric grid
+``b_1 < … < b_G`` between the public ``lower`` and ``upper`` (by default four
+per octave, ratio ``2^{1/4}``). The utility of ``b_j`` is the integer
+
+    u_j = −|c_j − t|,   c_j = #{i : ‖x_i‖ ≤ b_j},   t = ⌈q n⌉.
+
+Replacing one row changes every count ``c_j`` by at most one, so every
+``u_j``, and ``u* = max_j u_j``, changes by at most one: sensitivity 1. The
+candidate is selected by **permute-and-flip** (McKenna and Sheldon,
+"Permute-and-Flip: a new mechanism for differentially private selection",
+NeurIPS 2020, (MS20)): visit the candidates in a uniformly random order and
+stop at the first candidate ``r`` whose coin, of probability
+``p_r = exp(−ε (u* − u_r)/2)``, lands heads. A candidate of utility ``u*``
+has ``p_r = 1``, so the walk stops. (MS20) prove it ε-DP for a utility of
+sensitivity 1 (with ``p_r = exp(ε (u_r − u*)/(2Δ))`` for sensitivity Δ) and
+that its expected utility is never below that of the exponential mechanism at
+the same ε (and up to twice better); Ding et al. (2021) show it is report
+noisy max with exponential noise.
+
+**Exact, as a program.** Every step is exact integer arithmetic, so the
+output has exactly the law the theorem analyses (up to the uniformity of the
+generator's integers, as everywhere in ``dppca.privacy.noise``):
+
+* the counts are integers, and row ``i``'s norm is computed from row ``i``
+  alone (whatever its rounding error), so the *computed* utilities have
+  sensitivity 1 exactly;
+* the order is ``rng.permutation`` (unbiased bounded integers);
+* ε is taken as an exact fraction ``ε' = a/b`` of the float, rounded down to
+  a multiple of ``2⁻⁶¹`` when finer (never for ``ε ≥ 2⁻⁹``; ``ε' ≤ ε``, so
+  the release is ε-DP a fortiori), and each coin
+  ``exp(−a (u* − u_r)/(2b))`` is drawn by ``dppca.privacy.noise.bernoulli_exp``
+  (Canonne, Kamath and Steinke 2020, Algorithm 1) as the AND of
+  ``exp(−w)`` and ``exp(−s/(2b))`` with ``a (u* − u_r) = 2b w + s``.
+
+Drawing every coin up front, in the visiting order, and returning the first
+candidate whose coin is heads gives the same law as flipping them one at a
+time (the coins of candidates after the first head are never looked at).
+
+**Accuracy.** Let ``τ = (2/ε)(ln G + ln(1/β))``. With probability at least
+``1 − β`` the released ``b`` has ``u* − u(b) < τ``, i.e.::
+
+    |c(b) − ⌈q n⌉| < min_j |c_j − ⌈q n⌉| + τ.
+
+Proof: the walk outputs ``r`` only if ``r``'s coin is heads, so
+``P(r) ≤ p_r``, and the candidates with ``u* − u_r ≥ τ`` have total
+probability at most ``G exp(−ε τ/2) = β``. This is the exponential
+mechanism's bound. The first term, the best the grid allows, is 0 when a
+candidate lies between the ``⌈q n⌉``-th and the next norm; otherwise it is
+at most the number of norms between the two candidates around the target
+(or beyond ``[lower, upper]``, when the quantile lies outside the range).
+
+**What is released**, as a :class:`PrivateBound`: the chosen bound, its grid
+index, the grid and the target quantile, with the guarantee record. Neither
+the counts nor the clipping rate at the bound are released or stored: they
+are not private.
+
+**Using it.** The release composes with the rest of a fit as one pure-ε
+release (:func:`dppca.privacy.accounting.compose` of its ``guarantee`` and the
+fit's
+``privacy_releases_``); ``PrivatePCA(data_norm=b.bound, ...)`` then uses a
+bound that is a post-processing of a private release.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse
+
+from ..linalg import rows
+from ..validation import as_generator, check_epsilon
+from . import noise
+from .guarantees import Release
+
+#: Default density of the grid: candidates per doubling of the bound.
+POINTS_PER_OCTAVE = 4
+
+#: Fewest and most candidates.
+MIN_GRID_POINTS = 2
+MAX_GRID_POINTS = 10_000
+
+#: ε is used as an exact multiple of 2**-EPSILON_BITS (rounded down when the
+#: float is finer): the coins' denominators 2b then stay within 2**62.
+EPSILON_BITS = 61
+
+#: Largest whole part of an exponent handed to one call of the exact sampler.
+_WHOLE_CHUNK = 2**62
+
+#: (MS20): McKenna and Sheldon, NeurIPS 2020 (theorem number not cited: not
+#: checked against the paper's numbering).
+THEOREM = "permute-and-flip (MS20), ε-DP for a utility of sensitivity 1"
+CHAPTER = "chapter 13"
+ROW_BOUND = "any rows (norms only)"
+
+
+@dataclass(frozen=True, eq=False)
+class PrivateBound:
+    """A row bound released by :func:`norm_quantile` or
+    :func:`centred_norm_quantile`.
+
+    Attributes
+    ----------
+    bound : float
+        The released bound, one of the ``grid`` values.
+    index : int
+        Its position in ``grid``.
+    quantile : float
+        The target quantile ``q`` of the norms (public).
+    grid : ndarray of shape (G,)
+        The data-independent candidates, increasing (read-only).
+    guarantee : Release
+        The guarantee record: pure ε-DP, exact sampler, proved.
+    """
+
+    bound: float
+    index: int
+    quantile: float
+    grid: np.ndarray = field(repr=False)
+    guarantee: Release
+
+    def __float__(self) -> float:
+        return float(self.bound)
+
+
+# ------------------------------------------------------------------------------
+# Checks and the grid
+# ------------------------------------------------------------------------------
+
+
+def _real(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, numbers.Real
+    ):
+        raise TypeError(f"{name} must be a real number; got {value!r}")
+    return float(value)
+
+
+def check_quantile(quantile) -> float:
+    """Validate a quantile ``0 < q < 1``."""
+    q = _real(quantile, "quantile")
+    if not 0.0 < q < 1.0:
+        raise ValueError(
+            f"quantile must lie in the open interval (0, 1); got {quantile!r}"
+        )
+    return q
+
+
+def candidate_grid(lower, upper, grid_points=None) -> np.ndarray:
+    """The candidates: ``G`` points in geometric progression from ``lower``
+    to ``upper`` (both included).
+
+    Parameters
+    ----------
+    lower, upper : float
+        Public bounds, ``0 < lower < upper < ∞``, chosen without looking at
+        the data.
+    grid_points : int, optional
+        ``G``, between 2 and 10,000. Default: four per octave,
+        ``⌈4 log₂(upper/lower)⌉ + 1`` (ratio at most ``2^{1/4}``; at most
+        8,393 points, as float64 spans fewer than 2,099 octaves).
+
+    Returns
+    -------
+    ndarray of shape (G,)
+        Strictly increasing, read-only.
+    """
+    lo, hi = _real(lower, "lower"), _real(upper, "upper")
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo < hi):
+        raise ValueError(
+            "need public bounds 0 < lower < upper, both finite; got "
+            f"lower={lower!r}, upper={upper!r}"
+        )
+    if grid_points is None:
+        octaves = math.log2(hi) - math.log2(lo)
+        grid_points = max(
+            MIN_GRID_POINTS, math.ceil(POINTS_PER_OCTAVE * octaves) + 1
+        )
+    elif isinstance(grid_points, (bool, np.bool_)) or not isinstance(
+        grid_points, numbers.Integral
+    ):
+        raise TypeError(f"grid_points must be an integer; got {grid_points!r}")
+    G = int(grid_points)
+    if not MIN_GRID_POINTS <= G <= MAX_GRID_POINTS:
+        raise ValueError(
+            f"grid_points must be in [{MIN_GRID_POINTS}, {MAX_GRID_POINTS}]; "
+            f"got {grid_points!r}"
+        )
+    grid = np.geomspace(lo, hi, G)
+    grid[0], grid[-1] = lo, hi
+    if not np.all(np.diff(grid) > 0):
+        raise ValueError(
+            f"{G} candidates between {lo!r} and {hi!r} are not distinct in "
+            "float64; use fewer grid_points"
+        )
+    grid.setflags(write=False)
+    return grid
+
+
+def exact_epsilon(epsilon) -> Fraction:
+    """ε as the exact fraction the sampler uses: the float itself (or a
+    given Fraction), or the largest multiple of ``2⁻⁶¹`` below it when it is
+    finer (for a float, only when ``ε < 2⁻⁹``). Never above ``epsilon``."""
+    if isinstance(epsilon, Fraction):
+        if not epsilon > 0:
+            raise ValueError(f"epsilon must be > 0; got {epsilon!r}")
+        eps = epsilon
+    else:
+        eps = Fraction(check_epsilon(epsilon))
+    if eps.denominator > 2**EPSILON_BITS:
+        eps = Fraction(math.floor(eps * 2**EPSILON_BITS), 2**EPSILON_BITS)
+    return eps
+
+
+def _check_norms(norms) -> np.ndarray:
+    norms = np.asarray(norms, dtype=float)
+    if norms.ndim != 1 or norms.size < 1:
+        raise ValueError(
+            f"norms must be a non-empty 1-D array; got shape {norms.shape}"
+        )
+    if not np.all(np.isfinite(norms)) or np.any(norms < 0):
+        raise ValueError("norms must be finite and >= 0")
+    return norms
+
+
+def _as_matrix(X):
+    """Dense float64 2-D array or float64 CSR matrix (never densified)."""
+    if scipy.sparse.issparse(X):
+        X = scipy.sparse.csr_matrix(X, dtype=float)
+    else:
+        X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(
+            f"X must be a 2-D array with at least one row and one column; got "
+            f"shape {X.shape}"
+        )
+    return X
+
+
+def _finite_norms(norms, what: str) -> np.ndarray:
+    if not np.all(np.isfinite(norms)):
+        raise ValueError(
+            f"{what} has rows with NaN or Inf (or a norm beyond float64)"
+        )
+    return norms
+
+
+def _norms_of(X, scale: float) -> np.ndarray:
+    """Row norms of a matrix, or a 1-D array of norms checked as is. Rows far
+    beyond ``scale`` (the largest candidate) are first scaled down by a power
+    of two (:func:`dppca.linalg.rows.tame_rows`): they stay above every
+    candidate,
+    and a finite row whose norm would overflow float64 is counted like any
+    other instead of being refused."""
+    if not scipy.sparse.issparse(X) and np.ndim(X) == 1:
+        return _check_norms(X)
+    X = rows.tame_rows(_as_matrix(X), scale)
+    return _finite_norms(rows.row_norms(X), "X")
+
+
+# ------------------------------------------------------------------------------
+# Utilities and the sampler
+# ------------------------------------------------------------------------------
+
+
+def quantile_utilities(norms, grid, quantile) -> np.ndarray:
+    """The integer utilities ``u_j = −|#{i : norm_i ≤ b_j} − ⌈q n⌉|``.
+
+    Each count changes by at most one when one norm is replaced: the vector
+    has sensitivity 1 in ℓ∞. For tests and audits; the release never returns
+    it.
+    """
+    norms = _check_norms(norms)
+    q = check_quantile(quantile)
+    n = norms.size
+    target = math.ceil(Fraction(q) * n)  # exact: no float rounding of q n
+    counts = np.searchsorted(np.sort(norms), np.asarray(grid), side="right")
+    return -np.abs(counts.astype(np.int64) - target)
+
+
+def _bernoulli_exp_whole(whole: list[int], rng) -> np.ndarray:
+    """Exact Bernoulli(exp(−w)) for non-negative Python integers ``w`` (of
+    any size: beyond 2**62 as a product of such draws)."""
+    left = [int(w) for w in whole]
+    step = np.array([min(w, _WHOLE_CHUNK) for w in left], dtype=np.int64)
+    out = noise.bernoulli_exp(step, 1, rng)
+    for i, w in enumerate(left):  # only for ε (u* − u_r)/2 > 2**62
+        while out[i] and w > _WHOLE_CHUNK:
+            w -= _WHOLE_CHUNK
+            chunk = min(w, _WHOLE_CHUNK)
+            out[i] = noise.bernoulli_exp(np.array([chunk]), 1, rng)[0]
+    return out
+
+
+def permute_and_flip(utilities, epsilon, rng=None) -> int:
+    """Index chosen by permute-and-flip (MS20) for integer utilities of
+    sensitivity 1, drawn exactly.
+
+    Parameters
+    ----------
+    utilities : array_like of int
+        ``u_1, …, u_G``.
+    epsilon : float or Fraction
+        The privacy parameter; used as :func:`exact_epsilon` of it (a
+        Fraction is used as is).
+    rng : numpy.random.Generator, int or None
+        Randomness (:func:`dppca.validation.as_generator`).
+
+    Returns
+    -------
+    int
+        ``r`` with probability ``E_π[Π_{s before r}(1 − p_s) p_r]``,
+        ``p_s = exp(−ε (u* − u_s)/2)``, ``π`` a uniformly random order.
+    """
+    u = np.asarray(utilities)
+    if u.ndim != 1 or u.size < 1 or u.dtype.kind not in "iu":
+        raise ValueError("utilities must be a non-empty 1-D integer array")
+    eps = exact_epsilon(epsilon)
+    rng = as_generator(rng)
+    a, den = eps.numerator, 2 * eps.denominator
+    gaps = [int(g) for g in (u.max() - u)]
+    order = rng.permutation(u.size)
+    whole, rest = zip(*(divmod(a * gaps[r], den) for r in order))
+    heads = noise.bernoulli_exp(np.array(rest, dtype=np.int64), den, rng)
+    heads &= _bernoulli_exp_whole(list(whole), rng)
+    # a candidate of utility u* has p = 1: at least one head
+    return int(order[int(np.argmax(heads))])
+
+
+# ------------------------------------------------------------------------------
+# The releases
+# ------------------------------------------------------------------------------
+
+
+def _plan(quantile, epsilon, lower, upper, grid_points, label):
+    """Check the public parameters (before any data is read) and build the
+    grid and the guarantee record."""
+    q = check_quantile(quantile)
+    eps = check_epsilon(epsilon)
+    grid = candidate_grid(lower, upper, grid_points)
+    record = Release(
+        label,
+        "pure",
+        eps,
+        noise="safe",
+        sampler="exact",
+        proved=True,
+        theorem=THEOREM,
+        chapter=CHAPTER,
+        row_bound=ROW_BOUND,
+    )
+    return q, grid, record
+
+
+def quantile_guarantee(epsilon, label: str = "private quantile of norms"):
+    """The guarantee record a :func:`norm_quantile` or
+    :func:`centred_norm_quantile` release at ``epsilon`` will carry, known
+    before any data is read (for an accountant charged before the draw)."""
+    return _plan(0.5, epsilon, 1.0, 2.0, 2, label)[2]
+
+
+def _draw(norms, q, grid, record, rng) -> PrivateBound:
+    utilities = quantile_utilities(norms, grid, q)
+    index = permute_and_flip(utilities, record.epsilon, rng)
+    return PrivateBound(float(grid[index]), index, q, grid, record)
+
+
+def norm_quantile(
+    X,
+    quantile,
+    epsilon,
+    *,
+    lower,
+    upper,
+    grid_points=None,
+    rng=None,
+) -> PrivateBound:
+    """An ε-DP estimate of the ``quantile``-th quantile of the row norms.
+
+    Permute-and-flip (MS20) over a data-independent geometric grid of
+    candidate bounds, with utility ``−|#{i : ‖x_i‖ ≤ b} − ⌈q n⌉|``, drawn
+    exactly (module docstring). Pure ε-DP under replace-one neighbours (n
+    public), for any rows: nothing is assumed of their norms.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d), scipy.sparse matrix, or shape (n,)
+        The rows (dense or sparse; norms by
+        :func:`dppca.linalg.rows.row_norms`),
+        or directly their norms, one per person, finite and ``>= 0``.
+    quantile : float
+        ``q`` in (0, 1): the share of rows the bound should cover, e.g.
+        0.95 (the rest are clipped by a mechanism using the bound).
+    epsilon : float
+        Budget of this release, > 0.
+    lower, upper : float
+        Public range of the candidates, ``0 < lower < upper``, chosen
+        without looking at the data. The release is always in it: if more
+        than a share ``1 − q`` of the norms exceed ``upper``, it is
+        ``upper`` (or near it).
+    grid_points : int, optional
+        Number of candidates ``G`` in [2, 10,000]; default four per octave
+        (:func:`candidate_grid`). The error bound grows as ``ln G``.
+    rng : numpy.random.Generator, int or None
+        Randomness (:func:`dppca.validation.as_generator`).
+
+    Returns
+    -------
+    PrivateBound
+        ``bound`` (a grid value), ``index``, ``quantile``, ``grid`` and the
+        guarantee record (pure ε-DP, safe, exact, proved). No count or
+        clipping rate is returned: they are not private.
+
+    Notes
+    -----
+    With probability at least ``1 − β`` the released ``b`` has
+    ``|#{i : ‖x_i‖ ≤ b} − ⌈q n⌉| < g + (2/ε)(ln G + ln(1/β))``, where
+    ``g`` is the same distance for the best candidate of the grid (0 when a
+    candidate separates the ``⌈q n⌉``-th norm from the next one). This is
+    the exponential mechanism's bound, which permute-and-flip satisfies
+    (module docstring). For ``n = 10⁴``, ε = 0.1, G = 41 and β = 0.05 the
+    slack is about 134 rows, 1.3% of the data.
+
+    References
+    ----------
+    .. (MS20) R. McKenna and D. Sheldon, "Permute-and-Flip: A new mechanism
+       for differentially private selection", NeurIPS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((1000, 5))
+    >>> b = norm_quantile(X, 0.9, 0.5, lower=0.1, upper=100.0, rng=1)
+    >>> b.guarantee.kind, b.guarantee.proved
+    ('pure', True)
+    >>> 2.0 < b.bound < 5.0
+    True
+    """
+    q, grid, record = _plan(
+        quantile,
+        epsilon,
+        lower,
+        upper,
+        grid_points,
+        "private norm quantile (permute-and-flip)",
+    )
+    return _draw(_norms_of(X, float(grid[-1])), q, grid, record, rng)
+
+
+def centred_norm_quantile(
+    X,
+    mean,
+    quantile,
+    epsilon,
+    *,
+    lower,
+    upper,
+    pre_clip=None,
+    grid_points=None,
+    rng=None,
+) -> PrivateBound:
+    """An ε-DP estimate of the ``quantile``-th quantile of ``‖x_i − μ̂‖``.
+
+    :func:`norm_quantile` on the centred norms, for a centre ``μ̂`` that is
+    public or already released (a private mean: this release is then a
+    post-processing of it and composes with it adaptively). Each centred norm
+    depends on its own row and ``μ̂`` only, so the utilities still have
+    sensitivity 1.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d) or scipy.sparse matrix
+        The rows. Sparse rows are densified a chunk at a time only.
+    mean : array_like of shape (d,)
+        The released (or public) centre ``μ̂``, finite.
+    quantile, epsilon, lower, upper, grid_points, rng
+        As in :func:`norm_quantile`.
+    pre_clip : float, optional
+        Clip each row to this norm before centring, as
+        :class:`dppca.PrivatePCA` does with the ``data_norm`` ``R`` its
+        private mean used (:func:`dppca.linalg.rows.clip_factors`, the factor of
+        its second moment). Pass that ``R``: the quantile is then that of
+        the centred rows ``PrivatePCA`` clips to ``centered_norm``.
+        ``None``: no clipping.
+
+    Returns
+    -------
+    PrivateBound
+        As in :func:`norm_quantile`; a candidate for ``centered_norm``.
+
+    Notes
+    -----
+    Each row is clipped, then centred (one float subtraction per entry),
+    then its norm taken: never through ``‖x‖² − 2⟨x, μ̂⟩ + ‖μ̂‖²``, which
+    cancels catastrophically when ``‖μ̂‖`` is large (:mod:`dppca.linalg.rows`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = 3.0 + np.random.default_rng(0).standard_normal((1000, 5))
+    >>> mu = np.full(5, 3.0)  # e.g. a private mean
+    >>> b = centred_norm_quantile(
+    ...     X, mu, 0.9, 0.5, lower=0.1, upper=100.0, pre_clip=20.0, rng=1
+    ... )
+    >>> 2.0 < b.bound < 5.0
+    True
+    """
+    q, grid, record = _plan(
+        quantile,
+        epsilon,
+        lower,
+        upper,
+        grid_points,
+        "private centred norm quantile (permute-and-flip)",
+    )
+    X = _as_matrix(X)
+    n, d = X.shape
+    centre = np.asarray(mean, dtype=float).ravel()
+    if centre.shape != (d,) or not np.all(np.isfinite(centre)):
+        raise ValueError(
+            f"mean must be a finite vector of length n_features = {d}; got "
+            f"shape {centre.shape}"
+        )
+    if np.max(np.abs(centre)) > rows.MAX_MAGNITUDE:
+        raise ValueError(
+            f"mean has a coordinate beyond {rows.MAX_MAGNITUDE:g}: x − mean "
+            "could overflow; rescale the data"
+        )
+    if pre_clip is not None:
+        pre_clip = _real(pre_clip, "pre_clip")
+    sparse = scipy.sparse.issparse(X)
+    step = rows.default_chunk_rows(d)
+    norms = np.empty(n)
+    scale = max(float(grid[-1]), float(np.linalg.norm(centre)), pre_clip or 0)
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        block = X[start:stop].toarray() if sparse else X[start:stop]
+        block = rows.tame_rows(block, scale)  # any finite row: no overflow
+        if pre_clip is not None:
+            raw = _finite_norms(rows.row_norms(block), "X")
+            factors = rows.clip_factors(raw, pre_clip, True, n_features=d)
+            block = block * factors[:, None]
+        centred = block - centre
+        norms[start:stop] = _finite_norms(rows.row_norms(centred), "X − mean")
+    return _draw(norms, q, grid, record, rng)
+
+
+__all__ = [
+    "quantile_guarantee",
+    "MAX_GRID_POINTS",
+    "MIN_GRID_POINTS",
+    "POINTS_PER_OCTAVE",
+    "PrivateBound",
+    "candidate_grid",
+    "centred_norm_quantile",
+    "check_quantile",
+    "exact_epsilon",
+    "norm_quantile",
+    "permute_and_flip",
+    "quantile_utilities",
+]
