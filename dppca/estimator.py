@@ -40,21 +40,18 @@ The estimator does four things the mechanisms themselves do not:
    opts in by name (``allow_unproved``).
 
 The second moment then goes to the mechanism's public ``*_from_second_moment``
-entry point (see :data:`MECHANISMS`).
+entry point, as its declaration in :data:`dppca.mechanisms.registry.MECHANISMS`
+says. The checks and the budget's plan are :mod:`dppca.privacy.plan`'s:
+``fit`` composes plan → charge → rows → mechanism → post-processing.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
-import numbers
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -63,436 +60,17 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .linalg import rows
-from .linalg.dense import top_k_eigh, top_k_subspace
-from .mechanisms import (
-    complex_gaussian,
-    covariance,
-    exponential,
-    gaussian_approx,
-    input_perturbation,
-    power_method,
-    streaming,
-    trace_sensitive,
-)
-from .privacy import calibration as privacy
 from .privacy import noise, private_bounds
 from .privacy.accounting import basic_composition
-from .privacy.guarantees import (
-    FLOAT_NOISE_CAVEAT,
-    Release,
-    UnprovedGuaranteeWarning,
-    gaussian_release,
-    noise_record,
-    zcdp_release,
+from .privacy.guarantees import UnprovedGuaranteeWarning
+from .privacy.plan import (
+    centered_norm,
+    private_centre,
+    private_mean_plan,
+    public_centre,
+    release_plan,
 )
-from .validation import PrivacyWarning, check_delta, check_epsilon
-
-# ------------------------------------------------------------------------------
-# The mechanisms: one entry each
-# ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MechanismSpec:
-    """How :class:`PrivatePCA` runs one mechanism and records what it spends.
-
-    ``run(A, n, k, epsilon, delta, rng, options)`` returns ``(V, eigenvalues,
-    total)`` with ``V`` ``d × k`` orthonormal, ``eigenvalues`` the released
-    top-k eigenvalues of the noisy matrix and ``total`` the sum of its
-    positive eigenvalues (both ``None`` when the mechanism releases only a
-    subspace).
-    ``guarantee(n, d, k, epsilon, delta, options)`` is the guarantee record
-    (:class:`dppca.privacy.guarantees.Release`) of the release made with those
-    options, built by the mechanism's own module from the same
-    calibration as its noise. ``notion`` is ``"pure"``, ``"gaussian"``,
-    ``"approximate"`` or ``"not_dp"``; ``uses_delta`` and ``uses_epsilon`` say
-    which budget parameters the mechanism reads (the estimator warns about a
-    parameter it ignores).
-    """
-
-    label: str
-    notion: str
-    uses_delta: bool
-    uses_epsilon: bool
-    run: Callable | None
-    guarantee: Callable
-    privacy: str
-    #: For a mechanism that needs the rows themselves (not only ``A``):
-    #: ``run_rows(Z, n, k, epsilon, delta, rng, options)``, ``Z`` the rows
-    #: centred, scaled and clipped into the unit ball
-    #: (:func:`dppca.linalg.rows.unit_ball_rows`; CSR when sparse and
-    # uncentred).
-    run_rows: Callable | None = None
-    #: Checks of ``mechanism_options`` that the mechanism needs (raises
-    #: ``ValueError``), run before any budget is charged or noise drawn.
-    check_options: Callable | None = None
-    #: The mechanism function whose keyword parameters are the accepted
-    #: ``mechanism_options`` (less :data:`INTERNAL_OPTIONS`).
-    options_of: Callable | None = None
-
-    @property
-    def needs_delta(self) -> bool:
-        return self.uses_delta
-
-
-def _noisy_matrix_run(function_name: str, arguments: str):
-    """Run an input-perturbation mechanism and keep the top-k eigenpairs of
-    its noisy matrix."""
-
-    def run(A, n, k, epsilon, delta, rng, options):
-        function = getattr(input_perturbation, function_name)
-        if arguments == "epsilon_delta":
-            noisy = function(A, n, epsilon, delta, rng=rng, **options)
-        elif arguments == "epsilon":
-            noisy = function(A, n, epsilon, rng=rng, **options)
-        else:
-            noisy = function(A, n, delta, rng=rng, **options)
-        noisy = np.asarray(noisy)
-        values, vectors = top_k_eigh(noisy, k)
-        # the released variance: the positive part of the whole spectrum
-        spectrum = scipy.linalg.eigvalsh(noisy, check_finite=False)
-        return vectors, values, float(spectrum[spectrum > 0].sum())
-
-    return run
-
-
-def _ppca_run(A, n, k, epsilon, delta, rng, options):
-    options = dict(options)
-    if isinstance(options.get("V0"), str) and options["V0"] == "pca":
-        options["V0"] = top_k_subspace(A, k)  # data-dependent: warned before
-    V = exponential.ppca_from_second_moment(
-        A, n, k, epsilon, rng=rng, **options
-    )
-    return V, None, None
-
-
-def _gaussian_approx_run(A, n, k, epsilon, delta, rng, options):
-    recover = gaussian_approx.gaussian_subspace_recovery_from_second_moment
-    V, spectrum = recover(
-        A, n, k, epsilon, delta, rng=rng, return_spectrum=True, **options
-    )
-    # the noisy matrix's spectrum: post-processing of the release
-    spectrum = np.asarray(spectrum)
-    return V, spectrum[:k], float(spectrum[spectrum > 0].sum())
-
-
-def _complex_gaussian_run(A, n, k, epsilon, delta, rng, options):
-    release = complex_gaussian.complex_gaussian_approximation_from_second_moment
-    H, spectrum = release(
-        A,
-        n,
-        k,
-        epsilon,
-        delta,
-        rng=rng,
-        output="real",
-        return_spectrum=True,
-        **options,
-    )
-    # post-processing: the top-k axes of the released real matrix Re H^, and
-    # the spectrum of the noisy Hermitian matrix
-    spectrum = np.asarray(spectrum)
-    V = top_k_subspace(np.asarray(H), k)
-    return V, spectrum[:k], float(spectrum[spectrum > 0].sum())
-
-
-def _trace_sensitive_run_rows(Z, n, k, epsilon, delta, rng, options):
-    cov = trace_sensitive.trace_sensitive_covariance(
-        Z, epsilon, delta, rng=rng, **options
-    )
-    # post-processing of the released matrix: top-k axes and its spectrum
-    values, vectors = np.linalg.eigh(np.asarray(cov))
-    values, vectors = values[::-1], vectors[:, ::-1]
-    return vectors[:, :k], values[:k], float(values[values > 0].sum())
-
-
-def _streaming_run_rows(Z, n, k, epsilon, delta, rng, options):
-    V = streaming.dp_pca_oja(Z, k, epsilon, delta, rng=rng, **options)
-    return np.asarray(V), None, None
-
-
-def _power_method_run(A, n, k, epsilon, delta, rng, options):
-    V = power_method.noisy_power_method_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng, **options
-    )
-    return V, None, None
-
-
-def _amin_run(A, n, k, epsilon, delta, rng, options):
-    V = covariance.amin_subspace_from_second_moment(
-        A, n, k, epsilon, rng=rng, **options
-    )
-    return V, None, None
-
-
-def _options(options, *names):
-    return {name: options[name] for name in names if name in options}
-
-
-def _analyze_gauss_guarantee(n, d, k, epsilon, delta, options):
-    return input_perturbation.analyze_gauss_guarantee(
-        n,
-        d,
-        epsilon,
-        delta,
-        **_options(options, "noise", "granularity", "calibration"),
-    )
-
-
-def _mod_sulq_guarantee(n, d, k, epsilon, delta, options):
-    return input_perturbation.mod_sulq_guarantee(
-        n,
-        d,
-        epsilon,
-        delta,
-        **_options(options, "noise", "granularity", "exact_beta"),
-    )
-
-
-def _laplace_guarantee(n, d, k, epsilon, delta, options):
-    return input_perturbation.laplace_input_guarantee(
-        n, d, epsilon, **_options(options, "noise", "granularity")
-    )
-
-
-def _wishart_delta_guarantee(n, d, k, epsilon, delta, options):
-    return input_perturbation.wishart_delta_guarantee(n, d, delta)
-
-
-def _wishart_published_guarantee(n, d, k, epsilon, delta, options):
-    return input_perturbation.wishart_published_guarantee(n, d, epsilon)
-
-
-def _ppca_guarantee(n, d, k, epsilon, delta, options):
-    return exponential.ppca_guarantee(
-        n,
-        d,
-        k,
-        epsilon,
-        sampler=options.get("sampler", "fast"),
-        n_sweeps=options.get("n_sweeps"),
-        V0=options.get("V0"),
-    )
-
-
-def _gaussian_approx_guarantee(n, d, k, epsilon, delta, options):
-    return gaussian_approx.gaussian_approx_guarantee(
-        epsilon,
-        delta,
-        d,
-        "replace_one",
-        n,
-        **_options(options, "noise", "granularity"),
-    )
-
-
-def _complex_gaussian_guarantee(n, d, k, epsilon, delta, options):
-    return complex_gaussian.complex_gaussian_guarantee(
-        n,
-        d,
-        k,
-        epsilon,
-        delta,
-        **_options(options, "noise", "granularity"),
-    )
-
-
-def _trace_sensitive_guarantee(n, d, k, epsilon, delta, options):
-    return trace_sensitive.trace_sensitive_guarantee(
-        n, d, epsilon, delta, **_options(options, "noise", "method")
-    )
-
-
-def _check_streaming_options(options) -> None:
-    """Streaming DP-PCA's step size needs a public gap assumption: checked
-    by :class:`PrivatePCA` before any budget is charged or noise drawn."""
-    if not {"eigengap", "learning_rate"} & set(options or {}):
-        raise ValueError(
-            'mechanism="streaming" needs a public assumption on the eigengap '
-            "of the scaled rows' second moment, which sets Oja's step size: "
-            'pass mechanism_options={"eigengap": g} (or a "learning_rate" '
-            "callable); see dppca.mechanisms.streaming.dp_pca_oja"
-        )
-
-
-def _streaming_guarantee(n, d, k, epsilon, delta, options):
-    return streaming.dp_pca_guarantee(
-        epsilon, delta, **_options(options, "noise", "range_share")
-    )
-
-
-def _power_method_guarantee(n, d, k, epsilon, delta, options):
-    return power_method.noisy_power_method_guarantee(
-        n,
-        d,
-        k,
-        epsilon,
-        delta,
-        **_options(
-            options, "noise", "n_iterations", "block_size", "calibration"
-        ),
-    )
-
-
-def _amin_guarantee(n, d, k, epsilon, delta, options):
-    return covariance.amin_guarantee(n, d, k, epsilon)
-
-
-#: Every mechanism :class:`PrivatePCA` runs, by name. Adding one is one entry
-#: here.
-MECHANISMS: dict[str, MechanismSpec] = {
-    "analyze_gauss": MechanismSpec(
-        "Analyze Gauss",
-        "gaussian",
-        True,
-        True,
-        _noisy_matrix_run("analyze_gauss_from_second_moment", "epsilon_delta"),
-        _analyze_gauss_guarantee,
-        input_perturbation.PRIVACY["analyze_gauss"],
-        options_of=input_perturbation.analyze_gauss_from_second_moment,
-    ),
-    "laplace": MechanismSpec(
-        "Laplace input",
-        "pure",
-        False,
-        True,
-        _noisy_matrix_run(
-            "laplace_input_perturbation_from_second_moment", "epsilon"
-        ),
-        _laplace_guarantee,
-        input_perturbation.PRIVACY["laplace_input_perturbation"],
-        options_of=input_perturbation.laplace_input_perturbation_from_second_moment,
-    ),
-    "gaussian_approx": MechanismSpec(
-        "Mangoubi–Vishnoi",
-        "gaussian",
-        True,
-        True,
-        _gaussian_approx_run,
-        _gaussian_approx_guarantee,
-        gaussian_approx.PRIVACY["gaussian_subspace_recovery"],
-        options_of=gaussian_approx.gaussian_subspace_recovery_from_second_moment,
-    ),
-    "complex_gaussian": MechanismSpec(
-        "complex Gaussian",
-        "gaussian",
-        True,
-        True,
-        _complex_gaussian_run,
-        _complex_gaussian_guarantee,
-        complex_gaussian.PRIVACY["complex_gaussian_approximation"],
-        options_of=complex_gaussian.complex_gaussian_approximation_from_second_moment,
-    ),
-    "trace_sensitive": MechanismSpec(
-        "trace-sensitive (Dong et al.)",
-        "gaussian",
-        True,
-        True,
-        None,
-        _trace_sensitive_guarantee,
-        trace_sensitive.PRIVACY["trace_sensitive_covariance"],
-        run_rows=_trace_sensitive_run_rows,
-        options_of=trace_sensitive.trace_sensitive_covariance,
-    ),
-    "streaming": MechanismSpec(
-        "streaming DP-PCA",
-        "gaussian",
-        True,
-        True,
-        None,
-        _streaming_guarantee,
-        streaming.PRIVACY["dp_pca_oja"],
-        run_rows=_streaming_run_rows,
-        check_options=_check_streaming_options,
-        options_of=streaming.dp_pca_oja,
-    ),
-    "mod_sulq": MechanismSpec(
-        "MOD-SULQ",
-        "gaussian",
-        True,
-        True,
-        _noisy_matrix_run("mod_sulq_from_second_moment", "epsilon_delta"),
-        _mod_sulq_guarantee,
-        input_perturbation.PRIVACY["mod_sulq"],
-        options_of=input_perturbation.mod_sulq_from_second_moment,
-    ),
-    "noisy_power_method": MechanismSpec(
-        "noisy power method",
-        "gaussian",
-        True,
-        True,
-        _power_method_run,
-        _power_method_guarantee,
-        power_method.PRIVACY["noisy_power_method"],
-        options_of=power_method.noisy_power_method_from_second_moment,
-    ),
-    "ppca": MechanismSpec(
-        "PPCA",
-        "pure",
-        False,
-        True,
-        _ppca_run,
-        _ppca_guarantee,
-        exponential.PRIVACY["ppca"],
-        options_of=exponential.ppca_from_second_moment,
-    ),
-    "amin": MechanismSpec(
-        "Amin et al.",
-        "pure",
-        False,
-        True,
-        _amin_run,
-        _amin_guarantee,
-        covariance.PRIVACY["amin_subspace"],
-        options_of=covariance.amin_subspace_from_second_moment,
-    ),
-    "wishart_delta": MechanismSpec(
-        "Wishart (δ-calibrated)",
-        "approximate",
-        True,
-        False,
-        _noisy_matrix_run(
-            "wishart_input_perturbation_delta_from_second_moment", "delta"
-        ),
-        _wishart_delta_guarantee,
-        input_perturbation.PRIVACY["wishart_input_perturbation_delta"],
-        options_of=input_perturbation.wishart_input_perturbation_delta_from_second_moment,
-    ),
-    "wishart_published": MechanismSpec(
-        "Wishart (published)",
-        "not_dp",
-        False,
-        True,
-        _noisy_matrix_run(
-            "wishart_input_perturbation_from_second_moment", "epsilon"
-        ),
-        _wishart_published_guarantee,
-        input_perturbation.PRIVACY["wishart_input_perturbation"],
-        options_of=input_perturbation.wishart_input_perturbation_from_second_moment,
-    ),
-}
-
-#: What ``mechanism="auto"`` (the default) runs: with a ``delta``, Analyze
-#: Gauss; without, Laplace input perturbation. Both are fully proved with the
-#: default safe noise; see :class:`PrivatePCA` for why these two.
-AUTO_MECHANISM = {True: "analyze_gauss", False: "laplace"}
-
-#: Keyword parameters of the mechanism functions that ``mechanism_options``
-#: may not set: the estimator's own (``rng``, the outputs it asks for) and
-#: caches or diagnostics, which would keep values computed from the rows in
-#: the estimator's parameters.
-INTERNAL_OPTIONS = frozenset(
-    {
-        "rng",
-        "noise",
-        "output",
-        "return_spectrum",
-        "return_run",
-        "moment_cache",
-        "diagnostics",
-        "n_rows",
-    }
-)
+from .validation import PrivacyWarning
 
 #: Start of the warning messages of the mechanism functions that
 #: :class:`PrivatePCA` raises itself, before fitting (not repeated).
@@ -501,36 +79,12 @@ MECHANISM_WARNINGS_RAISED_ABOVE = (
     "PPCA started from a caller-supplied V0",
 )
 
-#: Mechanisms that add Laplace or Gaussian noise, drawn through
-#: :mod:`dppca.privacy.noise` with the estimator's ``noise`` kind. The others
-# are
-#: samplers (PPCA, Amin et al.) or add a Wishart matrix, for which the package
-#: has only floating-point implementations (chapter 10).
-ADDITIVE_NOISE = (
-    "analyze_gauss",
-    "mod_sulq",
-    "laplace",
-    "gaussian_approx",
-    "noisy_power_method",
-    "complex_gaussian",
-    "trace_sensitive",
-    "streaming",
+#: What :meth:`PrivatePCA.fit` warns on a refit without an accountant.
+REFIT_WARNING = (
+    "refitting spends the privacy budget again: the releases of the "
+    "earlier fit are still public. Track several fits with a "
+    "dppca.privacy.accounting.Accountant (accountant=...)"
 )
-
-#: Mechanisms whose released matrix has private eigenvalues
-#: (``explained_variance_``).
-RELEASES_EIGENVALUES = (
-    "analyze_gauss",
-    "mod_sulq",
-    "laplace",
-    "wishart_delta",
-    "wishart_published",
-)
-
-
-# ------------------------------------------------------------------------------
-# The estimator
-# ------------------------------------------------------------------------------
 
 
 def _snap(spent, requested):
@@ -584,7 +138,8 @@ class PrivatePCA(
     n_components : int, float or None, default=2
         Dimension k of the released subspace, ``1 <= k < n_features``. For
         the mechanisms that release a noisy matrix
-        (:data:`~dppca.estimator.RELEASES_EIGENVALUES`, the defaults among
+        (:data:`~dppca.mechanisms.registry.RELEASES_EIGENVALUES`, the defaults
+        among
         them) also
         ``k = n_features``, ``None`` (all of them) or a fraction in (0, 1):
         the smallest k whose released variance reaches that share of the
@@ -597,7 +152,8 @@ class PrivatePCA(
         With ``mechanism="auto"`` a δ selects the Gaussian default.
     mechanism : str, default="auto"
         ``"auto"``: ``"analyze_gauss"`` when ``delta`` is given, else
-        ``"laplace"``. Otherwise a key of :data:`~dppca.estimator.MECHANISMS`:
+        ``"laplace"``. Otherwise a key of
+        :data:`~dppca.mechanisms.registry.MECHANISMS`:
 
         ========================  =========  =================================
         mechanism                 privacy    fully proved (default noise)?
@@ -705,7 +261,7 @@ class PrivatePCA(
         the private mean.
     explained_variance_ : ndarray of shape (n_components,)
         For the mechanisms of
-        :data:`~dppca.estimator.RELEASES_EIGENVALUES`, the two
+        :data:`~dppca.mechanisms.registry.RELEASES_EIGENVALUES`, the two
         Mangoubi–Vishnoi mechanisms (``"gaussian_approx"``,
         ``"complex_gaussian"``) and ``"trace_sensitive"``: the top eigenvalues
         of
@@ -779,507 +335,13 @@ class PrivatePCA(
         tags.input_tags.sparse = True
         return tags
 
-    # -- checks and warnings, all before any noise is drawn
-    # -----------------------------------
-
-    def _mechanism_name(self) -> str:
-        if self.mechanism == "auto":
-            return AUTO_MECHANISM[self.delta is not None]
-        if self.mechanism not in MECHANISMS:
-            raise ValueError(
-                f"mechanism must be 'auto' or one of {sorted(MECHANISMS)}; "
-                f"got {self.mechanism!r}"
-            )
-        return self.mechanism
-
-    def _opted_in(self, name: str) -> bool:
-        allowed = self.allow_unproved
-        if allowed is None or allowed is False:
-            return False
-        if isinstance(allowed, str):
-            allowed = (allowed,)
-        return name in tuple(allowed)
-
-    def _check_parameters(self, n: int, d: int):
-        name = self._mechanism_name()
-        spec = MECHANISMS[name]
-        if self.data_norm is None:
-            raise ValueError(
-                "data_norm is required: a public bound on the rows' norm, "
-                "chosen without looking at the data, or 'private' (with "
-                "bound_range) to release one from the data"
-            )
-        if isinstance(self.data_norm, str):
-            if self.data_norm != "private":
-                raise ValueError(
-                    "data_norm must be a finite number > 0 or 'private'; got "
-                    f"{self.data_norm!r}"
-                )
-            data_norm = "private"
-        else:
-            data_norm = float(self.data_norm)
-            if not (math.isfinite(data_norm) and data_norm > 0):
-                raise ValueError(
-                    "data_norm must be a finite number > 0 or 'private'; got "
-                    f"{self.data_norm!r}"
-                )
-        if d < 2:
-            raise ValueError(
-                f"PrivatePCA needs at least 2 features; got n_features = {d}"
-            )
-        k = self._check_n_components(name, d)
-        epsilon = check_epsilon(self.epsilon)
-        delta = None if self.delta is None else check_delta(self.delta)
-        if spec.uses_delta and delta is None:
-            raise ValueError(f"mechanism={name!r} needs a delta")
-        self._warn_ignored(name, spec, n, delta)
-        if spec.notion == "not_dp":
-            if not self.allow_not_dp:
-                raise ValueError(
-                    f"mechanism={name!r} is not differentially private as "
-                    "published (chapter 3); pass allow_not_dp=True to run it "
-                    "anyway"
-                )
-            warnings.warn(
-                f"mechanism={name!r} is not DP as published: {spec.privacy}",
-                PrivacyWarning,
-                stacklevel=3,
-            )
-        options = self._check_public(name, spec, d)
-        kind = noise.check_noise_kind(self.noise)
-        if name in ADDITIVE_NOISE:
-            options.setdefault("noise", kind)
-        if name == "ppca":
-            self._warn_ppca(options, int(k))
-        record = spec.guarantee(
-            n,
-            d,
-            max(int(k), 1),
-            epsilon,
-            delta if spec.uses_delta else None,
-            options,
-        )
-        unproved = not record.proved or (
-            kind == "float" and self._private_centre()
-        )
-        if unproved and spec.notion != "not_dp":
-            caveat = record.caveat or FLOAT_NOISE_CAVEAT
-            if not self._opted_in(name):
-                raise ValueError(
-                    f"mechanism={name!r} with these settings is not fully "
-                    f"proved as a program: {caveat}. Pass "
-                    f"allow_unproved={name!r} to run it anyway, or choose a "
-                    "proved mechanism (see the PrivatePCA docstring)"
-                )
-            warnings.warn(
-                f"{record.label} is not fully proved as a program: {caveat}",
-                UnprovedGuaranteeWarning,
-                stacklevel=3,
-            )
-        return name, spec, data_norm, k, epsilon, delta, options
-
-    def _private_centre(self) -> bool:
-        """``center`` is ``True`` (a Python or numpy bool): a private mean."""
-        centre = self.center
-        return isinstance(centre, (bool, np.bool_)) and bool(centre)
-
-    def _check_public(self, name, spec, d) -> dict:
-        """Every public parameter a fit reads, checked before any row is
-        read or any budget charged; returns the mechanism's options. A fit
-        refuses only here: once rows are read it returns a release."""
-        if not isinstance(self.clip, (bool, np.bool_)):
-            raise TypeError(f"clip must be True or False; got {self.clip!r}")
-        private = [
-            f"{p}='private'"
-            for p in ("data_norm", "centered_norm")
-            if isinstance(getattr(self, p), str)
-            and getattr(self, p) == "private"
-        ]
-        if self._private_centre():
-            private.insert(0, "center=True (a private mean)")
-            self._split(1.0, None)  # checks center_share
-            if self.centered_norm is not None:
-                self._centered_norm(1.0, np.zeros(d))  # checks its value
-        elif not isinstance(self.center, (bool, np.bool_)):
-            self._public_centre(d)
-        if not self.clip and private:
-            raise ValueError(
-                "clip=False refuses rows above a bound, and with "
-                f"{' and '.join(private)} that bound is released from the "
-                "data: whether the fit returns would then depend on the "
-                "rows. Use clip=True (rows are clipped to the released bound) "
-                "or public bounds and a public centre"
-            )
-        if self._private_bound_names():
-            self._bound_budget(1.0)
-            lower, upper = (float(v) for v in self.bound_range)
-            if not (0 < lower < upper and math.isfinite(upper)):
-                raise ValueError(
-                    "bound_range must be (lower, upper) with 0 < lower < "
-                    f"upper < inf; got {self.bound_range!r}"
-                )
-            q = float(self.bound_quantile)
-            if not 0 < q < 1:
-                raise ValueError(
-                    f"bound_quantile must lie in (0, 1); got {q!r}"
-                )
-        self._check_scales(d)
-        options = dict(self.mechanism_options or {})
-        accepted = set()
-        if spec.options_of is not None:
-            accepted = set(inspect.signature(spec.options_of).parameters)
-        accepted -= INTERNAL_OPTIONS
-        unknown = sorted(set(options) - accepted)
-        if unknown:
-            raise ValueError(
-                f"mechanism_options {unknown} are not options of "
-                f"mechanism={name!r}; it accepts {sorted(accepted)}"
-            )
-        if spec.check_options is not None:
-            spec.check_options(options)
-        if name == "streaming":
-            # the rows it sees lie in the unit ball, so every gradient
-            # x (xᵀW) has norm at most one: the radius is searched below it
-            low = streaming.DEFAULT_NORM_RANGE[0]
-            options.setdefault("norm_range", (low, 1.0))
-        return options
-
-    def _check_scales(self, d: int) -> None:
-        """The float64 error bounds of :mod:`dppca.linalg.rows` hold for bounds
-        in
-        ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` and centres at most ``10²⁰⁰``
-        bounds away: checked here, on the public values (or the public range
-        of a released one), so that no released value can fail them."""
-        low, high = rows.MIN_BOUND, rows.MAX_MAGNITUDE / 2
-        ranges = {}
-        for name in ("data_norm", "centered_norm"):
-            value = getattr(self, name)
-            if isinstance(value, str) and value == "private":
-                ranges[name] = tuple(float(v) for v in self.bound_range)
-            elif value is not None and not isinstance(value, str):
-                ranges[name] = (float(value), float(value))
-        for name, (lower, upper) in ranges.items():
-            if not low <= lower <= upper <= high:
-                raise ValueError(
-                    f"{name} (or bound_range) must lie in [{low:g}, "
-                    f"{high:g}], where float64 error bounds are verified"
-                )
-        outer = ranges["data_norm"]
-        if self._private_centre():
-            inner = ranges.get("centered_norm", outer)
-            reach = outer[1]  # ‖μ̂‖ ≤ R
-        elif isinstance(self.center, (bool, np.bool_)):
-            return
-        else:
-            inner = outer
-            reach = float(np.linalg.norm(self._public_centre(d)))
-        if reach > 1e200 * inner[0]:
-            raise ValueError(
-                "the centre may lie more than 1e200 row bounds from the "
-                "origin: float64 clip factors would be subnormal"
-            )
-
-    def _public_centre(self, d: int) -> np.ndarray:
-        centre = np.asarray(self.center, dtype=float).ravel()
-        if centre.shape != (d,) or not np.all(np.isfinite(centre)):
-            raise ValueError(
-                f"center must be True, False or a finite vector of length "
-                f"n_features = {d}"
-            )
-        return centre
-
-    def _check_n_components(self, name: str, d: int):
-        """An int k (1 <= k < d; k = d too for the mechanisms that release a
-        noisy matrix), or, for those, None (k = d) or a fraction in (0, 1)
-        (returned as a float, resolved after the release)."""
-        k = self.n_components
-        whole = name in RELEASES_EIGENVALUES
-        if k is None or isinstance(k, (float, np.floating)):
-            if not whole:
-                raise ValueError(
-                    f"n_components={k!r} needs the released spectrum, which "
-                    f"mechanism={name!r} does not release; pass an integer, "
-                    f"or one of {list(RELEASES_EIGENVALUES)}"
-                )
-            if k is None:
-                return d
-            if not 0.0 < float(k) < 1.0:
-                raise ValueError(
-                    "a float n_components is a fraction of the released "
-                    f"variance, in (0, 1); got {k!r}"
-                )
-            return float(k)
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-            raise TypeError(
-                "n_components must be an integer, None or a fraction; got "
-                f"{k!r}"
-            )
-        top = d if whole else d - 1
-        if not 1 <= k <= top:
-            raise ValueError(
-                f"n_components must satisfy 1 <= n_components <= {top} "
-                f"(n_features = {d}, mechanism={name!r}); got {k}"
-            )
-        return int(k)
-
-    def _warn_ignored(self, name, spec, n, delta):
-        """A PrivacyWarning for every budget parameter the fit will not use,
-        and for a δ too large to mean anything."""
-        if delta is not None and not spec.uses_delta:
-            private_mean = self._private_centre()
-            warnings.warn(
-                f"delta={delta!r} is not used by mechanism={name!r}, which "
-                "is pure ε-DP"
-                + (
-                    "; the private mean is pure too (Laplace)"
-                    if private_mean
-                    else ""
-                )
-                + ": privacy_spent_ reports delta = 0",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-        if not spec.uses_epsilon:
-            warnings.warn(
-                f"epsilon={self.epsilon!r} is not used by mechanism={name!r}, "
-                "which is (0, δ)-DP"
-                + (
-                    " (only the private mean spends its share of it)"
-                    if self._private_centre()
-                    else ""
-                ),
-                PrivacyWarning,
-                stacklevel=4,
-            )
-        if self.centered_norm is not None and not self._private_centre():
-            warnings.warn(
-                f"centered_norm={self.centered_norm!r} is not used: it bounds "
-                "the rows centred at a private mean (center=True)",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-        if delta is not None and delta >= 1.0 / n:
-            warnings.warn(
-                f"delta={delta:g} >= 1/n = {1.0 / n:.3g}: a mechanism may "
-                "then publish a whole row with probability delta; choose "
-                "delta much smaller than 1/n",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-
-    def _warn_ppca(self, options, k):
-        sampler = options.get("sampler", "fast")
-        default = exponential.DEFAULT_SWEEPS.get(sampler)
-        sweeps = options.get("n_sweeps")
-        exact = sampler == "fast" and k == 1 and options.get("V0") is None
-        if not exact and sweeps is not None and default and sweeps < default:
-            warnings.warn(
-                f"PPCA with k = {k} runs a Gibbs chain; {sweeps} sweeps is "
-                f"fewer than the default {default}, so the release is further "
-                "from the exact ε-DP law "
-                "(dppca.mechanisms.exponential.PRIVACY)",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-        start = options.get("V0")
-        if isinstance(start, str):
-            if start != "pca":
-                raise ValueError(f"V0 must be an array or 'pca'; got {start!r}")
-            warnings.warn(
-                "V0='pca' starts the chain at the non-private top-k subspace "
-                "of the data: a data-dependent starting frame, so the "
-                "release is not ε-DP",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-        elif start is not None:
-            warnings.warn(
-                "PPCA started from a caller-supplied V0: if it was computed "
-                "from the private data, the finite chain's output leaks it "
-                "beyond ε; pass only a data-independent frame",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-
-    def _centered_norm(self, data_norm: float, mean) -> tuple[float, bool]:
-        """(bound on the centred rows, whether to clip them to it)."""
-        if self.centered_norm is None:
-            return data_norm, True
-        if isinstance(self.centered_norm, str):
-            if self.centered_norm == "private":
-                return data_norm, True  # replaced by the release in fit
-            if self.centered_norm != "triangle":
-                raise ValueError(
-                    "centered_norm must be None, 'triangle', 'private' or a "
-                    f"finite number > 0; got {self.centered_norm!r}"
-                )
-            # ‖x − μ̂‖ ≤ ‖x‖ + ‖μ̂‖ ≤ R + ‖μ̂‖ holds for every clipped row
-            return data_norm + float(np.linalg.norm(mean)), False
-        value = float(self.centered_norm)
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(
-                "centered_norm must be None, 'triangle', 'private' or a "
-                f"finite number > 0; got {self.centered_norm!r}"
-            )
-        return value, True
-
-    def _private_bound_names(self) -> list[str]:
-        names = []
-        if self.data_norm == "private":
-            names.append("data_norm")
-        if self.centered_norm == "private" and self._private_centre():
-            names.append("centered_norm")
-        return names
-
-    def _bound_budget(self, epsilon):
-        """(ε of each private bound, ε left) for the private bounds."""
-        names = self._private_bound_names()
-        if not names:
-            return 0.0, epsilon
-        share = float(self.bound_share)
-        if not (math.isfinite(share) and 0 < share < 1):
-            raise ValueError(
-                f"bound_share must lie in (0, 1); got {self.bound_share!r}"
-            )
-        if self.bound_range is None or len(self.bound_range) != 2:
-            raise ValueError(
-                "a private bound needs bound_range=(lower, upper): the public "
-                "range of the candidate bounds"
-            )
-        spent = share * epsilon
-        return spent / len(names), epsilon - spent
-
-    def _private_bound(self, X, epsilon, rng, mean=None):
-        """Release a bound (a quantile of the norms, or of the centred norms
-        about ``mean``) with pure ε."""
-        lower, upper = (float(v) for v in self.bound_range)
-        if mean is None:
-            return private_bounds.norm_quantile(
-                X,
-                self.bound_quantile,
-                epsilon,
-                lower=lower,
-                upper=upper,
-                rng=rng,
-            )
-        return private_bounds.centred_norm_quantile(
-            X,
-            mean,
-            self.bound_quantile,
-            epsilon,
-            lower=lower,
-            upper=upper,
-            pre_clip=self.data_norm_,
-            rng=rng,
-        )
-
-    def _split(self, epsilon, delta):
-        """(ε, δ) of the private mean and of the mechanism."""
-        share = float(self.center_share)
-        parts = {"private mean": share, "mechanism": 1.0 - share}
-        empty = [name for name, part in parts.items() if not part > 0]
-        if empty or not math.isfinite(share):
-            warnings.warn(
-                f"center_share = {self.center_share!r} leaves the "
-                f"{' and the '.join(empty) or 'split'} with epsilon <= 0",
-                PrivacyWarning,
-                stacklevel=4,
-            )
-            raise ValueError(
-                f"center_share must lie in (0, 1); got {self.center_share!r}"
-            )
-        # The mechanism gets what is left, so the two parts add up to the total
-        # exactly.
-        mean_eps = share * epsilon
-        mean_delta = None if delta is None else share * delta
-        mech_delta = None if delta is None else delta - mean_delta
-        return (mean_eps, mean_delta), (epsilon - mean_eps, mech_delta)
-
-    # -- the private mean
-    # ----------------------------------------------------------------------
-
-    def _private_mean_plan(self, n, d, bound, budget, pure):
-        """How the private mean will be drawn, and its guarantee record,
-        before any noise: ``(law, scale, grid, record)``."""
-        epsilon, delta = budget
-        l2_sensitivity = 2.0 * bound / n
-        kind = noise.check_noise_kind(self.noise)
-        safe = kind == "safe"
-        fields = dict(
-            row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
-            theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
-            chapter="chapter 13",
-            **noise_record(kind),
-        )
-        if pure or delta is None:
-            l1_sensitivity = l2_sensitivity * math.sqrt(d)
-            scale, grid = l1_sensitivity / epsilon, None
-            if safe:  # rounding to the grid grows the ℓ₁ sensitivity by d cells
-                grid = privacy.safe_granularity(
-                    l1_sensitivity, d, scale, noise.MAX_LAPLACE_GRID_SCALE
-                )
-                scale = privacy.discrete_laplace_scale(
-                    l1_sensitivity, epsilon, grid, d
-                )
-            record = Release(
-                "private mean (Laplace)", "pure", epsilon, **fields
-            )
-            return "laplace", scale, grid, record
-        sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
-        grid = None
-        if safe:  # ... and its ℓ₂ sensitivity by √d cells
-            grid = privacy.safe_granularity(
-                l2_sensitivity,
-                math.sqrt(d),
-                sigma,
-                noise.MAX_GAUSSIAN_GRID_SIGMA,
-            )
-            sigma = max(
-                sigma,
-                privacy.discrete_gaussian_sigma(
-                    l2_sensitivity, epsilon, delta, grid, math.sqrt(d)
-                ),
-            )
-            # ρ of the σ used, with the rounding's √d cells
-            record = zcdp_release(
-                "private mean (Gaussian, safe noise)",
-                privacy.gaussian_zcdp_rho(
-                    l2_sensitivity + math.sqrt(d) * grid, sigma
-                ),
-                epsilon,
-                delta,
-                **fields,
-            )
-        else:
-            record = gaussian_release(
-                "private mean (Gaussian)",
-                sigma,
-                l2_sensitivity,
-                epsilon,
-                delta,
-                **fields,
-            )
-        return "gaussian", sigma, grid, record
-
-    def _private_mean(self, total, n, bound, plan, rng):
-        """Noisy mean of the clipped rows (sum ``total``), drawn as
-        ``plan`` says, projected onto the ball of radius ``bound``."""
-        law, scale, grid, _ = plan
-        add = noise.add_laplace if law == "laplace" else noise.add_gaussian
-        noisy = add(
-            total / n, scale, noise=self.noise, rng=rng, granularity=grid
-        )
-        return rows.project_to_ball(noisy, bound)
-
-    # -- fit / transform
-    # -----------------------------------------------------------------------
-
     def fit(self, X, y=None):
         """Release a private k-dimensional subspace of the rows of ``X``
-        (``y`` is ignored).
+        (``y`` is ignored): plan, charge, read the rows, run the mechanism.
 
-        Every check and warning happens before any noise is drawn. A second
-        ``fit`` of the same estimator spends the budget again, and warns.
+        Every check and warning happens before any noise is drawn
+        (:func:`dppca.privacy.plan.release_plan`). A second ``fit`` of the
+        same estimator spends the budget again, and warns.
         """
         X = validate_data(
             self,
@@ -1289,156 +351,17 @@ class PrivatePCA(
             reset=True,
         )
         n, d = X.shape
-        name, spec, bound, k, epsilon, delta, options = self._check_parameters(
-            n, d
-        )
-        if not spec.uses_delta:
-            delta = None
-        private_centre = self._private_centre()
-        public_centre = not isinstance(self.center, (bool, np.bool_))
+        plan = release_plan(self, n, d)
         if hasattr(self, "privacy_releases_") and self.accountant is None:
-            warnings.warn(
-                "refitting spends the privacy budget again: the releases of "
-                "the earlier fit are still public. Track several fits with a "
-                "dppca.privacy.accounting.Accountant (accountant=...)",
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        releases = []
-        bound_epsilon, epsilon = self._bound_budget(epsilon)
-        names = self._private_bound_names()
-        if names:
-            # Bounds first: their records are known before the data is read;
-            # the mean and the mechanism are charged after (their noise
-            # depends on the released bound).
-            labels = {
-                "data_norm": "private norm quantile (permute-and-flip)",
-                "centered_norm": "private centred norm quantile "
-                "(permute-and-flip)",
-            }
-            bound_records = [
-                private_bounds.quantile_guarantee(bound_epsilon, labels[name])
-                for name in names
-            ]
-            if self.accountant is not None:
-                self.accountant.charge(bound_records, label="private bounds")
-        # the fit's generator is made once a charge has passed: a refused fit
-        # leaves the caller's generator as it was
-        rng = _generator(self.random_state) if names else None
-        if self.data_norm == "private":
-            released = self._private_bound(X, bound_epsilon, rng)
-            bound = released.bound
-            releases.append(released.guarantee)
-        self.data_norm_ = bound
-        planned = []
-        if private_centre:
-            mean_budget, (epsilon, delta) = self._split(
-                epsilon, None if self.delta is None else float(self.delta)
-            )
-            if not spec.uses_delta:
-                delta = None
-                mean_budget = (mean_budget[0], None)
-            mean_plan = self._private_mean_plan(
-                n, d, bound, mean_budget, spec.notion == "pure"
-            )
-            planned.append(mean_plan[3])
-        # k only matters to the records of integer-k mechanisms (a fraction
-        # is allowed only where the record does not depend on k)
-        record = spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
-        planned.append(record)
-        if self.accountant is not None:
-            # raises before any noise is drawn if the budget would be exceeded
-            self.accountant.charge(planned, label=type(self).__name__)
-        if rng is None:
-            rng = _generator(self.random_state)
-        if public_centre:
-            centre = self._public_centre(d)
-            if spec.run_rows is not None:
-                Z = rows.unit_ball_rows(X, bound, centre=centre, clip=self.clip)
-            else:
-                A = rows.clipped_second_moment(
-                    X, bound, centre=centre, clip=self.clip
-                ).matrix
-            self.mean_, self.row_bound_ = centre.copy(), bound
-            row_text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
-        elif private_centre:
-            total = rows.clipped_row_sum(X, bound, clip=self.clip).total
-            mean = self._private_mean(total, n, bound, mean_plan, rng)
-            releases.append(mean_plan[3])
-            row_bound, clip_centred = self._centered_norm(bound, mean)
-            if self.centered_norm == "private":
-                released = self._private_bound(X, bound_epsilon, rng, mean)
-                row_bound = released.bound
-                releases.append(released.guarantee)
-            if spec.run_rows is not None:
-                Z = rows.unit_ball_rows(
-                    X,
-                    row_bound,
-                    centre=mean,
-                    clip=self.clip if clip_centred else True,
-                    pre_clip=bound,
-                )
-            else:
-                A = rows.clipped_second_moment(
-                    X,
-                    row_bound,
-                    centre=mean,
-                    clip=self.clip if clip_centred else True,
-                    pre_clip=bound,
-                ).matrix
-            self.mean_, self.row_bound_ = mean, row_bound
-            row_text = (
-                f"‖x_i‖₂ ≤ {bound:.6g}, then ‖x_i − μ̂‖₂ ≤ {row_bound:.6g}"
-            )
-        else:
-            if spec.run_rows is not None:
-                Z = rows.unit_ball_rows(X, bound, clip=self.clip)
-            else:
-                A = rows.clipped_second_moment(X, bound, clip=self.clip).matrix
-            self.mean_, self.row_bound_ = np.zeros(d), bound
-            row_text = f"‖x_i‖₂ ≤ {bound:.6g}"
-        row_text += " (clipped)" if self.clip else " (refused above)"
-        with warnings.catch_warnings():
-            # The estimator has already warned, in its own words, about the
-            # conditions the mechanism functions warn about (_check_parameters).
-            for message in MECHANISM_WARNINGS_RAISED_ABOVE:
-                warnings.filterwarnings(
-                    "ignore", message=message, category=PrivacyWarning
-                )
-            warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
-            k_run = d if isinstance(k, float) else k
-            if spec.run_rows is not None:
-                V, values, total = spec.run_rows(
-                    Z, n, k_run, epsilon, delta, rng, options
-                )
-            else:
-                V, values, total = spec.run(
-                    A, n, k_run, epsilon, delta, rng, options
-                )
-        if values is not None:
-            # post-processing of the released matrix: its spectrum and trace
-            values = np.asarray(values, dtype=float)
-            if isinstance(k, float):
-                # smallest k whose released variance reaches the fraction
-                share = np.cumsum(values) / total if total > 0 else values
-                k = int(min(np.searchsorted(share, k) + 1, d))
-            V = np.asarray(V)[:, :k]
-            self.explained_variance_ = values[:k] * self.row_bound_**2
-            self.explained_variance_ratio_ = (
-                values[:k] / total if total > 0 else np.full(k, np.nan)
-            )
-        releases.append(dataclasses.replace(record, row_bound=row_text))
-        V = np.asarray(V, dtype=float)
-        # Sign convention (post-processing): largest |entry| of each axis
-        # positive.
-        signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])
-        signs[signs == 0] = 1.0
-        self.components_ = (V * signs).T.copy()
-        self.mechanism_ = name
-        self.n_components_ = k
-        self._n_features_out = k
+            warnings.warn(REFIT_WARNING, PrivacyWarning, stacklevel=2)
+        rng, releases, bound, mean_plan = _charge(self, plan, X)
+        data, (text, made) = _centred_rows(self, plan, X, bound, mean_plan, rng)
+        V, values, total = _run(plan, data, n, d, rng)
+        record = dataclasses.replace(plan.record, row_bound=text)
+        _store(self, plan, V, values, total, d)
+        releases += made + [record]
         self.privacy_releases_ = tuple(releases)
-        requested = (self.epsilon, self.delta if spec.uses_delta else 0.0)
+        requested = (self.epsilon, self.delta if plan.spec.uses_delta else 0.0)
         self.privacy_spent_ = _snap(basic_composition(releases), requested)
         return self
 
@@ -1463,10 +386,158 @@ class PrivatePCA(
         return X @ self.components_ + self.mean_
 
 
-__all__ = [
-    "AUTO_MECHANISM",
-    "MECHANISMS",
-    "RELEASES_EIGENVALUES",
-    "MechanismSpec",
-    "PrivatePCA",
-]
+def _charge(est, plan, X):
+    """Charge the accountant as the plan says, releasing the private row
+    bound in between: ``(rng, releases, bound, mean_plan)``.
+
+    The private bounds are charged first: their records are known before
+    the data is read; the mean and the mechanism are charged after (their
+    noise depends on the released bound), before any of their noise is
+    drawn. The fit's generator is made once a charge has passed: a refused
+    fit leaves the caller's generator as it was."""
+    n, d = X.shape
+    if plan.bound_names and est.accountant is not None:
+        est.accountant.charge(list(plan.bound_records), label="private bounds")
+    rng = _generator(est.random_state) if plan.bound_names else None
+    releases, bound = [], plan.bound
+    if est.data_norm == "private":
+        released = _private_bound(est, X, plan.bound_epsilon, rng, bound)
+        bound = released.bound
+        releases.append(released.guarantee)
+    est.data_norm_ = bound
+    mean_plan = None
+    if plan.mean_budget is not None:
+        pure = plan.spec.notion == "pure"
+        mean_plan = private_mean_plan(est, n, d, bound, plan.mean_budget, pure)
+    planned = [mean_plan[3]] if mean_plan else []
+    if est.accountant is not None:
+        # raises before any noise is drawn if the budget would be exceeded
+        est.accountant.charge(planned + [plan.record], label=type(est).__name__)
+    if rng is None:
+        rng = _generator(est.random_state)
+    return rng, releases, bound, mean_plan
+
+
+def _private_bound(est, X, epsilon, rng, pre_clip, mean=None):
+    """Release a bound (a quantile of the norms, or of the centred norms
+    about ``mean``) with pure ε: reads the rows."""
+    lower, upper = (float(v) for v in est.bound_range)
+    if mean is None:
+        return private_bounds.norm_quantile(
+            X,
+            est.bound_quantile,
+            epsilon,
+            lower=lower,
+            upper=upper,
+            rng=rng,
+        )
+    return private_bounds.centred_norm_quantile(
+        X,
+        mean,
+        est.bound_quantile,
+        epsilon,
+        lower=lower,
+        upper=upper,
+        pre_clip=pre_clip,
+        rng=rng,
+    )
+
+
+def _private_mean(est, total, n, bound, plan, rng):
+    """Noisy mean of the clipped rows (sum ``total``), drawn as ``plan``
+    says, projected onto the ball of radius ``bound``."""
+    law, scale, grid, _ = plan
+    add = noise.add_laplace if law == "laplace" else noise.add_gaussian
+    noisy = add(total / n, scale, noise=est.noise, rng=rng, granularity=grid)
+    return rows.project_to_ball(noisy, bound)
+
+
+def _centred_rows(est, plan, X, bound, mean_plan, rng):
+    """The mechanism's input: ``A`` (or, for a mechanism that reads rows,
+    the rows in the unit ball), centred as ``center`` says; sets ``mean_``
+    and ``row_bound_``. Returns ``(input, (row text, releases))``."""
+    wants_rows = plan.spec.run_rows is not None
+    made = rows.unit_ball_rows if wants_rows else rows.clipped_second_moment
+    releases = []
+    d = X.shape[1]
+    if not isinstance(est.center, (bool, np.bool_)):
+        centre = public_centre(est, d)
+        data = made(X, bound, centre=centre, clip=est.clip)
+        est.mean_, est.row_bound_ = centre.copy(), bound
+        text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
+    elif private_centre(est):
+        n = X.shape[0]
+        total = rows.clipped_row_sum(X, bound, clip=est.clip).total
+        mean = _private_mean(est, total, n, bound, mean_plan, rng)
+        releases.append(mean_plan[3])
+        row_bound, clip_centred = centered_norm(est, bound, mean)
+        if est.centered_norm == "private":
+            released = _private_bound(
+                est, X, plan.bound_epsilon, rng, bound, mean
+            )
+            row_bound = released.bound
+            releases.append(released.guarantee)
+        data = made(
+            X,
+            row_bound,
+            centre=mean,
+            clip=est.clip if clip_centred else True,
+            pre_clip=bound,
+        )
+        est.mean_, est.row_bound_ = mean, row_bound
+        text = f"‖x_i‖₂ ≤ {bound:.6g}, then ‖x_i − μ̂‖₂ ≤ {row_bound:.6g}"
+    else:
+        data = made(X, bound, clip=est.clip)
+        est.mean_, est.row_bound_ = np.zeros(d), bound
+        text = f"‖x_i‖₂ ≤ {bound:.6g}"
+    if not wants_rows:
+        data = data.matrix
+    text += " (clipped)" if est.clip else " (refused above)"
+    return data, (text, releases)
+
+
+def _run(plan, data, n, d, rng):
+    """Run the plan's mechanism on its input: ``(V, eigenvalues, total)``."""
+    spec, k = plan.spec, plan.k
+    with warnings.catch_warnings():
+        # The estimator has already warned, in its own words, about the
+        # conditions the mechanism functions warn about (release_plan).
+        for message in MECHANISM_WARNINGS_RAISED_ABOVE:
+            warnings.filterwarnings(
+                "ignore", message=message, category=PrivacyWarning
+            )
+        warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
+        k_run = d if isinstance(k, float) else k
+        run = spec.run_rows if spec.run_rows is not None else spec.run
+        args = (n, k_run, plan.epsilon, plan.delta, rng, plan.options)
+        return run(data, *args)
+
+
+def _store(est, plan, V, values, total, d):
+    """The fitted attributes: axes (sign convention), eigenvalues and
+    shares (post-processing of the release)."""
+    k = plan.k
+    if values is not None:
+        # post-processing of the released matrix: its spectrum and trace
+        values = np.asarray(values, dtype=float)
+        if isinstance(k, float):
+            # smallest k whose released variance reaches the fraction
+            share = np.cumsum(values) / total if total > 0 else values
+            k = int(min(np.searchsorted(share, k) + 1, d))
+        V = np.asarray(V)[:, :k]
+        est.explained_variance_ = values[:k] * est.row_bound_**2
+        est.explained_variance_ratio_ = (
+            values[:k] / total if total > 0 else np.full(k, np.nan)
+        )
+    V = np.asarray(V, dtype=float)
+    # Sign convention (post-processing): largest |entry| of each axis
+    # positive.
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])
+    signs[signs == 0] = 1.0
+    est.components_ = (V * signs).T.copy()
+    est.mechanism_ = plan.name
+    est.n_components_ = k
+    est._n_features_out = k
+
+
+__all__ = ["PrivatePCA"]

@@ -22,9 +22,9 @@ from dppca import (
     subspace_distance,
     top_k_subspace,
 )
-from dppca.estimator import MECHANISMS, RELEASES_EIGENVALUES
 from dppca.linalg import sparse_gram
 from dppca.linalg.rows import clip_factors, clipped_second_moment, row_norms
+from dppca.mechanisms.registry import MECHANISMS, RELEASES_EIGENVALUES
 from dppca.privacy import analytic_gaussian_sigma
 
 HAS_COVARIANCE = (

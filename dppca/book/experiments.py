@@ -15,6 +15,7 @@ long as one subset's rows, for what is a deterministic function of them.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import time
 import warnings
@@ -36,6 +37,7 @@ from ..linalg import (
     sparse_gram,
     top_k_subspace,
 )
+from ..mechanisms.registry import BY_EXPERIMENT_KEY
 from ..privacy.guarantees import UnprovedGuaranteeWarning
 from ..utility import captured_variance
 from ..validation import (
@@ -111,41 +113,6 @@ class Mechanism:
         return self.from_moment(A, n, k, epsilon, delta, rng, **self._capped())
 
 
-def _noisy_matrix_mechanism(module, name, uses_delta):
-    """Wrap an input-perturbation mechanism (noisy matrix out) into a
-    subspace mechanism."""
-    full = getattr(module, name)
-    moment = getattr(module, f"{name}_from_second_moment", None)
-    if uses_delta:
-
-        def release(X, k, epsilon, delta, rng=None):
-            return top_k_subspace(full(X, epsilon, delta, rng=rng), k)
-
-        def from_moment(A, n, k, epsilon, delta, rng=None):
-            return top_k_subspace(moment(A, n, epsilon, delta, rng=rng), k)
-    else:
-
-        def release(X, k, epsilon, delta, rng=None):
-            return top_k_subspace(full(X, epsilon, rng=rng), k)
-
-        def from_moment(A, n, k, epsilon, delta, rng=None):
-            return top_k_subspace(moment(A, n, epsilon, rng=rng), k)
-
-    return release, (from_moment if moment is not None else None)
-
-
-def _subspace_mechanism(full, moment):
-    """Wrap a mechanism whose two entry points already release V."""
-
-    def release(X, k, epsilon, delta, rng=None):
-        return full(X, k, epsilon, delta, rng=rng)
-
-    def from_moment(A, n, k, epsilon, delta, rng=None):
-        return moment(A, n, k, epsilon, delta, rng=rng)
-
-    return release, from_moment
-
-
 def _without_not_dp_warning(function):
     """``function`` with the published Wishart mechanism's PrivacyWarning
     silenced (the registry states the failure in its notion instead)."""
@@ -192,64 +159,19 @@ def _random_moment(A, n, k, epsilon, delta, rng=None):
 
 
 #: Short privacy notions shown in legends and tables (the module's PRIVACY text
-#: has the detail).
+#: has the detail): the baselines', the registry's mechanisms' and the peers'.
 SHORT_NOTION = {
     "pca": "not private",
     "random": "0-DP (data-independent)",
-    "ppca": "ε-DP if exact; finite Gibbs chain: unproved",
-    "mod_sulq": "(ε, δ)-DP",
-    "analyze_gauss": "(ε, δ)-DP",
-    "laplace_input_perturbation": "ε-DP",
-    "wishart_input_perturbation": "claimed ε-DP: FAILS (book)",
-    "wishart_input_perturbation_delta": "(0, δ)-DP",
-    "gaussian_subspace_recovery": "(ε, δ)-DP",
-    "noisy_power_method": "(ε, δ)-DP (zCDP over L steps)",
-    "amin": "ε-DP (exact draws, every k)",
-    "complex_gaussian": "(ε, δ)-DP",
-    "trace_sensitive": "(ε, δ)-DP",
-    "streaming": "(ε, δ)-DP (one pass)",
+    **{key: spec.short_notion for key, spec in BY_EXPERIMENT_KEY.items()},
     "diffprivlib_pca": "claimed ε-DP: sampler off-target (book)",
     "opendp_pca": "claimed ε-DP: sampler off-target (book)",
 }
 
-#: Where each private mechanism is expected to live (module, function); the
-#: registry imports whichever exist, and :func:`missing_mechanisms` lists the
-#: others.
-EXPECTED = {
-    "ppca": ("dppca.mechanisms.exponential", "ppca"),
-    "mod_sulq": ("dppca.mechanisms.input_perturbation", "mod_sulq"),
-    "analyze_gauss": ("dppca.mechanisms.input_perturbation", "analyze_gauss"),
-    "laplace_input_perturbation": (
-        "dppca.mechanisms.input_perturbation",
-        "laplace_input_perturbation",
-    ),
-    "wishart_input_perturbation": (
-        "dppca.mechanisms.input_perturbation",
-        "wishart_input_perturbation",
-    ),
-    "wishart_input_perturbation_delta": (
-        "dppca.mechanisms.input_perturbation",
-        "wishart_input_perturbation_delta",
-    ),
-    "gaussian_subspace_recovery": (
-        "dppca.mechanisms.gaussian_approx",
-        "gaussian_subspace_recovery",
-    ),
-    "noisy_power_method": (
-        "dppca.mechanisms.power_method",
-        "noisy_power_method",
-    ),
-    "amin": ("dppca.mechanisms.covariance", "amin_subspace"),
-    "complex_gaussian": (
-        "dppca.mechanisms.complex_gaussian",
-        "complex_gaussian_approximation",
-    ),
-    "trace_sensitive": (
-        "dppca.mechanisms.trace_sensitive",
-        "trace_sensitive_subspace",
-    ),
-    "streaming": ("dppca.mechanisms.streaming", "dp_pca_oja"),
-}
+#: Where each private mechanism lives (module, function), from its
+#: declaration in :mod:`dppca.mechanisms.registry`; the experiments import
+#: whichever exist, and :func:`missing_mechanisms` lists the others.
+EXPECTED = {key: spec.entry_point for key, spec in BY_EXPERIMENT_KEY.items()}
 
 #: The mechanisms of the part "After 2019" (chapters 16-18), in its order.
 AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
@@ -258,10 +180,9 @@ AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
 #: They have no ``from_moment`` entry point, and the experiments hand them each
 #: subset's rows (sparse rows stay sparse) through ``Mechanism.from_rows``.
 ROW_MECHANISMS = {
-    "trace_sensitive": "clips the rows to a radius chosen privately from "
-    "their norms",
-    "streaming": "reads each row once, in a minibatch, with gradients "
-    "clipped to a private radius",
+    key: spec.row_reason
+    for key, spec in BY_EXPERIMENT_KEY.items()
+    if spec.row_reason is not None
 }
 
 #: The streaming mechanism's public schedule in these experiments. The
@@ -284,18 +205,7 @@ PEER_LIBRARY = {"diffprivlib_pca": "diffprivlib", "opendp_pca": "opendp"}
 _LABELS = {
     "pca": "non-private PCA",
     "random": "random subspace",
-    "ppca": "PPCA",
-    "mod_sulq": "MOD-SULQ",
-    "analyze_gauss": "Analyze Gauss",
-    "laplace_input_perturbation": "Laplace input",
-    "wishart_input_perturbation": "Wishart input",
-    "wishart_input_perturbation_delta": "Wishart (δ-calibrated)",
-    "gaussian_subspace_recovery": "Gaussian subspace recovery (MV)",
-    "noisy_power_method": "noisy power method",
-    "amin": "Amin et al. (book)",
-    "complex_gaussian": "complex Gaussian (MV23)",
-    "trace_sensitive": "trace-sensitive (DLY22)",
-    "streaming": "DP-PCA, one pass (LKJO22)",
+    **{key: spec.experiment_label for key, spec in BY_EXPERIMENT_KEY.items()},
     "diffprivlib_pca": "diffprivlib PCA",
     "opendp_pca": "OpenDP PCA",
 }
@@ -314,55 +224,6 @@ def _privacy_text(module, key):
     if key == "amin":
         return privacy.get("amin_subspace", SHORT_NOTION[key])
     return privacy.get(key, privacy.get(EXPECTED[key][1], SHORT_NOTION[key]))
-
-
-def _complex_gaussian_entry_points(module):
-    """(release, from_moment): the top-k axes of the released real matrix
-    ``Re Ĥ`` (post-processing, as ``PrivatePCA`` does)."""
-    moment = module.complex_gaussian_approximation_from_second_moment
-
-    def from_moment(A, n, k, epsilon, delta, rng=None):
-        H = moment(A, n, k, epsilon, delta, rng=rng, output="real")
-        return top_k_subspace(np.asarray(H), k)
-
-    def release(X, k, epsilon, delta, rng=None):
-        return from_moment(
-            second_moment(X), np.shape(X)[0], k, epsilon, delta, rng
-        )
-
-    return release, from_moment
-
-
-def _trace_sensitive_entry_points(module):
-    """(release, from_rows): the top-k axes of the private covariance; the
-    experiment's cache holds the clipped rows' second moments of one subset
-    (``moment_cache``: deterministic in the rows and the radius, so the law
-    of each release is unchanged)."""
-
-    def from_rows(rows, k, epsilon, delta, rng=None, cache=None):
-        V = module.trace_sensitive_subspace(
-            rows, k, epsilon, delta, rng=rng, moment_cache=cache
-        )
-        return np.asarray(V)
-
-    def release(X, k, epsilon, delta, rng=None):
-        return from_rows(X, k, epsilon, delta, rng)
-
-    return release, from_rows
-
-
-def _streaming_entry_points(module, options):
-    """(release, from_rows) of ``dp_pca_oja`` with the public ``options``
-    (:data:`STREAMING_PROTOCOL` by default); it has nothing to cache."""
-
-    def from_rows(rows, k, epsilon, delta, rng=None, cache=None):
-        V = module.dp_pca_oja(rows, k, epsilon, delta, rng=rng, **options)
-        return np.asarray(V)
-
-    def release(X, k, epsilon, delta, rng=None):
-        return from_rows(X, k, epsilon, delta, rng)
-
-    return release, from_rows
 
 
 def mechanisms(
@@ -399,74 +260,17 @@ def mechanisms(
         module, function = _find(key)
         if function is None:
             continue
-        from_rows = None
-        if key == "complex_gaussian":
-            release, from_moment = _complex_gaussian_entry_points(module)
-        elif key == "trace_sensitive":
-            release, from_rows = _trace_sensitive_entry_points(module)
-            from_moment = None
-        elif key == "streaming":
-            release, from_rows = _streaming_entry_points(module, stream)
-            from_moment = None
-        elif key == "amin":
-
-            def release(X, k, epsilon, delta, rng=None, _f=function):
-                return _f(X, k, epsilon, rng=rng)
-
-            def from_moment(
-                A,
-                n,
-                k,
-                epsilon,
-                delta,
-                rng=None,
-                _f=module.amin_subspace_from_second_moment,
-            ):
-                return _f(A, n, k, epsilon, rng=rng)
-        elif key == "ppca":
-            moment_fn = getattr(module, "ppca_from_second_moment", None)
-
-            def release(X, k, epsilon, delta, rng=None, _f=function):
-                return _f(X, k, epsilon, rng=rng, **options)
-
-            from_moment = None
-            if moment_fn is not None:
-
-                def from_moment(
-                    A, n, k, epsilon, delta, rng=None, _f=moment_fn
-                ):
-                    return _f(A, n, k, epsilon, rng=rng, **options)
-        elif key in ("gaussian_subspace_recovery", "noisy_power_method"):
-            # (X, k, ε, δ) and (A, n, k, ε, δ) -> V, both already subspaces
-            release, from_moment = _subspace_mechanism(
-                function, getattr(module, f"{key}_from_second_moment")
-            )
-        elif key == "wishart_input_perturbation_delta":
-
-            def release(X, k, epsilon, delta, rng=None, _f=function):
-                return top_k_subspace(_f(X, delta, rng=rng), k)
-
-            def from_moment(
-                A,
-                n,
-                k,
-                epsilon,
-                delta,
-                rng=None,
-                _f=module.wishart_input_perturbation_delta_from_second_moment,
-            ):
-                return top_k_subspace(_f(A, n, delta, rng=rng), k)
-        else:
-            uses_delta = key in ("mod_sulq", "analyze_gauss")
-            release, from_moment = _noisy_matrix_mechanism(
-                module, key, uses_delta
-            )
-            if key == "wishart_input_perturbation":
-                # Run knowingly, labelled "FAILS" (chapter 3): its call-time
-                # PrivacyWarning would repeat once per run of an experiment.
-                release = _without_not_dp_warning(release)
-                if from_moment is not None:
-                    from_moment = _without_not_dp_warning(from_moment)
+        spec = BY_EXPERIMENT_KEY[key]
+        bound = {"ppca": options, "streaming": stream}.get(key, {})
+        release, from_moment, from_rows = (
+            None if entry is None else functools.partial(entry, **bound)
+            for entry in (spec.release, spec.from_moment, spec.from_rows)
+        )
+        if key == "wishart_input_perturbation":
+            # Run knowingly, labelled "FAILS" (chapter 3): its call-time
+            # PrivacyWarning would repeat once per run of an experiment.
+            release = _without_not_dp_warning(release)
+            from_moment = _without_not_dp_warning(from_moment)
         registry[key] = Mechanism(
             key,
             _LABELS[key],

@@ -87,7 +87,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..linalg.moments import unit_rows_second_moment
+from ..linalg.dense import top_k_subspace
+from ..linalg.moments import second_moment, unit_rows_second_moment
 from ..privacy.guarantees import Release, Released, released
 from ..privacy.noise import (
     check_granularity,
@@ -110,6 +111,7 @@ from ..validation import (
 )
 from . import gaussian_approx
 from .gaussian_approx import sum_of_squares_prediction
+from .spec import MechanismSpec, select
 
 #: Privacy notion of each mechanism of this module.
 PRIVACY = {
@@ -689,7 +691,77 @@ def wigner_surmise_cdf(s, beta: int) -> np.ndarray:
     raise ValueError(f"beta must be 1 or 2; got {beta!r}")
 
 
+# ------------------------------------------------------------------------------
+# The declaration: the complex Gaussian mechanism, once
+# ------------------------------------------------------------------------------
+
+
+def _run(A, n, k, epsilon, delta, rng, options):
+    H, spectrum = complex_gaussian_approximation_from_second_moment(
+        A,
+        n,
+        k,
+        epsilon,
+        delta,
+        rng=rng,
+        output="real",
+        return_spectrum=True,
+        **options,
+    )
+    # post-processing: the top-k axes of the released real matrix Re H^, and
+    # the spectrum of the noisy Hermitian matrix
+    spectrum = np.asarray(spectrum)
+    V = top_k_subspace(np.asarray(H), k)
+    return V, spectrum[:k], float(spectrum[spectrum > 0].sum())
+
+
+def _guarantee(n, d, k, epsilon, delta, options):
+    return complex_gaussian_guarantee(
+        n, d, k, epsilon, delta, **select(options, "noise", "granularity")
+    )
+
+
+def _from_moment(A, n, k, epsilon, delta, rng=None):
+    """The top-k axes of the released real matrix ``Re Ĥ``
+    (post-processing, as ``PrivatePCA`` does)."""
+    H = complex_gaussian_approximation_from_second_moment(
+        A, n, k, epsilon, delta, rng=rng, output="real"
+    )
+    return top_k_subspace(np.asarray(H), k)
+
+
+def _release(X, k, epsilon, delta, rng=None):
+    return _from_moment(
+        second_moment(X), np.shape(X)[0], k, epsilon, delta, rng
+    )
+
+
+#: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    MechanismSpec(
+        key="complex_gaussian",
+        label="complex Gaussian",
+        notion="gaussian",
+        uses_delta=True,
+        uses_epsilon=True,
+        run=_run,
+        guarantee=_guarantee,
+        privacy=PRIVACY["complex_gaussian_approximation"],
+        options_of=complex_gaussian_approximation_from_second_moment,
+        additive_noise=True,
+        experiment_key="complex_gaussian",
+        experiment_label="complex Gaussian (MV23)",
+        short_notion="(ε, δ)-DP",
+        entry_point=(__name__, "complex_gaussian_approximation"),
+        release=_release,
+        from_moment=_from_moment,
+        style=dict(color="saddlebrown", linestyle="-", marker="8"),
+    ),
+)
+
+
 __all__ = [
+    "SPECS",
     "directional_delta",
     "PRIVACY",
     "OUTPUTS",

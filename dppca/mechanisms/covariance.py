@@ -71,6 +71,7 @@ from ..validation import (
     check_second_moment,
     check_symmetric,
 )
+from .spec import MechanismSpec
 
 #: Privacy notion of each mechanism of this module.
 PRIVACY = {
@@ -389,3 +390,46 @@ def amin_covariance(
         rng=rng,
         **options,
     )
+
+
+# ------------------------------------------------------------------------------
+# The declaration: Amin et al.'s subspace, once
+# ------------------------------------------------------------------------------
+
+
+def _run(A, n, k, epsilon, delta, rng, options):
+    V = amin_subspace_from_second_moment(A, n, k, epsilon, rng=rng, **options)
+    return V, None, None
+
+
+def _release(X, k, epsilon, delta, rng=None):
+    return amin_subspace(X, k, epsilon, rng=rng)
+
+
+def _from_moment(A, n, k, epsilon, delta, rng=None):
+    return amin_subspace_from_second_moment(A, n, k, epsilon, rng=rng)
+
+
+#: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    MechanismSpec(
+        key="amin",
+        label="Amin et al.",
+        notion="pure",
+        uses_delta=False,
+        uses_epsilon=True,
+        run=_run,
+        guarantee=lambda n, d, k, epsilon, delta, options: amin_guarantee(
+            n, d, k, epsilon
+        ),
+        privacy=PRIVACY["amin_subspace"],
+        options_of=amin_subspace_from_second_moment,
+        experiment_key="amin",
+        experiment_label="Amin et al. (book)",
+        short_notion="ε-DP (exact draws, every k)",
+        entry_point=(__name__, "amin_subspace"),
+        release=_release,
+        from_moment=_from_moment,
+        style=dict(color="k", linestyle="-", marker="p"),
+    ),
+)

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
 from ..samplers import bingham
@@ -31,6 +32,7 @@ from ..validation import (
     check_second_moment,
     check_symmetric,
 )
+from .spec import MechanismSpec
 
 #: Privacy notion of each mechanism of this module, including what the book
 #: found.
@@ -220,3 +222,96 @@ def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
     return ppca_from_second_moment(
         A, np.shape(X)[0], k, epsilon, rng=rng, **sampler_options
     )
+
+
+# ------------------------------------------------------------------------------
+# The declaration: PPCA, once
+# ------------------------------------------------------------------------------
+
+
+def _run(A, n, k, epsilon, delta, rng, options):
+    options = dict(options)
+    if isinstance(options.get("V0"), str) and options["V0"] == "pca":
+        options["V0"] = top_k_subspace(A, k)  # data-dependent: warned before
+    V = ppca_from_second_moment(A, n, k, epsilon, rng=rng, **options)
+    return V, None, None
+
+
+def _guarantee(n, d, k, epsilon, delta, options):
+    return ppca_guarantee(
+        n,
+        d,
+        k,
+        epsilon,
+        sampler=options.get("sampler", "fast"),
+        n_sweeps=options.get("n_sweeps"),
+        V0=options.get("V0"),
+    )
+
+
+def _warn_options(options, k, stacklevel):
+    """The estimator's warnings about a PPCA chain (before any noise)."""
+    sampler = options.get("sampler", "fast")
+    default = DEFAULT_SWEEPS.get(sampler)
+    sweeps = options.get("n_sweeps")
+    exact = sampler == "fast" and k == 1 and options.get("V0") is None
+    if not exact and sweeps is not None and default and sweeps < default:
+        warnings.warn(
+            f"PPCA with k = {k} runs a Gibbs chain; {sweeps} sweeps is "
+            f"fewer than the default {default}, so the release is further "
+            "from the exact ε-DP law "
+            "(dppca.mechanisms.exponential.PRIVACY)",
+            PrivacyWarning,
+            stacklevel=stacklevel,
+        )
+    start = options.get("V0")
+    if isinstance(start, str):
+        if start != "pca":
+            raise ValueError(f"V0 must be an array or 'pca'; got {start!r}")
+        warnings.warn(
+            "V0='pca' starts the chain at the non-private top-k subspace "
+            "of the data: a data-dependent starting frame, so the "
+            "release is not ε-DP",
+            PrivacyWarning,
+            stacklevel=stacklevel,
+        )
+    elif start is not None:
+        warnings.warn(
+            "PPCA started from a caller-supplied V0: if it was computed "
+            "from the private data, the finite chain's output leaks it "
+            "beyond ε; pass only a data-independent frame",
+            PrivacyWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _release(X, k, epsilon, delta, rng=None, **options):
+    return ppca(X, k, epsilon, rng=rng, **options)
+
+
+def _from_moment(A, n, k, epsilon, delta, rng=None, **options):
+    return ppca_from_second_moment(A, n, k, epsilon, rng=rng, **options)
+
+
+#: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    MechanismSpec(
+        key="ppca",
+        label="PPCA",
+        notion="pure",
+        uses_delta=False,
+        uses_epsilon=True,
+        run=_run,
+        guarantee=_guarantee,
+        privacy=PRIVACY["ppca"],
+        options_of=ppca_from_second_moment,
+        warn_options=_warn_options,
+        experiment_key="ppca",
+        experiment_label="PPCA",
+        short_notion="ε-DP if exact; finite Gibbs chain: unproved",
+        entry_point=(__name__, "ppca"),
+        release=_release,
+        from_moment=_from_moment,
+        style=dict(color="C0", linestyle="--", marker="s"),
+    ),
+)

@@ -80,6 +80,7 @@ from ..validation import (
     check_second_moment,
     check_symmetric,
 )
+from .spec import MechanismSpec, select
 
 #: Privacy notion of each mechanism of this module (and any failure the book
 #: found).
@@ -501,7 +502,67 @@ def sum_of_squares_prediction(sigmas, lambdas, noise_sigma: float) -> float:
     return float(2.0 * noise_sigma**2 * np.sum(ratio**2))
 
 
+# ------------------------------------------------------------------------------
+# The declaration: Gaussian subspace recovery, once
+# ------------------------------------------------------------------------------
+
+
+def _run(A, n, k, epsilon, delta, rng, options):
+    V, spectrum = gaussian_subspace_recovery_from_second_moment(
+        A, n, k, epsilon, delta, rng=rng, return_spectrum=True, **options
+    )
+    # the noisy matrix's spectrum: post-processing of the release
+    spectrum = np.asarray(spectrum)
+    return V, spectrum[:k], float(spectrum[spectrum > 0].sum())
+
+
+def _guarantee(n, d, k, epsilon, delta, options):
+    return gaussian_approx_guarantee(
+        epsilon,
+        delta,
+        d,
+        "replace_one",
+        n,
+        **select(options, "noise", "granularity"),
+    )
+
+
+def _release(X, k, epsilon, delta, rng=None):
+    return gaussian_subspace_recovery(X, k, epsilon, delta, rng=rng)
+
+
+def _from_moment(A, n, k, epsilon, delta, rng=None):
+    return gaussian_subspace_recovery_from_second_moment(
+        A, n, k, epsilon, delta, rng=rng
+    )
+
+
+#: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    MechanismSpec(
+        key="gaussian_approx",
+        label="Mangoubi–Vishnoi",
+        notion="gaussian",
+        uses_delta=True,
+        uses_epsilon=True,
+        run=_run,
+        guarantee=_guarantee,
+        privacy=PRIVACY["gaussian_subspace_recovery"],
+        options_of=gaussian_subspace_recovery_from_second_moment,
+        additive_noise=True,
+        experiment_key="gaussian_subspace_recovery",
+        experiment_label="Gaussian subspace recovery (MV)",
+        short_notion="(ε, δ)-DP",
+        entry_point=(__name__, "gaussian_subspace_recovery"),
+        release=_release,
+        from_moment=_from_moment,
+        style=dict(color="C9", linestyle="-", marker="h"),
+    ),
+)
+
+
 __all__ = [
+    "SPECS",
     "PRIVACY",
     "RELATIONS",
     "frobenius_sensitivity",

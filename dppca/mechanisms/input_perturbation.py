@@ -51,6 +51,7 @@ import warnings
 
 import numpy as np
 
+from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
     analyze_gauss_sigma,
@@ -78,6 +79,7 @@ from ..validation import (
     check_delta,
     check_second_moment,
 )
+from .spec import MechanismSpec, noisy_matrix_release, select
 
 #: The privacy each mechanism really provides, as checked in chapters 2 and 3.
 PRIVACY = {
@@ -544,7 +546,177 @@ def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     )
 
 
+# ------------------------------------------------------------------------------
+# The declarations: each mechanism of this family, once
+# ------------------------------------------------------------------------------
+
+
+def _matrix_run(name, arguments):
+    """Run a noisy-matrix mechanism on ``A`` and keep the top-k eigenpairs of
+    its release (:class:`dppca.PrivatePCA`). The function is looked up by
+    ``name`` at each run, as a caller (or a test's probe) of this module
+    sees it."""
+
+    def run(A, n, k, epsilon, delta, rng, options):
+        moment = globals()[name]
+        if arguments == "epsilon_delta":
+            noisy = moment(A, n, epsilon, delta, rng=rng, **options)
+        elif arguments == "epsilon":
+            noisy = moment(A, n, epsilon, rng=rng, **options)
+        else:
+            noisy = moment(A, n, delta, rng=rng, **options)
+        return noisy_matrix_release(noisy, k)
+
+    return run
+
+
+def _subspace_entry_points(full, moment, arguments):
+    """(release, from_moment) of the book's experiments: the top-k axes of
+    the released matrix."""
+
+    def release(X, k, epsilon, delta, rng=None):
+        if arguments == "epsilon_delta":
+            return top_k_subspace(full(X, epsilon, delta, rng=rng), k)
+        if arguments == "epsilon":
+            return top_k_subspace(full(X, epsilon, rng=rng), k)
+        return top_k_subspace(full(X, delta, rng=rng), k)
+
+    def from_moment(A, n, k, epsilon, delta, rng=None):
+        if arguments == "epsilon_delta":
+            return top_k_subspace(moment(A, n, epsilon, delta, rng=rng), k)
+        if arguments == "epsilon":
+            return top_k_subspace(moment(A, n, epsilon, rng=rng), k)
+        return top_k_subspace(moment(A, n, delta, rng=rng), k)
+
+    return release, from_moment
+
+
+def _spec(key, full, moment, arguments, **fields):
+    release, from_moment = _subspace_entry_points(full, moment, arguments)
+    return MechanismSpec(
+        key=key,
+        run=_matrix_run(moment.__name__, arguments),
+        options_of=moment,
+        releases_eigenvalues=True,
+        entry_point=(__name__, full.__name__),
+        release=release,
+        from_moment=from_moment,
+        **fields,
+    )
+
+
+#: The mechanisms of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    _spec(
+        "analyze_gauss",
+        analyze_gauss,
+        analyze_gauss_from_second_moment,
+        "epsilon_delta",
+        label="Analyze Gauss",
+        notion="gaussian",
+        uses_delta=True,
+        uses_epsilon=True,
+        guarantee=lambda n, d, k, epsilon, delta, options: (
+            analyze_gauss_guarantee(
+                n,
+                d,
+                epsilon,
+                delta,
+                **select(options, "noise", "granularity", "calibration"),
+            )
+        ),
+        privacy=PRIVACY["analyze_gauss"],
+        additive_noise=True,
+        experiment_key="analyze_gauss",
+        experiment_label="Analyze Gauss",
+        short_notion="(ε, δ)-DP",
+        style=dict(color="C1", linestyle="-.", marker="^"),
+    ),
+    _spec(
+        "laplace",
+        laplace_input_perturbation,
+        laplace_input_perturbation_from_second_moment,
+        "epsilon",
+        label="Laplace input",
+        notion="pure",
+        uses_delta=False,
+        uses_epsilon=True,
+        guarantee=lambda n, d, k, epsilon, delta, options: (
+            laplace_input_guarantee(
+                n, d, epsilon, **select(options, "noise", "granularity")
+            )
+        ),
+        privacy=PRIVACY["laplace_input_perturbation"],
+        additive_noise=True,
+        experiment_key="laplace_input_perturbation",
+        experiment_label="Laplace input",
+        short_notion="ε-DP",
+        style=dict(color="C5", linestyle="-.", marker="D"),
+    ),
+    _spec(
+        "mod_sulq",
+        mod_sulq,
+        mod_sulq_from_second_moment,
+        "epsilon_delta",
+        label="MOD-SULQ",
+        notion="gaussian",
+        uses_delta=True,
+        uses_epsilon=True,
+        guarantee=lambda n, d, k, epsilon, delta, options: mod_sulq_guarantee(
+            n,
+            d,
+            epsilon,
+            delta,
+            **select(options, "noise", "granularity", "exact_beta"),
+        ),
+        privacy=PRIVACY["mod_sulq"],
+        additive_noise=True,
+        experiment_key="mod_sulq",
+        experiment_label="MOD-SULQ",
+        short_notion="(ε, δ)-DP",
+        style=dict(color="C4", linestyle="--", marker="v"),
+    ),
+    _spec(
+        "wishart_delta",
+        wishart_input_perturbation_delta,
+        wishart_input_perturbation_delta_from_second_moment,
+        "delta",
+        label="Wishart (δ-calibrated)",
+        notion="approximate",
+        uses_delta=True,
+        uses_epsilon=False,
+        guarantee=lambda n, d, k, epsilon, delta, options: (
+            wishart_delta_guarantee(n, d, delta)
+        ),
+        privacy=PRIVACY["wishart_input_perturbation_delta"],
+        experiment_key="wishart_input_perturbation_delta",
+        experiment_label="Wishart (δ-calibrated)",
+        short_notion="(0, δ)-DP",
+        style=dict(color="C8", linestyle=":", marker="*"),
+    ),
+    _spec(
+        "wishart_published",
+        wishart_input_perturbation,
+        wishart_input_perturbation_from_second_moment,
+        "epsilon",
+        label="Wishart (published)",
+        notion="not_dp",
+        uses_delta=False,
+        uses_epsilon=True,
+        guarantee=lambda n, d, k, epsilon, delta, options: (
+            wishart_published_guarantee(n, d, epsilon)
+        ),
+        privacy=PRIVACY["wishart_input_perturbation"],
+        experiment_key="wishart_input_perturbation",
+        experiment_label="Wishart input",
+        short_notion="claimed ε-DP: FAILS (book)",
+        style=dict(color="C7", linestyle=":", marker="P"),
+    ),
+)
+
+
 __all__ = [
+    "SPECS",
     "PRIVACY",
     "analyze_gauss_guarantee",
     "laplace_input_guarantee",

@@ -63,6 +63,7 @@ from ..validation import (
     check_n,
     check_second_moment,
 )
+from .spec import MechanismSpec, select
 
 #: The privacy the mechanism provides, as derived and checked in chapter 14.
 PRIVACY = {
@@ -482,7 +483,65 @@ def noisy_power_method_from_second_moment(
     )
 
 
+# ------------------------------------------------------------------------------
+# The declaration: the noisy power method, once
+# ------------------------------------------------------------------------------
+
+
+def _run(A, n, k, epsilon, delta, rng, options):
+    V = noisy_power_method_from_second_moment(
+        A, n, k, epsilon, delta, rng=rng, **options
+    )
+    return V, None, None
+
+
+def _guarantee(n, d, k, epsilon, delta, options):
+    return noisy_power_method_guarantee(
+        n,
+        d,
+        k,
+        epsilon,
+        delta,
+        **select(options, "noise", "n_iterations", "block_size", "calibration"),
+    )
+
+
+def _release(X, k, epsilon, delta, rng=None):
+    return noisy_power_method(X, k, epsilon, delta, rng=rng)
+
+
+def _from_moment(A, n, k, epsilon, delta, rng=None):
+    return noisy_power_method_from_second_moment(
+        A, n, k, epsilon, delta, rng=rng
+    )
+
+
+#: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    MechanismSpec(
+        key="noisy_power_method",
+        label="noisy power method",
+        notion="gaussian",
+        uses_delta=True,
+        uses_epsilon=True,
+        run=_run,
+        guarantee=_guarantee,
+        privacy=PRIVACY["noisy_power_method"],
+        options_of=noisy_power_method_from_second_moment,
+        additive_noise=True,
+        experiment_key="noisy_power_method",
+        experiment_label="noisy power method",
+        short_notion="(ε, δ)-DP (zCDP over L steps)",
+        entry_point=(__name__, "noisy_power_method"),
+        release=_release,
+        from_moment=_from_moment,
+        style=dict(color="C6", linestyle="--", marker="d"),
+    ),
+)
+
+
 __all__ = [
+    "SPECS",
     "PRIVACY",
     "PowerMethodRun",
     "data_operator",

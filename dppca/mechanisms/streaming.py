@@ -120,6 +120,7 @@ from ..validation import (
     check_epsilon,
     check_n,
 )
+from .spec import MechanismSpec, select
 
 #: The privacy the mechanism provides, as derived and checked in chapter 17.
 PRIVACY = {
@@ -1029,7 +1030,76 @@ def dp_pca_error_rate(n, d, epsilon, delta, lambda1, lambda2) -> float:
     return out[()] if out.ndim == 0 else out
 
 
+# ------------------------------------------------------------------------------
+# The declaration: streaming DP-PCA, once
+# ------------------------------------------------------------------------------
+
+
+def _run_rows(Z, n, k, epsilon, delta, rng, options):
+    V = dp_pca_oja(Z, k, epsilon, delta, rng=rng, **options)
+    return np.asarray(V), None, None
+
+
+def _check_options(options) -> dict:
+    """The step size needs a public gap assumption: checked by
+    :class:`dppca.PrivatePCA` before any budget is charged or noise drawn.
+    The rows it sees lie in the unit ball, so every gradient ``x (xᵀW)`` has
+    norm at most one: the radius is searched below it."""
+    if not {"eigengap", "learning_rate"} & set(options or {}):
+        raise ValueError(
+            'mechanism="streaming" needs a public assumption on the eigengap '
+            "of the scaled rows' second moment, which sets Oja's step size: "
+            'pass mechanism_options={"eigengap": g} (or a "learning_rate" '
+            "callable); see dppca.mechanisms.streaming.dp_pca_oja"
+        )
+    options.setdefault("norm_range", (DEFAULT_NORM_RANGE[0], 1.0))
+    return options
+
+
+def _guarantee(n, d, k, epsilon, delta, options):
+    return dp_pca_guarantee(
+        epsilon, delta, **select(options, "noise", "range_share")
+    )
+
+
+def _from_rows(rows, k, epsilon, delta, rng=None, cache=None, **options):
+    V = dp_pca_oja(rows, k, epsilon, delta, rng=rng, **options)
+    return np.asarray(V)
+
+
+def _release(X, k, epsilon, delta, rng=None, **options):
+    return _from_rows(X, k, epsilon, delta, rng, **options)
+
+
+#: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    MechanismSpec(
+        key="streaming",
+        label="streaming DP-PCA",
+        notion="gaussian",
+        uses_delta=True,
+        uses_epsilon=True,
+        run_rows=_run_rows,
+        guarantee=_guarantee,
+        privacy=PRIVACY["dp_pca_oja"],
+        check_options=_check_options,
+        options_of=dp_pca_oja,
+        additive_noise=True,
+        experiment_key="streaming",
+        experiment_label="DP-PCA, one pass (LKJO22)",
+        short_notion="(ε, δ)-DP (one pass)",
+        entry_point=(__name__, "dp_pca_oja"),
+        release=_release,
+        from_rows=_from_rows,
+        row_reason="reads each row once, in a minibatch, with gradients "
+        "clipped to a private radius",
+        style=dict(color="crimson", linestyle=":", marker="X"),
+    ),
+)
+
+
 __all__ = [
+    "SPECS",
     "PRIVACY",
     "ClippedMean",
     "StepBudget",

@@ -106,6 +106,7 @@ from ..validation import (
     check_n,
     check_positive_int,
 )
+from .spec import MechanismSpec, select
 
 #: The privacy each release provides (chapter 18).
 PRIVACY = {
@@ -874,7 +875,68 @@ def trace_sensitive_error_bound(
     return separate_error_bound(trace, vector_norm, value_norm)
 
 
+# ------------------------------------------------------------------------------
+# The declaration: the trace-sensitive mechanism, once
+# ------------------------------------------------------------------------------
+
+
+def _run_rows(Z, n, k, epsilon, delta, rng, options):
+    cov = trace_sensitive_covariance(Z, epsilon, delta, rng=rng, **options)
+    # post-processing of the released matrix: top-k axes and its spectrum
+    values, vectors = np.linalg.eigh(np.asarray(cov))
+    values, vectors = values[::-1], vectors[:, ::-1]
+    return vectors[:, :k], values[:k], float(values[values > 0].sum())
+
+
+def _guarantee(n, d, k, epsilon, delta, options):
+    return trace_sensitive_guarantee(
+        n, d, epsilon, delta, **select(options, "noise", "method")
+    )
+
+
+def _from_rows(rows, k, epsilon, delta, rng=None, cache=None):
+    """The top-k axes of the private covariance; ``cache`` holds the clipped
+    rows' second moments of one subset (``moment_cache``: deterministic in
+    the rows and the radius, so the law of each release is unchanged)."""
+    V = trace_sensitive_subspace(
+        rows, k, epsilon, delta, rng=rng, moment_cache=cache
+    )
+    return np.asarray(V)
+
+
+def _release(X, k, epsilon, delta, rng=None):
+    return _from_rows(X, k, epsilon, delta, rng)
+
+
+#: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
+SPECS = (
+    MechanismSpec(
+        key="trace_sensitive",
+        label="trace-sensitive (Dong et al.)",
+        notion="gaussian",
+        uses_delta=True,
+        uses_epsilon=True,
+        run_rows=_run_rows,
+        guarantee=_guarantee,
+        privacy=PRIVACY["trace_sensitive_covariance"],
+        options_of=trace_sensitive_covariance,
+        additive_noise=True,
+        releases_eigenvalues=False,
+        experiment_key="trace_sensitive",
+        experiment_label="trace-sensitive (DLY22)",
+        short_notion="(ε, δ)-DP",
+        entry_point=(__name__, "trace_sensitive_subspace"),
+        release=_release,
+        from_rows=_from_rows,
+        row_reason="clips the rows to a radius chosen privately from "
+        "their norms",
+        style=dict(color="olive", linestyle="-.", marker="H"),
+    ),
+)
+
+
 __all__ = [
+    "SPECS",
     "AUTHORS_TRACE_DISCOUNT",
     "BASIS_DEFECT",
     "DEFAULT_BETA",

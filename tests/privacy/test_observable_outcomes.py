@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 import dppca
 import dppca.privacy.accounting
 from dppca import PrivatePCA
-from dppca.estimator import MECHANISMS
+from dppca.mechanisms.registry import MECHANISMS
 from dppca.privacy.accounting import Accountant
 
 SETTINGS = settings(

@@ -7,36 +7,16 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ...mechanisms.registry import MECHANISMS
 from . import legend_outside
 from .experiments import STYLE as REGISTRY_STYLE
 
-#: PrivatePCA's mechanism names that differ from the experiment registry's.
-REGISTRY_NAME = {
-    "laplace": "laplace_input_perturbation",
-    "gaussian_approx": "gaussian_subspace_recovery",
-    "wishart_delta": "wishart_input_perturbation_delta",
-    "wishart_published": "wishart_input_perturbation",
-}
-
-#: Line style per PrivatePCA mechanism name: the real-data chapters' styles.
+#: Line style per PrivatePCA mechanism name: the real-data chapters' styles,
+#: each mechanism's own (its declaration in :mod:`dppca.mechanisms.registry`).
 STYLE = {
-    name: REGISTRY_STYLE[REGISTRY_NAME.get(name, name)]
-    for name in (
-        "pca",
-        "random",
-        "ppca",
-        "analyze_gauss",
-        "mod_sulq",
-        "laplace",
-        "gaussian_approx",
-        "wishart_delta",
-        "wishart_published",
-        "noisy_power_method",
-        "amin",
-        "complex_gaussian",
-        "trace_sensitive",
-        "streaming",
-    )
+    "pca": REGISTRY_STYLE["pca"],
+    "random": REGISTRY_STYLE["random"],
+    **{key: dict(spec.style) for key, spec in MECHANISMS.items()},
 }
 
 

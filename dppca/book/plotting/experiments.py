@@ -6,25 +6,15 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ...mechanisms.registry import BY_EXPERIMENT_KEY
+
 #: Line style per mechanism, so every figure of chapters 08-09 uses the same
-#: encoding.
+#: encoding: the baselines', each registered mechanism's own (its declaration
+#: in :mod:`dppca.mechanisms.registry`) and the peer libraries'.
 STYLE = {
     "pca": dict(color="C3", linestyle="-", marker="o"),
-    "ppca": dict(color="C0", linestyle="--", marker="s"),
-    "mod_sulq": dict(color="C4", linestyle="--", marker="v"),
     "random": dict(color="C2", linestyle=":", marker="x"),
-    "analyze_gauss": dict(color="C1", linestyle="-.", marker="^"),
-    "laplace_input_perturbation": dict(color="C5", linestyle="-.", marker="D"),
-    "wishart_input_perturbation": dict(color="C7", linestyle=":", marker="P"),
-    "wishart_input_perturbation_delta": dict(
-        color="C8", linestyle=":", marker="*"
-    ),
-    "gaussian_subspace_recovery": dict(color="C9", linestyle="-", marker="h"),
-    "noisy_power_method": dict(color="C6", linestyle="--", marker="d"),
-    "amin": dict(color="k", linestyle="-", marker="p"),
-    "complex_gaussian": dict(color="saddlebrown", linestyle="-", marker="8"),
-    "trace_sensitive": dict(color="olive", linestyle="-.", marker="H"),
-    "streaming": dict(color="crimson", linestyle=":", marker="X"),
+    **{key: dict(spec.style) for key, spec in BY_EXPERIMENT_KEY.items()},
     "diffprivlib_pca": dict(color="indigo", linestyle="--", marker=">"),
     "opendp_pca": dict(color="teal", linestyle="--", marker="<"),
 }

@@ -1,0 +1,532 @@
+"""A fit's release plan, computed from public parameters only.
+
+:func:`release_plan` reads the parameters of a :class:`dppca.PrivatePCA`
+and the shape of its data (``n`` and ``d`` are public under replace-one
+neighbours), never a row. It checks every public parameter, warns about
+every one the fit will not use, and plans the fit's releases in order:
+
+1. the private bounds (``data_norm="private"``, ``centered_norm="private"``):
+   a share ``bound_share`` of ε, split evenly, each a permute-and-flip
+   quantile (:mod:`dppca.privacy.private_bounds`);
+2. the private mean (``center=True``): a share ``center_share`` of what is
+   left, Laplace noise when the mechanism is pure, analytic (or discrete)
+   Gaussian noise otherwise, calibrated by :func:`private_mean_plan` once
+   the row bound is known (it may be a released one);
+3. the mechanism: the rest, with its guarantee record built by its own
+   module.
+
+A fit refuses only here (issue 26): once the plan is made, the accountant is
+charged where the estimator says, and a charged fit reads the rows and
+returns a release.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..linalg import rows
+from ..mechanisms.registry import (
+    INTERNAL_OPTIONS,
+    RELEASES_EIGENVALUES,
+    MechanismSpec,
+    resolve,
+)
+from ..validation import PrivacyWarning, check_delta, check_epsilon
+from . import calibration as privacy
+from . import noise, private_bounds
+from .guarantees import (
+    FLOAT_NOISE_CAVEAT,
+    Release,
+    UnprovedGuaranteeWarning,
+    gaussian_release,
+    noise_record,
+    zcdp_release,
+)
+
+#: The labels of the private bounds' records.
+BOUND_LABELS = {
+    "data_norm": "private norm quantile (permute-and-flip)",
+    "centered_norm": "private centred norm quantile (permute-and-flip)",
+}
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    """What a fit will release, and with which budget, before any row is
+    read: the mechanism (``name``, ``spec``), the public bound (or
+    ``"private"``), ``k`` (an int, or a fraction resolved after the
+    release), the mechanism's options, the private bounds' names, their ε
+    each and their records, the private mean's (ε, δ) (``None`` without a
+    private centre), and the mechanism's (ε, δ) and record."""
+
+    name: str
+    spec: MechanismSpec
+    bound: object
+    k: object
+    options: dict
+    bound_names: tuple
+    bound_epsilon: float
+    bound_records: tuple
+    mean_budget: tuple | None
+    epsilon: float
+    delta: float | None
+    record: Release
+
+
+def release_plan(est, n: int, d: int) -> ReleasePlan:
+    """Check every public parameter of ``est`` and plan its fit on ``n``
+    rows of ``d`` features (public); raises before any charge."""
+    name, spec, bound, k, epsilon, delta, options = _check_parameters(est, n, d)
+    if not spec.uses_delta:
+        delta = None
+    bound_epsilon, epsilon = _bound_budget(est, epsilon)
+    names = tuple(_private_bound_names(est))
+    records = tuple(
+        private_bounds.quantile_guarantee(bound_epsilon, BOUND_LABELS[name])
+        for name in names
+    )
+    mean_budget = None
+    if private_centre(est):
+        mean_budget, (epsilon, delta) = _split(
+            est, epsilon, None if est.delta is None else float(est.delta)
+        )
+        if not spec.uses_delta:
+            delta = None
+            mean_budget = (mean_budget[0], None)
+    # k only matters to the records of integer-k mechanisms (a fraction is
+    # allowed only where the record does not depend on k)
+    record = spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
+    return ReleasePlan(
+        name,
+        spec,
+        bound,
+        k,
+        options,
+        names,
+        bound_epsilon,
+        records,
+        mean_budget,
+        epsilon,
+        delta,
+        record,
+    )
+
+
+def private_centre(est) -> bool:
+    """``center`` is ``True`` (a Python or numpy bool): a private mean."""
+    centre = est.center
+    return isinstance(centre, (bool, np.bool_)) and bool(centre)
+
+
+def _opted_in(est, name: str) -> bool:
+    allowed = est.allow_unproved
+    if allowed is None or allowed is False:
+        return False
+    if isinstance(allowed, str):
+        allowed = (allowed,)
+    return name in tuple(allowed)
+
+
+def _check_parameters(est, n: int, d: int):
+    name, spec = resolve(est.mechanism, est.delta)
+    if est.data_norm is None:
+        raise ValueError(
+            "data_norm is required: a public bound on the rows' norm, "
+            "chosen without looking at the data, or 'private' (with "
+            "bound_range) to release one from the data"
+        )
+    if isinstance(est.data_norm, str):
+        if est.data_norm != "private":
+            raise ValueError(
+                "data_norm must be a finite number > 0 or 'private'; got "
+                f"{est.data_norm!r}"
+            )
+        data_norm = "private"
+    else:
+        data_norm = float(est.data_norm)
+        if not (math.isfinite(data_norm) and data_norm > 0):
+            raise ValueError(
+                "data_norm must be a finite number > 0 or 'private'; got "
+                f"{est.data_norm!r}"
+            )
+    if d < 2:
+        raise ValueError(
+            f"PrivatePCA needs at least 2 features; got n_features = {d}"
+        )
+    k = _check_n_components(est, name, d)
+    epsilon = check_epsilon(est.epsilon)
+    delta = None if est.delta is None else check_delta(est.delta)
+    if spec.uses_delta and delta is None:
+        raise ValueError(f"mechanism={name!r} needs a delta")
+    _warn_ignored(est, name, spec, n, delta)
+    if spec.notion == "not_dp":
+        if not est.allow_not_dp:
+            raise ValueError(
+                f"mechanism={name!r} is not differentially private as "
+                "published (chapter 3); pass allow_not_dp=True to run it "
+                "anyway"
+            )
+        warnings.warn(
+            f"mechanism={name!r} is not DP as published: {spec.privacy}",
+            PrivacyWarning,
+            stacklevel=4,
+        )
+    options = _check_public(est, name, spec, d)
+    kind = noise.check_noise_kind(est.noise)
+    if spec.additive_noise:
+        options.setdefault("noise", kind)
+    if spec.warn_options is not None:
+        spec.warn_options(options, int(k), stacklevel=5)
+    record = spec.guarantee(
+        n,
+        d,
+        max(int(k), 1),
+        epsilon,
+        delta if spec.uses_delta else None,
+        options,
+    )
+    unproved = not record.proved or (kind == "float" and private_centre(est))
+    if unproved and spec.notion != "not_dp":
+        caveat = record.caveat or FLOAT_NOISE_CAVEAT
+        if not _opted_in(est, name):
+            raise ValueError(
+                f"mechanism={name!r} with these settings is not fully "
+                f"proved as a program: {caveat}. Pass "
+                f"allow_unproved={name!r} to run it anyway, or choose a "
+                "proved mechanism (see the PrivatePCA docstring)"
+            )
+        warnings.warn(
+            f"{record.label} is not fully proved as a program: {caveat}",
+            UnprovedGuaranteeWarning,
+            stacklevel=4,
+        )
+    return name, spec, data_norm, k, epsilon, delta, options
+
+
+def _check_public(est, name, spec, d) -> dict:
+    """Every public parameter a fit reads, checked before any row is
+    read or any budget charged; returns the mechanism's options. A fit
+    refuses only here: once rows are read it returns a release."""
+    if not isinstance(est.clip, (bool, np.bool_)):
+        raise TypeError(f"clip must be True or False; got {est.clip!r}")
+    private = [
+        f"{p}='private'"
+        for p in ("data_norm", "centered_norm")
+        if isinstance(getattr(est, p), str) and getattr(est, p) == "private"
+    ]
+    if private_centre(est):
+        private.insert(0, "center=True (a private mean)")
+        _split(est, 1.0, None)  # checks center_share
+        if est.centered_norm is not None:
+            centered_norm(est, 1.0, np.zeros(d))  # checks its value
+    elif not isinstance(est.center, (bool, np.bool_)):
+        public_centre(est, d)
+    if not est.clip and private:
+        raise ValueError(
+            "clip=False refuses rows above a bound, and with "
+            f"{' and '.join(private)} that bound is released from the "
+            "data: whether the fit returns would then depend on the "
+            "rows. Use clip=True (rows are clipped to the released bound) "
+            "or public bounds and a public centre"
+        )
+    if _private_bound_names(est):
+        _bound_budget(est, 1.0)
+        lower, upper = (float(v) for v in est.bound_range)
+        if not (0 < lower < upper and math.isfinite(upper)):
+            raise ValueError(
+                "bound_range must be (lower, upper) with 0 < lower < "
+                f"upper < inf; got {est.bound_range!r}"
+            )
+        q = float(est.bound_quantile)
+        if not 0 < q < 1:
+            raise ValueError(f"bound_quantile must lie in (0, 1); got {q!r}")
+    _check_scales(est, d)
+    options = dict(est.mechanism_options or {})
+    accepted = spec.accepted_options(INTERNAL_OPTIONS)
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ValueError(
+            f"mechanism_options {unknown} are not options of "
+            f"mechanism={name!r}; it accepts {sorted(accepted)}"
+        )
+    if spec.check_options is not None:
+        options = spec.check_options(options)
+    return options
+
+
+def _check_scales(est, d: int) -> None:
+    """The float64 error bounds of :mod:`dppca.linalg.rows` hold for bounds
+    in
+    ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` and centres at most ``10²⁰⁰``
+    bounds away: checked here, on the public values (or the public range
+    of a released one), so that no released value can fail them."""
+    low, high = rows.MIN_BOUND, rows.MAX_MAGNITUDE / 2
+    ranges = {}
+    for name in ("data_norm", "centered_norm"):
+        value = getattr(est, name)
+        if isinstance(value, str) and value == "private":
+            ranges[name] = tuple(float(v) for v in est.bound_range)
+        elif value is not None and not isinstance(value, str):
+            ranges[name] = (float(value), float(value))
+    for name, (lower, upper) in ranges.items():
+        if not low <= lower <= upper <= high:
+            raise ValueError(
+                f"{name} (or bound_range) must lie in [{low:g}, "
+                f"{high:g}], where float64 error bounds are verified"
+            )
+    outer = ranges["data_norm"]
+    if private_centre(est):
+        inner = ranges.get("centered_norm", outer)
+        reach = outer[1]  # ‖μ̂‖ ≤ R
+    elif isinstance(est.center, (bool, np.bool_)):
+        return
+    else:
+        inner = outer
+        reach = float(np.linalg.norm(public_centre(est, d)))
+    if reach > 1e200 * inner[0]:
+        raise ValueError(
+            "the centre may lie more than 1e200 row bounds from the "
+            "origin: float64 clip factors would be subnormal"
+        )
+
+
+def public_centre(est, d: int) -> np.ndarray:
+    centre = np.asarray(est.center, dtype=float).ravel()
+    if centre.shape != (d,) or not np.all(np.isfinite(centre)):
+        raise ValueError(
+            f"center must be True, False or a finite vector of length "
+            f"n_features = {d}"
+        )
+    return centre
+
+
+def _check_n_components(est, name: str, d: int):
+    """An int k (1 <= k < d; k = d too for the mechanisms that release a
+    noisy matrix), or, for those, None (k = d) or a fraction in (0, 1)
+    (returned as a float, resolved after the release)."""
+    k = est.n_components
+    whole = name in RELEASES_EIGENVALUES
+    if k is None or isinstance(k, (float, np.floating)):
+        if not whole:
+            raise ValueError(
+                f"n_components={k!r} needs the released spectrum, which "
+                f"mechanism={name!r} does not release; pass an integer, "
+                f"or one of {list(RELEASES_EIGENVALUES)}"
+            )
+        if k is None:
+            return d
+        if not 0.0 < float(k) < 1.0:
+            raise ValueError(
+                "a float n_components is a fraction of the released "
+                f"variance, in (0, 1); got {k!r}"
+            )
+        return float(k)
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(
+            f"n_components must be an integer, None or a fraction; got {k!r}"
+        )
+    top = d if whole else d - 1
+    if not 1 <= k <= top:
+        raise ValueError(
+            f"n_components must satisfy 1 <= n_components <= {top} "
+            f"(n_features = {d}, mechanism={name!r}); got {k}"
+        )
+    return int(k)
+
+
+def _warn_ignored(est, name, spec, n, delta):
+    """A PrivacyWarning for every budget parameter the fit will not use,
+    and for a δ too large to mean anything."""
+    if delta is not None and not spec.uses_delta:
+        private_mean = private_centre(est)
+        warnings.warn(
+            f"delta={delta!r} is not used by mechanism={name!r}, which "
+            "is pure ε-DP"
+            + (
+                "; the private mean is pure too (Laplace)"
+                if private_mean
+                else ""
+            )
+            + ": privacy_spent_ reports delta = 0",
+            PrivacyWarning,
+            stacklevel=5,
+        )
+    if not spec.uses_epsilon:
+        warnings.warn(
+            f"epsilon={est.epsilon!r} is not used by mechanism={name!r}, "
+            "which is (0, δ)-DP"
+            + (
+                " (only the private mean spends its share of it)"
+                if private_centre(est)
+                else ""
+            ),
+            PrivacyWarning,
+            stacklevel=5,
+        )
+    if est.centered_norm is not None and not private_centre(est):
+        warnings.warn(
+            f"centered_norm={est.centered_norm!r} is not used: it bounds "
+            "the rows centred at a private mean (center=True)",
+            PrivacyWarning,
+            stacklevel=5,
+        )
+    if delta is not None and delta >= 1.0 / n:
+        warnings.warn(
+            f"delta={delta:g} >= 1/n = {1.0 / n:.3g}: a mechanism may "
+            "then publish a whole row with probability delta; choose "
+            "delta much smaller than 1/n",
+            PrivacyWarning,
+            stacklevel=5,
+        )
+
+
+def centered_norm(est, data_norm: float, mean) -> tuple[float, bool]:
+    """(bound on the centred rows, whether to clip them to it)."""
+    if est.centered_norm is None:
+        return data_norm, True
+    if isinstance(est.centered_norm, str):
+        if est.centered_norm == "private":
+            return data_norm, True  # replaced by the release in fit
+        if est.centered_norm != "triangle":
+            raise ValueError(
+                "centered_norm must be None, 'triangle', 'private' or a "
+                f"finite number > 0; got {est.centered_norm!r}"
+            )
+        # ‖x − μ̂‖ ≤ ‖x‖ + ‖μ̂‖ ≤ R + ‖μ̂‖ holds for every clipped row
+        return data_norm + float(np.linalg.norm(mean)), False
+    value = float(est.centered_norm)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(
+            "centered_norm must be None, 'triangle', 'private' or a "
+            f"finite number > 0; got {est.centered_norm!r}"
+        )
+    return value, True
+
+
+def _private_bound_names(est) -> list[str]:
+    names = []
+    if est.data_norm == "private":
+        names.append("data_norm")
+    if est.centered_norm == "private" and private_centre(est):
+        names.append("centered_norm")
+    return names
+
+
+def _bound_budget(est, epsilon):
+    """(ε of each private bound, ε left) for the private bounds."""
+    names = _private_bound_names(est)
+    if not names:
+        return 0.0, epsilon
+    share = float(est.bound_share)
+    if not (math.isfinite(share) and 0 < share < 1):
+        raise ValueError(
+            f"bound_share must lie in (0, 1); got {est.bound_share!r}"
+        )
+    if est.bound_range is None or len(est.bound_range) != 2:
+        raise ValueError(
+            "a private bound needs bound_range=(lower, upper): the public "
+            "range of the candidate bounds"
+        )
+    spent = share * epsilon
+    return spent / len(names), epsilon - spent
+
+
+def _split(est, epsilon, delta):
+    """(ε, δ) of the private mean and of the mechanism."""
+    share = float(est.center_share)
+    parts = {"private mean": share, "mechanism": 1.0 - share}
+    empty = [name for name, part in parts.items() if not part > 0]
+    if empty or not math.isfinite(share):
+        warnings.warn(
+            f"center_share = {est.center_share!r} leaves the "
+            f"{' and the '.join(empty) or 'split'} with epsilon <= 0",
+            PrivacyWarning,
+            stacklevel=5,
+        )
+        raise ValueError(
+            f"center_share must lie in (0, 1); got {est.center_share!r}"
+        )
+    # The mechanism gets what is left, so the two parts add up to the total
+    # exactly.
+    mean_eps = share * epsilon
+    mean_delta = None if delta is None else share * delta
+    mech_delta = None if delta is None else delta - mean_delta
+    return (mean_eps, mean_delta), (epsilon - mean_eps, mech_delta)
+
+
+def private_mean_plan(est, n, d, bound, budget, pure):
+    """How the private mean will be drawn, and its guarantee record,
+    before any noise: ``(law, scale, grid, record)``."""
+    epsilon, delta = budget
+    l2_sensitivity = 2.0 * bound / n
+    kind = noise.check_noise_kind(est.noise)
+    safe = kind == "safe"
+    fields = dict(
+        row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
+        theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
+        chapter="chapter 13",
+        **noise_record(kind),
+    )
+    if pure or delta is None:
+        l1_sensitivity = l2_sensitivity * math.sqrt(d)
+        scale, grid = l1_sensitivity / epsilon, None
+        if safe:  # rounding to the grid grows the ℓ₁ sensitivity by d cells
+            grid = privacy.safe_granularity(
+                l1_sensitivity, d, scale, noise.MAX_LAPLACE_GRID_SCALE
+            )
+            scale = privacy.discrete_laplace_scale(
+                l1_sensitivity, epsilon, grid, d
+            )
+        record = Release("private mean (Laplace)", "pure", epsilon, **fields)
+        return "laplace", scale, grid, record
+    sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+    grid = None
+    if safe:  # ... and its ℓ₂ sensitivity by √d cells
+        grid = privacy.safe_granularity(
+            l2_sensitivity,
+            math.sqrt(d),
+            sigma,
+            noise.MAX_GAUSSIAN_GRID_SIGMA,
+        )
+        sigma = max(
+            sigma,
+            privacy.discrete_gaussian_sigma(
+                l2_sensitivity, epsilon, delta, grid, math.sqrt(d)
+            ),
+        )
+        # ρ of the σ used, with the rounding's √d cells
+        record = zcdp_release(
+            "private mean (Gaussian, safe noise)",
+            privacy.gaussian_zcdp_rho(
+                l2_sensitivity + math.sqrt(d) * grid, sigma
+            ),
+            epsilon,
+            delta,
+            **fields,
+        )
+    else:
+        record = gaussian_release(
+            "private mean (Gaussian)",
+            sigma,
+            l2_sensitivity,
+            epsilon,
+            delta,
+            **fields,
+        )
+    return "gaussian", sigma, grid, record
+
+
+__all__ = [
+    "BOUND_LABELS",
+    "ReleasePlan",
+    "centered_norm",
+    "private_centre",
+    "private_mean_plan",
+    "public_centre",
+    "release_plan",
+]

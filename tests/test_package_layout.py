@@ -1,0 +1,203 @@
+"""The package's shape (issue 28): each mechanism declared once, in its family
+module, and read by everyone from the registry; no module over 800 lines; no
+import cycle; the library never imports the book's machinery; the estimator
+only composes."""
+
+import ast
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dppca
+from dppca.estimator import PrivatePCA
+from dppca.mechanisms import registry
+
+PACKAGE = Path(dppca.__file__).resolve().parent
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_the_estimator_lists_exactly_the_registry():
+    keys = set(registry.MECHANISMS)
+    assert len(keys) == 12
+    for name in keys:
+        estimator = PrivatePCA(mechanism=name)
+        assert estimator.mechanism == name
+    assert set(registry.ADDITIVE_NOISE) <= keys
+    assert set(registry.RELEASES_EIGENVALUES) <= keys
+    assert set(registry.AUTO_MECHANISM.values()) <= keys
+    with pytest.raises(ValueError, match="mechanism must be"):
+        PrivatePCA(mechanism="nope", data_norm=1.0).fit([[1.0, 0.0]] * 3)
+
+
+def test_each_mechanism_is_declared_once_in_its_family_module():
+    declared = [s.key for f in registry.FAMILIES for s in f.SPECS]
+    assert sorted(declared) == sorted(registry.MECHANISMS)
+    for family in registry.FAMILIES:
+        for spec in family.SPECS:
+            assert spec.entry_point[0] == family.__name__, spec.key
+
+
+def test_the_experiments_list_exactly_the_registry():
+    experiments = pytest.importorskip("dppca.book.experiments")
+    keys = {s.experiment_key for s in registry.MECHANISMS.values()}
+    assert set(experiments.EXPECTED) == keys
+    assert set(experiments.mechanisms()) == {"pca", "random"} | keys
+    assert set(experiments.ROW_MECHANISMS) == {
+        s.experiment_key for s in registry.MECHANISMS.values() if s.run is None
+    }
+    assert set(experiments.SHORT_NOTION) - set(experiments.PEER_LIBRARY) == (
+        {"pca", "random"} | keys
+    )
+
+
+def test_the_plot_styles_list_exactly_the_registry():
+    pytest.importorskip("matplotlib")
+    from dppca.book.plotting import estimator, experiments
+
+    baselines = {"pca", "random"}
+    assert set(estimator.STYLE) == baselines | set(registry.MECHANISMS)
+    keys = {s.experiment_key for s in registry.MECHANISMS.values()}
+    peers = {"diffprivlib_pca", "opendp_pca"}
+    assert set(experiments.STYLE) == baselines | keys | peers
+
+
+#: Modules still over 800 lines, to be split (issue 28 left them whole: each
+#: is one proof or one protocol, and splitting them moves listings of the
+#: chapters). strict: the mark fails once a module is split, to be removed.
+STILL_OVER_800 = {
+    "dppca.book.datasets",
+    "dppca.book.experiments",
+    "dppca.linalg.rows",
+    "dppca.mechanisms.streaming",
+    "dppca.mechanisms.trace_sensitive",
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(
+            p,
+            marks=pytest.mark.xfail(
+                _module_name(p) in STILL_OVER_800,
+                reason="not yet split",
+                strict=True,
+            ),
+        )
+        for p in MODULES
+    ],
+    ids=_module_name,
+)
+def test_no_module_is_over_800_lines(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= 800, f"{_module_name(path)} has {lines} lines"
+
+
+def _imports(path: Path) -> set[str]:
+    """The dppca modules ``path`` imports at module level."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("dppca")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if not module.startswith("dppca"):
+                continue
+            for alias in node.names:
+                candidate = f"{module}.{alias.name}"
+                known = {_module_name(p) for p in MODULES}
+                found.add(candidate if candidate in known else module)
+    return found - {name}
+
+
+def _find_cycle(graph) -> list | None:
+    """A cycle of ``graph`` (node -> set of nodes), or None."""
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == "open":
+                return stack[stack.index(target) :] + [target]
+            if target not in state:
+                found = visit(target, stack + [target])
+                if found:
+                    return found
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node, [node])
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycle_among_the_modules():
+    graph = {_module_name(p): _imports(p) for p in MODULES}
+    assert "dppca.linalg.rows" in graph["dppca.linalg.distributed"]
+    cycle = _find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_scan_finds_a_planted_cycle():
+    """The cycle check is not vacuous: the old shape distributed -> rows ->
+    linalg -> distributed is found."""
+    graph = {
+        "distributed": {"rows"},
+        "rows": {"linalg"},
+        "linalg": {"distributed", "validation"},
+    }
+    assert _find_cycle(graph) == [
+        "distributed",
+        "rows",
+        "linalg",
+        "distributed",
+    ]
+    graph["linalg"] = {"validation"}
+    assert _find_cycle(graph) is None
+
+
+def test_import_dppca_does_not_import_the_book():
+    code = (
+        "import sys, dppca; dppca.PrivatePCA; "
+        "print(sorted(m for m in sys.modules if m.startswith('dppca.book')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert out == "[]"
+
+
+def test_from_dppca_keeps_every_public_name():
+    for name in dppca.__all__:
+        assert getattr(dppca, name) is not None, name
+    assert dppca.privacy.analytic_gaussian_sigma is not None
+    assert dppca.accounting.Accountant is not None
+    assert inspect.ismodule(dppca.sensitivity)
+
+
+def test_the_estimator_only_composes():
+    lines, _ = inspect.getsourcelines(PrivatePCA)
+    fit, _ = inspect.getsourcelines(PrivatePCA.fit)
+    assert len(lines) < 300, len(lines)
+    assert len(fit) < 50, len(fit)
