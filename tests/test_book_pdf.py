@@ -107,8 +107,26 @@ def site(root: Path, extra: str = "") -> None:
         f"<p>Paragraph {i} of a long section that fills pages.</p>"
         for i in range(120)
     )
+    # headings at every height of a page: none may end one
+    headed = "".join(
+        f"<p>Filler {i}.</p>" * (3 + i % 5)
+        + f"<section><h3>Heading {i}</h3><div class='cell_input'><pre>BODY{i} "
+        + "\n".join(["code line"] * 8)
+        + "</pre></div></section>"
+        for i in range(60)
+    )
+    # a cell whose code is hidden, as myst-nb writes it: a dead toggle on
+    # paper
+    hidden = (
+        '<div class="cell tag_hide-input"><details class="hide above-input">'
+        '<summary aria-label="Toggle hidden content"><span class="collapsed">'
+        'Show code cell source</span><span class="expanded">Hide code cell '
+        "source</span></summary><div class='cell_input'><pre>HIDDENCODE"
+        "</pre></div></details><div class='cell_output'><p>SHOWNOUTPUT</p>"
+        "</div></div>"
+    )
     bodies = {
-        "chapters/intro.html": "<p>MARKERINTRO opens the book.</p>",
+        "chapters/intro.html": "<p>MARKERINTRO opens the book.</p>" + hidden,
         "chapters/zeta.html": (
             '<section id="first-section"><h2>1.1. First section</h2>'
             "<p>MARKERZETA: for "
@@ -121,6 +139,7 @@ def site(root: Path, extra: str = "") -> None:
         "chapters/alpha.html": (
             "<p>MARKERALPHA</p>" + long_text[:2000] + '<section id="thm-1">'
             "<h2>2.1. The theorem</h2><p>TARGETTHEOREM holds.</p></section>"
+            + headed
         ),
         "api/ref.html": (
             '<p>MARKERREF, back to <a href="../chapters/zeta.html">'
@@ -145,7 +164,10 @@ def test_the_book_prints_in_order_with_outline_and_links(tmp_path, tools):
     out = html / book_pdf.BOOK_PDF
     result = book_pdf.build(html, out)
     assert result.problems == []
-    assert [e.rel for e in result.entries] == [p[0] for p in PAGES]
+    assert [e.rel for e in result.entries if not e.front] == [
+        p[0] for p in PAGES
+    ]
+    assert [e.rel for e in result.entries if e.front] == ["_title", "_contents"]
     reader = PdfReader(out)
     texts = text_of(reader)
     assert len(reader.pages) == result.pdf_pages
@@ -166,6 +188,27 @@ def test_the_book_prints_in_order_with_outline_and_links(tmp_path, tools):
     # the formula was typeset: no TeX source in the text
     assert not any("\\(" in t or "\\R" in t for t in texts)
 
+    # a title page, then the contents with the page each page starts on
+    assert "A small book" in texts[0] and "Contents" not in texts[0]
+    assert texts[1].lstrip().startswith("Contents")
+    for _, title, _, marker in PAGES:
+        assert re.search(
+            rf"{re.escape(title)}\s*{first[marker] + 1}\b", texts[1]
+        ), (title, first[marker] + 1, texts[1])
+    # every page but the title page ends with its number in the whole PDF
+    total = len(texts)
+    assert f"/ {total}" not in texts[0]
+    for i, t in enumerate(texts[1:], start=2):
+        assert re.search(rf"\b{i} / {total}\s*$", t), (i, t[-200:])
+    # no heading ends a page: each is on the page of its text
+    assert not any(e.stranded for e in result.entries)
+    for i in range(60):
+        at = [j for j, t in enumerate(texts) if f"Heading {i}\n" in t + "\n"]
+        assert at and f"BODY{i} " in texts[at[0]], (i, at)
+    # the toggle of hidden code is not printed, nor the code; the output is
+    assert not any("code cell" in t or "HIDDENCODE" in t for t in texts)
+    assert any("SHOWNOUTPUT" in t for t in texts)
+
     # the outline: the root page, then the parts holding their pages, each
     # page holding its sections (pypdf: an item, then a list of its children)
     def tree(items):
@@ -179,6 +222,7 @@ def test_the_book_prints_in_order_with_outline_and_links(tmp_path, tools):
         return out
 
     assert tree(reader.outline) == [
+        ("Contents", 1, []),
         ("A small book", first["MARKERINTRO"], []),
         (
             "Part one",
@@ -223,7 +267,9 @@ def test_the_book_prints_in_order_with_outline_and_links(tmp_path, tools):
     assert theorem in targets.get(first["MARKERZETA"], []), targets
     assert first["MARKERZETA"] in targets.get(first["MARKERREF"], []), targets
     assert result.links["in the book"] == 1  # to the theorem itself
-    assert result.links["in the book (to a page's start)"] == 1
+    # "chapter 1", and each line of the contents to its page's start
+    assert result.links["in the book (to a page's start)"] == 1 + len(PAGES)
+    assert sorted(targets[1]) == sorted(first.values()), targets
 
 
 def test_a_request_leaving_the_machine_fails_and_writes_no_pdf(tmp_path, tools):

@@ -39,7 +39,9 @@ MATHJAX = (
 
 
 def math_page(body: str) -> str:
-    return page(f'<article style="width: 400px">{body}</article>', MATHJAX)
+    # at most 400 px: narrower on the check's 390 px phone, where the page
+    # must not scroll sideways
+    return page(f'<article style="max-width: 400px">{body}</article>', MATHJAX)
 
 
 def sound_site(root: Path) -> None:
@@ -58,11 +60,11 @@ def sound_site(root: Path) -> None:
             '<h1 id="top">One</h1><img src="../_images/fig.png">'
             '<a href="two.html#thm-1">Theorem 2.1</a><a href="#top">up</a>'
             '<a href="https://example.org/">elsewhere</a>'
-            # typeset math, inline and display (a wide display may scroll)
+            # typeset math, inline and display (which fits its column)
             '<p>For <span class="math">\\(x^{2} \\in \\R\\)</span>, '
             "the bound holds:</p>"
             '<div class="math" style="overflow-x: auto">\\['
-            + " + ".join(f"a_{{{i}}}" for i in range(60))
+            + " + ".join(f"a_{{{i}}}" for i in range(8))
             + "\\]</div>"
             # code may hold dollars and backslashes
             "<pre>$ make test  # \\frac{1}{2}</pre>"
@@ -70,6 +72,10 @@ def sound_site(root: Path) -> None:
             # a narrow output and a narrow table fit the 400 px column
             '<div class="cell_output"><pre>eps  error\n1.0  0.25</pre></div>'
             "<table><tr><td>mechanism</td><td>error</td></tr></table>"
+            # a pandas Styler table with cell padding (the book's stylesheet)
+            "<style>#T_ok td { padding: 0 0.5em; }</style>"
+            '<table id="T_ok"><tbody><tr><td>10000</td><td>0.1</td></tr>'
+            "</tbody></table>"
         )
     )
     (root / "chapters" / "two.html").write_text(
@@ -100,6 +106,11 @@ def test_each_planted_fault_is_reported(tmp_path):
             "HTTP 404",
         ),
         "console.html": ("<script>console.error('boom')</script>", "boom"),
+        # an unbreakable inline code name: the page scrolls on a phone
+        "phone.html": (
+            "<p>See <code>" + "private_covariance_" * 5 + "</code>.</p>",
+            "the page scrolls sideways by",
+        ),
         # the book reads offline: no CDN, for MathJax or anything else
         "remote.html": (
             '<script src="https://cdn.jsdelivr.net/npm/x.js"></script>',
@@ -139,6 +150,31 @@ def test_each_planted_fault_is_reported(tmp_path):
             + "\\)</span> holds</p>",
             "inline formula sticks out of its column by",
         ),
+        # a wide display formula: the theme lets it scroll, the reader sees
+        # it clipped
+        "widedisplay.html": (
+            '<div class="math" style="overflow-x: auto">\\['
+            + " + ".join(f"a_{{{i}}}" for i in range(60))
+            + "\\]</div>",
+            "display formula wider than its column by",
+        ),
+        # MyST roles written inside $...$ reach MathJax as letters
+        "glue.html": (
+            '<p>about <span class="math">\\(80 + {glue:text}`ch13_mu:.0f`'
+            "\\)</span></p>",
+            "MyST role inside math (write it outside $...$): '80 + {glue",
+        ),
+        "cite.html": (
+            '<p>so <span class="math">\\(\\sigma {cite:p}`dwork2006`'
+            "\\)</span></p>",
+            "MyST role inside math",
+        ),
+        # a pandas Styler table without cell padding: "10000.10.01eq5"
+        "styler.html": (
+            '<table id="T_b3f1"><tbody><tr><td>10000</td><td>0.1</td>'
+            "<td>0.01</td><td>eq5</td></tr></tbody></table>",
+            "Styler table without cell padding",
+        ),
         # outputs and tables wider than the column (400 px here)
         "wideoutput.html": (
             '<div class="cell_output"><pre>short\n'
@@ -177,6 +213,10 @@ def test_each_planted_fault_is_reported(tmp_path):
     ), failures
     assert any(
         "widetable.html" in f and "table: mechanism 0 mechanism 1" in f
+        for f in failures
+    ), failures
+    assert any(  # the element that sticks out on the phone is named
+        "phone.html" in f and 'code "private_covariance_private' in f
         for f in failures
     ), failures
     sound_pages = ("chapters/one.html:", "chapters/two.html:")

@@ -86,32 +86,82 @@ def _tainted_reads(test, tainted) -> bool:
     )
 
 
-def clock_decisions(source: str) -> list[str]:
-    """Tests (if/while/assert/conditional/comprehension conditions) that
-    depend on a clock, through any chain of assignments in ``source``."""
-    tree = ast.parse(source)
-    tainted: set[str] = set()
+def _propagate(tree, tainted: set[str]) -> set[str]:
+    """``tainted`` grown through every assignment in ``tree`` whose value
+    reads a clock or a tainted name, until nothing changes. Only plain
+    names are tainted (``self.x = ...`` taints no name)."""
+    tainted = set(tainted)
     changed = True
-    while changed:  # propagate through assignments until nothing changes
+    while changed:
         changed = False
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                value = node.value
-                if value is None:
-                    continue
-                dirty = any(_is_clock_call(n) for n in ast.walk(value)) or (
-                    _names(value) & tainted
-                )
-                targets = (
-                    node.targets
-                    if isinstance(node, ast.Assign)
-                    else [node.target]
-                )
-                for target in targets:
-                    for name in _names(target):
-                        if dirty and name not in tainted:
-                            tainted.add(name)
-                            changed = True
+            if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                continue
+            value = node.value
+            if value is None:
+                continue
+            dirty = any(_is_clock_call(n) for n in ast.walk(value)) or (
+                _names(value) & tainted
+            )
+            if not dirty:
+                continue
+            targets = (
+                node.targets if isinstance(node, ast.Assign) else [node.target]
+            )
+            for target in targets:
+                for name in _target_names(target):
+                    if name not in tainted:
+                        tainted.add(name)
+                        changed = True
+    return tainted
+
+
+def _target_names(target) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(t) for t in target.elts))
+    if isinstance(target, ast.Subscript):  # a table that holds a timing
+        return _target_names(target.value)
+    return set()
+
+
+def _clock_functions(tree) -> set[str]:
+    """Names of the functions defined in ``tree`` that return a clock value
+    (not a tuple: a tuple's other members are not timings), directly or
+    through another such function."""
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if node.name in found:
+                continue
+            local = _propagate(node, found)
+            for ret in ast.walk(node):
+                if (
+                    isinstance(ret, ast.Return)
+                    and ret.value is not None
+                    and not isinstance(ret.value, ast.Tuple)
+                    and (
+                        any(_is_clock_call(n) for n in ast.walk(ret.value))
+                        or _names(ret.value) & local
+                    )
+                ):
+                    found.add(node.name)
+                    changed = True
+                    break
+    return found
+
+
+def clock_decisions(source: str) -> list[str]:
+    """Tests (if/while/assert/conditional/comprehension conditions) that
+    depend on a clock, through any chain of assignments and of functions
+    that return a clock value in ``source``."""
+    tree = ast.parse(source)
+    tainted = _propagate(tree, _clock_functions(tree))
     found = []
     for node in ast.walk(tree):
         tests = []
@@ -162,6 +212,16 @@ shown = f"{elapsed:.1f} s"  # shown, not decided: fine
 """
     found = clock_decisions(source)
     assert len(found) == 2, found
+    through_a_function = """
+import time
+def best_of(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+ratio = best_of(a) / best_of(b)
+assert ratio < 60
+"""
+    assert len(clock_decisions(through_a_function)) == 1
     assert clock_decisions("x = 1\nif x:\n    pass\n") == []
     table = "t = {'q': q, 'time (s)': time.time()}\n"
     assert clock_decisions(table + "assert t['q'] > 0\n") == []

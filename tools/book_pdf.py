@@ -20,10 +20,20 @@ How:
   matter), are each printed with ``page.pdf()`` on A4, after MathJax has
   typeset them; the theme's print stylesheet drops the sidebars and the top bar,
   and this script adds a little print CSS: code wraps instead of running off
-  the page, and a display formula or table wider than the text column is set in
-  a smaller font until it fits;
-- pypdf merges the pages into one PDF with an outline: the parts of the table
-  of contents, each page under its part, each page's sections under the page.
+  the page, a heading is kept on the page of the text it introduces, the
+  "Show code cell source" toggles (dead on paper) are dropped with the code
+  they hide, and a display formula or table wider than the text column is set
+  in a smaller font until it fits;
+- a title page (the book's title and authors, from the root page) and a
+  contents page (the parts and their pages, with the page each starts on, as
+  links) are printed before them;
+- pypdf merges the pages into one PDF with an outline: the contents, the parts
+  of the table of contents, each page under its part, each page's sections
+  under the page. Every page but the title page carries a footer with the
+  title of the book's page it belongs to and its page number in the whole PDF
+  (printed by Chromium as a separate overlay and stamped on: Chromium's own
+  footer can only count the pages of one print job, that is of one page of
+  the book).
   Links between pages of the book become links inside the PDF (to the section,
   theorem or equation they point at), links to other files of the site (the
   notebooks, the index) become links relative to the PDF's place in the site,
@@ -80,7 +90,26 @@ PRINT_CSS = """
     white-space: pre-wrap !important;
     overflow-wrap: anywhere;
   }
-  h1, h2, h3, h4, h5, h6 { break-after: avoid-page; }
+  h1, h2, h3, h4, h5, h6 {
+    break-after: avoid-page;
+    break-inside: avoid-page;
+  }
+  /* Chromium does not always honour break-after: avoid (not before a block
+     that may not break, a code cell or a figure): an invisible box of about
+     seven lines under each heading, taken back by a negative margin, moves a
+     heading to the next page when less than that would follow it on this
+     one */
+  h2::after, h3::after, h4::after, h5::after, h6::after {
+    content: "";
+    display: block;
+    height: 7em;
+    margin-bottom: -7em;
+  }
+  /* myst-nb's toggles of hidden code ("Show code cell source"): nothing to
+     click on paper. The hidden code stays hidden; a hidden output is shown */
+  details.hide.above-input { display: none !important; }
+  details.hide > summary { display: none !important; }
+  details.hide.below-input > :not(summary) { display: block !important; }
   img, figure, mjx-container[display="true"], .cell_input {
     break-inside: avoid-page;
   }
@@ -148,7 +177,18 @@ PREPARE = """() => {
     const sections = [...document.querySelectorAll('article section > h2')]
         .filter(h => h.parentElement.id)
         .map(h => [h.parentElement.id, text(h)]);
-    return {title: h1 ? text(h1) : document.title, sections};
+    // the book's name and authors (for the title page): the part of the
+    // window title after the page's own, and the theme's "By ..." footer
+    const parts = document.title.split(' \u2014 ');
+    const by = [...document.querySelectorAll('footer p, .footer-item')]
+        .map(e => e.textContent.replace(/\\s+/g, ' ').trim())
+        .find(s => /^By /.test(s));
+    const headings = [...document.querySelectorAll(
+        'article h2, article h3, article h4')].map(text);
+    return {title: h1 ? text(h1) : document.title, sections, headings,
+            book: parts[parts.length - 1].trim(),
+            authors: by ? by.replace(/^By /, '')
+                .replace(/\\s*©.*$/, '') : ''};
 }"""
 
 
@@ -162,6 +202,16 @@ class Entry:
     part: str | None
     pdf: Path | None = None
     sections: list[tuple[str, str]] = field(default_factory=list)
+    #: front matter (title page, contents): not a page of the book
+    front: bool = False
+    #: PDF pages it takes
+    n_pages: int = 0
+    #: its h2-h4 headings, and those printed as the last line of a page
+    headings: list[str] = field(default_factory=list)
+    stranded: list[str] = field(default_factory=list)
+    #: the book's name and authors, as the page shows them
+    book: str = ""
+    authors: str = ""
 
 
 def root_page(html: Path) -> str:
@@ -192,18 +242,82 @@ def navigation(page, base: str, root: str) -> list[Entry]:
     return list(entries.values())
 
 
-def footer(title: str) -> str:
-    """Chromium's footer template: the page's title, the page number within
-    it."""
+def footers(titles: list[str | None]) -> str:
+    """An HTML document of A4 pages, blank but for a footer on each: the title
+    of the book's page it belongs to and its number in the whole PDF (out of
+    all); None leaves a page blank (the title page). Printed without margins
+    and stamped on the book's pages."""
+    total = len(titles)
     style = (
-        "font-size: 7.5px; color: #777; width: 100%; margin: 0 15mm; "
-        "display: flex; justify-content: space-between; "
-        "font-family: sans-serif"
+        "position: absolute; left: 15mm; right: 15mm; bottom: 7mm; "
+        "display: flex; justify-content: space-between; gap: 2em; "
+        "font: 7pt sans-serif; color: #666"
     )
+    pages = []
+    for number, title in enumerate(titles, start=1):
+        inner = (
+            ""
+            if title is None
+            else f'<div style="{style}"><span>{html_escape.escape(title)}'
+            f"</span><span>{number} / {total}</span></div>"
+        )
+        pages.append(f'<div class="sheet">{inner}</div>')
     return (
-        f'<div style="{style}"><span>{html_escape.escape(title)}</span>'
-        '<span><span class="pageNumber"></span> / '
-        '<span class="totalPages"></span></span></div>'
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        "@page { size: A4; margin: 0 } html, body { margin: 0 }"
+        ".sheet { position: relative; height: 296.5mm; overflow: hidden;"
+        " break-after: page }"
+        ".sheet:last-child { break-after: auto }"
+        "</style></head><body>" + "".join(pages) + "</body></html>"
+    )
+
+
+FRONT_CSS = """
+@page { size: A4; margin: 30mm 25mm 25mm 25mm }
+body { font-family: sans-serif; color: #222; margin: 0 }
+.title { margin-top: 60mm; text-align: center }
+.title h1 { font-size: 26pt; line-height: 1.25; margin: 0 0 12mm }
+.title p { font-size: 13pt; color: #555; margin: 0 }
+h1.contents { font-size: 20pt; margin: 0 0 8mm }
+.toc p { margin: 0; font-size: 10.5pt; line-height: 1.55 }
+.toc p.part { font-weight: bold; margin-top: 3mm }
+.toc p.page { display: flex; gap: 0.4em; padding-left: 1.2em }
+.toc p.page.top { padding-left: 0; font-weight: bold }
+.toc a { color: inherit; text-decoration: none }
+.toc .dots { flex: 1; border-bottom: 1px dotted #999; margin-bottom: 0.35em }
+"""
+
+
+def title_page(book: str, authors: str) -> str:
+    """The PDF's first page: the book's title and its authors."""
+    by = f"<p>{html_escape.escape(authors)}</p>" if authors else ""
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        f"{FRONT_CSS}</style></head><body><div class='title'>"
+        f"<h1>{html_escape.escape(book)}</h1>{by}</div></body></html>"
+    )
+
+
+def contents_page(entries: list[Entry], base: str, first: list[int]) -> str:
+    """The contents: each part's caption, then its pages with the number of
+    the PDF page each starts on (``first``, counted from 1), as links to the
+    pages (``merge`` turns them into links inside the PDF)."""
+    rows, part = [], None
+    for entry, start in zip(entries, first):
+        if entry.part != part and entry.part:
+            rows.append(f"<p class='part'>{html_escape.escape(entry.part)}</p>")
+        part = entry.part
+        kind = "page" if entry.part else "page top"
+        href = html_escape.escape(base + entry.rel)
+        rows.append(
+            f"<p class='{kind}'><a href='{href}'>"
+            f"{html_escape.escape(entry.title)}</a><span class='dots'>"
+            f"</span><span>{start}</span></p>"
+        )
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        f"{FRONT_CSS}</style></head><body><h1 class='contents'>Contents</h1>"
+        "<div class='toc'>" + "".join(rows) + "</div></body></html>"
     )
 
 
@@ -221,18 +335,83 @@ def print_page(page, base: str, entry: Entry, out: Path) -> list[str]:
     if not entry.title:
         entry.title = info["title"]
     entry.sections = [tuple(s) for s in info["sections"]]
+    entry.book, entry.authors = info["book"], info["authors"]
+    entry.headings = info["headings"]
     page.pdf(
         path=str(out),
         format=PAPER,
         print_background=True,
         margin=MARGIN,
         scale=SCALE,
-        display_header_footer=True,
-        header_template="<span></span>",
-        footer_template=footer(entry.title),
     )
     page.emulate_media(media="screen")
     return problems
+
+
+def pdf_pages(path: Path) -> int:
+    from pypdf import PdfReader
+
+    return len(PdfReader(path).pages)
+
+
+def stranded_headings(path: Path, headings: list[str]) -> list[str]:
+    """The headings printed as the last line of a page of ``path``: split from
+    the text they introduce."""
+    from pypdf import PdfReader
+
+    wanted = {" ".join(h.split()) for h in headings}
+    out = []
+    for page in PdfReader(path).pages[:-1]:
+        lines = [
+            " ".join(line.split())
+            for line in (page.extract_text() or "").splitlines()
+        ]
+        lines = [line for line in lines if line]
+        if lines and lines[-1] in wanted:
+            out.append(lines[-1])
+    return out
+
+
+def print_html(page, html: str, out: Path, **options) -> int:
+    """Print a document given as text (front matter, footers) to ``out``;
+    return its number of pages."""
+    page.set_content(html, wait_until="load")
+    page.emulate_media(media="print")
+    page.pdf(path=str(out), prefer_css_page_size=True, **options)
+    page.emulate_media(media="screen")
+    return pdf_pages(out)
+
+
+def front_matter(
+    page, base: str, entries: list[Entry], workdir: Path
+) -> list[Entry]:
+    """Print the title page and the contents (into ``workdir``); return them
+    as entries. The contents give each page of the book the number of the PDF
+    page it starts on, which depends on how many pages the contents take:
+    printed again until that number is stable."""
+    root = entries[0]
+    title = Entry("_title", root.book or root.title, None, front=True)
+    title.pdf = workdir / "title.pdf"
+    title.n_pages = print_html(
+        page, title_page(title.title, root.authors), title.pdf
+    )
+    contents = Entry("_contents", "Contents", None, front=True, n_pages=1)
+    contents.pdf = workdir / "contents.pdf"
+    for _ in range(4):
+        start = title.n_pages + contents.n_pages + 1
+        first = []
+        for entry in entries:
+            first.append(start)
+            start += entry.n_pages
+        n = print_html(page, contents_page(entries, base, first), contents.pdf)
+        if n == contents.n_pages:
+            break
+        contents.n_pages = n
+    return [title, contents]
+
+
+#: The footers' overlay, in the working folder.
+FOOTERS = "footers.pdf"
 
 
 def print_pages(
@@ -265,6 +444,10 @@ def print_pages(
                 entry.pdf = workdir / f"{i:03d}.pdf"
                 try:
                     found = print_page(page, base, entry, entry.pdf)
+                    entry.n_pages = pdf_pages(entry.pdf)
+                    entry.stranded = stranded_headings(
+                        entry.pdf, entry.headings
+                    )
                 except Exception as error:  # a page that does not load
                     found = [f"{type(error).__name__}: {error}"]
                 problems += [f"{entry.rel}: {p}" for p in found]
@@ -272,6 +455,18 @@ def print_pages(
                     f"{entry.rel}: request leaves the machine (blocked): {u}"
                     for u in dict.fromkeys(remote)
                 ]
+            if not problems:
+                entries = front_matter(page, base, entries, workdir) + entries
+                # the footers: none on the title page
+                titles: list[str | None] = []
+                for entry in entries:
+                    name = None if entry.rel == "_title" else entry.title
+                    titles += [name] * entry.n_pages
+                n = print_html(page, footers(titles), workdir / FOOTERS)
+                if n != len(titles):
+                    problems.append(
+                        f"footers: {n} pages printed for {len(titles)}"
+                    )
             browser.close()
     finally:
         server.shutdown()
@@ -299,6 +494,7 @@ def merge(
     )
 
     writer = PdfWriter()
+    overlay = PdfReader(entries[0].pdf.parent / FOOTERS) if entries else None
     first: dict[str, int] = {}  # page of the book -> its first PDF page
     #: (page of the book, id) -> (PDF page index, left, top)
     dests: dict[tuple[str, str], tuple[int, float, float]] = {}
@@ -310,7 +506,9 @@ def merge(
         first[entry.rel] = offset
         number = {}
         for i, page in enumerate(reader.pages):
-            writer.add_page(page, excluded_keys=("/Annots",))
+            added = writer.add_page(page, excluded_keys=("/Annots",))
+            if overlay is not None:  # the footer: title and page number
+                added.merge_page(overlay.pages[offset + i])
             number[page.indirect_reference.idnum] = offset + i
             for annot in page.get("/Annots") or []:
                 links.append((offset + i, annot.get_object(), entry.rel))
@@ -408,6 +606,10 @@ def merge(
     part_item, part_name = None, None
     for entry in entries:
         start = first[entry.rel]
+        if entry.front:
+            if entry.rel == "_contents":
+                writer.add_outline_item(title=entry.title, page_number=start)
+            continue
         if entry.part != part_name:
             part_name = entry.part
             part_item = (
@@ -497,10 +699,15 @@ def main() -> int:
             f"({len(result.problems)} problems; no PDF written)"
         )
         return 1
+    stranded = [f"{e.rel}: {h}" for e in result.entries for h in e.stranded]
+    print(f"headings at the foot of a page: {len(stranded)}")
+    for line in stranded:
+        print("  " + line)
     size = out.stat().st_size / 2**20
     links = ", ".join(f"{n} {kind}" for kind, n in result.links.most_common())
     print(
-        f"book PDF: {out} ({len(result.entries)} pages of the book, "
+        f"book PDF: {out} ({sum(not e.front for e in result.entries)} "
+        "pages of the book, "
         f"{result.pdf_pages} PDF pages, {size:.1f} MiB; links: "
         f"{links or 'none'}) in {seconds:.1f} s"
     )

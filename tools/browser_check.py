@@ -22,8 +22,17 @@ $CHROMIUM) driven by Playwright. Checks:
   parse reaches the reader as TeX source;
 - no inline formula sticks out of its column (the content box of the block
   holding it) by more than a few pixels at a 1280 px wide window: MathJax
-  does not break inline math, so a long one runs past the text (display math
-  may scroll; inline may not);
+  does not break inline math, so a long one runs past the text;
+- no display formula is wider than its column at 1280 px either: the theme
+  lets it scroll, but a reader then sees it clipped, often where the next
+  sentence refers to its right-hand side (break it over lines with
+  ``aligned`` or ``split``);
+- no MyST role left inside a formula: ``{glue`` or ``{cite`` in the TeX of a
+  typeset formula is a role written inside ``$...$``, which MathJax sets as
+  letters ("glue : text") instead of the glued number or the citation;
+- every table that pandas' Styler wrote (``<table id="T_...">``) has cell
+  padding: without it the numbers of neighbouring columns run together
+  ("10000.10.01eq5"); the book's stylesheet gives them padding;
 - no output and no table is wider than its column: a text output (``pre``
   in a cell's output) whose longest line needs horizontal scrolling, or a
   table (an output's or the prose's) wider than the box that holds it, is
@@ -32,6 +41,11 @@ $CHROMIUM) driven by Playwright. Checks:
   1280 px wide, narrower than the 1400 px of a common laptop screen, so the
   column is never wider at 1400 px; outputs collapsed behind a button
   ("show output") are measured too, opened;
+- no page scrolls sideways on a phone: each page is laid out again at
+  390 px wide (an iPhone's 390 x 844) and fails if the page as a whole is
+  wider than the window (an unbreakable inline code name, a wide figure),
+  naming the element that sticks out (a table or formula that scrolls in its
+  own box is fine there);
 - every image has a non-zero natural width (it was found and decoded);
 - every local request succeeds (no 404 for a stylesheet, script or figure);
 - every link to a page of the book resolves: the file exists and, for a
@@ -39,6 +53,9 @@ $CHROMIUM) driven by Playwright. Checks:
   equations, exercises, sections);
 - the search page finds a word of chapter 4 and lists chapter 4 among the
   results.
+
+It also reports each page's height in screens (of the 800 px high window
+at 1280 px), the longest first: a measure of how long a chapter reads.
 
 Exits 0 when every check passes, 1 otherwise (each failure printed), 2 without
 Chromium.
@@ -108,8 +125,14 @@ VIEWPORT = {"width": 1280, "height": 800}
 #: Pixels an inline formula may stick out of its column (rounding, italic
 #: overhang).
 OVERFLOW_TOLERANCE = 4
-#: Pixels a text output or a table may exceed its column by.
+#: Pixels a text output or a table may exceed its column by; also a display
+#: formula (its content against its box).
 WIDTH_TOLERANCE = 2
+#: A phone's window (an iPhone 12 to 15): the page must not scroll sideways.
+PHONE = {"width": 390, "height": 844}
+#: Cell padding (left + right, px) below which a Styler table's cells run
+#: together.
+MIN_CELL_PADDING = 4
 #: Raw TeX in a page's text: a dollar sign, a control word or symbol, a
 #: braced superscript or subscript.
 RAW_TEX = r"\$|\\[A-Za-z]+|\\[()\[\]{}]|[\^_]\{"
@@ -146,7 +169,7 @@ WAIT_FOR_MATHJAX = """async () => {
 #: What a reader sees of the page: ids, links and images for the link checks,
 #: and for the math: raw TeX left in the text, MathJax errors, inline formulas
 #: wider than their column.
-INSPECT = """([rawTex, notProse, tolerance, widthTolerance]) => {
+INSPECT = """([rawTex, notProse, tolerance, widthTolerance, minPadding]) => {
     const items = (window.MathJax && MathJax.startup && MathJax.startup.document
                    && MathJax.startup.document.math) || [];
     const tex = new Map();
@@ -204,6 +227,36 @@ INSPECT = """([rawTex, notProse, tolerance, widthTolerance]) => {
     if (document.body.innerText.includes('Math input error')
         && errors.length === 0)
         errors.push(['Math input error', '?']);
+    // MyST roles written inside $...$ reach MathJax as TeX
+    const roles = [];
+    for (const [root, math] of tex) {
+        if (/\\{(glue|cite)/.test(math)) roles.push(clip(math.replace(/\\s+/g,
+                                                          ' ').trim(), 120));
+    }
+    // display formulas wider than their box (it scrolls: the reader sees
+    // the formula clipped)
+    const wideDisplay = [];
+    for (const c of document.querySelectorAll(
+            'mjx-container[display="true"]')) {
+        if (!c.getClientRects().length) continue;
+        const over = c.scrollWidth - c.clientWidth;
+        if (over > widthTolerance)
+            wideDisplay.push([clip(source(c), 120), Math.round(over),
+                              Math.round(c.clientWidth)]);
+    }
+    // pandas Styler tables (id T_...) whose cells have no padding
+    const unpadded = [];
+    for (const t of document.querySelectorAll('table[id^="T_"]')) {
+        const cell = t.querySelector('td, th');
+        if (!cell) continue;
+        const st = getComputedStyle(cell);
+        const pad = parseFloat(st.paddingLeft) + parseFloat(st.paddingRight);
+        if (pad < minPadding) {
+            const row = t.querySelector('tbody tr') || t.querySelector('tr');
+            unpadded.push([clip((row ? row.innerText : t.innerText)
+                .replace(/\\s+/g, ' ').trim(), 90), pad]);
+        }
+    }
     const overflows = [];
     let inline = 0;
     for (const c of document.querySelectorAll('mjx-container')) {
@@ -261,8 +314,49 @@ INSPECT = """([rawTex, notProse, tolerance, widthTolerance]) => {
         images: [...document.images].map(i => [i.currentSrc || i.src,
                                                i.complete, i.naturalWidth]),
         formulas: document.querySelectorAll('mjx-container').length,
-        inline, rawTex: rawTexHits, errors, overflows,
+        inline, rawTex: rawTexHits, errors, overflows, roles, wideDisplay,
+        unpadded,
+        height: document.documentElement.scrollHeight,
     };
+}"""
+
+#: At a phone's width: how far the page as a whole is wider than the window,
+#: and the elements that stick out (those not inside a box that scrolls or
+#: clips, the innermost first).
+PHONE_SCROLL = """() => {
+    const root = document.scrollingElement || document.documentElement;
+    const width = root.clientWidth;
+    const over = root.scrollWidth - width;
+    if (over <= 1) return [over, []];
+    const clipped = el => {
+        for (let a = el.parentElement; a && a !== document.body
+             && a !== document.documentElement; a = a.parentElement) {
+            if (getComputedStyle(a).overflowX !== 'visible') return true;
+        }
+        return false;
+    };
+    const out = [], named = new Set();
+    for (const leaf of document.body.querySelectorAll('*')) {
+        const r0 = leaf.getBoundingClientRect();
+        if (r0.right <= width + 1 || r0.width === 0 || clipped(leaf)) continue;
+        // innermost: none of its children sticks out (a formula as a whole)
+        if ([...leaf.children].some(
+                ch => ch.getBoundingClientRect().right > width + 1)) continue;
+        const el = leaf.closest('mjx-container') || leaf;
+        if (named.has(el)) continue;
+        named.add(el);
+        const r = el.getBoundingClientRect();
+        const text = (el.innerText || el.textContent || '')
+            .replace(/\\s+/g, ' ').trim();
+        out.push(el.tagName.toLowerCase()
+                 + (el.className && typeof el.className === 'string'
+                    ? '.' + el.className.split(' ')[0] : '')
+                 + ' ' + JSON.stringify(text.slice(0, 60))
+                 + ' (' + Math.round(Math.max(r.right, r0.right) - width)
+                 + ' px out)');
+        if (out.length >= 3) break;
+    }
+    return [over, out];
 }"""
 
 
@@ -304,9 +398,23 @@ def check_page(page, url: str, base: str):
             problems.append(mathjax)
         info = page.evaluate(
             INSPECT,
-            [RAW_TEX, NOT_PROSE, OVERFLOW_TOLERANCE, WIDTH_TOLERANCE],
+            [
+                RAW_TEX,
+                NOT_PROSE,
+                OVERFLOW_TOLERANCE,
+                WIDTH_TOLERANCE,
+                MIN_CELL_PADDING,
+            ],
         )
+        # the same page on a phone: laid out again, not reloaded
+        page.set_viewport_size(PHONE)
+        page.evaluate(
+            "() => new Promise(r => requestAnimationFrame("
+            "() => requestAnimationFrame(r)))"
+        )
+        info["phone"] = page.evaluate(PHONE_SCROLL)
     finally:
+        page.set_viewport_size(VIEWPORT)
         page.remove_listener("console", on_console)
         page.remove_listener("response", on_response)
         page.remove_listener("requestfailed", on_request_failed)
@@ -316,6 +424,25 @@ def check_page(page, url: str, base: str):
         problems.append(f"MathJax error {message!r} in {tex!r}")
     for what, out in info["wide"]:
         problems.append(f"wider than the column by {out} px: {what}")
+    for tex in info["roles"]:
+        problems.append(
+            f"MyST role inside math (write it outside $...$): {tex!r}"
+        )
+    for tex, out, column in info["wideDisplay"]:
+        problems.append(
+            f"display formula wider than its column by {out} px (column "
+            f"{column} px; break it over lines): {tex!r}"
+        )
+    for row, pad in info["unpadded"]:
+        problems.append(
+            f"Styler table without cell padding ({pad:g} px): {row!r}"
+        )
+    over, culprits = info["phone"]
+    if over > 1:
+        problems.append(
+            f"the page scrolls sideways by {round(over)} px at "
+            f"{PHONE['width']} px wide: " + "; ".join(culprits or ["?"])
+        )
     for tex, out, width, column in info["overflows"]:
         problems.append(
             f"inline formula sticks out of its column by {out} px "
@@ -379,6 +506,7 @@ def run(
     ids: dict[str, set[str]] = {}
     links: dict[str, set[str]] = defaultdict(set)
     n_images = n_formulas = n_inline = 0
+    heights: dict[str, float] = {}  # page -> height in screens at 1280 px
     remote: list[str] = []  # requests leaving the machine, of the current page
     try:
         with sync_playwright() as pw:
@@ -408,6 +536,7 @@ def run(
                     for url in dict.fromkeys(remote)
                 ]
                 n_formulas += info["formulas"]
+                heights[rel] = info["height"] / VIEWPORT["height"]
                 n_inline += info["inline"]
                 ids[rel] = set(info["ids"])
                 for link in info["links"]:
@@ -445,6 +574,13 @@ def run(
                 f"broken anchor {link} (no id {fragment!r}) in {where}"
             )
     found = not any(f.startswith("search for") for f in failures)
+    print(
+        f"page heights in screens of {VIEWPORT['width']} x "
+        f"{VIEWPORT['height']} px, longest first:"
+    )
+    ranked = sorted(heights.items(), key=lambda item: -item[1])
+    for rel, screens in ranked:
+        print(f"  {screens:5.1f}  {rel}")
     print(
         f"{len(pages)} pages, {n_images} images, {n_formulas} formulas "
         f"({n_inline} inline), {n_internal} distinct internal links checked"
