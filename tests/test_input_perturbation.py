@@ -6,7 +6,7 @@ import pytest
 
 from dppca import input_perturbation as IP
 from dppca import top_k_subspace
-from dppca.linalg import rows as dppca_rows
+from dppca.linalg import moments
 from dppca.privacy import (
     analyze_gauss_sigma,
     laplace_input_scale,
@@ -61,7 +61,7 @@ def test_second_moment_variants_match_data_versions():
     (dppca.linalg.moments.unit_rows_second_moment: clipped to one, float error
     absorbed) and then draw exactly as the entry points on A."""
     X = data()
-    A = dppca_rows.unit_rows_second_moment(X)
+    A = moments.unit_rows_second_moment(X)
     np.testing.assert_allclose(A, X.T @ X / X.shape[0], rtol=1e-9)
     assert np.array_equal(
         IP.mod_sulq(X, 0.5, 1e-3, rng=3),
