@@ -74,7 +74,7 @@ from . import (
     streaming,
     trace_sensitive,
 )
-from .accounting import basic_composition
+from .accounting import BudgetExceededError, basic_composition
 from .guarantees import (
     FLOAT_NOISE_CAVEAT,
     Release,
@@ -84,6 +84,7 @@ from .guarantees import (
     zcdp_release,
 )
 from .linalg import top_k_eigh, top_k_subspace
+from .option_checks import check_mechanism_options
 from .validation import (
     PrivacyWarning,
     check_delta,
@@ -846,6 +847,7 @@ class PrivatePCA(
                 stacklevel=3,
             )
         options = self._check_public(name, spec, d)
+        check_mechanism_options(name, options, n, d, max(int(k), 1), epsilon)
         kind = noise.check_noise_kind(self.noise)
         if name in ADDITIVE_NOISE:
             options.setdefault("noise", kind)
@@ -885,8 +887,9 @@ class PrivatePCA(
 
     def _check_public(self, name, spec, d) -> dict:
         """Every public parameter a fit reads, checked before any row is
-        read or any budget charged; returns the mechanism's options. A fit
-        refuses only here: once rows are read it returns a release."""
+        read or any budget charged; returns the mechanism's options (their
+        values are checked by :mod:`dppca.option_checks`). After these
+        checks a fit refuses only when the budget cannot pay for it."""
         if not isinstance(self.clip, (bool, np.bool_)):
             raise TypeError(f"clip must be True or False; got {self.clip!r}")
         private = [
@@ -926,8 +929,13 @@ class PrivatePCA(
         self._check_scales(d)
         options = dict(self.mechanism_options or {})
         accepted = set()
-        if spec.options_of is not None:
-            accepted = set(inspect.signature(spec.options_of).parameters)
+        if spec.options_of is not None:  # its parameters that have defaults
+            parameters = inspect.signature(spec.options_of).parameters
+            accepted = {
+                key
+                for key, parameter in parameters.items()
+                if parameter.default is not inspect.Parameter.empty
+            }
         accepted -= INTERNAL_OPTIONS
         unknown = sorted(set(options) - accepted)
         if unknown:
@@ -1269,6 +1277,28 @@ class PrivatePCA(
         )
         return rows.project_to_ball(noisy, bound)
 
+    def _planned(self, n, d, k, bound, spec, epsilon, options) -> list:
+        """The records of the private mean (with a private centre) and of the
+        mechanism, for rows bounded by ``bound``: what a fit charges after
+        its private bounds (``epsilon`` is what the bounds leave)."""
+        delta = None if self.delta is None else float(self.delta)
+        planned = []
+        if self._private_centre():
+            mean_budget, (epsilon, delta) = self._split(epsilon, delta)
+            if not spec.uses_delta:
+                mean_budget = (mean_budget[0], None)
+            planned.append(
+                self._private_mean_plan(
+                    n, d, bound, mean_budget, spec.notion == "pure"
+                )[3]
+            )
+        if not spec.uses_delta:
+            delta = None
+        # k only matters to the records of integer-k mechanisms (a fraction
+        # is allowed only where the record does not depend on k)
+        record = spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
+        return planned + [record]
+
     # -- fit / transform
     # -----------------------------------------------------------------------
 
@@ -1319,6 +1349,21 @@ class PrivatePCA(
                 for name in names
             ]
             if self.accountant is not None:
+                # a dry run of the whole fit first, its mean planned at the
+                # top of bound_range (the records' ε do not depend on it)
+                top = (
+                    float(self.bound_range[1]) if bound == "private" else bound
+                )
+                whole = bound_records + self._planned(
+                    n, d, k, top, spec, epsilon, options
+                )
+                if not self.accountant.can_afford(whole):
+                    raise BudgetExceededError(
+                        f"{type(self).__name__} would spend the budget "
+                        f"(ε = {self.accountant.epsilon:g}, δ = "
+                        f"{self.accountant.delta:g}); nothing was charged "
+                        "or drawn"
+                    )
                 self.accountant.charge(bound_records, label="private bounds")
         # the fit's generator is made once a charge has passed: a refused fit
         # leaves the caller's generator as it was
@@ -1328,7 +1373,8 @@ class PrivatePCA(
             bound = released.bound
             releases.append(released.guarantee)
         self.data_norm_ = bound
-        planned = []
+        planned = self._planned(n, d, k, bound, spec, epsilon, options)
+        record = planned[-1]
         if private_centre:
             mean_budget, (epsilon, delta) = self._split(
                 epsilon, None if self.delta is None else float(self.delta)
@@ -1339,11 +1385,6 @@ class PrivatePCA(
             mean_plan = self._private_mean_plan(
                 n, d, bound, mean_budget, spec.notion == "pure"
             )
-            planned.append(mean_plan[3])
-        # k only matters to the records of integer-k mechanisms (a fraction
-        # is allowed only where the record does not depend on k)
-        record = spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
-        planned.append(record)
         if self.accountant is not None:
             # raises before any noise is drawn if the budget would be exceeded
             self.accountant.charge(planned, label=type(self).__name__)
