@@ -61,7 +61,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .linalg import rows
 from .privacy import noise, private_bounds
-from .privacy.accounting import basic_composition
+from .privacy.accounting import BudgetExceededError, basic_composition
 from .privacy.guarantees import UnprovedGuaranteeWarning
 from .privacy.plan import (
     centered_norm,
@@ -397,6 +397,18 @@ def _charge(est, plan, X):
     fit leaves the caller's generator as it was."""
     n, d = X.shape
     if plan.bound_names and est.accountant is not None:
+        # a dry run of the whole fit first, its mean planned at the top of
+        # bound_range (the records' ε do not depend on it)
+        top = (
+            float(est.bound_range[1]) if plan.bound == "private" else plan.bound
+        )
+        whole = list(plan.bound_records) + _planned(est, plan, n, d, top)
+        if not est.accountant.can_afford(whole):
+            raise BudgetExceededError(
+                f"{type(est).__name__} would spend the budget "
+                f"(ε = {est.accountant.epsilon:g}, δ = "
+                f"{est.accountant.delta:g}); nothing was charged or drawn"
+            )
         est.accountant.charge(list(plan.bound_records), label="private bounds")
     rng = _generator(est.random_state) if plan.bound_names else None
     releases, bound = [], plan.bound
@@ -405,10 +417,7 @@ def _charge(est, plan, X):
         bound = released.bound
         releases.append(released.guarantee)
     est.data_norm_ = bound
-    mean_plan = None
-    if plan.mean_budget is not None:
-        pure = plan.spec.notion == "pure"
-        mean_plan = private_mean_plan(est, n, d, bound, plan.mean_budget, pure)
+    mean_plan = _mean_plan(est, plan, n, d, bound)
     planned = [mean_plan[3]] if mean_plan else []
     if est.accountant is not None:
         # raises before any noise is drawn if the budget would be exceeded
@@ -416,6 +425,22 @@ def _charge(est, plan, X):
     if rng is None:
         rng = _generator(est.random_state)
     return rng, releases, bound, mean_plan
+
+
+def _mean_plan(est, plan, n, d, bound):
+    """The private mean's plan for rows bounded by ``bound`` (None without
+    a private centre)."""
+    if plan.mean_budget is None:
+        return None
+    pure = plan.spec.notion == "pure"
+    return private_mean_plan(est, n, d, bound, plan.mean_budget, pure)
+
+
+def _planned(est, plan, n, d, bound) -> list:
+    """The records a fit charges after its private bounds: the private
+    mean's (for rows bounded by ``bound``) and the mechanism's."""
+    mean_plan = _mean_plan(est, plan, n, d, bound)
+    return ([mean_plan[3]] if mean_plan else []) + [plan.record]
 
 
 def _private_bound(est, X, epsilon, rng, pre_clip, mean=None):

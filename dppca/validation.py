@@ -411,8 +411,7 @@ def check_second_moment(A, n, *, name: str = "A"):
     trace = float(np.trace(A))
     if trace > 1.0 + tol:
         raise ValueError(
-            f"{name} has trace {trace!r} > 1, so it is not XᵀX/n for rows of "
-            "norm <= 1 "
+            f"{name} has trace > 1, so it is not XᵀX/n for rows of norm <= 1 "
             f"(the trace is the mean squared row norm; tolerance {tol:g}). Did "
             "you pass XᵀX "
             "without dividing by n, or unscaled rows? Use "
@@ -422,10 +421,8 @@ def check_second_moment(A, n, *, name: str = "A"):
     try:
         np.linalg.cholesky(A + tol * np.eye(d))
     except np.linalg.LinAlgError:
-        smallest = float(np.linalg.eigvalsh(A)[0])
         raise ValueError(
-            f"{name} is not positive semidefinite (smallest eigenvalue "
-            f"{smallest:.6g} < "
+            f"{name} is not positive semidefinite (an eigenvalue below "
             f"-{tol:g}), so it is not XᵀX/n. Use dppca.second_moment(X)."
         ) from None
     return A, n

@@ -195,6 +195,11 @@ def test_the_book_prints_in_order_with_outline_and_links(tmp_path, tools):
         assert re.search(
             rf"{re.escape(title)}\s*{first[marker] + 1}\b", texts[1]
         ), (title, first[marker] + 1, texts[1])
+    # the footers do not inflate the file: content streams stay compressed
+    for p in reader.pages:
+        raw = p["/Contents"].get_object()
+        for stream in raw if isinstance(raw, list) else [raw]:
+            assert "/Filter" in stream.get_object(), p
     # every page but the title page ends with its number in the whole PDF
     total = len(texts)
     assert f"/ {total}" not in texts[0]

@@ -6,7 +6,6 @@ sweep count, bounded sampler loops, the Wishart warning, and the types of the
 arguments.
 """
 
-import time
 import warnings
 
 import numpy as np
@@ -85,14 +84,14 @@ def _bad_moments():
     n = X.shape[0]
     indefinite = np.diag([0.5, 0.3, 0.1, 0.0, -0.01])
     return {
-        "100 I": (100 * np.eye(5), 10**12, r"trace 500\.0 > 1"),
-        "X^T X (not / n)": (X.T @ X, n, r"trace .* > 1.*dividing by n"),
+        "100 I": (100 * np.eye(5), 10**12, r"has trace > 1"),
+        "X^T X (not / n)": (X.T @ X, n, r"trace > 1.*dividing by n"),
         "-I": (-np.eye(5), n, "not positive semidefinite"),
-        "rows of norm 10": (dppca.second_moment(X) * 100, n, "trace .* > 1"),
+        "rows of norm 10": (dppca.second_moment(X) * 100, n, "trace > 1"),
         "indefinite, trace < 1": (
             indefinite,
             n,
-            r"not positive semidefinite \(smallest eigenvalue -0\.01",
+            r"not positive semidefinite \(an eigenvalue below",
         ),
         "NaN": (np.full((5, 5), np.nan), n, "NaN or Inf"),
     }
@@ -131,7 +130,7 @@ def test_second_moment_entry_points_accept_valid_matrices(entry):
 def test_second_moment_check_boundaries_and_messages():
     e1 = np.diag([1.0, 0.0, 0.0])
     check_second_moment(e1 * (1 + SECOND_MOMENT_TOLERANCE / 2), 3)
-    with pytest.raises(ValueError, match=r"trace .* > 1.*dividing by n"):
+    with pytest.raises(ValueError, match=r"trace > 1.*dividing by n"):
         check_second_moment(e1 * (1 + 2 * SECOND_MOMENT_TOLERANCE), 3)
     with pytest.raises(ValueError, match="not positive semidefinite"):
         check_second_moment(
@@ -201,20 +200,27 @@ def test_gibbs_samplers_check_sweeps_and_start(fn):
 @pytest.mark.parametrize("k", [1, 2])
 def test_ppca_at_extreme_concentration_fails_fast_and_clearly(sampler, k):
     X = unit_rows(100)
-    start = time.perf_counter()
-    with pytest.raises(ValueError, match="MAX_CONCENTRATION"):
-        dppca.ppca(X, k, 1e15, n_sweeps=5, sampler=sampler, rng=0)
-    assert time.perf_counter() - start < 5.0
+    # refused from n ε / 2 before any proposal is drawn: no sampler runs
+    monkey = pytest.MonkeyPatch()
+    for name in ("fast_gibbs", "hoff_gibbs", "sample_vector_bingham"):
+        monkey.setattr(bingham, name, _never)
+    try:
+        with pytest.raises(ValueError, match="MAX_CONCENTRATION"):
+            dppca.ppca(X, k, 1e15, n_sweeps=5, sampler=sampler, rng=0)
+    finally:
+        monkey.undo()
+
+
+def _never(*args, **kwargs):
+    raise AssertionError("a sampler ran")
 
 
 @pytest.mark.parametrize("sampler", ["fast", "hoff"])
 def test_ppca_just_below_the_concentration_limit_returns(sampler):
+    # the limit is checked on the public n ε / 2, which bounds B's spread
     X = unit_rows(100)
-    spread = np.ptp(np.linalg.eigvalsh(dppca.second_moment(X)))
-    epsilon = 0.5 * bingham.MAX_CONCENTRATION / (50 * spread)
-    start = time.perf_counter()
+    epsilon = 0.9 * bingham.MAX_CONCENTRATION / 50
     V = dppca.ppca(X, 2, epsilon, n_sweeps=3, sampler=sampler, rng=0)
-    assert time.perf_counter() - start < 5.0
     # at this concentration the draw sits on the top-2 eigenspace of A
     top = dppca.pca(X, 2)
     assert dppca.subspace_distance(V, top) < 1e-3

@@ -297,6 +297,66 @@ def test_dask_array_gives_the_array_result():
         streaming.dp_pca_oja_dask(X, 1, 1.0, 1e-5, eigengap=0.1)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_pass_allocates_far_less_than_the_rows(sparse):
+    """The checks of a block (finite entries, huge rows) and the minibatches
+    allocate nothing of the size of the rows: chapter 17's d = 100,000 pass
+    counts on it (a copy of the CSR data of 400,000 rows is 99 MiB)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(9)
+    X = spiked_rows(60_000, 40, 8.0, rng)
+    if sparse:
+        X[rng.random(X.shape) < 0.5] = 0.0
+        X = scipy.sparse.csr_matrix(X)
+        size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    else:
+        size = X.nbytes
+    tracemalloc.start()
+    try:
+        streaming.dp_pca_oja(X, 1, 1.0, 1e-5, eigengap=0.2, rng=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < size / 4  # a few minibatches of 2,000 rows, not a copy
+
+
+def test_nan_and_inf_are_refused_without_a_copy_of_the_rows():
+    for bad in (np.nan, np.inf, -np.inf):
+        X = spiked_rows(500, 4, 8.0, np.random.default_rng(10))
+        X[123, 2] = bad
+        for data in (X, scipy.sparse.csr_matrix(X)):
+            with pytest.raises(ValueError, match="NaN or Inf"):
+                streaming.dp_pca_oja(data, 1, 1.0, 1e-5, eigengap=0.2, rng=0)
+
+
+def test_clipping_keeps_v_fixed_only_for_rows_symmetric_about_it():
+    """Chapter 17's argument for the bias floor: if the rows are closed
+    under the reflection x -> 2(xᵀv)v - x, the clipped mean gradient at v is
+    parallel to v whatever the radius. Rows without the symmetry, at the
+    top eigenvector u of their own second moment (where the unclipped mean
+    is parallel to u), get a clipped mean off u's axis: the fixed point
+    moves (a quarter clipped, as by the default quantile)."""
+    rng = np.random.default_rng(12)
+    d = 6
+    X = rng.standard_normal((400, d)) * rng.uniform(0.2, 3.0, (400, 1))
+    X[:, 0] += 2.0 * np.sign(X[:, 0]) * (X[:, 1] > 0)  # not symmetric
+
+    def off_axis(rows, w, q):
+        norms = streaming.gradient_norms(rows, w)
+        radius = float(np.quantile(norms, q)) if q < 1 else 2 * norms.max()
+        mean = streaming.clipped_gradient_mean(rows, w, radius).mean
+        return np.linalg.norm(mean - (mean @ w) * w) / np.linalg.norm(mean)
+
+    v = np.eye(d)[0]
+    symmetric = np.vstack([X, 2 * np.outer(X @ v, v) - X])
+    for q in (0.5, 0.75, 0.95):
+        assert off_axis(symmetric, v, q) < 1e-12
+    u = np.linalg.eigh(X.T @ X)[1][:, -1]
+    assert off_axis(X, u, 1.0) < 1e-12  # nothing clipped: u is fixed
+    assert off_axis(X, u, 0.75) > 1e-2  # a quarter clipped: it is not
+
+
 def test_release_is_orthonormal_and_carries_its_record():
     X = spiked_rows(4_000, 8, 8.0, np.random.default_rng(8))
     V = _run(X)

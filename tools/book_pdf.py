@@ -509,6 +509,9 @@ def merge(
             added = writer.add_page(page, excluded_keys=("/Annots",))
             if overlay is not None:  # the footer: title and page number
                 added.merge_page(overlay.pages[offset + i])
+                # merging leaves the page's content uncompressed (four times
+                # the file's size)
+                added.compress_content_streams()
             number[page.indirect_reference.idnum] = offset + i
             for annot in page.get("/Annots") or []:
                 links.append((offset + i, annot.get_object(), entry.rel))

@@ -173,6 +173,9 @@ def ppca_from_second_moment(
     d = A.shape[0]
     k = check_k(k, d)
     B = bingham_parameter(A, n, epsilon)
+    # B's spread is at most n ε / 2 (A's eigenvalues lie in [0, 1]): checked
+    # on that public value, so the samplers' check of B itself never fires
+    bingham.check_concentration(n * float(epsilon) / 2 * (1 + 1e-8))
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {SAMPLERS}; got {sampler!r}")
     sweeps = (

@@ -95,12 +95,16 @@ class MechanismSpec:
         return self.uses_delta
 
     def accepted_options(self, internal) -> set:
-        """The parameters of ``options_of`` less ``internal``."""
+        """The parameters of ``options_of`` that have defaults, less
+        ``internal``."""
         if self.options_of is None:
             return set()
-        return set(inspect.signature(self.options_of).parameters) - set(
-            internal
-        )
+        parameters = inspect.signature(self.options_of).parameters
+        return {
+            key
+            for key, parameter in parameters.items()
+            if parameter.default is not inspect.Parameter.empty
+        } - set(internal)
 
 
 def noisy_matrix_release(noisy, k):

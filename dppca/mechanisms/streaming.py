@@ -524,12 +524,15 @@ def scale_huge_rows(block):
     unchanged; the scaling is exact and keeps each row's direction, hence the
     direction of its gradient. With entries at most ``2^240``, ``‖x‖² ≤ d
     2^480`` and every gradient ``x (xᵀw)`` and its squared norm stay finite.
-    Rows below the threshold (every row of sane data) are untouched."""
+    Rows below the threshold (every row of sane data) are untouched, and the
+    block is then returned as it is, after two reductions (its largest and
+    smallest entry) that allocate nothing of its size."""
     limit = 2.0**HUGE_EXPONENT
+    values = block.data if scipy.sparse.issparse(block) else block
+    if _largest_magnitude(values) <= limit:
+        return block
     if scipy.sparse.issparse(block):
         data = np.abs(block.data)
-        if not data.size or data.max() <= limit:
-            return block
         counts = np.diff(block.indptr)
         nonempty = counts > 0
         largest = np.zeros(block.shape[0])
@@ -541,9 +544,15 @@ def scale_huge_rows(block):
         block.data = block.data * np.repeat(factor, counts)
         return block
     largest = np.max(np.abs(block), axis=1, initial=0.0)
-    if not np.any(largest > limit):
-        return block
     return block * _power_of_two_factor(largest, limit)[:, None]
+
+
+def _largest_magnitude(values) -> float:
+    """``max |v|`` over an array (0 if empty; NaN if it holds a NaN), from
+    its maximum and minimum: no temporary of the array's size."""
+    if not values.size:
+        return 0.0
+    return float(np.max(np.abs([np.max(values), np.min(values)])))
 
 
 def _power_of_two_factor(largest, limit) -> np.ndarray:
@@ -571,7 +580,7 @@ def _check_block(block, d: int | None):
         raise ValueError(
             f"a block of rows has {block.shape[1]} columns, expected {d}"
         )
-    if not np.all(np.isfinite(values)):
+    if not math.isfinite(_largest_magnitude(values)):  # NaN or ±Inf
         raise ValueError("X contains NaN or Inf")
     return scale_huge_rows(block)
 

@@ -216,14 +216,18 @@ class LedgerCopyError(BudgetExceededError):
 _LEDGERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
-def _restore_ledger(ledger_id, owner_pid, epsilon, delta, accountant):
+def _restore_ledger(
+    ledger_id, owner_pid, epsilon, delta, accountant, releases=(), charges=()
+):
     """Unpickle an :class:`Accountant`: the live ledger itself in the process
-    that owns it, otherwise a detached copy that refuses every charge."""
+    that owns it, otherwise a detached copy that refuses every charge and
+    reports what the ledger had spent when it was pickled."""
     live = _LEDGERS.get(ledger_id)
     if live is not None and os.getpid() == owner_pid:
         return live
     copy = Accountant.__new__(Accountant)
     copy._setup(epsilon, delta, accountant, ledger_id, owner_pid)
+    copy._releases, copy._charges = tuple(releases), tuple(charges)
     return copy
 
 
@@ -236,13 +240,18 @@ class Accountant:
     within the budget, and raises :class:`BudgetExceededError` otherwise,
     leaving the ledger unchanged. Composition is :func:`compose` at the
     budget's δ (with ``accountant``). ``releases`` and ``charges`` are
-    tuples: the ledger changes only through ``charge``.
+    read-only tuples, so the ledger cannot be reset by accident; its state
+    lives in private attributes, which Python cannot stop a caller from
+    overwriting on purpose. ``can_afford(records)`` is a dry run.
 
     **One ledger, one process.** An accountant is a shared ledger, not a
     value: copying it (as scikit-learn's ``clone`` does to an estimator's
     parameters) returns the same object, and so does unpickling it in the
-    process that made it, so the clones of ``GridSearchCV`` or
-    ``cross_val_score`` all charge one budget. A parallel tool
+    process that made it while the ledger is alive there, so the clones of
+    ``GridSearchCV`` or ``cross_val_score`` all charge one budget. A copy
+    unpickled anywhere else (a saved model loaded later, a parallel worker)
+    reports what the ledger had spent when it was pickled and refuses to
+    charge. A parallel tool
     (``n_jobs > 1``) pickles the estimator into worker processes, where a
     charge could never reach the caller's ledger: there the copy refuses to
     charge (:class:`LedgerCopyError`, before any noise is drawn), and so does
@@ -318,6 +327,21 @@ class Accountant:
         """(ε, δ) composed over everything charged so far."""
         return self._composed(self._releases)
 
+    def can_afford(self, records) -> bool:
+        """Whether charging ``records`` now would stay within the budget (a
+        dry run: the ledger is left as it is)."""
+        new = tuple(_releases(records))
+        epsilon, delta = self._composed(self._releases + new)
+        tolerance = 1e-9 * self.epsilon
+        return epsilon <= self.epsilon + tolerance and delta <= self.delta
+
+    def remaining(self) -> tuple[float, float]:
+        """(ε, δ) of the budget not yet spent: the budget minus the composed
+        spend, a guide for planning (composition is not additive, so a
+        release of this ε may still not fit; ``can_afford`` decides)."""
+        epsilon, delta = self.spent
+        return max(self.epsilon - epsilon, 0.0), max(self.delta - delta, 0.0)
+
     def charge(self, records, label: str = "release") -> tuple[float, float]:
         """Charge the records of one release; returns the new total spent."""
         if self.is_copy:
@@ -340,7 +364,8 @@ class Accountant:
                     f"{label} would spend the budget (ε = {self.epsilon:g}, "
                     f"δ = {self.delta:g}): {len(self._charges)} charge(s) "
                     f"have spent ε = {before[0]:.4g}, and with this one the "
-                    f"total would be ε = {epsilon:.4g}. No noise was drawn."
+                    f"total would be ε = {epsilon:.4g}. Nothing of this "
+                    "release was charged or drawn."
                 )
             self._releases += new
             self._charges += (label,)
@@ -361,6 +386,8 @@ class Accountant:
                 self._epsilon,
                 self._delta,
                 self._accountant,
+                self._releases,
+                self._charges,
             ),
         )
 

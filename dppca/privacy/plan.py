@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import rows
+from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import (
     INTERNAL_OPTIONS,
     RELEASES_EIGENVALUES,
@@ -177,6 +178,7 @@ def _check_parameters(est, n: int, d: int):
             stacklevel=4,
         )
     options = _check_public(est, name, spec, d)
+    check_mechanism_options(name, options, n, d, max(int(k), 1), epsilon)
     kind = noise.check_noise_kind(est.noise)
     if spec.additive_noise:
         options.setdefault("noise", kind)
@@ -210,8 +212,9 @@ def _check_parameters(est, n: int, d: int):
 
 def _check_public(est, name, spec, d) -> dict:
     """Every public parameter a fit reads, checked before any row is
-    read or any budget charged; returns the mechanism's options. A fit
-    refuses only here: once rows are read it returns a release."""
+    read or any budget charged; returns the mechanism's options (their
+    values are checked by :mod:`dppca.mechanisms.option_checks`). After these
+    checks a fit refuses only when the budget cannot pay for it."""
     if not isinstance(est.clip, (bool, np.bool_)):
         raise TypeError(f"clip must be True or False; got {est.clip!r}")
     private = [

@@ -1,0 +1,134 @@
+"""Regressions for the breaks an independent red team found in the rule
+"a fit refuses only from its public parameters" (issue 26): each test failed
+before its fix."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+from dppca import PrivatePCA
+from dppca.privacy.accounting import (
+    Accountant,
+    BudgetExceededError,
+    LedgerCopyError,
+)
+from dppca.privacy.guarantees import Release
+
+
+def unit_rows(n=50, d=4, seed=0):
+    X = np.random.default_rng(seed).standard_normal((n, d))
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_ppca_concentration_is_refused_from_n_and_epsilon(k):
+    """The samplers refuse a Bingham parameter whose eigenvalue spread is
+    above MAX_CONCENTRATION; the spread is read from the rows, so the
+    estimator refuses n ε / 2 above it first, on both neighbours alike,
+    before any charge, with a message naming no row value."""
+    outcomes = []
+    for X in (np.array([[1.0, 0.0], [1.0, 0.0]]), np.eye(2)):
+        acct = Accountant(1e13)
+        with pytest.raises(ValueError) as error:
+            PrivatePCA(
+                1,
+                epsilon=1e12,
+                data_norm=1.0,
+                clip=False,
+                center=False,
+                mechanism="ppca",
+                allow_unproved="ppca",
+                accountant=acct,
+            ).fit(np.tile(X, (k, 1)))
+        outcomes.append((str(error.value), acct.charges))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1] == ()
+
+
+@pytest.mark.parametrize(
+    "mechanism, options",
+    [
+        ("ppca", {"sampler": "nope"}),
+        ("ppca", {"n_sweeps": 0}),
+        ("ppca", {"V0": np.eye(3)}),
+        ("amin", {"method": "nope"}),
+        ("amin", {"vector_weights": [1.0, -1.0]}),
+        ("noisy_power_method", {"block_size": 99}),
+        ("noisy_power_method", {"n_iterations": 0}),
+        ("trace_sensitive", {"beta": 2.0}),
+        ("trace_sensitive", {"selection": "nope"}),
+        ("streaming", {"eigengap": 0.1, "batch_size": 0}),
+        ("streaming", {"eigengap": 0.1, "clip_quantile": 1.5}),
+        ("streaming", {"eigengap": -1.0}),
+        ("streaming", {"eigengap": 0.1, "norm_range": (1.0, 0.1)}),
+        ("mod_sulq", {"exact_beta": "yes"}),
+        ("analyze_gauss", {"n": 3}),
+        ("laplace", {"epsilon": 3}),
+    ],
+)
+def test_option_values_are_refused_before_any_charge(mechanism, options):
+    acct = Accountant(100.0, 1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError):
+            PrivatePCA(
+                2,
+                epsilon=1.0,
+                delta=1e-6,
+                data_norm=1.0,
+                mechanism=mechanism,
+                allow_unproved=mechanism,
+                mechanism_options=options,
+                accountant=acct,
+            ).fit(unit_rows())
+    assert acct.charges == () and acct.spent == (0.0, 0.0)
+
+
+def test_a_fit_that_cannot_be_paid_refuses_before_its_private_bound():
+    """With a private bound the bound is charged and released first; a dry
+    run of the whole fit must refuse before that, leaving nothing charged
+    and nothing kept."""
+    acct = Accountant(0.5)
+    est = PrivatePCA(
+        1,
+        epsilon=1.0,
+        data_norm="private",
+        bound_range=(0.1, 100.0),
+        mechanism="laplace",
+        accountant=acct,
+    )
+    with pytest.raises(BudgetExceededError, match="nothing was charged"):
+        est.fit(unit_rows())
+    assert acct.charges == ()
+    assert not hasattr(est, "data_norm_")
+
+
+def test_dry_run_and_remaining():
+    acct = Accountant(1.0)
+    record = Release("test", "pure", 0.6)
+    assert acct.can_afford([record]) and acct.charges == ()
+    acct.charge([record])
+    assert not acct.can_afford([record])
+    assert acct.remaining() == pytest.approx((0.4, 0.0))
+
+
+def test_a_copy_elsewhere_reports_what_was_spent_and_refuses():
+    """A ledger unpickled where it does not live (here: after the live one
+    is gone) says what it had spent, instead of a misleading zero, and
+    refuses to charge."""
+    acct = Accountant(1.0)
+    acct.charge([Release("test", "pure", 0.9)])
+    data = pickle.dumps(acct)
+    del acct
+    import gc
+
+    gc.collect()
+    copy = pickle.loads(data)
+    assert copy.spent == pytest.approx((0.9, 0.0))
+    assert copy.is_copy
+    with pytest.raises(LedgerCopyError):
+        copy.charge([Release("test", "pure", 0.01)])
