@@ -183,7 +183,9 @@ class PowerMethodRun:
     noise: list = field(default_factory=list)
 
 
-def product_shrink(n: int, d: int, p: int) -> float:
+def product_shrink(
+    n: int, d: int, p: int, summands: int | None = None
+) -> float:
     """Factor ``s < 1`` applied to every computed product ``fl(A V)`` so that
     the *computed* step keeps the sensitivity Δ the noise is calibrated to
     (:func:`dppca.privacy.sensitivity.power_step_sensitivity`).
@@ -197,22 +199,25 @@ def product_shrink(n: int, d: int, p: int) -> float:
       rounding: ``‖V̂ − Q‖_F ≤ √p γ_{c d p}`` for an exactly orthonormal
       ``Q`` (Higham 2002, Thm 19.4; ``c = 16`` here), so ``‖V̂‖₂ ≤ 1 + q``,
       ``q = √p γ_{16 d p}``, and ``‖(A − A')V̂‖_F ≤ (1 + q) t Δ``;
-    * the product is a sum over rows (or over the columns of ``A``) of
-      products of dot products, at most ``M = n + d + 3`` roundings per term
-      in any order, the scaling by ``s`` included (Higham 2002, Sec. 3.1):
+    * the product is a sum of ``m`` products (``m = summands``: ``d`` for a
+      precomputed ``A``, ``n + d`` for a sum over rows of dot products, the
+      default), at most ``M = m + 3`` roundings per term in any order, the
+      scaling by ``s`` included (Higham 2002, Sec. 3.1):
       its error is at most ``γ_M (1/n) Σ_i ‖x_i‖² ‖V̂‖_F ≤ e = γ_M t (1 + q)
       √p`` in Frobenius norm for each data set (``‖A‖_F ≤ tr A ≤ t``).
 
     So neighbouring computed products differ by at most ``(1 + q) t Δ + 2e``,
     and ``s = Δ / ((1 + q) t Δ + 2e)`` brings that back to Δ. A uniform
-    scaling leaves the subspace unchanged; ``1 − s`` is about ``10⁻⁶`` at
-    ``n = 10⁵``. The ``multiply`` of :func:`noisy_power_method_from_operator`
+    scaling leaves the subspace unchanged; over rows ``1 − s`` is about
+    ``3·10⁻⁶`` at ``n = 10⁵``, and from ``A`` about ``10⁻⁸`` at ``n = 10⁵``,
+    ``d = 100``. The ``multiply`` of :func:`noisy_power_method_from_operator`
     must be such a sum (a Strassen-type product is not).
     """
     delta = power_step_sensitivity(check_n(n), p)
+    m = n + d if summands is None else int(summands)
     t = (1.0 + ROW_NORM_TOLERANCE) ** 2
     q = math.sqrt(p) * rounding_gamma(16 * d * p)
-    error = rounding_gamma(n + d + 3) * t * (1.0 + q) * math.sqrt(p)
+    error = rounding_gamma(m + 3) * t * (1.0 + q) * math.sqrt(p)
     return delta / ((1.0 + q) * t * delta + 2.0 * error)
 
 
@@ -252,6 +257,7 @@ def noisy_power_method_from_operator(
     rng=None,
     diagnostics: bool = False,
     noise: str = "safe",
+    summands: int | None = None,
 ):
     """The noisy power method on any ``multiply(V) -> A V`` with ``A =
     XᵀX/n`` of n rows of norm
@@ -272,6 +278,9 @@ def noisy_power_method_from_operator(
     only); ``noise="safe"`` rounds each product to a grid and adds exact
     discrete Gaussian noise, private as a program, calibrated by zCDP
     (``safe_noisy_power_calibration``; ``calibration`` must be "zcdp").
+    ``summands`` is the number of products each entry of ``multiply(V)``
+    sums (default ``n + d``, a sum over rows), which sets the float-error
+    shrink (:func:`product_shrink`).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
@@ -297,7 +306,8 @@ def noisy_power_method_from_operator(
         sigma = noisy_power_sigma(n, p, epsilon, delta, L, calibration)
     V = haar_subspace(d, p, rng) if p < d else np.eye(d)
     iterates, noises = [V], []
-    shrink = product_shrink(n, d, p)  # the float error of A·V absorbed
+    # the float error of A·V absorbed (a sum of `summands` products)
+    shrink = product_shrink(n, d, p, summands)
     for _ in range(L):
         product = np.asarray(multiply(V), dtype=float)
         if product.shape != (d, p):
@@ -461,7 +471,9 @@ def noisy_power_method_from_second_moment(
     """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of
     norm <= 1: the same law
     as :func:`noisy_power_method` on those rows (same draws under the same
-    seed).
+    seed; the float-error shrink of each product, :func:`product_shrink`, is
+    smaller here, since ``A V`` sums ``d`` products where the product over
+    rows sums ``n + d``).
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
@@ -480,6 +492,7 @@ def noisy_power_method_from_second_moment(
         rng=rng,
         diagnostics=diagnostics,
         noise=noise,
+        summands=A.shape[0],
     )
 
 
