@@ -5,13 +5,13 @@ The core names and every mechanism are re-exported here. The package is
 organised in subpackages, in the manner of scikit-learn's:
 
 - :mod:`dppca.estimator`: ``PrivatePCA``, the scikit-learn estimator;
-- :mod:`dppca.mechanisms`: one module per mechanism family, and the registry
+- ``dppca.mechanisms``: one module per mechanism family, and the registry
   of every mechanism ``PrivatePCA`` runs;
 - :mod:`dppca.privacy`: calibrations, noise, sensitivities, guarantee
   records, accounting, private bounds, the audit and a fit's release plan;
 - :mod:`dppca.linalg`: rows (clipping, centring, the proved second moment),
   dense helpers and Dask;
-- :mod:`dppca.samplers`: the Bingham and Dyson samplers;
+- ``dppca.samplers``: the Bingham and Dyson samplers;
 - ``dppca.validation``, ``dppca.utility``, ``dppca.montecarlo``: checks,
   utility measures and Monte Carlo statistics;
 - ``dppca.book``: what only the book needs (data sets, experiments, peers,
@@ -23,8 +23,8 @@ The module names of the flat layout stay names of ``dppca``:
 ``dppca.accounting``, ``dppca.audit``, ``dppca.guarantees``,
 ``dppca.private_bounds`` and ``dppca.sensitivity`` are the modules of
 :mod:`dppca.privacy`, ``dppca.input_perturbation``, ``dppca.exponential`` and
-``dppca.covariance`` those of :mod:`dppca.mechanisms`, ``dppca.bingham`` that
-of :mod:`dppca.samplers`. They are attributes, not import paths: ``import
+``dppca.covariance`` those of ``dppca.mechanisms``, ``dppca.bingham`` that
+of ``dppca.samplers``. They are attributes, not import paths: ``import
 dppca.audit`` fails; ``from dppca import audit`` and ``dppca.audit`` work.
 """
 

@@ -236,7 +236,7 @@ class PrivatePCA(
         discrete noise, private as a program; ``"float"`` is float64 noise,
         private only as mathematics (chapter 10), and needs
         ``allow_unproved``.
-    accountant : dppca.privacy.accounting.Accountant or None, default=None
+    accountant : Accountant or None, default=None
         A privacy budget shared by several fits: every ``fit`` charges it
         with the fit's guarantee records *before* drawing any noise, and
         raises :class:`dppca.privacy.accounting.BudgetExceededError` instead if

@@ -376,7 +376,7 @@ def check_k_at_most(k, d: int) -> int:
     """Validate a number of directions ``k`` with ``1 <= k <= d`` (``k = d``
     allowed: used where
     a full basis is meaningful, e.g.
-    :func:`dppca.top_k_eigh <dppca.linalg.top_k_eigh>`)."""
+    ``dppca.top_k_eigh``)."""
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be an integer; got {k!r}")
     k = int(k)

@@ -48,7 +48,7 @@ def unit_rows_second_moment(X) -> np.ndarray:
     claim.
 
     ``X`` must pass :func:`dppca.validation.check_data` (rows of norm at most
-    one, within its tolerance). The matrix is :func:`clipped_second_moment`
+    one, within its tolerance). The matrix is ``clipped_second_moment``
     with bound one: rows within the tolerance above one are brought inside,
     and every rounding error of the sum is absorbed, so the computed matrix
     has the replace-one sensitivity ``√2/n`` the mechanisms are calibrated

@@ -36,8 +36,7 @@ privacy proof rests on the continuous law's support and density, not on
 independent additive entries.
 
 The X entry points accept a dense array or a ``scipy.sparse`` matrix (only
-``XᵀX/n`` is needed; see :func:`dppca.second_moment
-<dppca.linalg.second_moment>`). The
+``XᵀX/n`` is needed; see ``dppca.second_moment``). The
 ``*_from_second_moment`` entry points check ``A`` and ``n`` with
 :func:`dppca.validation.check_second_moment` (symmetric, finite, positive
 semidefinite, trace at most one, ``n`` a positive integer); the caller still

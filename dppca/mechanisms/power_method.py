@@ -280,7 +280,7 @@ def noisy_power_method_from_operator(
     (``safe_noisy_power_calibration``; ``calibration`` must be "zcdp").
     ``summands`` is the number of products each entry of ``multiply(V)``
     sums (default ``n + d``, a sum over rows), which sets the float-error
-    shrink (:func:`product_shrink`).
+    shrink (``product_shrink``).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
@@ -471,7 +471,7 @@ def noisy_power_method_from_second_moment(
     """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of
     norm <= 1: the same law
     as :func:`noisy_power_method` on those rows (same draws under the same
-    seed; the float-error shrink of each product, :func:`product_shrink`, is
+    seed; the float-error shrink of each product, ``product_shrink``, is
     smaller here, since ``A V`` sums ``d`` products where the product over
     rows sums ``n + d``).
 

@@ -5,7 +5,7 @@ Each family module declares its mechanisms once, as
 module collects them. :class:`dppca.PrivatePCA` (``mechanism=``), the book's
 experiments (:func:`dppca.book.experiments.mechanisms`), chapter 13's guide
 and the figures' line styles all read :data:`MECHANISMS`. Adding a mechanism
-is its module's ``SPECS`` entry and one line of :data:`FAMILIES` here.
+is its module's ``SPECS`` entry and one line of ``FAMILIES`` here.
 """
 
 from __future__ import annotations

@@ -254,7 +254,7 @@ class Accountant:
     charge. A parallel tool
     (``n_jobs > 1``) pickles the estimator into worker processes, where a
     charge could never reach the caller's ledger: there the copy refuses to
-    charge (:class:`LedgerCopyError`, before any noise is drawn), and so does
+    charge (``LedgerCopyError``, before any noise is drawn), and so does
     the ledger in a child forked from its process. Run budgeted searches with
     ``n_jobs=1``; charges from several threads of the owning process are
     serialised by a lock.

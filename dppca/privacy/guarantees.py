@@ -20,9 +20,9 @@ Every private output of the package carries a :class:`Release` record, the
   proved;
 * ``theorem`` and ``chapter``: the result the guarantee rests on and the
   chapter of the book that derives or checks it;
-* ``kind`` and ``noise_multiplier``: what :mod:`dppca.privacy.accounting` needs
-to
-  compose it (``"pure"``, ``"gaussian"``, ``"zcdp"`` or ``"approximate"``).
+* ``kind`` and ``noise_multiplier``: what :mod:`dppca.privacy.accounting`
+  needs to compose it (``"pure"``, ``"gaussian"``, ``"zcdp"`` or
+  ``"approximate"``).
 
 A release that is not fully proved announces it at call time with an
 :class:`UnprovedGuaranteeWarning` (a :class:`dppca.PrivacyWarning`), and

@@ -32,10 +32,9 @@ Not covered by this layer:
   not independent additive entries; its privacy proof rests on the support and
   density of the continuous Wishart law. It is **float only** (a discrete
   analogue would need a new proof);
-* the samplers of the exponential mechanism (:mod:`dppca.samplers.bingham`: the
-ACG
-  rejection sampler and the Gibbs samplers) work in float64. Their Gaussian
-  proposals are transformed with data-dependent matrices (eigenbasis,
+* the samplers of the exponential mechanism (:mod:`dppca.samplers.bingham`:
+  the ACG rejection sampler and the Gibbs samplers) work in float64. Their
+  Gaussian proposals are transformed with data-dependent matrices (eigenbasis,
   conditioning), normalised, and accepted by comparing ``log(uniform)`` with a
   float log-ratio. No attack like Mironov's is known to us for them, and no
   proof that they are safe either: the rounding errors of the outputs depend on
@@ -94,7 +93,7 @@ def default_granularity(scale: float) -> float:
     :func:`add_gaussian` call: the largest
     power of two ≤ ``scale / 2**20``. The mechanisms of the book choose their
     own grid from the
-    sensitivity (:func:`dppca.privacy.safe_granularity`), which the
+    sensitivity (``dppca.privacy.safe_granularity``), which the
     calibration needs."""
     return power_of_two_at_most(float(scale) / DEFAULT_GRID_POINTS_PER_SCALE)
 
@@ -372,7 +371,7 @@ def add_laplace(
     ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Laplace with
     parameter t = ⌈b/γ⌉ grid units (so never less noise than asked); γ =
     ``granularity`` (a power of two; default :func:`default_granularity`).
-    Calibrate t with :func:`dppca.privacy.discrete_laplace_scale`, which
+    Calibrate t with ``dppca.privacy.discrete_laplace_scale``, which
     accounts for the rounding.
     """
     noise = check_noise_kind(noise)
@@ -399,7 +398,7 @@ def add_gaussian(
     ``noise="safe"``: γ·(round(values/γ) + Z), Z exact discrete Gaussian with
     variance parameter ≥ (σ/γ)² (:func:`discrete_gaussian_parameters`); γ =
     ``granularity`` (a power of two; default :func:`default_granularity`).
-    Calibrate σ with :func:`dppca.privacy.discrete_gaussian_sigma`, which
+    Calibrate σ with ``dppca.privacy.discrete_gaussian_sigma``, which
     accounts for the rounding.
     """
     noise = check_noise_kind(noise)

@@ -10,7 +10,7 @@ every one the fit will not use, and plans the fit's releases in order:
    quantile (:mod:`dppca.privacy.private_bounds`);
 2. the private mean (``center=True``): a share ``center_share`` of what is
    left, Laplace noise when the mechanism is pure, analytic (or discrete)
-   Gaussian noise otherwise, calibrated by :func:`private_mean_plan` once
+   Gaussian noise otherwise, calibrated by ``private_mean_plan`` once
    the row bound is known (it may be a released one);
 3. the mechanism: the rest, with its guarantee record built by its own
    module.
