@@ -116,7 +116,8 @@ def bingham_inverse_temperature(n: int, epsilon_i) -> float:
     )
 
 
-def _check_weights(weights, k: int) -> np.ndarray:
+def check_vector_weights(weights, k: int) -> np.ndarray:
+    """``k`` finite positive vector weights, normalised to sum one."""
     w = np.asarray(weights, dtype=float).ravel()
     if w.size != k or not np.all(np.isfinite(w)) or np.any(w <= 0):
         raise ValueError(
@@ -241,7 +242,9 @@ def adaptive_vector_weights(
         top_eigenvalues_l1_sensitivity(n, max(2, lam.size)), epsilon_0
     )
     tau = b * np.log(2.0 * d / float(beta))
-    return _check_weights(np.sqrt(np.maximum(lam + tau, 1e-300)), lam.size)
+    return check_vector_weights(
+        np.sqrt(np.maximum(lam + tau, 1e-300)), lam.size
+    )
 
 
 def amin_guarantee(n, d, k, epsilon, *, eigenvalues=False, noise="safe"):
@@ -287,7 +290,7 @@ def amin_subspace_from_second_moment(
     w = (
         np.full(k, 1.0 / k)
         if vector_weights is None
-        else _check_weights(vector_weights, k)
+        else check_vector_weights(vector_weights, k)
     )
     record = amin_guarantee(n, A.shape[0], k, epsilon)
     V = iterative_eigenvectors(A, n, w * epsilon, rng=rng, method=method)

@@ -26,6 +26,13 @@ def _bool(options, name):
         raise ValueError(f"{name} must be True or False; got {value!r}")
 
 
+def _concentration(n, epsilon):
+    """B = (n ε / 2) A has eigenvalue spread at most n ε / 2 (A's eigenvalues
+    lie in [0, 1]): refused on that public value, so the samplers' own check
+    of the data's B can never fire."""
+    bingham.check_concentration(n * epsilon / 2 * (1 + 1e-8))
+
+
 def _ppca(options, n, d, k, epsilon):
     check_choice(
         options.get("sampler", "fast"), exponential.SAMPLERS, "sampler"
@@ -35,34 +42,16 @@ def _ppca(options, n, d, k, epsilon):
     start = options.get("V0")
     if start is not None and not isinstance(start, str):
         bingham.start_frame(start, d, k, rng=None)  # shape and orthonormality
-    # B = (n ε / 2) A has eigenvalue spread at most n ε / 2 (A's eigenvalues
-    # lie in [0, 1]): refused here, so the samplers' own check, which reads
-    # the spread of the data's A, can never fire.
-    if n * epsilon / 2 > bingham.MAX_CONCENTRATION:
-        raise ValueError(
-            f"n ε / 2 = {n * epsilon / 2:.3g} exceeds the samplers' "
-            f"MAX_CONCENTRATION = {bingham.MAX_CONCENTRATION:.0e}: choose a "
-            "smaller ε (the law is then already within about 1/sqrt(n ε) of "
-            "the top eigenvectors)"
-        )
+    _concentration(n, epsilon)
 
 
 def _amin(options, n, d, k, epsilon):
     check_choice(
         options.get("method", "eigenbasis"), covariance.METHODS, "method"
     )
-    weights = options.get("vector_weights")
-    if weights is not None:
-        w = np.asarray(weights, dtype=float).ravel()
-        if w.size != k or not np.all(np.isfinite(w)) or np.any(w <= 0):
-            raise ValueError(
-                f"vector_weights must be {k} finite positive numbers"
-            )
-    if n * epsilon / 2 > bingham.MAX_CONCENTRATION:
-        raise ValueError(
-            f"n ε / 2 = {n * epsilon / 2:.3g} exceeds the samplers' "
-            f"MAX_CONCENTRATION = {bingham.MAX_CONCENTRATION:.0e}"
-        )
+    if options.get("vector_weights") is not None:
+        covariance.check_vector_weights(options["vector_weights"], k)
+    _concentration(n, epsilon)
 
 
 def _power_method(options, n, d, k, epsilon):
