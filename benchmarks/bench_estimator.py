@@ -38,7 +38,7 @@ import timing
 from dppca import PrivacyWarning, PrivatePCA, top_k_subspace
 from dppca.book import datasets
 from dppca.linalg import sparse_gram
-from dppca.linalg.rows import clipped_row_sum, clipped_second_moment
+from dppca.linalg.clipped_sums import clipped_row_sum, clipped_second_moment
 from dppca.mechanisms.input_perturbation import (
     analyze_gauss_from_second_moment,
 )

@@ -27,8 +27,8 @@ The estimator does four things the mechanisms themselves do not:
    XᵀX/n``; a vector ``c`` is a public centre (``data_norm`` then bounds ``‖x
    − c‖``).
 3. **Rows, in float64 as proved.** Dense arrays, pandas DataFrames and
-   scipy.sparse matrices. :func:`dppca.linalg.rows.clipped_second_moment`
-   centres
+   scipy.sparse matrices.
+   :func:`dppca.linalg.clipped_sums.clipped_second_moment` centres
    every row before any product or norm, clips it, and absorbs every rounding
    error of the sum into a tiny uniform shrink of the rows, so the *computed*
    second moment has the sensitivity the mechanisms are calibrated to, for
@@ -59,7 +59,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .linalg import rows
+from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
 from .privacy.guarantees import UnprovedGuaranteeWarning
@@ -482,7 +482,11 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
     the rows in the unit ball), centred as ``center`` says; sets ``mean_``
     and ``row_bound_``. Returns ``(input, (row text, releases))``."""
     wants_rows = plan.spec.run_rows is not None
-    made = rows.unit_ball_rows if wants_rows else rows.clipped_second_moment
+    made = (
+        rows.unit_ball_rows
+        if wants_rows
+        else clipped_sums.clipped_second_moment
+    )
     releases = []
     d = X.shape[1]
     if not isinstance(est.center, (bool, np.bool_)):
@@ -492,7 +496,7 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
         text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
     elif private_centre(est):
         n = X.shape[0]
-        total = rows.clipped_row_sum(X, bound, clip=est.clip).total
+        total = clipped_sums.clipped_row_sum(X, bound, clip=est.clip).total
         mean = _private_mean(est, total, n, bound, mean_plan, rng)
         releases.append(mean_plan[3])
         row_bound, clip_centred = centered_norm(est, bound, mean)

@@ -23,7 +23,8 @@ from dppca import (
     top_k_subspace,
 )
 from dppca.linalg import sparse_gram
-from dppca.linalg.rows import clip_factors, clipped_second_moment, row_norms
+from dppca.linalg.clipped_sums import clipped_second_moment
+from dppca.linalg.rows import clip_factors, row_norms
 from dppca.mechanisms.registry import MECHANISMS, RELEASES_EIGENVALUES
 from dppca.privacy import analytic_gaussian_sigma
 

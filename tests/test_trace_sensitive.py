@@ -663,7 +663,7 @@ def test_rayleigh_margin_bounds_the_float_error():
     rng = np.random.default_rng(5)
     d = 7
     X = dppca.normalize_rows(rng.standard_normal((50, d)))
-    A = dppca.linalg.rows.clipped_second_moment(X, 1.0).matrix
+    A = dppca.linalg.clipped_sums.clipped_second_moment(X, 1.0).matrix
     P = ts.released_basis(A + 1e-3 * rng.standard_normal((d, d)))
     computed = ts.rayleigh_quotients(A, P)
     exact = [

@@ -6,9 +6,15 @@ dense
     Dense helpers: the sparse Gram matrix, top-k eigenpairs and subspaces,
     rank-k approximations, projectors, Haar-random subspaces. Re-exported
     here with the second moment (``dppca.linalg.top_k_subspace``).
+float_error
+    The proof that the rounding errors of the rows' sums are absorbed, its
+    constants and limits, and the shrinks it chooses.
 rows
-    Rows bounded, clipped and centred in float64 as proved: the clipped
-    second moment and row sum, whose rounding errors are absorbed.
+    Rows bounded, clipped and centred in float64: norms, clip factors, the
+    unit-ball rows a row-wise mechanism sees.
+clipped_sums
+    The clipped second moment (chunked, or the sparse expansion about a
+    centre) and the private mean's row sum, their float error absorbed.
 distributed
     The same products on a ``dask.array`` of rows (optional extra ``dask``,
     imported only when a Dask array is passed).

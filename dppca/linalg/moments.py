@@ -3,9 +3,10 @@
 :func:`second_moment` (plain ``XᵀX/n``) and :func:`unit_rows_second_moment`
 (the proved, float-error-absorbing matrix of the functional entry points) for
 a numpy array, a ``scipy.sparse`` matrix or a ``dask.array``. The dispatch to
-Dask lives here, above :mod:`dppca.linalg.dense`, :mod:`dppca.linalg.rows`
-and :mod:`dppca.linalg.distributed`, so that none of those three needs the
-others' callers: the imports of ``dppca.linalg`` form no cycle. Dask (and
+Dask lives here, above :mod:`dppca.linalg.dense`,
+:mod:`dppca.linalg.clipped_sums` and :mod:`dppca.linalg.distributed`, so
+that none of those three needs the others' callers: the imports of
+``dppca.linalg`` form no cycle. Dask (and
 :mod:`dppca.linalg.distributed`, which imports ``dask.distributed``) is
 imported only when a ``dask.array`` is passed.
 """
@@ -16,8 +17,8 @@ import numpy as np
 import scipy.sparse
 
 from ..validation import check_data, check_k
+from .clipped_sums import clipped_second_moment
 from .dense import sparse_gram, top_k_subspace
-from .rows import clipped_second_moment
 
 
 def second_moment(X) -> np.ndarray:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..linalg.dense import haar_subspace
-from ..linalg.rows import rounding_gamma
+from ..linalg.float_error import rounding_gamma
 from ..privacy.calibration import (
     composed_gaussian_sigma,
     discrete_gaussian_sigma,

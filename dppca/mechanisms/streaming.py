@@ -68,9 +68,10 @@ Let ``ρ = dppca.privacy.zcdp_rho(ε, δ)``.
    and Steinke 2016, Prop. 1.4). Given the released radius ``r``, the clipped
    mean of ``B`` rows moves by at most ``2r/B`` in ℓ₂ when one row is
    replaced (``clipped_gradient_mean``; the float64 error of the sum is
-   absorbed, ``dppca.linalg.rows.clipped_row_sum``), and Gaussian noise of
-   standard deviation ``σ = (2r/B)/√(2ρ_m)``, ``ρ_m = ρ − ρ_r``, makes it
-   ``ρ_m``-zCDP; the safe discrete Gaussian on a grid γ is calibrated to the
+   absorbed, ``dppca.linalg.clipped_sums.clipped_row_sum``), and Gaussian
+   noise of standard deviation ``σ = (2r/B)/√(2ρ_m)``, ``ρ_m = ρ − ρ_r``,
+   makes it ``ρ_m``-zCDP; the safe discrete Gaussian on a grid γ is
+   calibrated to the
    rounded sensitivity ``2r/(Bγ) + √d`` (``mean_noise_scale``). By
    adaptive composition the step is ``ρ_r + ρ_m = ρ``-zCDP.
 2. *The whole pass is ρ-zCDP (parallel composition).* The minibatches are
@@ -100,7 +101,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse
 
-from ..linalg import rows
+from ..linalg import clipped_sums, float_error, rows
 from ..privacy import private_bounds
 from ..privacy.calibration import (
     rounded_sensitivity,
@@ -411,17 +412,18 @@ def clipped_gradient_mean(X_batch, w, radius: float) -> ClippedMean:
 
     Replacing one of the ``B`` rows by any other row moves the *computed*
     mean by at most ``2r/B`` in ℓ₂: each clipped gradient has norm at most
-    ``r``, and ``dppca.linalg.rows.clipped_row_sum`` shrinks the radius by the
-    ``η`` that absorbs the float64 error of the sum and the division (its
-    proposition). The pair ``x = e, x' = −e`` with ``|eᵀw| ‖e‖ ≥ r`` moves it
+    ``r``, and ``dppca.linalg.clipped_sums.clipped_row_sum`` shrinks the
+    radius by the ``η`` that absorbs the float64 error of the sum and the
+    division (its proposition). The pair ``x = e, x' = −e`` with
+    ``|eᵀw| ‖e‖ ≥ r`` moves it
     by ``2r(1 − η)/B``: the bound is attained up to ``η`` (about ``10⁻¹³``).
     Sparse rows are never densified.
     """
     G = gradient_rows(X_batch, w)
     # sparse rows are never densified, so a chunk may hold the most rows
     # the float64 proof allows; dense chunks stay within 16 MiB
-    chunk = rows.MAX_CHUNK_ROWS if scipy.sparse.issparse(G) else None
-    total = rows.clipped_row_sum(G, radius, clip=True, chunk_rows=chunk)
+    chunk = float_error.MAX_CHUNK_ROWS if scipy.sparse.issparse(G) else None
+    total = clipped_sums.clipped_row_sum(G, radius, clip=True, chunk_rows=chunk)
     return ClippedMean(total.total / G.shape[0], total.n_clipped, float(radius))
 
 

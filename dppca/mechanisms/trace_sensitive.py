@@ -34,9 +34,10 @@ replace-one neighbours (one row replaced, ``n`` fixed):
 3. post-processing of 1 and 2: the radius and the release
    (``choose_radius``);
 4. the release on ``A_r``, the second moment of ``clip_r(x_i)/r`` computed by
-   ``dppca.linalg.rows.clipped_second_moment`` (Frobenius sensitivity ``√2/n``,
-   proved in float64), budget ``3ρ/4``: either the Gaussian mechanism on its
-   upper triangle, or the separate release, ``3ρ/8`` for the eigenvectors
+   ``dppca.linalg.clipped_sums.clipped_second_moment`` (Frobenius
+   sensitivity ``√2/n``, proved in float64), budget ``3ρ/4``: either the
+   Gaussian mechanism on its upper triangle, or the separate release,
+   ``3ρ/8`` for the eigenvectors
    ``P̃`` (same sensitivity) and then ``3ρ/8`` for the eigenvalues, taken as
    the Rayleigh quotients ``diag(P̃ᵀ A_r P̃)`` along the released ``P̃``
    (linear in ``A_r`` once ``P̃`` is public: ℓ₂ sensitivity ``√2/n``, up to
@@ -80,7 +81,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..linalg import rows
+from ..linalg import clipped_sums, float_error, rows
 from ..linalg.dense import top_k_subspace
 from ..privacy.calibration import gaussian_zcdp_rho, safe_granularity, zcdp_rho
 from ..privacy.guarantees import (
@@ -529,8 +530,8 @@ def verified_eigenvalues(A) -> tuple[np.ndarray, float]:
     lam, V = np.linalg.eigh(A)
     # products: γ_{d+3} per entry (inner products of length d); norms of d²
     # entries: relative γ_{d²+2}, so a computed norm times `grow` bounds it
-    gamma = rows.rounding_gamma(d + 3)
-    grow = 1.0 / (1.0 - rows.rounding_gamma(d * d + 2))
+    gamma = float_error.rounding_gamma(d + 3)
+    grow = 1.0 / (1.0 - float_error.rounding_gamma(d * d + 2))
     norm_V = float(np.linalg.norm(V)) * grow
     norm_A = float(np.linalg.norm(A)) * grow
     top = float(np.max(np.abs(lam), initial=0.0))
@@ -555,7 +556,7 @@ def rayleigh_margin(d: int) -> float:
     Sec. 3.1), and ``‖p‖² ≤ ‖P‖₂² ≤ 1 + BASIS_DEFECT``. Public.
     """
     d = check_positive_int(d, "d")
-    gamma = rows.rounding_gamma(2 * d)
+    gamma = float_error.rounding_gamma(2 * d)
     return float(
         math.sqrt(d) * gamma * _MOMENT_NORM * (1.0 + BASIS_DEFECT) * (1 + _U)
     )
@@ -569,8 +570,8 @@ def released_basis(noisy_matrix) -> np.ndarray:
     M = np.asarray(noisy_matrix, dtype=float)
     d = M.shape[0]
     P = np.linalg.eigh(M)[1][:, ::-1]
-    gamma = rows.rounding_gamma(d + 3)
-    grow = 1.0 / (1.0 - rows.rounding_gamma(d * d + 2))
+    gamma = float_error.rounding_gamma(d + 3)
+    grow = 1.0 / (1.0 - float_error.rounding_gamma(d * d + 2))
     norm_P = float(np.linalg.norm(P)) * grow
     G = P.T @ P - np.eye(d)
     defect = float(np.linalg.norm(G)) * grow + gamma * (norm_P**2 + d)
@@ -813,11 +814,13 @@ def trace_sensitive_covariance(
         run = TraceSensitiveRun(trace_estimate, histogram, choice)
         radius, release = choice.radius, choice.release
     if moment_cache is None:
-        A_r = rows.clipped_second_moment(X, radius).matrix
+        A_r = clipped_sums.clipped_second_moment(X, radius).matrix
     else:
         key = float(radius)
         if key not in moment_cache:
-            moment_cache[key] = rows.clipped_second_moment(X, radius).matrix
+            moment_cache[key] = clipped_sums.clipped_second_moment(
+                X, radius
+            ).matrix
         A_r = moment_cache[key]
     if release == "gaussian":
         M = project_spectrum(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import rows
+from ..linalg import float_error
 from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import (
     INTERNAL_OPTIONS,
@@ -263,12 +263,11 @@ def _check_public(est, name, spec, d) -> dict:
 
 
 def _check_scales(est, d: int) -> None:
-    """The float64 error bounds of :mod:`dppca.linalg.rows` hold for bounds
-    in
-    ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` and centres at most ``10²⁰⁰``
+    """The float64 error bounds of :mod:`dppca.linalg.float_error` hold for
+    bounds in ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` and centres at most ``10²⁰⁰``
     bounds away: checked here, on the public values (or the public range
     of a released one), so that no released value can fail them."""
-    low, high = rows.MIN_BOUND, rows.MAX_MAGNITUDE / 2
+    low, high = float_error.MIN_BOUND, float_error.MAX_MAGNITUDE / 2
     ranges = {}
     for name in ("data_norm", "centered_norm"):
         value = getattr(est, name)

@@ -80,7 +80,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse
 
-from ..linalg import rows
+from ..linalg import float_error, rows
 from ..validation import as_generator, check_epsilon
 from . import noise
 from .guarantees import Release
@@ -504,7 +504,8 @@ def centred_norm_quantile(
     -----
     Each row is clipped, then centred (one float subtraction per entry),
     then its norm taken: never through ``‖x‖² − 2⟨x, μ̂⟩ + ‖μ̂‖²``, which
-    cancels catastrophically when ``‖μ̂‖`` is large (:mod:`dppca.linalg.rows`).
+    cancels catastrophically when ``‖μ̂‖`` is large
+    (:mod:`dppca.linalg.float_error`).
 
     Examples
     --------
@@ -533,15 +534,16 @@ def centred_norm_quantile(
             f"mean must be a finite vector of length n_features = {d}; got "
             f"shape {centre.shape}"
         )
-    if np.max(np.abs(centre)) > rows.MAX_MAGNITUDE:
+    if np.max(np.abs(centre)) > float_error.MAX_MAGNITUDE:
         raise ValueError(
-            f"mean has a coordinate beyond {rows.MAX_MAGNITUDE:g}: x − mean "
-            "could overflow; rescale the data"
+            "mean has a coordinate beyond "
+            f"{float_error.MAX_MAGNITUDE:g}: x − mean could overflow; rescale "
+            "the data"
         )
     if pre_clip is not None:
         pre_clip = _real(pre_clip, "pre_clip")
     sparse = scipy.sparse.issparse(X)
-    step = rows.default_chunk_rows(d)
+    step = float_error.default_chunk_rows(d)
     norms = np.empty(n)
     scale = max(float(grid[-1]), float(np.linalg.norm(centre)), pre_clip or 0)
     for start in range(0, n, step):

@@ -96,7 +96,9 @@ def test_row_at_distance_three_is_clipped_by_a_third():
     for centre_norm in (1e7, 1e12):
         c = np.full(4, centre_norm / 2)
         X = np.vstack([c + np.array([3.0, 0, 0, 0]), c])
-        A = dppca.linalg.rows.clipped_second_moment(X, 1.0, centre=c).matrix
+        A = dppca.linalg.clipped_sums.clipped_second_moment(
+            X, 1.0, centre=c
+        ).matrix
         # the first row becomes e1 (scaled by 1/3, divided by the bound 1)
         assert A[0, 0] == pytest.approx(0.5, rel=1e-9)
 

@@ -28,7 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dppca import PrivatePCA
-from dppca.linalg import rows
+from dppca.linalg import clipped_sums, rows
 from dppca.privacy import noise as noise_module
 
 SETTINGS = settings(
@@ -114,7 +114,7 @@ def test_estimator_second_moment_keeps_its_sensitivity(
     assert np.linalg.norm(A - A_prime) <= np.sqrt(2) / n
     if n * d <= 480 and seed % 4 == 0:  # the 40-digit reference is slow
         reference = exact_second_moment(X, bound, c)
-        accuracy = rows.clipped_second_moment(
+        accuracy = clipped_sums.clipped_second_moment(
             formats(X, sparse), bound, centre=c if public_centre else None
         ).accuracy_bound
         assert np.linalg.norm(A - reference) <= accuracy
@@ -142,14 +142,15 @@ def test_private_mean_path_keeps_its_sensitivity(
     mean = rows.project_to_ball(c + rng.standard_normal(d) * C, R)
     bound = R + float(np.linalg.norm(mean)) if triangle else C
     moments = [
-        rows.clipped_second_moment(
+        clipped_sums.clipped_second_moment(
             formats(Z, sparse), bound, centre=mean, pre_clip=R
         ).matrix
         for Z in (X, X_prime)
     ]
     assert np.linalg.norm(moments[0] - moments[1]) <= np.sqrt(2) / n
     sums = [
-        rows.clipped_row_sum(formats(Z, sparse), R).total for Z in (X, X_prime)
+        clipped_sums.clipped_row_sum(formats(Z, sparse), R).total
+        for Z in (X, X_prime)
     ]
     assert np.linalg.norm(sums[0] - sums[1]) <= 2 * R
 
@@ -168,7 +169,8 @@ def test_grid_rounding_grows_the_sensitivity_by_at_most_the_cells(
     X, X_prime, _ = adversarial_pair(seed, n, d, 1.0, 0.0, replacement)
     iu = np.triu_indices(d)
     moments = [
-        rows.clipped_second_moment(Z, 1.0).matrix[iu] for Z in (X, X_prime)
+        clipped_sums.clipped_second_moment(Z, 1.0).matrix[iu]
+        for Z in (X, X_prime)
     ]
     cells = noise_module.round_to_grid(
         moments[0], grid
@@ -184,7 +186,7 @@ def test_far_outside_rows_cannot_move_the_moment_further(replacement):
     n, d = 50, 3
     X, X_prime, c = adversarial_pair(7, n, d, 1.0, 1e12, replacement)
     gap = np.linalg.norm(
-        rows.clipped_second_moment(X, 1.0, centre=c).matrix
-        - rows.clipped_second_moment(X_prime, 1.0, centre=c).matrix
+        clipped_sums.clipped_second_moment(X, 1.0, centre=c).matrix
+        - clipped_sums.clipped_second_moment(X_prime, 1.0, centre=c).matrix
     )
     assert gap <= np.sqrt(2) / n

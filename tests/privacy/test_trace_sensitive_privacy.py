@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import dppca
 from dppca import accounting, audit, privacy
-from dppca.linalg import rows
+from dppca.linalg import clipped_sums, rows
 from dppca.mechanisms import trace_sensitive as ts
 from dppca.privacy.guarantees import zcdp_release
 
@@ -40,7 +40,7 @@ def histogram_of(X, levels=ts.DEFAULT_LEVELS):
 
 
 def moment_of(X, radius):
-    return rows.clipped_second_moment(X, radius).matrix
+    return clipped_sums.clipped_second_moment(X, radius).matrix
 
 
 def values_of(X, radius, P=None):
@@ -89,7 +89,7 @@ def test_histogram_sensitivity_is_attained():
 @pytest.mark.parametrize("radius", [1.0, 0.5, 2.0**-4])
 def test_moment_sensitivity_is_attained_at_every_radius(radius):
     """Orthogonal rows on or beyond the radius: ‖A_r − A_r'‖_F = √2/n (up to
-    the float shrink s² of rows.clipped_second_moment)."""
+    the float shrink s² of clipped_sums.clipped_second_moment)."""
     n, d = 40, 5
     X, X_prime = pair_from(2, n, d, np.full(n, 0.5 * radius), np.eye(d)[1])
     X[-1] = np.eye(d)[0]
