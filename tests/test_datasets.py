@@ -1,4 +1,5 @@
-"""Loaders of dppca.book.datasets: checksums, mirror, download over a local HTTP
+"""Loaders of dppca.book.datasets and their machinery (dppca.book.data_files,
+dppca.book.preprocessing): checksums, mirror, download over a local HTTP
 server, corruption,
 offline error, column names, and the Section 6.1 preprocessing."""
 
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dppca.book import data_files, preprocessing
 from dppca.book import datasets as ds
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -72,15 +74,15 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _raw_bytes(raw: ds.RawFile) -> bytes:
+def _raw_bytes(raw: data_files.RawFile) -> bytes:
     path = SHARED / (
         raw.name if (SHARED / raw.name).exists() else raw.name + ".gz"
     )
-    with ds._open_content(path) as fh:
+    with data_files._open_content(path) as fh:
         return fh.read()
 
 
-def _serve(site: Path, raw: ds.RawFile, content: bytes) -> None:
+def _serve(site: Path, raw: data_files.RawFile, content: bytes) -> None:
     target = site / raw.url_path
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(content)
@@ -95,9 +97,11 @@ def _cache_listing(root: Path) -> list[str]:
 def test_pinned_checksums_match_every_mirror_file():
     for spec in ds.DATASETS.values():
         for raw in spec.files:
-            candidates = [p for p in ds._candidates(SHARED, raw) if p.exists()]
+            candidates = [
+                p for p in data_files._candidates(SHARED, raw) if p.exists()
+            ]
             assert candidates, raw.name
-            ds.verify(candidates[0], raw.sha256)
+            data_files.verify(candidates[0], raw.sha256)
 
 
 def test_checksum_is_of_uncompressed_content(tmp_path):
@@ -105,15 +109,15 @@ def test_checksum_is_of_uncompressed_content(tmp_path):
     plain, packed = tmp_path / "a.txt", tmp_path / "a.txt.gz"
     plain.write_bytes(payload)
     packed.write_bytes(gzip.compress(payload))
-    assert ds.content_sha256(plain) == ds.content_sha256(packed)
-    with pytest.raises(ds.ChecksumError):
-        ds.verify(plain, "0" * 64)
+    assert data_files.content_sha256(plain) == data_files.content_sha256(packed)
+    with pytest.raises(data_files.ChecksumError):
+        data_files.verify(plain, "0" * 64)
 
 
 @needs_mirror
 def test_mirror_is_used_without_download(isolated, monkeypatch):
     monkeypatch.setenv("DPPCA_DATA_MIRROR", str(SHARED))
-    path = ds.fetch(TIC, progress=False)
+    path = data_files.fetch(TIC, progress=False)
     assert path.parent == SHARED
     assert _cache_listing(isolated) == []  # nothing downloaded or copied
 
@@ -121,15 +125,15 @@ def test_mirror_is_used_without_download(isolated, monkeypatch):
 @needs_mirror
 def test_download_from_local_server_then_cache(isolated, server, monkeypatch):
     _serve(server, TIC, _raw_bytes(TIC))
-    path = ds.fetch(TIC, progress=False)
+    path = data_files.fetch(TIC, progress=False)
     assert path == isolated / "cache" / TIC.name
-    ds.verify(path, TIC.sha256)
+    data_files.verify(path, TIC.sha256)
     # The next call is served from the cache, even with the server gone.
     shutil.rmtree(server)
     monkeypatch.setenv(
         "DPPCA_DATA_BASE_URL", f"http://127.0.0.1:{_free_port()}/"
     )
-    assert ds.fetch(TIC, progress=False) == path
+    assert data_files.fetch(TIC, progress=False) == path
     assert not [
         name for name in _cache_listing(isolated) if name.endswith(".part")
     ]
@@ -146,8 +150,8 @@ def test_corrupted_or_truncated_download_is_rejected_and_not_cached(
     else:
         content = content[: len(content) // 2]
     _serve(server, TIC, bytes(content))
-    with pytest.raises(ds.DataUnavailableError, match="sha256"):
-        ds.fetch(TIC, progress=False)
+    with pytest.raises(data_files.DataUnavailableError, match="sha256"):
+        data_files.fetch(TIC, progress=False)
     assert (
         _cache_listing(isolated) == []
     )  # no final file and no temporary left behind
@@ -161,8 +165,8 @@ def test_truncated_gzip_in_mirror_is_rejected(isolated, monkeypatch):
     packed = (SHARED / (TIC.name + ".gz")).read_bytes()
     (mirror / (TIC.name + ".gz")).write_bytes(packed[: len(packed) // 2])
     monkeypatch.setenv("DPPCA_DATA_MIRROR", str(mirror))
-    with pytest.raises(ds.DataUnavailableError) as info:
-        ds.fetch(TIC, progress=False)
+    with pytest.raises(data_files.DataUnavailableError) as info:
+        data_files.fetch(TIC, progress=False)
     assert "unreadable compressed stream" in str(info.value)
     assert not (isolated / "cache" / TIC.name).exists()
 
@@ -173,13 +177,13 @@ def test_bad_cached_copy_is_dropped_and_refetched(isolated, server):
     cache.mkdir()
     (cache / TIC.name).write_bytes(b"not the file\n")
     _serve(server, TIC, _raw_bytes(TIC))
-    path = ds.fetch(TIC, progress=False)
-    ds.verify(path, TIC.sha256)
+    path = data_files.fetch(TIC, progress=False)
+    data_files.verify(path, TIC.sha256)
 
 
 def test_offline_error_says_what_where_and_how(isolated):
-    with pytest.raises(ds.DataUnavailableError) as info:
-        ds.fetch(TIC, progress=False)
+    with pytest.raises(data_files.DataUnavailableError) as info:
+        data_files.fetch(TIC, progress=False)
     message = str(info.value)
     assert TIC.name in message and TIC.sha256 in message  # what is missing
     assert str(isolated / "cache") in message  # where it looked
@@ -219,7 +223,7 @@ def test_one_hot_and_scale_follows_section_6_1():
             "unused": [0.0, 0.0, 0.0, 0.0],
         }
     )
-    X, columns = ds.one_hot_and_scale(table, categorical=("colour",))
+    X, columns = preprocessing.one_hot_and_scale(table, categorical=("colour",))
     X = X.toarray()
     assert columns == [
         "colour=blue",
@@ -265,7 +269,7 @@ def test_unknown_dataset_is_a_clear_error():
 
 # ---- issue 11: a trustworthy cache
 # -------------------------------------------------------------
-def _mirror_with(tmp_path: Path, raw: ds.RawFile) -> Path:
+def _mirror_with(tmp_path: Path, raw: data_files.RawFile) -> Path:
     """A local mirror directory holding a valid copy of ``raw`` (made from
     the shared mirror)."""
     mirror = tmp_path / "local-mirror"
@@ -323,7 +327,7 @@ def read_only(monkeypatch):
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     monkeypatch.setattr(Path, "unlink", unlink)
     monkeypatch.setattr(Path, "mkdir", mkdir)
-    monkeypatch.setattr(ds, "_WARNED_READ_ONLY", set())
+    monkeypatch.setattr(data_files, "_WARNED_READ_ONLY", set())
 
     def make(directory: Path) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
@@ -343,12 +347,14 @@ def test_cached_raw_file_edited_in_place_with_size_and_mtime_restored_is_not_ser
     isolated, server, monkeypatch
 ):
     _serve(server, TIC, _raw_bytes(TIC))
-    cached = ds.fetch(TIC, progress=False)  # downloaded into the cache
-    assert ds.fetch(TIC, progress=False) == cached  # served from the cache
+    cached = data_files.fetch(TIC, progress=False)  # downloaded into the cache
+    assert (
+        data_files.fetch(TIC, progress=False) == cached
+    )  # served from the cache
     _edit_in_place_keeping_size_and_mtime(cached)
     monkeypatch.setenv("DPPCA_DATA_MIRROR", str(_mirror_with(isolated, TIC)))
-    path = ds.fetch(TIC, progress=False)
-    ds.verify(path, TIC.sha256)  # the edited copy is never served
+    path = data_files.fetch(TIC, progress=False)
+    data_files.verify(path, TIC.sha256)  # the edited copy is never served
     assert path.parent == isolated / "local-mirror"
     assert not cached.exists()  # and it was dropped from the cache
 
@@ -356,11 +362,13 @@ def test_cached_raw_file_edited_in_place_with_size_and_mtime_restored_is_not_ser
 @needs_mirror
 def test_corrupt_cached_raw_file_is_repaired_by_a_download(isolated, server):
     _serve(server, TIC, _raw_bytes(TIC))
-    cached = ds.fetch(TIC, progress=False)
-    assert ds.fetch(TIC, progress=False) == cached  # served from the cache
+    cached = data_files.fetch(TIC, progress=False)
+    assert (
+        data_files.fetch(TIC, progress=False) == cached
+    )  # served from the cache
     _edit_in_place_keeping_size_and_mtime(cached)
-    assert ds.fetch(TIC, progress=False) == cached
-    ds.verify(cached, TIC.sha256)  # the cache holds a good copy again
+    assert data_files.fetch(TIC, progress=False) == cached
+    data_files.verify(cached, TIC.sha256)  # the cache holds a good copy again
 
 
 def _tamper_npz(path: Path) -> None:
@@ -416,9 +424,9 @@ def test_read_only_cache_with_a_corrupt_file_does_not_block_a_valid_mirror(
     (cache / TIC.name).write_bytes(b"not the file\n")
     read_only(cache)
     monkeypatch.setenv("DPPCA_DATA_MIRROR", str(_mirror_with(isolated, TIC)))
-    path = ds.fetch(TIC, progress=False)
+    path = data_files.fetch(TIC, progress=False)
     assert path.parent == isolated / "local-mirror"
-    ds.verify(path, TIC.sha256)
+    data_files.verify(path, TIC.sha256)
 
 
 @needs_mirror
@@ -427,10 +435,15 @@ def test_read_only_cache_works_from_the_mirror_and_says_so_once(
 ):
     read_only(isolated / "cache")
     monkeypatch.setenv("DPPCA_DATA_MIRROR", str(SHARED))
-    with pytest.warns(ds.DataCacheWarning, match="cannot be written") as caught:
+    with pytest.warns(
+        data_files.DataCacheWarning, match="cannot be written"
+    ) as caught:
         first = ds.preprocess("insurance", progress=False)
         second = ds.preprocess("insurance", progress=False)
-    assert len([w for w in caught if w.category is ds.DataCacheWarning]) == 1
+    assert (
+        len([w for w in caught if w.category is data_files.DataCacheWarning])
+        == 1
+    )
     assert np.array_equal(first.A, second.A) and first.n == 9822
     assert _cache_listing(isolated) == []
 
@@ -441,9 +454,9 @@ def test_read_only_cache_downloads_to_a_temporary_directory(
 ):
     _serve(server, TIC, _raw_bytes(TIC))
     read_only(isolated / "cache")
-    with pytest.warns(ds.DataCacheWarning):
-        path = ds.fetch(TIC, progress=False)
-    ds.verify(path, TIC.sha256)
+    with pytest.warns(data_files.DataCacheWarning):
+        path = data_files.fetch(TIC, progress=False)
+    data_files.verify(path, TIC.sha256)
     assert isolated / "cache" not in path.parents
     assert _cache_listing(isolated) == []
 
@@ -453,8 +466,10 @@ def test_read_only_cache_downloads_to_a_temporary_directory(
 )
 def test_unusable_base_url_is_a_clear_package_error(isolated, monkeypatch, url):
     monkeypatch.setenv("DPPCA_DATA_BASE_URL", url)
-    with pytest.raises(ds.DataConfigurationError, match="DPPCA_DATA_BASE_URL"):
-        ds.fetch(TIC, progress=False)
+    with pytest.raises(
+        data_files.DataConfigurationError, match="DPPCA_DATA_BASE_URL"
+    ):
+        data_files.fetch(TIC, progress=False)
 
 
 @needs_mirror
@@ -462,9 +477,9 @@ def test_file_url_serves_as_base(isolated, monkeypatch):
     site = isolated / "site"
     _serve(site, TIC, _raw_bytes(TIC))
     monkeypatch.setenv("DPPCA_DATA_BASE_URL", site.as_uri() + "/")
-    path = ds.fetch(TIC, progress=False)
+    path = data_files.fetch(TIC, progress=False)
     assert path == isolated / "cache" / TIC.name
-    ds.verify(path, TIC.sha256)
+    data_files.verify(path, TIC.sha256)
 
 
 @pytest.fixture
@@ -491,8 +506,8 @@ def test_download_timeout_is_a_parameter_and_an_environment_variable(
     else:
         monkeypatch.setenv("DPPCA_DATA_TIMEOUT", "0.5")
     start = time.perf_counter()
-    with pytest.raises(ds.DataUnavailableError, match="timed out"):
-        ds.fetch(TIC, progress=False, **kwargs)
+    with pytest.raises(data_files.DataUnavailableError, match="timed out"):
+        data_files.fetch(TIC, progress=False, **kwargs)
     assert time.perf_counter() - start < 5.0
 
 
@@ -501,9 +516,11 @@ def test_unusable_timeout_is_a_clear_package_error(
     isolated, monkeypatch, value
 ):
     monkeypatch.setenv("DPPCA_DATA_TIMEOUT", value)
-    with pytest.raises(ds.DataConfigurationError, match="DPPCA_DATA_TIMEOUT"):
-        ds.fetch(TIC, progress=False)
+    with pytest.raises(
+        data_files.DataConfigurationError, match="DPPCA_DATA_TIMEOUT"
+    ):
+        data_files.fetch(TIC, progress=False)
     monkeypatch.delenv("DPPCA_DATA_TIMEOUT")
-    with pytest.raises(ds.DataConfigurationError, match="timeout"):
-        ds.fetch(TIC, progress=False, timeout=value)
-    assert ds.download_timeout() == ds.DEFAULT_TIMEOUT
+    with pytest.raises(data_files.DataConfigurationError, match="timeout"):
+        data_files.fetch(TIC, progress=False, timeout=value)
+    assert data_files.download_timeout() == data_files.DEFAULT_TIMEOUT

@@ -1,4 +1,6 @@
-"""The repeated-trial protocol and the mechanism registry of dppca.book.experiments."""
+"""The repeated-trial protocol of dppca.book.experiments (and its runner,
+dppca.book.experiment_runner), the mechanisms' table of dppca.book.mechanism_table and
+the synthetic rows of dppca.book.synthetic_data."""
 
 from __future__ import annotations
 
@@ -8,7 +10,13 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from dppca.book import datasets, experiments, peers
+from dppca.book import (
+    experiments,
+    mechanism_table,
+    peers,
+    preprocessing,
+    synthetic_data,
+)
 from dppca.linalg import haar_subspace, second_moment, top_k_eigh
 from dppca.montecarlo import mean_ci
 from dppca.validation import check_orthonormal, scale_to_unit_ball
@@ -20,7 +28,7 @@ def _toy(n=400, d=8, k=2, seed=0):
         rng.standard_normal((n, d)) * np.linspace(1.0, 0.1, d)
     )
     S = sparse.csr_matrix(X)
-    return datasets.Preprocessed(
+    return preprocessing.Preprocessed(
         "toy",
         S,
         [f"x{i}" for i in range(d)],
@@ -32,13 +40,13 @@ def _toy(n=400, d=8, k=2, seed=0):
 
 @pytest.fixture(scope="module")
 def registry():
-    return experiments.mechanisms(ppca_options={"n_sweeps": 5})
+    return mechanism_table.mechanisms(ppca_options={"n_sweeps": 5})
 
 
 def test_registry_has_baselines_and_every_mechanism_of_the_book(registry):
     assert list(registry)[:2] == ["pca", "random"]
-    assert experiments.missing_mechanisms() == []
-    assert set(registry) == {"pca", "random"} | set(experiments.EXPECTED)
+    assert mechanism_table.missing_mechanisms() == []
+    assert set(registry) == {"pca", "random"} | set(mechanism_table.EXPECTED)
     for mechanism in registry.values():
         assert mechanism.notion and mechanism.privacy and mechanism.label
 
@@ -64,7 +72,7 @@ def test_moment_entry_point_is_the_same_mechanism(registry):
     data = _toy()
     X = data.rows()
     for key, mechanism in registry.items():
-        if key in experiments.ROW_MECHANISMS:
+        if key in mechanism_table.ROW_MECHANISMS:
             assert mechanism.from_moment is None, key
             assert mechanism.from_rows is not None, key
             continue
@@ -84,8 +92,8 @@ def test_row_entry_point_is_the_same_mechanism_sparse_or_dense(registry):
     the dense rows with the same seed."""
     data = _toy()
     X, S = data.rows(), data.X
-    assert set(experiments.ROW_MECHANISMS) <= set(registry)
-    for key in experiments.ROW_MECHANISMS:
+    assert set(mechanism_table.ROW_MECHANISMS) <= set(registry)
+    for key in mechanism_table.ROW_MECHANISMS:
         mechanism = registry[key]
         cache = {}
         mechanism.from_rows(S, data.k, 0.5, 0.01, 3, cache)
@@ -137,14 +145,14 @@ def test_streaming_options_reach_the_mechanism():
     gives a different release from the power-step protocol."""
     data = _toy()
     X = data.rows()
-    default = experiments.mechanisms()["streaming"]
-    oja = experiments.mechanisms(streaming_options={"eigengap": 0.05})
+    default = mechanism_table.mechanisms()["streaming"]
+    oja = mechanism_table.mechanisms(streaming_options={"eigengap": 0.05})
     V_power = default(X, 1, 1.0, 0.01, rng=5)
     V_oja = oja["streaming"](X, 1, 1.0, 0.01, rng=5)
     check_orthonormal(V_power)
     assert not np.allclose(V_power, V_oja)
     with pytest.raises(ValueError, match="eigengap"):
-        experiments.mechanisms(streaming_options={})["streaming"](
+        mechanism_table.mechanisms(streaming_options={})["streaming"](
             X, 1, 1.0, 0.01, rng=5
         )
 
@@ -153,7 +161,7 @@ def test_utility_versus_n_protocol_shape_and_bounds():
     data = _toy()
     table = {
         k: m
-        for k, m in experiments.mechanisms().items()
+        for k, m in mechanism_table.mechanisms().items()
         if k in ("pca", "random", "mod_sulq")
     }
     runs = {"default": 3, "pca": 1}
@@ -179,7 +187,7 @@ def test_utility_versus_n_protocol_shape_and_bounds():
 
 def test_random_subspace_captures_tr_a_k_over_d_on_average():
     data = _toy()
-    table = {"random": experiments.mechanisms()["random"]}
+    table = {"random": mechanism_table.mechanisms()["random"]}
     out = experiments.utility_versus_n(
         data,
         [data.n],
@@ -197,7 +205,7 @@ def test_random_subspace_captures_tr_a_k_over_d_on_average():
 
 def test_synthetic_gaussian_is_in_the_unit_ball_and_has_the_right_shape():
     eig = [0.5, 0.3, 0.04, 0.03, 0.02, 0.01, 0.004, 0.003, 0.001, 0.001]
-    X = experiments.synthetic_gaussian(5000, eig, rng=0)
+    X = synthetic_data.synthetic_gaussian(5000, eig, rng=0)
     norms = np.linalg.norm(X, axis=1)
     assert X.shape == (5000, 10) and norms.max() == pytest.approx(1.0)
     cov = X.T @ X / len(X)
@@ -207,10 +215,10 @@ def test_synthetic_gaussian_is_in_the_unit_ball_and_has_the_right_shape():
 
 
 def test_utility_versus_epsilon_rows_and_ppca_concentrates():
-    X = experiments.synthetic_gaussian(
+    X = synthetic_data.synthetic_gaussian(
         2000, [0.5, 0.3, 0.04, 0.03, 0.02, 0.01], rng=1
     )
-    registry = experiments.mechanisms()
+    registry = mechanism_table.mechanisms()
     table = {k: registry[k] for k in ("pca", "ppca")}
     out = experiments.utility_versus_epsilon(
         X,
@@ -241,7 +249,7 @@ def test_classification_recovers_a_label_on_the_top_direction():
     X = scale_to_unit_ball(X)
     table = {
         k: m
-        for k, m in experiments.mechanisms().items()
+        for k, m in mechanism_table.mechanisms().items()
         if k in ("pca", "random")
     }
     out = experiments.classification_accuracy(
@@ -263,14 +271,14 @@ def test_classification_recovers_a_label_on_the_top_direction():
 
 def test_sparse_rows_outside_the_unit_ball_are_refused():
     data = _toy()
-    too_long = datasets.Preprocessed(
+    too_long = preprocessing.Preprocessed(
         "bad", data.X * 2.0, data.columns, data.labels, data.k, data.A
     )
     with pytest.raises(ValueError, match="norm > 1"):
         experiments.utility_versus_n(
             too_long,
             [100],
-            {"pca": experiments.mechanisms()["pca"]},
+            {"pca": mechanism_table.mechanisms()["pca"]},
             epsilon=1.0,
             delta=0.01,
             n_subsets=1,
@@ -289,7 +297,7 @@ def _costly_beyond(threshold, field, proposals=10**9):
     against ``max_proposals`` as the libraries' adapters count theirs: the
     shape of a rejection sampler whose acceptance rate collapses as the
     concentration grows."""
-    random = experiments.mechanisms()["random"]
+    random = mechanism_table.mechanisms()["random"]
 
     def from_moment(A, n, k, epsilon, delta, rng=None, max_proposals=None):
         work = max_proposals
@@ -306,7 +314,7 @@ def _costly_beyond(threshold, field, proposals=10**9):
             second_moment(X), X.shape[0], k, epsilon, delta, rng, max_proposals
         )
 
-    return experiments.Mechanism(
+    return mechanism_table.Mechanism(
         "costly", "costly", "test", release, from_moment, "test"
     )
 
@@ -334,7 +342,7 @@ def test_capped_release_is_seeded_by_the_caller_and_stops_at_its_cap():
 def test_utility_versus_n_records_caps_and_skips_larger_sizes():
     data = _toy()
     table = {
-        "random": experiments.mechanisms()["random"],
+        "random": mechanism_table.mechanisms()["random"],
         "costly": _costly_beyond(100, "n").with_work_cap(1000),
     }
     out = experiments.utility_versus_n(
@@ -371,7 +379,7 @@ def test_utility_versus_n_records_caps_and_skips_larger_sizes():
 
 
 def test_utility_versus_epsilon_skips_larger_epsilons_after_a_cap():
-    X = experiments.synthetic_gaussian(300, [0.5, 0.3, 0.1, 0.1], rng=1)
+    X = synthetic_data.synthetic_gaussian(300, [0.5, 0.3, 0.1, 0.1], rng=1)
     table = {"costly": _costly_beyond(1.0, "epsilon").with_work_cap(100)}
     out = experiments.utility_versus_epsilon(
         X,
@@ -398,7 +406,7 @@ def _noise_task_with_a_costly_mechanism():
     y = rng.random(n) < 0.5
     X = scale_to_unit_ball(rng.normal(0, 1, (n, d)))
     table = {
-        "pca": experiments.mechanisms()["pca"],
+        "pca": mechanism_table.mechanisms()["pca"],
         "costly": _costly_beyond(0, "n").with_work_cap(100),
     }
     return X, y, table
@@ -428,7 +436,7 @@ def test_caps_do_not_change_the_other_mechanisms_draws():
     """A capped mechanism's releases come from a stream of their own: the
     other mechanisms' results for a seed do not depend on where it stops."""
     data = _toy()
-    random = experiments.mechanisms()["random"]
+    random = mechanism_table.mechanisms()["random"]
     outs = []
     for threshold in (10**9, 0):  # never costly; always costly
         table = {
@@ -464,7 +472,7 @@ def _falling_acceptance(key, A, n, k, epsilon, rng=None):
 
 def _named_toy(name, seed):
     toy = _toy(seed=seed)
-    return datasets.Preprocessed(
+    return preprocessing.Preprocessed(
         name, toy.X, toy.columns, toy.labels, toy.k, toy.A
     )
 
@@ -555,7 +563,7 @@ def test_whole_data_size_reuses_the_data_sets_second_moment():
     out = experiments.utility_versus_n(
         data,
         [data.n],
-        {"pca": experiments.mechanisms()["pca"]},
+        {"pca": mechanism_table.mechanisms()["pca"]},
         epsilon=1.0,
         delta=0.01,
         n_subsets=3,
@@ -599,7 +607,7 @@ def test_every_registered_mechanism_has_its_own_line_style(registry):
     """Figures 3-5 tell the mechanisms apart by colour and marker."""
     from dppca.book.plotting.experiments import STYLE
 
-    keys = set(registry) | set(experiments.PEER_LIBRARY)
+    keys = set(registry) | set(mechanism_table.PEER_LIBRARY)
     assert keys <= set(STYLE), keys - set(STYLE)
     pairs = {(STYLE[k]["color"], STYLE[k]["marker"]) for k in keys}
     assert len(pairs) == len(keys)
@@ -609,9 +617,9 @@ def test_spiked_sphere_eigenvalues_match_the_rows():
     """λ₁ by quadrature against the second moment of 400,000 rows, within
     five standard errors; the rows lie on the unit sphere."""
     d, spike = 20, 8.0
-    X = experiments.spiked_sphere_rows(400_000, d, [spike], rng=3)
+    X = synthetic_data.spiked_sphere_rows(400_000, d, [spike], rng=3)
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0, atol=1e-12)
-    lam1, lam2 = experiments.spiked_sphere_eigenvalues(d, spike)
+    lam1, lam2 = synthetic_data.spiked_sphere_eigenvalues(d, spike)
     first = X[:, 0] ** 2
     se = first.std() / np.sqrt(first.size)
     assert abs(first.mean() - lam1) < 5 * se

@@ -171,11 +171,13 @@ def test_opendp_adapters_orthonormal():
 
 
 def test_peer_registry_lists_importable_libraries():
-    from dppca.book import experiments
+    from dppca.book import mechanism_table
 
-    table = experiments.peer_mechanisms()
+    table = mechanism_table.peer_mechanisms()
     assert set(table) == {
-        key for key, lib in experiments.PEER_LIBRARY.items() if AVAILABLE[lib]
+        key
+        for key, lib in mechanism_table.PEER_LIBRARY.items()
+        if AVAILABLE[lib]
     }
     X = _rows(150, 4, np.random.default_rng(26))
     for key, mechanism in table.items():

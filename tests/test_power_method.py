@@ -281,9 +281,9 @@ def test_validation_and_explicit_clipping():
 
 
 def test_registry_runs_it():
-    from dppca.book import experiments
+    from dppca.book import mechanism_table
 
-    registry = experiments.mechanisms()
+    registry = mechanism_table.mechanisms()
     assert "noisy_power_method" in registry
     mech = registry["noisy_power_method"]
     rng = np.random.default_rng(8)

@@ -5,10 +5,26 @@
 Its modules:
 
 datasets
-    The UCI data sets of the real-data chapters (extra ``data``).
+    The UCI data sets of the real-data chapters, their tables and matrices
+    (extra ``data``).
+data_files
+    Where the data sets' files come from (cache, mirror, download), their
+    sha256 checks and the cache.
+preprocessing
+    Section 6.1's one-hot encoding and scaling, and the cached matrices (extra
+    ``data``).
 experiments
-    The experiment protocol: the mechanisms' table for experiments, utility
-    against n and against ε, classification accuracy (extra ``data``).
+    The experiment protocol: utility against n, within a work cap and against
+    ε, classification accuracy, summaries (extra ``data``).
+mechanism_table
+    The mechanisms' table for experiments: baselines, the registry's
+    mechanisms, the peer libraries'.
+experiment_runner
+    What every experiment does for one release: a subset's rows, the release
+    within its work cap, its outcome.
+synthetic_data
+    Synthetic dense rows: Section 6.5's Gaussian data, chapter 17's spiked
+    sphere.
 peers
     Adapters for the peer libraries' PCA (extra ``peers``).
 plotting

@@ -1,26 +1,21 @@
 """The repeated-trial protocol of the real-data experiments (Chaudhuri,
-Sarwate & Sinha, JMLR 2013,
-Sections 6.3-6.5) and a registry of every subspace mechanism of the book.
+Sarwate & Sinha, JMLR 2013, Sections 6.3-6.5): utility against n
+(:func:`utility_versus_n`) and against ε (:func:`utility_versus_epsilon`),
+the libraries' rejection samplers within a work cap
+(:func:`utility_within_work_cap`), classification accuracy
+(:func:`classification_accuracy`) and the summary of utility results
+(:func:`summarize`).
 
-Every registered mechanism maps ``(X, k, epsilon, delta, rng)`` to a ``d x k``
-orthonormal ``V``. Mechanisms that only need ``A = X^T X / n`` and ``n`` also
-expose that entry point (``from_moment``), so that one subset's ``A`` is formed
-once and reused across restarts; for these the two entry points give the same
-law (the ``X`` versions compute ``A`` and call the same code). Mechanisms that
-must read the rows (:data:`ROW_MECHANISMS`) expose ``from_rows`` instead: it
-takes the rows as stored (sparse rows stay sparse) and a cache that lives as
-long as one subset's rows, for what is a deterministic function of them.
+Each experiment takes a table of mechanisms
+(:func:`dppca.book.mechanism_table.mechanisms`) and runs every release through
+:mod:`dppca.book.experiment_runner`; each row of the results records what
+became of it (``outcome``, one of
+:data:`dppca.book.experiment_runner.OUTCOMES`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import importlib
-import time
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,412 +26,21 @@ except ModuleNotFoundError as error:  # pragma: no cover - core-only installs
         "dppca.book.experiments needs pandas: pip install 'dppca[data]'"
     ) from error
 
-from ..linalg import (
-    haar_subspace,
-    second_moment,
-    sparse_gram,
-    top_k_subspace,
-)
-from ..mechanisms.registry import BY_EXPERIMENT_KEY
-from ..privacy.guarantees import UnprovedGuaranteeWarning
 from ..utility import captured_variance
 from ..validation import (
-    PrivacyWarning,
     as_generator,
     check_data,
     check_delta,
     check_epsilon,
     check_k,
 )
-
-
-@dataclass(frozen=True)
-class Mechanism:
-    """A subspace mechanism: ``release(X, k, epsilon, delta, rng) -> V`` (d x
-    k), optionally
-    ``from_moment(A, n, k, epsilon, delta, rng) -> V``; ``notion`` is the
-    privacy it really
-    provides in a few words, ``privacy`` the module's full ``PRIVACY`` text."""
-
-    key: str
-    label: str
-    notion: str
-    release: Callable
-    from_moment: Callable | None
-    privacy: str
-    #: The cap of ACG proposals each release may draw
-    #: (:meth:`with_work_cap`), None for none.
-    work_cap: int | None = None
-    #: ``from_rows(rows, k, epsilon, delta, rng, cache) -> V`` for a mechanism
-    #: that must read the rows (no ``from_moment``): ``rows`` dense or
-    #: scipy.sparse, ``cache`` a dict the experiment keeps for one subset's
-    #: rows (same law as ``release``; see :data:`ROW_MECHANISMS`).
-    from_rows: Callable | None = None
-
-    def __call__(self, X, k, epsilon, delta, rng=None):
-        return self.release(X, k, epsilon, delta, rng, **self._capped())
-
-    def _capped(self, work=None) -> dict:
-        """Keyword arguments that pass the work cap (a fresh
-        :class:`~dppca.book.peers.WorkCount` unless ``work`` is given)."""
-        if self.work_cap is None:
-            return {}
-        from .peers import WorkCount
-
-        return {"max_proposals": work or WorkCount(self.work_cap)}
-
-    def with_work_cap(self, max_proposals: int) -> Mechanism:
-        """The same mechanism, every release stopped with
-        :class:`~dppca.book.peers.WorkCapExceeded` once it has drawn
-        ``max_proposals`` proposals (for the libraries' rejection samplers,
-        :mod:`dppca.book.peers`, whose entry points take ``max_proposals``).
-
-        The experiment functions record such a release as an outcome
-        (``"work cap"``), not an error. Whether a release returns depends
-        only on the seed and the cap, not on the machine."""
-        try:
-            cap = int(max_proposals)
-        except (TypeError, ValueError, OverflowError):
-            cap = 0
-        if cap != max_proposals or cap < 1:
-            raise ValueError(
-                f"max_proposals must be a positive integer, got "
-                f"{max_proposals!r}"
-            )
-        return dataclasses.replace(self, work_cap=cap)
-
-    def run_from_moment(self, A, n, k, epsilon, delta, rng=None):
-        """Release from the second moment when possible (same law as
-        ``release``)."""
-        if self.from_moment is None:
-            raise ValueError(f"{self.key} needs the data rows, not only A")
-        return self.from_moment(A, n, k, epsilon, delta, rng, **self._capped())
-
-
-def _without_not_dp_warning(function):
-    """``function`` with the published Wishart mechanism's PrivacyWarning
-    silenced (the registry states the failure in its notion instead)."""
-
-    def quiet(*args, **kwargs):
-        with warnings.catch_warnings():
-            warnings.filterwarnings(
-                "ignore",
-                message="wishart_input_perturbation is NOT",
-                category=PrivacyWarning,
-            )
-            return function(*args, **kwargs)
-
-    return quiet
-
-
-def _without_unproved_warning(function):
-    """``function`` with the call-time UnprovedGuaranteeWarning silenced: an
-    experiment runs a mechanism hundreds of times, and the registry states
-    each mechanism's guarantee once, in its ``privacy`` text."""
-
-    def quiet(*args, **kwargs):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
-            return function(*args, **kwargs)
-
-    return quiet
-
-
-def _pca_release(X, k, epsilon, delta, rng=None):
-    return top_k_subspace(second_moment(X), k)
-
-
-def _pca_moment(A, n, k, epsilon, delta, rng=None):
-    return top_k_subspace(A, k)
-
-
-def _random_release(X, k, epsilon, delta, rng=None):
-    return haar_subspace(np.shape(X)[1], k, rng)
-
-
-def _random_moment(A, n, k, epsilon, delta, rng=None):
-    return haar_subspace(A.shape[0], k, rng)
-
-
-#: Short privacy notions shown in legends and tables (the module's PRIVACY text
-#: has the detail): the baselines', the registry's mechanisms' and the peers'.
-SHORT_NOTION = {
-    "pca": "not private",
-    "random": "0-DP (data-independent)",
-    **{key: spec.short_notion for key, spec in BY_EXPERIMENT_KEY.items()},
-    "diffprivlib_pca": "claimed ε-DP: sampler off-target (book)",
-    "opendp_pca": "claimed ε-DP: sampler off-target (book)",
-}
-
-#: Where each private mechanism lives (module, function), from its
-#: declaration in :mod:`dppca.mechanisms.registry`; the experiments import
-#: whichever exist, and :func:`missing_mechanisms` lists the others.
-EXPECTED = {key: spec.entry_point for key, spec in BY_EXPERIMENT_KEY.items()}
-
-#: The mechanisms of the part "After 2019" (chapters 16-18), in its order.
-AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
-
-#: The registered mechanisms that must read the rows, each with its reason.
-#: They have no ``from_moment`` entry point, and the experiments hand them each
-#: subset's rows (sparse rows stay sparse) through ``Mechanism.from_rows``.
-ROW_MECHANISMS = {
-    key: spec.row_reason
-    for key, spec in BY_EXPERIMENT_KEY.items()
-    if spec.row_reason is not None
-}
-
-#: The streaming mechanism's public schedule in these experiments. The
-#: mechanism needs a public assumption on the eigengap for its default
-#: learning rate (chapter 17), which a data set does not come with. The
-#: experiments use power steps (``η = ∞``, no gap needed) on ``5`` minibatches
-#: per component. This is a data-independent rule, but it was chosen by the
-#: book after trying 30, 10 and 5 steps (and the Oja schedule with the true
-#: gap) on the four UCI data sets at ε = 0.1: a choice made on the data,
-#: which a private analysis would have to pay for. Chapter 8 says so.
-STREAMING_PROTOCOL = {"learning_rate": lambda t: np.inf, "n_steps": 5}
-
-#: The peer libraries' estimators (optional extra ``peers``), listed by
-#: :func:`peer_mechanisms` only when the library imports. Kept out of
-#: :func:`mechanisms`: OpenDP cannot be seeded, so these do not meet the
-#: registry's same-seed contract; their ``from_moment`` runs the library's own
-#: eigenvector code on ``n A`` (same law of ``V`` as the estimator on the rows).
-PEER_LIBRARY = {"diffprivlib_pca": "diffprivlib", "opendp_pca": "opendp"}
-
-_LABELS = {
-    "pca": "non-private PCA",
-    "random": "random subspace",
-    **{key: spec.experiment_label for key, spec in BY_EXPERIMENT_KEY.items()},
-    "diffprivlib_pca": "diffprivlib PCA",
-    "opendp_pca": "OpenDP PCA",
-}
-
-
-def _find(key):
-    module_name, function_name = EXPECTED[key]
-    module = importlib.import_module(
-        module_name
-    )  # a broken module must fail loudly
-    return module, getattr(module, function_name, None)
-
-
-def _privacy_text(module, key):
-    privacy = getattr(module, "PRIVACY", {})
-    if key == "amin":
-        return privacy.get("amin_subspace", SHORT_NOTION[key])
-    return privacy.get(key, privacy.get(EXPECTED[key][1], SHORT_NOTION[key]))
-
-
-def mechanisms(
-    ppca_options: dict | None = None, streaming_options: dict | None = None
-) -> dict[str, Mechanism]:
-    """Every mechanism available now, baselines first. ``ppca_options`` go to
-    ``dppca.mechanisms.exponential.ppca`` (e.g. ``{"n_sweeps": 50}``),
-    ``streaming_options`` to ``dppca.mechanisms.streaming.dp_pca_oja`` (default
-    :data:`STREAMING_PROTOCOL`; e.g. ``{"eigengap": 0.1}``, a public
-    assumption)."""
-    registry = {
-        "pca": Mechanism(
-            "pca",
-            _LABELS["pca"],
-            SHORT_NOTION["pca"],
-            _pca_release,
-            _pca_moment,
-            "non-private: the exact top-k eigenvectors of A",
-        ),
-        "random": Mechanism(
-            "random",
-            _LABELS["random"],
-            SHORT_NOTION["random"],
-            _random_release,
-            _random_moment,
-            "a Haar-uniform subspace, independent of the data",
-        ),
-    }
-    options = dict(ppca_options or {})
-    stream = dict(
-        STREAMING_PROTOCOL if streaming_options is None else streaming_options
-    )
-    for key in EXPECTED:
-        module, function = _find(key)
-        if function is None:
-            continue
-        spec = BY_EXPERIMENT_KEY[key]
-        bound = {"ppca": options, "streaming": stream}.get(key, {})
-        release, from_moment, from_rows = (
-            None if entry is None else functools.partial(entry, **bound)
-            for entry in (spec.release, spec.from_moment, spec.from_rows)
-        )
-        if key == "wishart_input_perturbation":
-            # Run knowingly, labelled "FAILS" (chapter 3): its call-time
-            # PrivacyWarning would repeat once per run of an experiment.
-            release = _without_not_dp_warning(release)
-            from_moment = _without_not_dp_warning(from_moment)
-        registry[key] = Mechanism(
-            key,
-            _LABELS[key],
-            SHORT_NOTION[key],
-            _without_unproved_warning(release),
-            None
-            if from_moment is None
-            else _without_unproved_warning(from_moment),
-            _privacy_text(module, key),
-            from_rows=None
-            if from_rows is None
-            else _without_unproved_warning(from_rows),
-        )
-    return registry
-
-
-def peer_mechanisms() -> dict[str, Mechanism]:
-    """diffprivlib's and OpenDP's PCA (:mod:`dppca.book.peers`), those whose
-    library imports."""
-    from . import peers
-
-    ok = peers.available()
-    out = {}
-    for key, library in PEER_LIBRARY.items():
-        if not ok[library]:
-            continue
-        out[key] = Mechanism(
-            key,
-            _LABELS[key],
-            SHORT_NOTION[key],
-            getattr(peers, key),
-            getattr(peers, f"{key}_from_second_moment"),
-            peers.PRIVACY[key],
-        )
-    return out
-
-
-def missing_mechanisms() -> list[str]:
-    """Expected mechanisms that are not (yet) implemented in the package."""
-    return [key for key in EXPECTED if _find(key)[1] is None]
-
-
-def _check_sparse_rows(S) -> None:
-    """The checks of ``check_data`` for a scipy.sparse matrix (finite
-    entries, row norms <= 1)."""
-    from ..validation import ROW_NORM_TOLERANCE
-
-    if not np.all(np.isfinite(S.data)):
-        raise ValueError("X contains NaN or Inf")
-    norms = np.sqrt(np.asarray(S.multiply(S).sum(axis=1)).ravel())
-    if norms.size and norms.max() > 1.0 + ROW_NORM_TOLERANCE:
-        raise ValueError(
-            f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows with "
-            f"Euclidean norm > 1 (largest {norms.max():.6g}); rescale "
-            "explicitly "
-            "(dppca.scale_to_unit_ball) before running a mechanism"
-        )
-
-
-class _Subset:
-    """Rows of one subset: its second moment at once (sparse product when
-    possible, or ``A`` when the caller already has it), the dense rows only if
-    a mechanism needs them."""
-
-    def __init__(self, X, index=None, A=None):
-        part = X if index is None else X[index]
-        self.n = part.shape[0]
-        if hasattr(part, "toarray"):
-            _check_sparse_rows(part)
-            self._dense = None
-            if A is None:
-                A = sparse_gram(part) / self.n
-                A = (A + A.T) / 2
-            self._sparse = part
-        else:
-            self._dense = check_data(part)
-            if A is None:
-                A = second_moment(self._dense)
-        self.A = A
-        self._caches = {}
-
-    @property
-    def X(self):
-        if self._dense is None:
-            self._dense = check_data(self._sparse.toarray())
-        return self._dense
-
-    @property
-    def rows(self):
-        """The rows as given: sparse rows stay sparse (checked)."""
-        return self._sparse if self._dense is None else self._dense
-
-    def cache(self, key: str) -> dict:
-        """A dict for mechanism ``key`` that lives as long as these rows
-        (e.g. a mechanism's deterministic function of the rows)."""
-        return self._caches.setdefault(key, {})
-
-
-def _release(
-    mechanism: Mechanism, subset: _Subset, k, epsilon, delta, rng, work=None
-):
-    extra = mechanism._capped(work)
-    if mechanism.from_moment is not None:
-        return mechanism.from_moment(
-            subset.A, subset.n, k, epsilon, delta, rng, **extra
-        )
-    if mechanism.from_rows is not None:
-        return mechanism.from_rows(
-            subset.rows,
-            k,
-            epsilon,
-            delta,
-            rng,
-            subset.cache(mechanism.key),
-            **extra,
-        )
-    return mechanism.release(subset.X, k, epsilon, delta, rng, **extra)
-
-
-#: What became of a planned release, in the ``outcome`` column of every
-#: experiment's results: it returned; it drew its mechanism's cap of
-#: proposals without accepting (``q_F``/``accuracy`` NaN); or it was not
-#: attempted (the mechanism had already reached its cap at the same or an
-#: easier setting, or its cap there would exceed the work budget).
-OUTCOMES = ("returned", "work cap", "not attempted")
-
-
-def _streams(rng, mechanism_table: dict):
-    """``(rng, capped)``: the experiment's generator, and the one that
-    work-capped mechanisms draw from (None if there are none).
-
-    After a mechanism reaches its cap, its remaining releases are skipped.
-    Drawing their randomness from a stream of their own, split off once at
-    the start, keeps every other mechanism's draws (and the subsets) the
-    same whatever the caps are, for a given seed."""
-    rng = as_generator(rng)
-    capped = None
-    if any(m.work_cap is not None for m in mechanism_table.values()):
-        capped = np.random.default_rng(int(rng.integers(2**63)))
-    return rng, capped
-
-
-def _try_release(mechanism, subset, k, epsilon, delta, rng, capped=None):
-    """``(V, "returned", seconds, proposals)``, or ``(None, "work cap",
-    seconds, proposals)`` when a work-capped mechanism drew its cap
-    (wall-clock ``seconds`` of the release, shown, never used to decide;
-    ``proposals`` drawn, NaN for a mechanism without a cap)."""
-    from .peers import WorkCapExceeded, WorkCount
-
-    work = None
-    if mechanism.work_cap is not None:
-        rng, work = capped, WorkCount(mechanism.work_cap)
-    start = time.perf_counter()
-    try:
-        V = _release(mechanism, subset, k, epsilon, delta, rng, work)
-        outcome = OUTCOMES[0]
-    except WorkCapExceeded:
-        V, outcome = None, OUTCOMES[1]
-    seconds = time.perf_counter() - start
-    return V, outcome, seconds, np.nan if work is None else work.used
-
-
-def _runs_of(runs: dict, key: str) -> int:
-    """Releases per subset of mechanism ``key`` (``runs["default"]``, or 1,
-    when the key is not listed)."""
-    return int(runs.get(key, runs.get("default", 1)))
+from .experiment_runner import (
+    OUTCOMES,
+    _runs_of,
+    _streams,
+    _Subset,
+    _try_release,
+)
 
 
 def utility_versus_n(
@@ -461,15 +65,17 @@ def utility_versus_n(
     e.g. where a claim is tested). Utility is measured on the full data
     set's ``A`` (``data.A``), the quantity of Table 1, so that the non-private
     baseline sits at q_F(V_k). Returns one row per release, with its
-    ``outcome`` (:data:`OUTCOMES`), wall-clock ``seconds`` (for display)
-    and the ``proposals`` a work-capped release drew.
+    ``outcome`` (:data:`~dppca.book.experiment_runner.OUTCOMES`), wall-clock
+    ``seconds`` (for display) and the ``proposals`` a work-capped release
+    drew.
 
     A size equal to ``data.n`` is the whole data set, whose second moment
     ``data.A`` is reused (every "subset" of that size is the same rows).
 
     Sizes run in increasing order. A mechanism with a work cap
-    (:meth:`Mechanism.with_work_cap`) that reaches it is not run again at
-    that size or any larger one: one row per skipped subset records
+    (:meth:`~dppca.book.mechanism_table.Mechanism.with_work_cap`) that
+    reaches it is not run again at that size or any larger one: one row per
+    skipped subset records
     ``"not attempted"``. This is meant for rejection samplers whose
     acceptance rate falls as the concentration ``n ε`` grows (chapter 12).
     """
@@ -550,10 +156,10 @@ def utility_within_work_cap(
     acceptance probability, and run only where that cap fits a budget.
 
     ``settings`` are ``(data, n, epsilon)``: subsets of ``n`` rows of a
-    :class:`~dppca.book.datasets.Preprocessed` ``data`` (all its rows, and its
-    ``A``, when ``n == data.n``), released at ``epsilon``; utility is measured
-    on ``data.A``, as in :func:`utility_versus_n`. Every mechanism's entry
-    points must take ``max_proposals`` (:mod:`dppca.book.peers`).
+    :class:`~dppca.book.preprocessing.Preprocessed` ``data`` (all its rows,
+    and its ``A``, when ``n == data.n``), released at ``epsilon``; utility is
+    measured on ``data.A``, as in :func:`utility_versus_n`. Every mechanism's
+    entry points must take ``max_proposals`` (:mod:`dppca.book.peers`).
 
     ``log10_acceptance(key, A, n, k, epsilon, rng=...)`` estimates ``r``, the
     log10 of the acceptance probability of the mechanism's first
@@ -689,48 +295,6 @@ def summarize(
     out = grouped["q_F"].agg(mean="mean", std="std", count="count")
     out["not returned"] = grouped["missing"].sum()
     return out.reset_index()
-
-
-def synthetic_gaussian(n: int, eigenvalues, rng=None) -> np.ndarray:
-    """Section 6.5's synthetic data: n draws of N(0, diag(eigenvalues)), then
-    divided by the
-    largest row norm so that every row has norm <= 1 (the paper does not say how
-    it enforced
-    ||x_i|| <= 1; this is the same global scaling as for the real data)."""
-    from ..validation import scale_to_unit_ball
-
-    rng = as_generator(rng)
-    eigenvalues = np.asarray(eigenvalues, dtype=float)
-    X = rng.standard_normal((int(n), eigenvalues.size)) * np.sqrt(eigenvalues)
-    return scale_to_unit_ball(X)
-
-
-def spiked_sphere_rows(n: int, d: int, spikes, rng=None) -> np.ndarray:
-    """``n`` rows on the unit sphere: Gaussian rows whose first
-    ``len(spikes)`` coordinates have variances ``spikes`` (the others 1),
-    each divided by its own norm (the spiked model of chapter 17). The
-    second moment is diagonal; :func:`spiked_sphere_eigenvalues` gives it
-    for one spike."""
-    rng = as_generator(rng)
-    spikes = np.asarray(spikes, dtype=float)
-    g = rng.standard_normal((int(n), int(d)))
-    g[:, : spikes.size] *= np.sqrt(spikes)
-    return g / np.linalg.norm(g, axis=1, keepdims=True)
-
-
-def spiked_sphere_eigenvalues(d: int, spike: float) -> tuple[float, float]:
-    """``(λ₁, λ₂)`` of ``E[x xᵀ]`` for ``spiked_sphere_rows`` with one spike
-    ``s``: with ``B = g₁²/‖g‖² ~ Beta(1/2, (d − 1)/2)`` for the unspiked
-    Gaussian, ``λ₁ = E[s B / (1 + (s − 1) B)]`` (by quadrature), and the
-    other ``d − 1`` eigenvalues share the rest of the unit trace equally."""
-    from scipy import integrate, stats
-
-    d, spike = int(d), float(spike)
-    beta = stats.beta(0.5, (d - 1) / 2)
-    lam1 = integrate.quad(
-        lambda b: spike * b / (1 + (spike - 1) * b) * beta.pdf(b), 0, 1
-    )[0]
-    return float(lam1), float((1 - lam1) / (d - 1))
 
 
 def utility_versus_epsilon(

@@ -3,9 +3,9 @@
 Each family module declares its mechanisms once, as
 :class:`~dppca.mechanisms.spec.MechanismSpec` entries in its ``SPECS``; this
 module collects them. :class:`dppca.PrivatePCA` (``mechanism=``), the book's
-experiments (:func:`dppca.book.experiments.mechanisms`), chapter 13's guide
-and the figures' line styles all read :data:`MECHANISMS`. Adding a mechanism
-is its module's ``SPECS`` entry and one line of ``FAMILIES`` here.
+experiments (:func:`dppca.book.mechanism_table.mechanisms`), chapter 13's
+guide and the figures' line styles all read :data:`MECHANISMS`. Adding a
+mechanism is its module's ``SPECS`` entry and one line of ``FAMILIES`` here.
 """
 
 from __future__ import annotations

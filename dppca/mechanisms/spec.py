@@ -71,7 +71,7 @@ class MechanismSpec:
     #: Its released matrix has private eigenvalues (``explained_variance_``
     #: for every ``n_components``, fractions included).
     releases_eigenvalues: bool = False
-    #: How the book's experiments (:mod:`dppca.book.experiments`) know it:
+    #: How the book's experiments (:mod:`dppca.book.mechanism_table`) know it:
     #: key, label in legends, short notion, the functional entry point
     #: (module, function), the protocol's entry points on the rows
     #: ``release(X, k, epsilon, delta, rng, **options)``, on the second
