@@ -99,6 +99,15 @@ def _snap(spent, requested):
     return tuple(out)
 
 
+def _spent(releases, requested) -> tuple:
+    """``privacy_spent_``: the basic composition of the records; with a
+    release of kind ``"ideal"`` (an approximate sampler) its ε is the exact
+    law's and δ is ``nan``: no (ε, δ) is proved for the fit."""
+    if any(r.kind == "ideal" for r in releases):
+        return math.fsum(r.epsilon for r in releases), math.nan
+    return _snap(basic_composition(releases), requested)
+
+
 def _generator(random_state) -> np.random.Generator:
     """A Generator for one fit. ``None``: fresh OS entropy (numpy's
     SeedSequence draws 128 bits). A RandomState hands over its whole state:
@@ -284,7 +293,9 @@ class PrivatePCA(
         subspace).
     privacy_spent_ : tuple (epsilon, delta)
         Basic composition of the records' calibrated figures; compose several
-        fits with :func:`dppca.privacy.accounting.compose`.
+        fits with :func:`dppca.privacy.accounting.compose`. PPCA through a
+        Gibbs chain (k ≥ 2) gives ``(ε, nan)``: ε of the exact law, and no
+        (ε, δ) proved for the release (kind ``"ideal"``).
     n_components_, n_features_in_, feature_names_in_
         As in scikit-learn.
     """
@@ -362,7 +373,7 @@ class PrivatePCA(
         releases += made + [record]
         self.privacy_releases_ = tuple(releases)
         requested = (self.epsilon, self.delta if plan.spec.uses_delta else 0.0)
-        self.privacy_spent_ = _snap(basic_composition(releases), requested)
+        self.privacy_spent_ = _spent(releases, requested)
         return self
 
     def transform(self, X):
