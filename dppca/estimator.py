@@ -59,6 +59,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import postprocessing
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
@@ -99,6 +100,15 @@ def _snap(spent, requested):
     return tuple(out)
 
 
+def _spent(releases, requested) -> tuple:
+    """``privacy_spent_``: the basic composition of the records; with a
+    release of kind ``"ideal"`` (an approximate sampler) its ε is the exact
+    law's and δ is ``nan``: no (ε, δ) is proved for the fit."""
+    if any(r.kind == "ideal" for r in releases):
+        return math.fsum(r.epsilon for r in releases), math.nan
+    return _snap(basic_composition(releases), requested)
+
+
 def _generator(random_state) -> np.random.Generator:
     """A Generator for one fit. ``None``: fresh OS entropy (numpy's
     SeedSequence draws 128 bits). A RandomState hands over its whole state:
@@ -123,7 +133,10 @@ def _generator(random_state) -> np.random.Generator:
 
 
 class PrivatePCA(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    postprocessing.ProbabilisticPCAMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    BaseEstimator,
 ):
     """Differentially private PCA with any mechanism of the book,
     scikit-learn style.
@@ -144,6 +157,12 @@ class PrivatePCA(
         ``k = n_features``, ``None`` (all of them) or a fraction in (0, 1):
         the smallest k whose released variance reaches that share of the
         released total (post-processing: no extra budget).
+    whiten : bool, default=False
+        As scikit-learn's PCA: ``transform`` divides each coordinate by
+        √``explained_variance_`` (a released λ ≤ 0 counts as float64's eps²),
+        so the training rows' coordinates have variance about one.
+        Post-processing; only for a mechanism that releases eigenvalues
+        (``dppca.postprocessing.SPECTRUM_MECHANISMS``), else ``fit`` raises.
     epsilon : float, default=1.0
         Total ε, shared with the private mean when ``center=True``.
     delta : float or None, default=None
@@ -284,15 +303,25 @@ class PrivatePCA(
         subspace).
     privacy_spent_ : tuple (epsilon, delta)
         Basic composition of the records' calibrated figures; compose several
-        fits with :func:`dppca.privacy.accounting.compose`.
+        fits with :func:`dppca.privacy.accounting.compose`. PPCA through a
+        Gibbs chain (k ≥ 2) gives ``(ε, nan)``: ε of the exact law, and no
+        (ε, δ) proved for the release (kind ``"ideal"``).
+    singular_values_, noise_variance_
+        With released eigenvalues: ``√(n·max(λ, 0))`` and the mean of the
+        d − k trailing ones (negatives as 0), in the data's units; they and
+        ``get_covariance``, ``get_precision``, ``score_samples``, ``score``
+        follow scikit-learn's PCA (``dppca.postprocessing`` says where not).
+        ``explained_variance_`` divides by n, scikit-learn's by n − 1.
     n_components_, n_features_in_, feature_names_in_
-        As in scikit-learn.
+        As in scikit-learn. Float32 input gives float32 attributes and
+        outputs; the computation is float64.
     """
 
     def __init__(
         self,
         n_components=2,
         *,
+        whiten=False,
         epsilon=1.0,
         delta=None,
         mechanism="auto",
@@ -312,6 +341,7 @@ class PrivatePCA(
         random_state=None,
     ):
         self.n_components = n_components
+        self.whiten = whiten
         self.epsilon = epsilon
         self.delta = delta
         self.mechanism = mechanism
@@ -333,6 +363,7 @@ class PrivatePCA(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     def fit(self, X, y=None):
@@ -347,43 +378,45 @@ class PrivatePCA(
             self,
             X,
             accept_sparse=("csr", "csc"),
-            dtype=np.float64,
+            dtype=postprocessing.FLOATS,
             reset=True,
         )
+        dtype, X = X.dtype, X.astype(np.float64, copy=False)
         n, d = X.shape
         plan = release_plan(self, n, d)
+        postprocessing.check_whiten(self, plan.name)
         if hasattr(self, "privacy_releases_") and self.accountant is None:
             warnings.warn(REFIT_WARNING, PrivacyWarning, stacklevel=2)
         rng, releases, bound, mean_plan = _charge(self, plan, X)
         data, (text, made) = _centred_rows(self, plan, X, bound, mean_plan, rng)
         V, values, total = _run(plan, data, n, d, rng)
         record = dataclasses.replace(plan.record, row_bound=text)
-        _store(self, plan, V, values, total, d)
+        _store(self, plan, V, values, total, n, d)
         releases += made + [record]
         self.privacy_releases_ = tuple(releases)
         requested = (self.epsilon, self.delta if plan.spec.uses_delta else 0.0)
-        self.privacy_spent_ = _snap(basic_composition(releases), requested)
+        self.privacy_spent_ = _spent(releases, requested)
+        postprocessing.cast_outputs(self, dtype)
         return self
 
     def transform(self, X):
-        """Project ``X − mean_`` onto the private axes: an ``n × k`` array."""
+        """Project ``X − mean_`` onto the private axes: an ``n × k`` array
+        (divided by √``explained_variance_`` when ``whiten``)."""
         check_is_fitted(self, "components_")
         X = validate_data(
             self,
             X,
             accept_sparse=("csr", "csc"),
-            dtype=np.float64,
+            dtype=postprocessing.FLOATS,
             reset=False,
         )
-        projected = np.asarray(X @ self.components_.T)
-        return projected - self.mean_ @ self.components_.T
+        return postprocessing.project(self, X)
 
     def inverse_transform(self, X):
         """Map ``n × k`` coordinates back to the data space: ``X components_
         + mean_``."""
         check_is_fitted(self, "components_")
-        X = np.asarray(X, dtype=float)
-        return X @ self.components_ + self.mean_
+        return postprocessing.unproject(self, X)
 
 
 def _charge(est, plan, X):
@@ -542,10 +575,11 @@ def _run(plan, data, n, d, rng):
         return run(data, *args)
 
 
-def _store(est, plan, V, values, total, d):
+def _store(est, plan, V, values, total, n, d):
     """The fitted attributes: axes (sign convention), eigenvalues and
     shares (post-processing of the release)."""
     k = plan.k
+    postprocessing.clear_spectrum(est)
     if values is not None:
         # post-processing of the released matrix: its spectrum and trace
         values = np.asarray(values, dtype=float)
@@ -558,6 +592,7 @@ def _store(est, plan, V, values, total, d):
         est.explained_variance_ratio_ = (
             values[:k] / total if total > 0 else np.full(k, np.nan)
         )
+        postprocessing.store_spectrum(est, values[:k], total, n, d)
     V = np.asarray(V, dtype=float)
     # Sign convention (post-processing): largest |entry| of each axis
     # positive.

@@ -114,7 +114,10 @@ def estimator_snapshots(X):
             out[f"PrivatePCA/{name}/center={label}"] = {
                 "arrays": [digest(a) for a in arrays],
                 "records": record_digest(pca.privacy_releases_),
-                "spent": [float(v) for v in pca.privacy_spent_],
+                # nan (no δ proved) as text: nan != nan
+                "spent": [
+                    float(v) if v == v else "nan" for v in pca.privacy_spent_
+                ],
             }
     return out
 

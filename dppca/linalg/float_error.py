@@ -133,6 +133,7 @@ computed row (``ClippedSecondMoment.accuracy_bound``).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -214,6 +215,7 @@ def _spread(centre_ratio: float, n_features: int) -> Fraction:
     return (1 + 2 * r) ** 2
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of public sizes
 def _second_moment_shrink(n, d, chunk_rows, centre_ratio):
     """``(η, s)`` of the proposition, (★) checked in rational arithmetic."""
     n, d = _check_n(n), _check_features(d)

@@ -105,7 +105,9 @@ def ppca_guarantee(
     chain stopped after finitely many sweeps: within total variation t of the
     target, hence only (ε, (1 + e^ε) t)-DP, with t estimated by diagnostics and
     not proved (chapter 4). A caller's ``V0`` that depends on the data voids
-    even that. So PPCA is never recorded as proved.
+    even that. So PPCA is never recorded as proved, and a chain's release is
+    of kind ``"ideal"``: its ε is that of the exact law, and the accountant
+    refuses to compose it (no (ε, δ) is proved for it).
     """
     exact = sampler == "fast" and k == 1 and V0 is None
     caveats = [FLOAT_SAMPLER_CAVEAT]
@@ -125,7 +127,7 @@ def ppca_guarantee(
         )
     return Release(
         "PPCA",
-        "pure",
+        "pure" if exact else "ideal",
         float(epsilon),
         noise="float sampler",
         sampler="exact" if exact else "approximate",

@@ -21,10 +21,13 @@ then only as good as the unproved parts. Several releases compose:
   releases of multipliers m_1..m_k compose exactly like one Gaussian of
   multiplier ``(Σ m_i^-2)^(-1/2)`` (Dong, Roth and Su 2022, Cor. 3.3), which the
   tests check against the analytic formula of Balle and Wang (2018, Thm 8).
-* Pure ε releases (PPCA, Laplace input perturbation, Amin et al., a Laplace
-  private mean) and releases known only as (ε, δ) (the δ-calibrated Wishart, (0,
-  δ)) add up by basic composition (Dwork and Roth 2014, Thm 3.16): Σ ε_i and Σ
-  δ_i.
+* Pure ε releases (PPCA with k = 1, Laplace input perturbation, Amin et al.,
+  a Laplace private mean) and releases known only as (ε, δ) (the
+  δ-calibrated Wishart, (0, δ)) add up by basic composition (Dwork and Roth
+  2014, Thm 3.16): Σ ε_i and Σ δ_i.
+* Releases of kind ``"ideal"`` (PPCA through a Gibbs chain: ε of the exact
+  law only, no (ε, δ) proved for the release) are refused with a
+  ``ValueError``: no figure would be honest.
 
 **Neighbouring relation.** The book's relation is replace-one (n fixed, one row
 replaced), and every sensitivity Δ of ``dppca.privacy.sensitivity`` is a
@@ -85,6 +88,15 @@ def _releases(items) -> list[Release]:
                 "released arrays or fitted PrivatePCA estimators; got "
                 f"{type(item).__name__}"
             )
+    ideal = sorted({r.label for r in out if r.kind == "ideal"})
+    if ideal:
+        raise ValueError(
+            "cannot compose " + ", ".join(ideal) + ": drawn by an "
+            "approximate sampler (a Gibbs chain stopped after a fixed number "
+            "of sweeps), so only the exact law's ε is known and no (ε, δ) is "
+            "proved for the release (its δ is (1 + e^ε)·t for an unbounded "
+            "total variation t). Compose the other releases alone."
+        )
     unproved = [r.label for r in out if not r.proved]
     if unproved:
         warnings.warn(

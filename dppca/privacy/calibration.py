@@ -80,7 +80,13 @@ def analytic_gaussian_sigma(
     dl = check_delta(delta)
     if not l2_sensitivity > 0:
         raise ValueError(f"sensitivity must be > 0; got {l2_sensitivity!r}")
+    return _analytic_gaussian_sigma(float(l2_sensitivity), eps, dl)
 
+
+@functools.lru_cache(maxsize=4096)  # a pure function of public figures
+def _analytic_gaussian_sigma(
+    l2_sensitivity: float, eps: float, dl: float
+) -> float:
     def gap(log_sigma):
         return np.log(
             analytic_gaussian_delta(np.exp(log_sigma), l2_sensitivity, eps)

@@ -22,7 +22,10 @@ Every private output of the package carries a :class:`Release` record, the
   chapter of the book that derives or checks it;
 * ``kind`` and ``noise_multiplier``: what :mod:`dppca.privacy.accounting`
   needs to compose it (``"pure"``, ``"gaussian"``, ``"zcdp"`` or
-  ``"approximate"``).
+  ``"approximate"``), or ``"ideal"`` for a release drawn by an approximate
+  sampler: ``epsilon`` is then the pure ε of the exact law it approximates,
+  and no (ε, δ) is proved for the release itself (its δ is (1 + e^ε)·t for an
+  unbounded total variation t), so the accountant refuses to compose it.
 
 A release that is not fully proved announces it at call time with an
 :class:`UnprovedGuaranteeWarning` (a :class:`dppca.PrivacyWarning`), and
@@ -51,8 +54,9 @@ from ..validation import PrivacyWarning
 
 #: Kinds of release, as the accountant composes them. Gaussian (an
 #: accountant), ρ-zCDP (the safe discrete Gaussian releases, through their
-#: Rényi curves), pure ε, or only (ε, δ) known.
-KINDS = ("gaussian", "zcdp", "pure", "approximate")
+#: Rényi curves), pure ε, or only (ε, δ) known; ``"ideal"`` (ε of the exact
+#: law only, from an approximate sampler) is never composed.
+KINDS = ("gaussian", "zcdp", "pure", "approximate", "ideal")
 
 #: How the randomness of a release is drawn (module docstring).
 NOISE_KINDS = ("safe", "float", "float sampler", "none")
@@ -128,8 +132,15 @@ class Release:
             raise ValueError(
                 "only Gaussian and zCDP releases have a noise_multiplier"
             )
-        if self.kind == "pure" and self.delta != 0:
-            raise ValueError("a pure release has delta = 0")
+        if self.kind in ("pure", "ideal") and self.delta != 0:
+            raise ValueError(f"a {self.kind} release has delta = 0")
+        if (self.kind == "ideal") != (self.sampler == "approximate"):
+            raise ValueError(
+                "a release from an approximate sampler is of kind 'ideal' "
+                "(its ε holds for the exact law only), and only such a "
+                f"release is; got kind={self.kind!r}, "
+                f"sampler={self.sampler!r}"
+            )
         if self.noise not in NOISE_KINDS:
             raise ValueError(
                 f"noise must be one of {NOISE_KINDS}; got {self.noise!r}"
@@ -153,6 +164,11 @@ class Release:
         """The claim in words, "(ε, δ)-DP" or "ε-DP", and the relation."""
         if self.kind == "pure":
             notion = f"{self.epsilon:.4g}-DP (pure)"
+        elif self.kind == "ideal":
+            notion = (
+                f"{self.epsilon:.4g}-DP (pure) for the exact law only; no "
+                "(ε, δ) proved for this approximate sampler"
+            )
         else:
             notion = f"({self.epsilon:.4g}, {self.delta:.3g})-DP"
         return f"{notion}, {self.neighbours}, rows {self.row_bound}"

@@ -192,6 +192,14 @@ def _check_parameters(est, n: int, d: int):
         delta if spec.uses_delta else None,
         options,
     )
+    if record.kind == "ideal" and est.accountant is not None:
+        raise ValueError(
+            f"mechanism={name!r} with these settings draws from an "
+            "approximate sampler: only the exact law's ε is known and no "
+            "(ε, δ) is proved for the release, so an accountant cannot "
+            "charge it. Use k = 1 (an exact draw) or another mechanism, or "
+            "fit without an accountant"
+        )
     unproved = not record.proved or (kind == "float" and private_centre(est))
     if unproved and spec.notion != "not_dp":
         caveat = record.caveat or FLOAT_NOISE_CAVEAT

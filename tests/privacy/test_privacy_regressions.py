@@ -117,7 +117,8 @@ def test_ppca_with_two_components_is_not_recorded_as_proved():
         V = dppca.ppca(X, 2, 1.0, rng=0)
     record = V.guarantee
     assert record.sampler == "approximate" and not record.proved
-    assert record.kind == "pure" and "(1 + e^ε)" in record.caveat
+    assert record.kind == "ideal" and "(1 + e^ε)" in record.caveat
+    assert "exact law only" in record.claim
     with pytest.warns(UnprovedGuaranteeWarning, match="float64 sampler"):
         single = dppca.ppca(X, 1, 1.0, rng=0).guarantee
     assert single.sampler == "exact" and not single.proved
@@ -222,3 +223,80 @@ def test_fresh_entropy_by_default():
 
     seeds = _generator(None).bit_generator.seed_seq
     assert seeds.entropy.bit_length() > 64 and seeds.spawn_key == ()
+
+
+# -- a Gibbs chain's record is not composed as pure ε (issue 26.5) -------------
+
+
+def gibbs_ppca_record():
+    with pytest.warns(UnprovedGuaranteeWarning, match="Gibbs chain"):
+        return dppca.ppca(unit_rows(), 2, 1.0, rng=0).guarantee
+
+
+def test_compose_refuses_a_release_of_an_approximate_sampler():
+    record = gibbs_ppca_record()
+    laplace = dppca.privacy.accounting.Release("mean", "pure", 0.5)
+    for compose in (
+        lambda r: dppca.privacy.accounting.compose(r, 1e-6),
+        dppca.privacy.accounting.basic_composition,
+    ):
+        with pytest.raises(ValueError, match="approximate sampler"):
+            compose([laplace, record])
+    assert dppca.privacy.accounting.compose([laplace], 1e-6) == (0.5, 0.0)
+
+
+def test_an_accountant_refuses_a_gibbs_chain_before_any_charge():
+    ledger = dppca.privacy.accounting.Accountant(10.0, 1e-5)
+    with pytest.raises(ValueError, match="approximate sampler"):
+        ledger.charge([gibbs_ppca_record()])
+    estimator = PrivatePCA(
+        2,
+        mechanism="ppca",
+        data_norm=1.0,
+        allow_unproved="ppca",
+        accountant=ledger,
+        random_state=0,
+    )
+    with pytest.raises(ValueError, match="approximate sampler"):
+        estimator.fit(unit_rows())
+    assert ledger.charges == () and ledger.spent == (0.0, 0.0)
+    assert not hasattr(estimator, "components_")
+
+
+def test_a_fit_through_a_gibbs_chain_reports_no_delta():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        estimator = PrivatePCA(
+            2,
+            mechanism="ppca",
+            data_norm=1.0,
+            center=True,
+            allow_unproved="ppca",
+            random_state=0,
+        ).fit(unit_rows())
+    epsilon, delta = estimator.privacy_spent_
+    assert epsilon == pytest.approx(1.0) and np.isnan(delta)
+    assert [r.kind for r in estimator.privacy_releases_] == ["pure", "ideal"]
+
+
+def test_a_record_of_an_approximate_sampler_must_be_ideal():
+    Release = dppca.privacy.guarantees.Release
+    with pytest.raises(ValueError, match="kind 'ideal'"):
+        Release(
+            "x",
+            "pure",
+            1.0,
+            sampler="approximate",
+            proved=False,
+            caveat="chain",
+            noise="float sampler",
+        )
+    with pytest.raises(ValueError, match="kind 'ideal'"):
+        Release(
+            "x",
+            "ideal",
+            1.0,
+            noise="float sampler",
+            proved=False,
+            caveat="chain",
+        )
