@@ -75,8 +75,6 @@ def test_the_plot_styles_list_exactly_the_registry():
 STILL_OVER_800 = {
     "dppca.book.datasets",
     "dppca.book.experiments",
-    "dppca.mechanisms.streaming",
-    "dppca.mechanisms.trace_sensitive",
 }
 
 
