@@ -69,30 +69,7 @@ def test_the_plot_styles_list_exactly_the_registry():
     assert set(experiments.STYLE) == baselines | keys | peers
 
 
-#: Modules still over 800 lines, to be split (issue 28 left them whole: each
-#: is one proof or one protocol, and splitting them moves listings of the
-#: chapters). strict: the mark fails once a module is split, to be removed.
-STILL_OVER_800 = {
-    "dppca.mechanisms.streaming",
-    "dppca.mechanisms.trace_sensitive",
-}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(
-            p,
-            marks=pytest.mark.xfail(
-                _module_name(p) in STILL_OVER_800,
-                reason="not yet split",
-                strict=True,
-            ),
-        )
-        for p in MODULES
-    ],
-    ids=_module_name,
-)
+@pytest.mark.parametrize("path", MODULES, ids=_module_name)
 def test_no_module_is_over_800_lines(path):
     lines = len(path.read_text().splitlines())
     assert lines <= 800, f"{_module_name(path)} has {lines} lines"

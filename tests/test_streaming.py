@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse
 
 from dppca import privacy
-from dppca.mechanisms import streaming
+from dppca.mechanisms import streaming, streaming_schedule, streaming_step
 from dppca.privacy import noise as noise_module
 from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
@@ -33,58 +33,66 @@ def sin_to(V, U):
 
 
 def test_default_plan_uses_thirty_steps_per_component():
-    plan = streaming.streaming_plan(100_000, 2)
+    plan = streaming_schedule.streaming_plan(100_000, 2)
     assert (plan.n_steps, plan.batch_size) == (30, 1666)
     assert plan.rows_used == 2 * 30 * 1666 <= 100_000
 
 
 def test_small_n_keeps_batches_of_at_least_min_batch():
-    plan = streaming.streaming_plan(1_000, 1)
-    assert plan.batch_size >= streaming.MIN_BATCH
-    assert plan.n_steps == 1_000 // streaming.MIN_BATCH
+    plan = streaming_schedule.streaming_plan(1_000, 1)
+    assert plan.batch_size >= streaming_schedule.MIN_BATCH
+    assert plan.n_steps == 1_000 // streaming_schedule.MIN_BATCH
 
 
 def test_plan_from_one_parameter_and_refusals():
-    assert streaming.streaming_plan(1000, 1, batch_size=300).n_steps == 3
-    assert streaming.streaming_plan(1000, 2, n_steps=4).batch_size == 125
+    assert (
+        streaming_schedule.streaming_plan(1000, 1, batch_size=300).n_steps == 3
+    )
+    assert (
+        streaming_schedule.streaming_plan(1000, 2, n_steps=4).batch_size == 125
+    )
     with pytest.raises(ValueError, match="do not fit"):
-        streaming.streaming_plan(1000, 1, batch_size=300, n_steps=4)
+        streaming_schedule.streaming_plan(1000, 1, batch_size=300, n_steps=4)
     with pytest.raises(ValueError, match="do not fit"):
-        streaming.streaming_plan(10, 2, batch_size=6)
+        streaming_schedule.streaming_plan(10, 2, batch_size=6)
     with pytest.raises(TypeError):
-        streaming.streaming_plan(1000, 1, batch_size=2.5)
+        streaming_schedule.streaming_plan(1000, 1, batch_size=2.5)
 
 
 def test_budget_splits_rho_and_the_quantile_is_rho_r_zcdp():
-    b = streaming.step_budget(1.0, 1e-5, 0.3)
+    b = streaming_schedule.step_budget(1.0, 1e-5, 0.3)
     assert b.rho == privacy.zcdp_rho(1.0, 1e-5)
     assert b.rho_range + b.rho_mean == pytest.approx(b.rho, rel=1e-15)
     # pure ε_r-DP is ε_r²/2-zCDP (Bun and Steinke 2016, Prop. 1.4)
     assert b.epsilon_range**2 / 2 == pytest.approx(b.rho_range, rel=1e-12)
     for share in (0.0, 1.0, -0.1):
         with pytest.raises(ValueError, match="range_share"):
-            streaming.step_budget(1.0, 1e-5, share)
+            streaming_schedule.step_budget(1.0, 1e-5, share)
 
 
 def test_learning_rate_schedule():
-    rate = streaming.oja_learning_rate(0.2, alpha=3.0, offset=2.0)
+    rate = streaming_schedule.oja_learning_rate(0.2, alpha=3.0, offset=2.0)
     assert rate(1) == pytest.approx(3.0 / (0.2 * 3.0))
     assert rate(10) == pytest.approx(3.0 / (0.2 * 12.0))
     with pytest.raises(ValueError, match="eigengap"):
-        streaming.oja_learning_rate(0.0)
+        streaming_schedule.oja_learning_rate(0.0)
 
 
 def test_default_alpha_is_the_smallest_meeting_the_contraction():
     for d, T in [(20, 30), (50, 30), (100_000, 20), (100_000, 30), (7, 3)]:
-        alpha = streaming.default_alpha(d, T)
-        target = streaming.CONTRACTION_TARGET * math.sqrt(d)
-        assert streaming.MIN_ALPHA <= alpha <= streaming.MAX_ALPHA
-        if alpha < streaming.MAX_ALPHA:
+        alpha = streaming_schedule.default_alpha(d, T)
+        target = streaming_schedule.CONTRACTION_TARGET * math.sqrt(d)
+        assert (
+            streaming_schedule.MIN_ALPHA
+            <= alpha
+            <= streaming_schedule.MAX_ALPHA
+        )
+        if alpha < streaming_schedule.MAX_ALPHA:
             assert math.comb(T + alpha, alpha) >= target
-        if alpha > streaming.MIN_ALPHA:
+        if alpha > streaming_schedule.MIN_ALPHA:
             assert math.comb(T + alpha - 1, alpha - 1) < target
-    assert streaming.default_alpha(100_000, 20) == 9
-    assert streaming.default_alpha(50, 30) == 5
+    assert streaming_schedule.default_alpha(100_000, 20) == 9
+    assert streaming_schedule.default_alpha(50, 30) == 5
 
 
 # -- noise-free Oja: the exact contraction of tan θ ---------------------------------
@@ -102,7 +110,7 @@ def test_noise_free_oja_contracts_tan_theta_exactly():
     root = (vecs * np.sqrt(vals)) @ vecs.T
     batch = math.sqrt(d) * root  # batchᵀ batch / d = Σ
     blocks = [batch] * T
-    rate = streaming.oja_learning_rate(lam1 - lam2)
+    rate = streaming_schedule.oja_learning_rate(lam1 - lam2)
     run = streaming.streaming_oja(
         iter(blocks),
         1,
@@ -162,10 +170,12 @@ def test_clipped_gradient_mean_matches_the_definition():
     G = X * (X @ w)[:, None]
     norms = np.linalg.norm(G, axis=1)
     expected = (G * np.minimum(1.0, r / norms)[:, None]).mean(axis=0)
-    result = streaming.clipped_gradient_mean(X, w, r)
+    result = streaming_step.clipped_gradient_mean(X, w, r)
     assert result.n_clipped == int(np.sum(norms > r))
     np.testing.assert_allclose(result.mean, expected, rtol=1e-9, atol=1e-12)
-    sparse = streaming.clipped_gradient_mean(scipy.sparse.csr_matrix(X), w, r)
+    sparse = streaming_step.clipped_gradient_mean(
+        scipy.sparse.csr_matrix(X), w, r
+    )
     np.testing.assert_allclose(sparse.mean, result.mean, atol=1e-14)
 
 
@@ -186,7 +196,9 @@ def test_noise_scale_per_step_is_the_closed_form(kind):
             noise=kind,
             diagnostics=True,
         )
-    rho_m = (1 - streaming.DEFAULT_RANGE_SHARE) * privacy.zcdp_rho(eps, delta)
+    rho_m = (1 - streaming_schedule.DEFAULT_RANGE_SHARE) * privacy.zcdp_rho(
+        eps, delta
+    )
     B = run.plan.batch_size
     for step in run.steps:
         delta_2 = 2 * step.radius / B
@@ -211,16 +223,16 @@ def test_noise_scale_per_step_is_the_closed_form(kind):
 
 
 def test_radius_candidates_follow_the_previous_release():
-    assert streaming.radius_candidates_range(None, (1e-3, 1e3)) == (
+    assert streaming_step.radius_candidates_range(None, (1e-3, 1e3)) == (
         1e-3,
         1e3,
     )
-    lo, hi = streaming.radius_candidates_range(2.0, (1e-3, 1e3), 16.0)
+    lo, hi = streaming_step.radius_candidates_range(2.0, (1e-3, 1e3), 16.0)
     assert (lo, hi) == (2.0 / 16, 32.0)
-    lo, hi = streaming.radius_candidates_range(900.0, (1e-3, 1e3), 16.0)
+    lo, hi = streaming_step.radius_candidates_range(900.0, (1e-3, 1e3), 16.0)
     assert hi == 1e3
     with pytest.raises(ValueError, match="radius_window"):
-        streaming.radius_candidates_range(1.0, (1e-3, 1e3), 1.0)
+        streaming_step.radius_candidates_range(1.0, (1e-3, 1e3), 1.0)
 
 
 def test_released_radius_stays_in_the_window_of_the_previous_one():
@@ -343,9 +355,9 @@ def test_clipping_keeps_v_fixed_only_for_rows_symmetric_about_it():
     X[:, 0] += 2.0 * np.sign(X[:, 0]) * (X[:, 1] > 0)  # not symmetric
 
     def off_axis(rows, w, q):
-        norms = streaming.gradient_norms(rows, w)
+        norms = streaming_step.gradient_norms(rows, w)
         radius = float(np.quantile(norms, q)) if q < 1 else 2 * norms.max()
-        mean = streaming.clipped_gradient_mean(rows, w, radius).mean
+        mean = streaming_step.clipped_gradient_mean(rows, w, radius).mean
         return np.linalg.norm(mean - (mean @ w) * w) / np.linalg.norm(mean)
 
     v = np.eye(d)[0]

@@ -12,6 +12,9 @@ from scipy import stats
 
 import dppca
 from dppca.mechanisms import trace_sensitive as ts
+from dppca.mechanisms import trace_sensitive_calibration as ts_calibration
+from dppca.mechanisms import trace_sensitive_radius as ts_radius
+from dppca.mechanisms import trace_sensitive_spectrum as ts_spectrum
 from dppca.privacy import gaussian_zcdp_rho, zcdp_rho
 from dppca.privacy.guarantees import Released, UnprovedGuaranteeWarning
 
@@ -44,7 +47,9 @@ def test_noise_norm_bounds_hold_with_probability_one_minus_beta(d):
     beta, draws = 0.2, 2000
     z = rng.standard_normal((draws, d))
     assert (
-        np.mean(np.linalg.norm(z, axis=1) > ts.gaussian_norm_bound(d, beta))
+        np.mean(
+            np.linalg.norm(z, axis=1) > ts_radius.gaussian_norm_bound(d, beta)
+        )
         <= beta
     )
     iu = np.triu_indices(d)
@@ -55,9 +60,12 @@ def test_noise_norm_bounds_hold_with_probability_one_minus_beta(d):
         W = W + np.triu(W, 1).T
         spectral.append(np.linalg.norm(W, 2))
         frobenius.append(np.linalg.norm(W))
-    assert np.mean(np.array(spectral) > ts.wigner_norm_bound(d, beta)) <= beta
     assert (
-        np.mean(np.array(frobenius) > ts.wigner_frobenius_bound(d, beta))
+        np.mean(np.array(spectral) > ts_radius.wigner_norm_bound(d, beta))
+        <= beta
+    )
+    assert (
+        np.mean(np.array(frobenius) > ts_radius.wigner_frobenius_bound(d, beta))
         <= beta
     )
     # the means the proofs use, E‖W‖₂ ≤ 2√d and E‖W‖_F ≤ d (up to three
@@ -70,7 +78,7 @@ def test_noise_norm_bounds_hold_with_probability_one_minus_beta(d):
 def test_bounds_reject_beta_outside_the_unit_interval():
     for beta in [0.0, 1.0, -0.1, 2.0]:
         with pytest.raises(ValueError, match="beta"):
-            ts.wigner_norm_bound(5, beta)
+            ts_radius.wigner_norm_bound(5, beta)
 
 
 # --- the lemma behind the trace-sensitive bound --------------------------------
@@ -94,7 +102,7 @@ def test_separate_error_never_exceeds_the_lemma(seed):
         E = (E + E.T) / 2
         z = rng.standard_normal(d) * scale
         error = np.linalg.norm(separate_estimate(A, E, z) - A)
-        bound = ts.separate_error_bound(
+        bound = ts_spectrum.separate_error_bound(
             np.trace(A), np.linalg.norm(E, 2), np.linalg.norm(z)
         )
         assert error <= bound * (1 + 1e-12) + 1e-13
@@ -109,14 +117,14 @@ def test_the_constant_two_is_attained_in_the_limit(gap):
     E = np.diag([-e, e])
     error = np.linalg.norm(separate_estimate(A, E, np.zeros(2)) - A)
     assert error == pytest.approx(math.sqrt(2) * (2 * e - gap), rel=1e-12)
-    bound = ts.separate_error_bound(np.trace(A), e, 0.0)
+    bound = ts_spectrum.separate_error_bound(np.trace(A), e, 0.0)
     assert error <= bound
     assert error / bound >= math.sqrt(1 - gap / (2 * e)) - 1e-12
 
 
 def test_lemma_bound_rejects_negative_inputs():
     with pytest.raises(ValueError):
-        ts.separate_error_bound(-1.0, 1.0, 0.0)
+        ts_spectrum.separate_error_bound(-1.0, 1.0, 0.0)
 
 
 # --- calibration ----------------------------------------------------------------
@@ -124,11 +132,13 @@ def test_lemma_bound_rejects_negative_inputs():
 
 def test_float_calibration_is_the_closed_form():
     n, d = 5000, 7
-    cal = ts.trace_sensitive_calibration(n, d, EPS, DELTA, noise="float")
+    cal = ts_calibration.trace_sensitive_calibration(
+        n, d, EPS, DELTA, noise="float"
+    )
     rho = zcdp_rho(EPS, DELTA)
     s = cal.steps
     assert s["trace"].sigma == pytest.approx(
-        ts.trace_sensitivity(n) / math.sqrt(2 * rho / 8), rel=1e-14
+        ts_calibration.trace_sensitivity(n) / math.sqrt(2 * rho / 8), rel=1e-14
     )
     assert s["histogram"].sigma == pytest.approx(
         math.sqrt(2) / math.sqrt(2 * rho / 8), rel=1e-14
@@ -139,24 +149,26 @@ def test_float_calibration_is_the_closed_form():
     assert s["vectors"].sigma == pytest.approx(
         math.sqrt(2) / n / math.sqrt(0.75 * rho), rel=1e-14
     )
-    values = (1 + ts.BASIS_DEFECT) * math.sqrt(2) / n + 2 * ts.rayleigh_margin(
-        d
-    )
+    values = (1 + ts_calibration.BASIS_DEFECT) * math.sqrt(
+        2
+    ) / n + 2 * ts_calibration.rayleigh_margin(d)
     assert s["values"].sigma == pytest.approx(
         values / math.sqrt(0.75 * rho), rel=1e-14
     )
     assert cal.rho == pytest.approx(rho, rel=1e-12)
-    separate = ts.trace_sensitive_calibration(
+    separate = ts_calibration.trace_sensitive_calibration(
         n, d, EPS, DELTA, method="separate", noise="float"
     )
     assert set(separate.steps) == {"vectors", "values"}
     assert separate.rho == pytest.approx(rho, rel=1e-12)
 
 
-@pytest.mark.parametrize("method", ts.METHODS)
+@pytest.mark.parametrize("method", ts_calibration.METHODS)
 @pytest.mark.parametrize("n, d", [(100, 2), (20_000, 30)])
 def test_safe_steps_spend_their_share_and_no_more(method, n, d):
-    cal = ts.trace_sensitive_calibration(n, d, 0.5, 1e-6, method=method)
+    cal = ts_calibration.trace_sensitive_calibration(
+        n, d, 0.5, 1e-6, method=method
+    )
     rho = zcdp_rho(0.5, 1e-6)
     release = rho if method == "separate" else 0.75 * rho
     shares = {
@@ -191,11 +203,13 @@ def test_float_record_is_not_proved():
 
 def test_trace_sensitivity_covers_the_float_evaluation():
     n = 1000
-    assert ts.trace_sensitivity(n) == 1 / n + 5 * 2.0**-53
+    assert ts_calibration.trace_sensitivity(n) == 1 / n + 5 * 2.0**-53
     norms = np.zeros(n)
     norms_prime = norms.copy()
     norms_prime[-1] = 1.0
-    move = abs(ts.clipped_trace(norms) - ts.clipped_trace(norms_prime))
+    move = abs(
+        ts_radius.clipped_trace(norms) - ts_radius.clipped_trace(norms_prime)
+    )
     assert move == pytest.approx(1 / n, rel=1e-15)
 
 
@@ -217,10 +231,10 @@ def test_norm_levels_are_exact_on_the_powers_of_two():
             0.0,
         ]
     )
-    levels = ts.norm_levels(norms, 30)
+    levels = ts_radius.norm_levels(norms, 30)
     assert levels.tolist() == [0, 0, 0, 1, 0, 2, 1, 5, 29, 29]
-    assert ts.norm_histogram(norms, 30).sum() == norms.size
-    assert ts.norm_histogram(norms, 30)[[0, 1, 2, 5, 29]].tolist() == [
+    assert ts_radius.norm_histogram(norms, 30).sum() == norms.size
+    assert ts_radius.norm_histogram(norms, 30)[[0, 1, 2, 5, 29]].tolist() == [
         4,
         2,
         1,
@@ -228,14 +242,14 @@ def test_norm_levels_are_exact_on_the_powers_of_two():
         2,
     ]
     with pytest.raises(ValueError):
-        ts.norm_levels(np.array([np.nan]))
+        ts_radius.norm_levels(np.array([np.nan]))
 
 
 def test_clipped_trace_is_the_mean_squared_norm():
     rng = np.random.default_rng(0)
     X = small_trace_rows(500, 6, 0.4, rng, outliers=5)
     norms = dppca.linalg.rows.row_norms(X)
-    assert ts.clipped_trace(norms) == pytest.approx(
+    assert ts_radius.clipped_trace(norms) == pytest.approx(
         np.trace(X.T @ X) / 500, rel=1e-13
     )
 
@@ -247,7 +261,9 @@ def test_trace_estimate_law_float_noise():
     X = small_trace_rows(n, d, 0.5, rng)
     T = np.trace(X.T @ X) / n
     sigma = (
-        ts.trace_sensitive_calibration(n, d, EPS, DELTA, noise="float")
+        ts_calibration.trace_sensitive_calibration(
+            n, d, EPS, DELTA, noise="float"
+        )
         .steps["trace"]
         .sigma
     )
@@ -273,8 +289,10 @@ def test_trace_estimate_law_safe_noise():
     rng = np.random.default_rng(4)
     n, d = 40, 3
     X = small_trace_rows(n, d, 0.5, rng)
-    T = ts.clipped_trace(dppca.linalg.rows.row_norms(X))
-    step = ts.trace_sensitive_calibration(n, d, EPS, DELTA).steps["trace"]
+    T = ts_radius.clipped_trace(dppca.linalg.rows.row_norms(X))
+    step = ts_calibration.trace_sensitive_calibration(n, d, EPS, DELTA).steps[
+        "trace"
+    ]
     estimates = np.array(
         [
             ts.trace_sensitive_covariance(
@@ -294,11 +312,11 @@ def test_trace_estimate_law_safe_noise():
 
 def test_choose_radius_is_the_closed_form():
     n, d = 1000, 10
-    cal = ts.trace_sensitive_calibration(n, d, EPS, DELTA)
+    cal = ts_calibration.trace_sensitive_calibration(n, d, EPS, DELTA)
     s = cal.steps
     histogram = np.zeros(6)
     histogram[[0, 3]] = [10, 990]  # 10 rows near norm 1, 990 of norm ≤ 1/8
-    choice = ts.choose_radius(
+    choice = ts_radius.choose_radius(
         0.02, histogram, n, d, cal, beta=0.1, selection="bounds"
     )
     tops = 4.0 ** -np.arange(6)
@@ -308,10 +326,12 @@ def test_choose_radius_is_the_closed_form():
     np.testing.assert_allclose(choice.bias, expected_bias, rtol=1e-14)
     t_plus = 0.02 + s["trace"].sigma * math.sqrt(2 * math.log(10))
     assert choice.trace_bound == pytest.approx(t_plus)
-    N_V = s["vectors"].sigma * ts.wigner_norm_bound(d, 0.05)
-    N_L = s["values"].sigma * ts.gaussian_norm_bound(d, 0.05)
+    N_V = s["vectors"].sigma * ts_radius.wigner_norm_bound(d, 0.05)
+    N_L = s["values"].sigma * ts_radius.gaussian_norm_bound(d, 0.05)
     separate = tops * (2 * np.sqrt(np.minimum(t_plus / tops, 1) * N_V) + N_L)
-    gaussian = tops * s["gaussian"].sigma * ts.wigner_frobenius_bound(d, 0.1)
+    gaussian = (
+        tops * s["gaussian"].sigma * ts_radius.wigner_frobenius_bound(d, 0.1)
+    )
     np.testing.assert_allclose(choice.separate, separate, rtol=1e-14)
     np.testing.assert_allclose(choice.gaussian, gaussian, rtol=1e-14)
     total = choice.bias + np.minimum(separate, gaussian)
@@ -325,7 +345,7 @@ def test_choose_radius_is_the_closed_form():
     # the bulk sits at level 3: clipping at 1/8 costs only the ten long rows
     assert choice.level == 3
     # negative noisy counts are read as zero
-    assert ts.choose_radius(0.02, histogram - 5, n, d, cal).bias[0] == 0
+    assert ts_radius.choose_radius(0.02, histogram - 5, n, d, cal).bias[0] == 0
 
 
 def test_release_is_the_clipped_second_moment_at_the_chosen_radius():
@@ -359,11 +379,11 @@ def test_project_spectrum_clips_and_never_moves_away():
     target /= np.linalg.eigvalsh(target).max()  # in {0 ⪯ S ⪯ I}
     M = target + rng.standard_normal((6, 6))
     M = (M + M.T) / 2
-    P = ts.project_spectrum(M)
+    P = ts_spectrum.project_spectrum(M)
     lam = np.linalg.eigvalsh(P)
     assert lam.min() >= -1e-12 and lam.max() <= 1 + 1e-12
     assert np.linalg.norm(P - target) <= np.linalg.norm(M - target)
-    np.testing.assert_allclose(ts.project_spectrum(P), P, atol=1e-12)
+    np.testing.assert_allclose(ts_spectrum.project_spectrum(P), P, atol=1e-12)
 
 
 # --- eigenvalues with a proved error ---------------------------------------------
@@ -373,7 +393,7 @@ def test_verified_eigenvalues_bound_the_true_error():
     d = 40
     A = 2 * np.eye(d) - np.eye(d, k=1) - np.eye(d, k=-1)  # exact in float
     exact = 2 - 2 * np.cos(np.arange(d, 0, -1) * np.pi / (d + 1))
-    lam, bound = ts.verified_eigenvalues(A)
+    lam, bound = ts_spectrum.verified_eigenvalues(A)
     assert np.linalg.norm(lam - exact) <= bound + 4 * d * 2.0**-53
     assert bound < 1e-10  # far inside the margin the calibration allows
 
@@ -388,7 +408,7 @@ def test_verified_eigenvalues_catch_an_inaccurate_decomposition(monkeypatch):
         return lam + 1e-6, V  # every eigenvalue off by 1e-6
 
     monkeypatch.setattr(np.linalg, "eigh", sloppy)
-    lam, bound = ts.verified_eigenvalues(A)
+    lam, bound = ts_spectrum.verified_eigenvalues(A)
     assert np.linalg.norm(lam - np.arange(d, 0, -1)) <= bound
     assert bound >= 1e-6 * math.sqrt(d)
 
@@ -475,17 +495,21 @@ def test_subspace_is_the_top_eigenvectors_of_the_release():
         (lambda X: ts.trace_sensitive_covariance(X, "1", DELTA), TypeError),
         (lambda X: ts.trace_sensitive_subspace(X, 4, EPS, DELTA), ValueError),
         (
-            lambda X: ts.trace_sensitive_calibration(
+            lambda X: ts_calibration.trace_sensitive_calibration(
                 10, 4, EPS, DELTA, shares=(0.5, 0.5, 0.5)
             ),
             ValueError,
         ),
         (
-            lambda X: ts.trace_sensitive_calibration(10, 1, EPS, DELTA),
+            lambda X: ts_calibration.trace_sensitive_calibration(
+                10, 1, EPS, DELTA
+            ),
             ValueError,
         ),
         (
-            lambda X: ts.trace_sensitive_calibration(0, 4, EPS, DELTA),
+            lambda X: ts_calibration.trace_sensitive_calibration(
+                0, 4, EPS, DELTA
+            ),
             ValueError,
         ),
     ],
@@ -595,11 +619,15 @@ def test_separate_estimate_is_the_post_processing_of_the_release():
     B = rng.standard_normal((5, 5))
     A = B @ B.T / 20
     lam = np.linalg.eigvalsh(A)
-    np.testing.assert_allclose(ts.separate_estimate(A, lam), A, atol=1e-12)
-    M = ts.separate_estimate(A, lam[::-1] + 10.0, interval=(0.0, 1.0))
+    np.testing.assert_allclose(
+        ts_spectrum.separate_estimate(A, lam), A, atol=1e-12
+    )
+    M = ts_spectrum.separate_estimate(A, lam[::-1] + 10.0, interval=(0.0, 1.0))
     np.testing.assert_allclose(M, np.eye(5), atol=1e-12)  # every value at 1
     E = np.diag(np.arange(5.0))
-    out = ts.separate_estimate(E, [3.0, -1.0, 2.0, 0.5, 1.0], interval=(0, 2))
+    out = ts_spectrum.separate_estimate(
+        E, [3.0, -1.0, 2.0, 0.5, 1.0], interval=(0, 2)
+    )
     np.testing.assert_allclose(out, np.diag([0.0, 0.5, 1.0, 2.0, 2.0]))
 
 
@@ -615,7 +643,7 @@ def test_release_never_reads_a_data_dependent_refusal(monkeypatch):
     def refuse(*args, **kwargs):  # pragma: no cover - must not be called
         raise AssertionError("the release verified eigenvalues of the data")
 
-    monkeypatch.setattr(ts, "verified_eigenvalues", refuse)
+    monkeypatch.setattr(ts_spectrum, "verified_eigenvalues", refuse)
     rng = np.random.default_rng(3)
     X = dppca.normalize_rows(rng.standard_normal((400, 6)))
     for method in ("separate", "adaptive"):
@@ -629,7 +657,7 @@ def test_release_never_reads_a_data_dependent_refusal(monkeypatch):
 
     monkeypatch.setattr(np.linalg, "eigh", skewed)
     np.testing.assert_array_equal(
-        ts.released_basis(np.diag([3.0, 2.0, 1.0])), np.eye(3)
+        ts_spectrum.released_basis(np.diag([3.0, 2.0, 1.0])), np.eye(3)
     )
     out = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=1, method="separate")
     assert np.all(np.isfinite(out))
@@ -647,11 +675,13 @@ def test_rayleigh_values_are_never_worse_than_the_eigenvalues():
         E = rng.standard_normal((d, d)) * 10.0 ** rng.uniform(-3, 1)
         E = (E + E.T) / 2
         P = np.linalg.eigh(A + E)[1][:, ::-1]
-        paper = ts.separate_estimate(A + E, np.linalg.eigvalsh(A))
-        D = ts.rayleigh_quotients(A, P)
+        paper = ts_spectrum.separate_estimate(A + E, np.linalg.eigvalsh(A))
+        D = ts_spectrum.rayleigh_quotients(A, P)
         ours = (P * D) @ P.T
         assert np.linalg.norm(ours - A) <= np.linalg.norm(paper - A) + 1e-9
-        bound = ts.separate_error_bound(np.trace(A), np.linalg.norm(E, 2), 0)
+        bound = ts_spectrum.separate_error_bound(
+            np.trace(A), np.linalg.norm(E, 2), 0
+        )
         assert np.linalg.norm(ours - A) <= bound + 1e-9
         lam = np.linalg.eigvalsh(A)
         assert lam[0] - 1e-9 <= D.min() and D.max() <= lam[-1] + 1e-9
@@ -664,8 +694,8 @@ def test_rayleigh_margin_bounds_the_float_error():
     d = 7
     X = dppca.normalize_rows(rng.standard_normal((50, d)))
     A = dppca.linalg.clipped_sums.clipped_second_moment(X, 1.0).matrix
-    P = ts.released_basis(A + 1e-3 * rng.standard_normal((d, d)))
-    computed = ts.rayleigh_quotients(A, P)
+    P = ts_spectrum.released_basis(A + 1e-3 * rng.standard_normal((d, d)))
+    computed = ts_spectrum.rayleigh_quotients(A, P)
     exact = [
         sum(
             Fraction(P[j, i]) * Fraction(A[j, k]) * Fraction(P[k, i])
@@ -677,7 +707,7 @@ def test_rayleigh_margin_bounds_the_float_error():
     error = math.sqrt(
         sum(float((Fraction(c) - e) ** 2) for c, e in zip(computed, exact))
     )
-    assert error <= ts.rayleigh_margin(d)
+    assert error <= ts_calibration.rayleigh_margin(d)
 
 
 # --- the selection rule --------------------------------------------------------------
@@ -685,19 +715,19 @@ def test_rayleigh_margin_bounds_the_float_error():
 
 def test_authors_selection_discounts_the_trace_term_only():
     n, d = 2000, 100
-    cal = ts.trace_sensitive_calibration(n, d, 1.0, 1e-5)
-    hist = np.zeros(ts.DEFAULT_LEVELS)
+    cal = ts_calibration.trace_sensitive_calibration(n, d, 1.0, 1e-5)
+    hist = np.zeros(ts_calibration.DEFAULT_LEVELS)
     hist[3] = n
-    a = ts.choose_radius(0.01, hist, n, d, cal)
-    b = ts.choose_radius(0.01, hist, n, d, cal, selection="bounds")
-    values = cal.steps["values"].sigma * ts.gaussian_norm_bound(d, 0.05)
+    a = ts_radius.choose_radius(0.01, hist, n, d, cal)
+    b = ts_radius.choose_radius(0.01, hist, n, d, cal, selection="bounds")
+    values = cal.steps["values"].sigma * ts_radius.gaussian_norm_bound(d, 0.05)
     trace_a = a.separate / a.radii**2 - values
     trace_b = b.separate / b.radii**2 - values
     np.testing.assert_allclose(trace_a, trace_b / 6, rtol=1e-12, atol=1e-15)
     np.testing.assert_array_equal(a.gaussian, b.gaussian)
     np.testing.assert_array_equal(a.bias, b.bias)
     with pytest.raises(ValueError, match="selection"):
-        ts.choose_radius(0.01, hist, n, d, cal, selection="oracle")
+        ts_radius.choose_radius(0.01, hist, n, d, cal, selection="oracle")
     # same record whatever the rule: the rule is post-processing
     X = dppca.normalize_rows(np.random.default_rng(2).standard_normal((n, 8)))
     r1 = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=0)

@@ -13,9 +13,15 @@ gaussian_approx
 complex_gaussian
     Mangoubi and Vishnoi's complex Gaussian mechanism.
 trace_sensitive
-    Dong, Liang and Yi's trace-sensitive covariance.
+    Dong, Liang and Yi's trace-sensitive covariance; its parts in
+    ``trace_sensitive_calibration`` (every step's noise),
+    ``trace_sensitive_radius`` (the radius selection) and
+    ``trace_sensitive_spectrum`` (the linear algebra of the releases).
 streaming
-    One-pass DP-PCA (Oja with private clipping; deflation for k > 1).
+    One-pass DP-PCA (Oja with private clipping; deflation for k > 1); its
+    parts in ``streaming_schedule`` (the plan, the budget, the learning
+    rate), ``streaming_step`` (one step), ``streaming_rows`` (the rows of a
+    stream) and ``streaming_pass`` (the pass).
 power_method
     The noisy power method.
 covariance

@@ -17,7 +17,13 @@ import numpy as np
 from ..privacy.private_bounds import check_quantile
 from ..samplers import bingham
 from ..validation import check_choice, check_positive, check_positive_int
-from . import covariance, exponential, streaming, trace_sensitive
+from . import (
+    covariance,
+    exponential,
+    streaming_schedule,
+    streaming_step,
+    trace_sensitive_radius,
+)
 
 
 def _bool(options, name):
@@ -75,12 +81,12 @@ def _trace_sensitive(options, n, d, k, epsilon):
         raise ValueError(f"beta must lie in (0, 1); got {beta!r}")
     if "selection" in options:
         check_choice(
-            options["selection"], trace_sensitive.SELECTIONS, "selection"
+            options["selection"], trace_sensitive_radius.SELECTIONS, "selection"
         )
 
 
 def _streaming(options, n, d, k, epsilon):
-    streaming.streaming_plan(
+    streaming_schedule.streaming_plan(
         n,
         k,
         batch_size=options.get("batch_size"),
@@ -88,10 +94,10 @@ def _streaming(options, n, d, k, epsilon):
     )
     if options.get("clip_quantile") is not None:
         check_quantile(options["clip_quantile"])
-    streaming.radius_candidates_range(
+    streaming_step.radius_candidates_range(
         None,
-        options.get("norm_range", streaming.DEFAULT_NORM_RANGE),
-        options.get("radius_window", streaming.DEFAULT_RADIUS_WINDOW),
+        options.get("norm_range", streaming_step.DEFAULT_NORM_RANGE),
+        options.get("radius_window", streaming_step.DEFAULT_RADIUS_WINDOW),
     )
     if options.get("eigengap") is not None:
         gap = check_positive(options["eigengap"], "eigengap")

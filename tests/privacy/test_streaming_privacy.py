@@ -34,7 +34,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dppca import privacy
-from dppca.mechanisms import streaming
+from dppca.mechanisms import (
+    streaming,
+    streaming_rows,
+    streaming_schedule,
+    streaming_step,
+)
 from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
@@ -74,8 +79,8 @@ def test_constructed_pair_attains_the_sensitivity(sparse):
             scipy.sparse.csr_matrix(X),
             scipy.sparse.csr_matrix(X_prime),
         )
-    a = streaming.clipped_gradient_mean(X, w, r).mean
-    b = streaming.clipped_gradient_mean(X_prime, w, r).mean
+    a = streaming_step.clipped_gradient_mean(X, w, r).mean
+    b = streaming_step.clipped_gradient_mean(X_prime, w, r).mean
     moved = float(np.linalg.norm(a - b))
     assert moved <= 2 * r / B
     assert moved >= 2 * r / B * (1 - 1e-9)  # attained up to the float shrink
@@ -91,7 +96,7 @@ def test_gradients_on_w_move_the_mean_by_r_only():
     w = unit(rng.standard_normal(d))
     Y, Z = X.copy(), X.copy()
     X[-1], Y[-1], Z[-1] = 10 * w, -10 * w, 0.0
-    m = [streaming.clipped_gradient_mean(A, w, r).mean for A in (X, Y, Z)]
+    m = [streaming_step.clipped_gradient_mean(A, w, r).mean for A in (X, Y, Z)]
     assert np.linalg.norm(m[0] - m[1]) == 0.0
     assert np.linalg.norm(m[0] - m[2]) == pytest.approx(r / B, rel=1e-9)
 
@@ -140,13 +145,13 @@ def test_hypothesis_pairs_never_exceed_the_sensitivity(
             scipy.sparse.csr_matrix(X),
             scipy.sparse.csr_matrix(X_prime),
         )
-    a = streaming.clipped_gradient_mean(X, w, r).mean
-    b = streaming.clipped_gradient_mean(X_prime, w, r).mean
+    a = streaming_step.clipped_gradient_mean(X, w, r).mean
+    b = streaming_step.clipped_gradient_mean(X_prime, w, r).mean
     assert np.linalg.norm(a - b) <= 2 * r / B
     # and the norms the quantile reads change in the replaced row only
     na, nb = (
-        streaming.gradient_norms(X, w),
-        streaming.gradient_norms(X_prime, w),
+        streaming_step.gradient_norms(X, w),
+        streaming_step.gradient_norms(X_prime, w),
     )
     others = np.arange(B) != i
     assert np.array_equal(na[others], nb[others])
@@ -158,12 +163,14 @@ def test_hypothesis_pairs_never_exceed_the_sensitivity(
 @pytest.mark.parametrize("eps", [0.3, 1.0, 3.0])
 def test_safe_step_reports_at_least_the_exact_epsilon(eps):
     B, d, r = 64, 4, 0.7
-    budget = streaming.step_budget(eps, DELTA)
+    budget = streaming_schedule.step_budget(eps, DELTA)
     record = streaming.dp_pca_guarantee(eps, DELTA)
     X, X_prime, w = boundary_pair(B, d, r, seed=2)
-    mean = streaming.clipped_gradient_mean(X, w, r).mean
-    mean_prime = streaming.clipped_gradient_mean(X_prime, w, r).mean
-    sigma, grid = streaming.mean_noise_scale(r, B, d, budget.rho_mean, "safe")
+    mean = streaming_step.clipped_gradient_mean(X, w, r).mean
+    mean_prime = streaming_step.clipped_gradient_mean(X_prime, w, r).mean
+    sigma, grid = streaming_step.mean_noise_scale(
+        r, B, d, budget.rho_mean, "safe"
+    )
     variance = exact.safe_gaussian_variance(sigma, grid)
     shift = exact.grid_shift(mean, mean_prime, grid)
     # the rounded shift is within the calibration's bound Δ/γ + √d cells,
@@ -185,16 +192,18 @@ def test_safe_step_reports_at_least_the_exact_epsilon(eps):
 
 def test_float_step_reports_at_least_the_exact_epsilon():
     B, d, r, eps = 64, 4, 0.7, 1.0
-    budget = streaming.step_budget(eps, DELTA)
+    budget = streaming_schedule.step_budget(eps, DELTA)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
         record = streaming.dp_pca_guarantee(eps, DELTA, noise="float")
     X, X_prime, w = boundary_pair(B, d, r, seed=3)
     moved = np.linalg.norm(
-        streaming.clipped_gradient_mean(X, w, r).mean
-        - streaming.clipped_gradient_mean(X_prime, w, r).mean
+        streaming_step.clipped_gradient_mean(X, w, r).mean
+        - streaming_step.clipped_gradient_mean(X_prime, w, r).mean
     )
-    sigma, grid = streaming.mean_noise_scale(r, B, d, budget.rho_mean, "float")
+    sigma, grid = streaming_step.mean_noise_scale(
+        r, B, d, budget.rho_mean, "float"
+    )
     assert grid is None and not record.proved
     forced = privacy.gaussian_mechanism_epsilon(sigma, moved, DELTA)
     assert forced <= record.epsilon
@@ -205,11 +214,11 @@ def test_the_check_has_teeth():
     """Noise calibrated to r/B instead of 2r/B (forgetting that the
     replaced row can move the mean from +r u to −r u) is caught."""
     B, d, r, eps = 64, 4, 0.7, 1.0
-    budget = streaming.step_budget(eps, DELTA)
+    budget = streaming_schedule.step_budget(eps, DELTA)
     X, X_prime, w = boundary_pair(B, d, r, seed=2)
-    mean = streaming.clipped_gradient_mean(X, w, r).mean
-    mean_prime = streaming.clipped_gradient_mean(X_prime, w, r).mean
-    sigma, grid = streaming.mean_noise_scale(r / 2, B, d, budget.rho_mean)
+    mean = streaming_step.clipped_gradient_mean(X, w, r).mean
+    mean_prime = streaming_step.clipped_gradient_mean(X_prime, w, r).mean
+    sigma, grid = streaming_step.mean_noise_scale(r / 2, B, d, budget.rho_mean)
     shift = exact.grid_shift(mean, mean_prime, grid)
     rho_pair = np.sum(shift**2) / (
         2 * exact.safe_gaussian_variance(sigma, grid)
@@ -304,14 +313,14 @@ def test_a_row_with_huge_entries_is_released_like_its_neighbour(sparse, huge):
 
 def test_scaling_of_huge_rows_is_exact_and_per_row():
     X = np.array([[1e200, -3e199, 0.0], [0.5, 0.25, 0.0], [2.0**300, 1, 0]])
-    Y = streaming.scale_huge_rows(X)
+    Y = streaming_rows.scale_huge_rows(X)
     np.testing.assert_array_equal(Y[1], X[1])
     for i in (0, 2):
         ratio = Y[i, 0] / X[i, 0]
         assert np.frexp(ratio)[0] == 0.5  # a power of two
-        assert np.abs(Y[i]).max() <= 2.0**streaming.HUGE_EXPONENT
+        assert np.abs(Y[i]).max() <= 2.0**streaming_rows.HUGE_EXPONENT
         np.testing.assert_array_equal(Y[i], X[i] * ratio)
-    S = streaming.scale_huge_rows(scipy.sparse.csr_matrix(X))
+    S = streaming_rows.scale_huge_rows(scipy.sparse.csr_matrix(X))
     np.testing.assert_array_equal(S.toarray(), Y)
 
 

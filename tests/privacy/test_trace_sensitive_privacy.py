@@ -25,6 +25,9 @@ import dppca
 from dppca import accounting, audit, privacy
 from dppca.linalg import clipped_sums, rows
 from dppca.mechanisms import trace_sensitive as ts
+from dppca.mechanisms import trace_sensitive_calibration as ts_calibration
+from dppca.mechanisms import trace_sensitive_radius as ts_radius
+from dppca.mechanisms import trace_sensitive_spectrum as ts_spectrum
 from dppca.privacy.guarantees import zcdp_release
 
 DELTA = 1e-5
@@ -32,11 +35,11 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 
 
 def trace_of(X):
-    return ts.clipped_trace(rows.row_norms(X))
+    return ts_radius.clipped_trace(rows.row_norms(X))
 
 
-def histogram_of(X, levels=ts.DEFAULT_LEVELS):
-    return ts.norm_histogram(rows.row_norms(X), levels).astype(float)
+def histogram_of(X, levels=ts_calibration.DEFAULT_LEVELS):
+    return ts_radius.norm_histogram(rows.row_norms(X), levels).astype(float)
 
 
 def moment_of(X, radius):
@@ -47,11 +50,15 @@ def values_of(X, radius, P=None):
     """The eigenvalue step's values: Rayleigh quotients along a public basis
     (the released eigenvectors; here the identity or a given ``P``)."""
     A = moment_of(X, radius)
-    return ts.rayleigh_quotients(A, np.eye(A.shape[0]) if P is None else P)
+    return ts_spectrum.rayleigh_quotients(
+        A, np.eye(A.shape[0]) if P is None else P
+    )
 
 
 def values_bound(n, d):
-    return (1 + ts.BASIS_DEFECT) * math.sqrt(2) / n + 2 * ts.rayleigh_margin(d)
+    return (1 + ts_calibration.BASIS_DEFECT) * math.sqrt(
+        2
+    ) / n + 2 * ts_calibration.rayleigh_margin(d)
 
 
 def pair_from(seed, n, d, norms, replacement):
@@ -74,7 +81,7 @@ def test_trace_sensitivity_is_attained():
     X[-1] = 0.0
     move = abs(trace_of(X) - trace_of(X_prime))
     assert move == pytest.approx(1 / n, rel=1e-14)
-    assert move <= ts.trace_sensitivity(n)
+    assert move <= ts_calibration.trace_sensitivity(n)
 
 
 def test_histogram_sensitivity_is_attained():
@@ -156,7 +163,9 @@ def build(n, d, norms, seed, replacement):
 def test_no_pair_exceeds_any_step_sensitivity(case):
     n, d, norms, seed, replacement, radius = case
     X, X_prime = build(n, d, norms, seed, replacement)
-    assert abs(trace_of(X) - trace_of(X_prime)) <= ts.trace_sensitivity(n)
+    assert abs(
+        trace_of(X) - trace_of(X_prime)
+    ) <= ts_calibration.trace_sensitivity(n)
     change = np.linalg.norm(histogram_of(X) - histogram_of(X_prime))
     assert change in (0.0, pytest.approx(math.sqrt(2)))
     A, A_prime = moment_of(X, radius), moment_of(X_prime, radius)
@@ -187,7 +196,7 @@ def test_random_pairs_stay_within_the_sensitivities():
             np.linalg.norm(moment_of(X, radius) - moment_of(X_prime, radius))
             * n,
         )
-        P = ts.released_basis(rng.standard_normal((d, d)))
+        P = ts_spectrum.released_basis(rng.standard_normal((d, d)))
         lam, lam_p = values_of(X, radius, P), values_of(X_prime, radius, P)
         worst["values"] = max(worst["values"], np.linalg.norm(lam - lam_p) * n)
     assert worst["trace"] <= 1 + 5 * 2.0**-53 * n
@@ -204,10 +213,12 @@ def boundary_pair(n, d, grid):
     return audit.grid_boundary_pair(n, d, grid, below=True)
 
 
-@pytest.mark.parametrize("method", ts.METHODS)
+@pytest.mark.parametrize("method", ts_calibration.METHODS)
 def test_rounding_grows_each_shift_by_at_most_its_cells(method):
     n, d = 1000, 3
-    cal = ts.trace_sensitive_calibration(n, d, 0.5, DELTA, method=method)
+    cal = ts_calibration.trace_sensitive_calibration(
+        n, d, 0.5, DELTA, method=method
+    )
     s = cal.steps
     X, X_prime = boundary_pair(n, d, s["vectors"].granularity)
     cells = exact.grid_shift(
@@ -275,7 +286,7 @@ def worst_float_pairs(n, d):
     }
 
 
-@pytest.mark.parametrize("method", ts.METHODS)
+@pytest.mark.parametrize("method", ts_calibration.METHODS)
 def test_float_composition_is_exactly_below_the_record(method):
     """Float noise: the run's steps on a pair compose exactly like one
     Gaussian mechanism with μ² = Σ (shift/σ)² (Dong, Roth and Su 2022), at the
@@ -283,7 +294,7 @@ def test_float_composition_is_exactly_below_the_record(method):
     radius. The record (calibrated ε, and the accountant) must report at
     least that exact ε."""
     n, d, eps = 500, 4, 0.7
-    cal = ts.trace_sensitive_calibration(
+    cal = ts_calibration.trace_sensitive_calibration(
         n, d, eps, DELTA, method=method, noise="float"
     )
     record = ts.trace_sensitive_guarantee(
@@ -316,7 +327,7 @@ def test_float_composition_is_exactly_below_the_record(method):
     assert worst_mu2 / 2 >= 0.45 * cal.rho
 
 
-@pytest.mark.parametrize("method", ts.METHODS)
+@pytest.mark.parametrize("method", ts_calibration.METHODS)
 def test_safe_composition_of_a_boundary_pair_is_below_the_record(method):
     """Safe noise on the grid boundary pair (every entry crosses a half cell;
     trace and histogram move by their full sensitivity): the integer shifts
@@ -325,7 +336,9 @@ def test_safe_composition_of_a_boundary_pair_is_below_the_record(method):
     never below it); for the composition the pair's own Rényi curve, which
     bounds its exact ε from above. The record reports at least both."""
     n, d, eps = 1000, 3, 0.5
-    cal = ts.trace_sensitive_calibration(n, d, eps, DELTA, method=method)
+    cal = ts_calibration.trace_sensitive_calibration(
+        n, d, eps, DELTA, method=method
+    )
     record = ts.trace_sensitive_guarantee(n, d, eps, DELTA, method=method)
     s = cal.steps
     X, X_prime = boundary_pair(n, d, s["vectors"].granularity)

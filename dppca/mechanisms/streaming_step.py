@@ -1,0 +1,180 @@
+"""One step of streaming DP-PCA (:mod:`dppca.mechanisms.streaming`): the
+gradients of a minibatch, their mean clipped to a radius, the noise that
+makes that mean private, the public range of the step's candidate radii, and
+the Oja update (post-processing of the released gradient). Why a step is
+ρ-zCDP is the first point of the proof in that module's docstring.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse
+
+from ..linalg import clipped_sums, float_error, rows
+from ..privacy import private_bounds
+from ..privacy.calibration import rounded_sensitivity, safe_granularity
+from ..privacy.noise import MAX_GAUSSIAN_GRID_SIGMA, check_noise_kind
+from .streaming_schedule import _positive_int
+
+#: Target quantile of the gradient norms used as the clipping radius.
+DEFAULT_CLIP_QUANTILE = 0.75
+
+#: Public range of the candidate radii (four per octave in between).
+DEFAULT_NORM_RANGE = (1e-6, 1e6)
+
+#: After the first step of a run, the candidates lie within this factor of
+#: the previous step's released radius (post-processing of that release).
+DEFAULT_RADIUS_WINDOW = 16.0
+
+#: Relative margin on the safe calibration, absorbing the float rounding of
+#: its inputs (as ``dppca.privacy.discrete_gaussian_sigma`` does).
+_MARGIN = 2.0**-40
+
+
+def gradient_rows(X_batch, w):
+    """The gradients ``g_i = x_i (x_iᵀ w)`` as rows: ``diag(X w) X``, sparse
+    for sparse ``X`` (same pattern). Row ``i`` is computed from ``x_i`` and
+    ``w`` alone."""
+    w = np.asarray(w, dtype=float).ravel()
+    if scipy.sparse.issparse(X_batch):
+        X = X_batch.tocsr()
+        scale = np.asarray(X @ w).ravel()
+        data = X.data * np.repeat(scale, np.diff(X.indptr))
+        return scipy.sparse.csr_matrix(
+            (data, X.indices.copy(), X.indptr.copy()), shape=X.shape
+        )
+    X = np.asarray(X_batch, dtype=float)
+    return X * (X @ w)[:, None]
+
+
+def gradient_norms(X_batch, w) -> np.ndarray:
+    """``‖g_i‖ = |x_iᵀ w| ‖x_i‖`` as computed (``dppca.linalg.rows.row_norms``
+    of ``gradient_rows``)."""
+    return rows.row_norms(gradient_rows(X_batch, w))
+
+
+@dataclass(frozen=True)
+class ClippedMean:
+    """Result of ``clipped_gradient_mean``: the mean (not private), the
+    number of gradients longer than the radius, and the radius."""
+
+    mean: np.ndarray
+    n_clipped: int
+    radius: float
+
+
+def clipped_gradient_mean(X_batch, w, radius: float) -> ClippedMean:
+    """``(1/B) Σ_i clip_r(g_i)``, ``g_i = x_i (x_iᵀ w)``, each clipped to
+    norm at most ``r``.
+
+    Replacing one of the ``B`` rows by any other row moves the *computed*
+    mean by at most ``2r/B`` in ℓ₂: each clipped gradient has norm at most
+    ``r``, and ``dppca.linalg.clipped_sums.clipped_row_sum`` shrinks the
+    radius by the ``η`` that absorbs the float64 error of the sum and the
+    division (its proposition). The pair ``x = e, x' = −e`` with
+    ``|eᵀw| ‖e‖ ≥ r`` moves it
+    by ``2r(1 − η)/B``: the bound is attained up to ``η`` (about ``10⁻¹³``).
+    Sparse rows are never densified.
+    """
+    G = gradient_rows(X_batch, w)
+    # sparse rows are never densified, so a chunk may hold the most rows
+    # the float64 proof allows; dense chunks stay within 16 MiB
+    chunk = float_error.MAX_CHUNK_ROWS if scipy.sparse.issparse(G) else None
+    total = clipped_sums.clipped_row_sum(G, radius, clip=True, chunk_rows=chunk)
+    return ClippedMean(total.total / G.shape[0], total.n_clipped, float(radius))
+
+
+def mean_noise_scale(
+    radius: float, batch_size: int, d: int, rho_mean: float, noise="safe"
+) -> tuple[float, float | None]:
+    """``(σ, γ)`` of the noise on a clipped mean of ``B`` gradients.
+
+    The mean has ℓ₂ sensitivity ``Δ = 2r/B``. ``noise="float"``: ``σ =
+    Δ/√(2ρ_m)`` and ``γ = None``. ``noise="safe"``: the mean is rounded to
+    the grid ``γ = dppca.privacy.safe_granularity(Δ, √d, …)``, where its
+    sensitivity is ``Δ/γ + √d`` cells, and ``σ = γ (Δ/γ + √d)/√(2ρ_m)``
+    (times ``1 + 2⁻⁴⁰``): a discrete Gaussian of that variance parameter on
+    an integer shift of that norm is ``ρ_m``-zCDP (Canonne, Kamath and
+    Steinke 2020).
+    """
+    r = float(radius)
+    if not (math.isfinite(r) and r > 0):
+        raise ValueError(f"radius must be a finite number > 0; got {radius!r}")
+    m = _positive_int(batch_size, "batch_size")
+    d = _positive_int(d, "d")
+    if not (math.isfinite(rho_mean) and rho_mean > 0):
+        raise ValueError(f"rho_mean must be > 0; got {rho_mean!r}")
+    sensitivity = 2.0 * r / m
+    sigma_float = sensitivity / math.sqrt(2.0 * rho_mean)
+    if check_noise_kind(noise) == "float":
+        return sigma_float, None
+    rounding = math.sqrt(d)
+    grid = safe_granularity(
+        sensitivity, rounding, sigma_float, MAX_GAUSSIAN_GRID_SIGMA
+    )
+    cells = rounded_sensitivity(sensitivity, grid, rounding)
+    sigma = cells / math.sqrt(2.0 * rho_mean) * (1.0 + _MARGIN) * grid
+    return sigma, grid
+
+
+def radius_candidates_range(
+    previous, norm_range, window: float = DEFAULT_RADIUS_WINDOW
+) -> tuple[float, float]:
+    """Public range ``(lo, hi)`` of the candidate radii of a step.
+
+    The first step of a run searches the whole ``norm_range``; every later
+    step ``[max(lo, r/W), min(hi, r W)]`` around the radius ``r`` released by
+    the step before (``W = window``). This uses a released value only, so it
+    is post-processing and costs no privacy; it keeps one unlucky draw of
+    the radius (permute-and-flip picks a candidate far above the gradients
+    with a small probability when the minibatch is small) from starting a
+    walk across the whole grid.
+    """
+    lower, upper = (float(v) for v in norm_range)
+    private_bounds.candidate_grid(lower, upper)  # 0 < lower < upper, finite
+    W = float(window)
+    if not (math.isfinite(W) and W > 1):
+        raise ValueError(
+            f"radius_window must be a finite number > 1; got {window!r}"
+        )
+    if previous is None:
+        return lower, upper
+    r = float(previous)
+    lo, hi = max(lower, r / W), min(upper, r * W)
+    if not lo < hi:
+        raise ValueError(f"previous radius {previous!r} outside {norm_range!r}")
+    return lo, hi
+
+
+def oja_update(w, gradient, eta: float, basis=None) -> np.ndarray:
+    """``P(w + η ĝ)/‖P(w + η ĝ)‖`` with ``P = I − U Uᵀ`` (``U = basis``,
+    orthonormal columns; ``P = I`` without it): post-processing of the
+    released gradient. ``η = inf`` is the limit, a power step ``P ĝ/‖P ĝ‖``."""
+    eta = float(eta)
+    if math.isinf(eta) and eta > 0:  # a power step: w ← P ĝ / ‖P ĝ‖
+        v = np.array(gradient, dtype=float)
+    else:
+        v = np.asarray(w, dtype=float) + eta * np.asarray(gradient, float)
+    if basis is not None and basis.shape[1]:
+        v = v - basis @ (basis.T @ v)
+    norm = float(np.linalg.norm(v))
+    if not (math.isfinite(norm) and norm > 0):
+        raise ArithmeticError("the Oja step produced a zero or non-finite w")
+    return v / norm
+
+
+__all__ = [
+    "DEFAULT_CLIP_QUANTILE",
+    "DEFAULT_NORM_RANGE",
+    "DEFAULT_RADIUS_WINDOW",
+    "ClippedMean",
+    "clipped_gradient_mean",
+    "gradient_norms",
+    "gradient_rows",
+    "mean_noise_scale",
+    "oja_update",
+    "radius_candidates_range",
+]
