@@ -36,3 +36,12 @@ time_limit
 sparse_data
     Synthetic sparse rows for the sparse-input experiments.
 """
+
+
+def install_hint(extra: str) -> str:
+    """How to install the extra ``extra``: from PyPI, or in a clone of the
+    book's repository (where the package is installed in editable mode)."""
+    return (
+        f'pip install "dppca[{extra}]" (in a clone of the repository: '
+        f'pip install -e ".[{extra}]")'
+    )

@@ -19,11 +19,13 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import install_hint
+
 try:
     import pandas as pd
 except ModuleNotFoundError as error:  # pragma: no cover - core-only installs
     raise ModuleNotFoundError(
-        "dppca.book.experiments needs pandas: pip install 'dppca[data]'"
+        "dppca.book.experiments needs pandas: " + install_hint("data")
     ) from error
 
 from ..utility import captured_variance

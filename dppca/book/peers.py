@@ -76,6 +76,7 @@ from ..validation import (
     check_k,
     check_symmetric,
 )
+from . import install_hint
 
 #: Privacy notion of each adapter (what the library claims, and what the book
 #: measured).
@@ -223,7 +224,7 @@ def import_diffprivlib():
         ImportError
     ) as error:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "diffprivlib is not installed: pip install 'dppca[peers]'"
+            "diffprivlib is not installed: " + install_hint("peers")
         ) from error
     return diffprivlib
 
@@ -237,7 +238,7 @@ def import_opendp():
         ImportError
     ) as error:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "opendp is not installed: pip install 'dppca[peers]'"
+            "opendp is not installed: " + install_hint("peers")
         ) from error
     dp.enable_features("contrib", "idealized-numerics")
     return dp

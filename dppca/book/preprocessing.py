@@ -21,13 +21,14 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse
 
+from . import install_hint
+
 try:
     import pandas as pd
 except ModuleNotFoundError as error:  # pandas is the `data` extra's
     raise ModuleNotFoundError(
         "dppca.book.preprocessing needs pandas, which dppca's core does not "
-        "install: "
-        "pip install 'dppca[data]' (or 'dppca[book]')",
+        "install: " + install_hint("data"),
         name=error.name,
     ) from error
 

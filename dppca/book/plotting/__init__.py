@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import warnings
 
+from .. import install_hint
+
 try:
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -13,7 +15,7 @@ except ModuleNotFoundError as error:  # the `plot` extra's
         f"dppca.book.plotting needs matplotlib and seaborn ({error.name} is "
         "not "
         "installed; dppca's core does not install them): "
-        "pip install 'dppca[plot]' (or 'dppca[book]')",
+        + install_hint("plot"),
         name=error.name,
     ) from error
 
