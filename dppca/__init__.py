@@ -56,6 +56,7 @@ from .privacy.guarantees import (
     UnprovedGuaranteeWarning,
     guarantee_of,
 )
+from .report import PrivacyReport
 from .samplers import bingham
 from .utility import (
     captured_variance,
@@ -103,6 +104,7 @@ def __getattr__(name):
 
 __all__ = [
     "Guarantee",
+    "PrivacyReport",
     "PrivacyWarning",
     "Released",
     "UnprovedGuaranteeWarning",

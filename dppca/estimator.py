@@ -59,7 +59,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import postprocessing
+from . import postprocessing, report
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
@@ -398,6 +398,11 @@ class PrivatePCA(
         self.privacy_spent_ = _spent(releases, requested)
         postprocessing.cast_outputs(self, dtype)
         return self
+
+    def privacy_report(self):
+        """The fit's :class:`dppca.report.PrivacyReport`: the (ε, δ) to
+        report and how it is composed, the records, the proof status."""
+        return report.estimator_report(self)
 
     def transform(self, X):
         """Project ``X − mean_`` onto the private axes: an ``n × k`` array

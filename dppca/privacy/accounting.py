@@ -229,7 +229,14 @@ _LEDGERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def _restore_ledger(
-    ledger_id, owner_pid, epsilon, delta, accountant, releases=(), charges=()
+    ledger_id,
+    owner_pid,
+    epsilon,
+    delta,
+    accountant,
+    releases=(),
+    charges=(),
+    sizes=(),
 ):
     """Unpickle an :class:`Accountant`: the live ledger itself in the process
     that owns it, otherwise a detached copy that refuses every charge and
@@ -240,6 +247,7 @@ def _restore_ledger(
     copy = Accountant.__new__(Accountant)
     copy._setup(epsilon, delta, accountant, ledger_id, owner_pid)
     copy._releases, copy._charges = tuple(releases), tuple(charges)
+    copy._sizes = tuple(sizes)
     return copy
 
 
@@ -296,6 +304,7 @@ class Accountant:
         self._owner_pid = os.getpid() if owner_pid is None else owner_pid
         self._releases: tuple[Release, ...] = ()
         self._charges: tuple[str, ...] = ()
+        self._sizes: tuple[int, ...] = ()  # records per charge (report)
         self._lock = threading.Lock()
 
     epsilon = property(lambda self: self._epsilon, doc="The budget's ε.")
@@ -381,7 +390,15 @@ class Accountant:
                 )
             self._releases += new
             self._charges += (label,)
+            self._sizes += (len(new),)
         return epsilon, delta
+
+    def report(self):
+        """The session's :class:`dppca.report.PrivacyReport`: every
+        charge's records, the composed spend and what is left."""
+        from ..report import session_report
+
+        return session_report(self)
 
     def __copy__(self):
         return self
@@ -400,6 +417,7 @@ class Accountant:
                 self._accountant,
                 self._releases,
                 self._charges,
+                self._sizes,
             ),
         )
 
