@@ -305,7 +305,7 @@ class Accountant:
         self._releases: tuple[Release, ...] = ()
         self._charges: tuple[str, ...] = ()
         self._sizes: tuple[int, ...] = ()  # records per charge (report)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     epsilon = property(lambda self: self._epsilon, doc="The budget's ε.")
     delta = property(lambda self: self._delta, doc="The budget's δ.")
@@ -342,6 +342,13 @@ class Accountant:
                 return compose(list(releases), self.delta, self.accountant)
             except ValueError:  # δ of the basic parts alone exceeds the budget
                 return math.inf, math.inf
+
+    def exclusive(self):
+        """A context in which this thread alone charges the ledger: a fit
+        that charges in several steps (a private bound, then the rest) holds
+        it from its dry run to its last charge, so that no other thread's
+        charge falls in between (re-entrant: ``charge`` inside it works)."""
+        return self._lock
 
     @property
     def spent(self) -> tuple[float, float]:
