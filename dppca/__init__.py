@@ -86,6 +86,7 @@ __version__ = "0.1.0"
 #: Dask worker unpickling a dppca function (chapter 15) should not pay for.
 _LAZY = {
     "PrivatePCA": ("estimator", "PrivatePCA"),
+    "PrivateStandardScaler": ("scaler", "PrivateStandardScaler"),
     "accounting": ("privacy.accounting", None),
 }
 
@@ -111,6 +112,7 @@ __all__ = [
     "guarantee_of",
     "guarantees",
     "PrivatePCA",
+    "PrivateStandardScaler",
     "accounting",
     "amin_covariance",
     "amin_subspace",
