@@ -1,43 +1,37 @@
-"""``PrivateStandardScaler``: per-feature private means and variances on
+"""``PrivateStandardScaler``: private per-feature means and variances on
 public per-feature ranges, charged to the same ledger as ``PrivatePCA``
 (issue 30).
 
-**What is released.** Feature j has a public range ``[a_j, b_j]`` (chosen
-without looking at the data), width ``w_j = b_j − a_j`` and midpoint ``c_j``.
-Each entry is clipped to its range and normalised,
-``z_ij = (clip(x_ij, a_j, b_j) − c_j) / w_j ∈ [−1/2, 1/2]``, then rounded to
-the grid ``2^-k`` (``k = 52 − bit_length(n)``, public) so that the column
-sums below are exact in int64 and float64 (rounding is a map on each entry
-alone: neighbours stay neighbours). Two vectors are released:
+**Released.** Feature j has a public range ``[a_j, b_j]``, width ``w_j``,
+midpoint ``c_j``. Entries are clipped and normalised, ``z_ij = (clip(x_ij,
+a_j, b_j) − c_j) / w_j ∈ [−1/2, 1/2]``, and rounded to the grid ``2^-k``,
+``k = 52 − bit_length(n)`` (a map on each entry alone, so neighbours stay
+neighbours; the int64 column sums are then exact). Released: ``S_j = Σ_i
+z_ij`` (``mean_j = c_j + w_j S_j/n``) and ``Q_j = Σ_i z_ij²``, the second
+moment about the public midpoint (``var_j = w_j² (Q_j/n − (S_j/n)²)``).
 
-* ``S_j = Σ_i z_ij`` (the mean: ``mean_j = c_j + w_j S_j / n``);
-* ``Q_j = Σ_i z_ij²``, the second moment about the public midpoint
-  (``var_j = w_j² (Q_j / n − (S_j / n)²)``).
+**Replace-one sensitivities.** Replacing one row changes ``S_j`` by
+``z'_j − z_j ∈ [−1, 1]`` and ``Q_j`` by ``z'_j² − z_j² ∈ [−1/4, 1/4]`` (as
+``z² ∈ [0, 1/4]``), all features at once: ``Δ₁(S) = d``, ``Δ₂(S) = √d``,
+``Δ₁(Q) = d/4``, ``Δ₂(Q) = √d/4``, attained by a row moved from every lower
+bound to every upper bound (S) and from the midpoints to a corner (Q). In
+data units, ``w_j/n`` and ``w_j²/(4n)``; squares about a released mean would
+have up to ``w_j²/n``.
 
-**Replace-one sensitivities.** Replacing row i by i' changes ``S_j`` by
-``z_i'j − z_ij ∈ [−1, 1]`` and ``Q_j`` by ``z_i'j² − z_ij² ∈ [−1/4, 1/4]``
-(``z² ∈ [0, 1/4]``); every feature may change at once, so
-``Δ₁(S) = d``, ``Δ₂(S) = √d``, ``Δ₁(Q) = d/4``, ``Δ₂(Q) = √d/4``. The first is
-attained by a row moved from all lower bounds to all upper bounds, the second
-by a row moved from the midpoints to any corner. In data units: ``w_j/n`` for
-the mean, ``w_j²/(4n)`` for the mean of squares about ``c_j``. (Squares about
-a released mean would have sensitivity up to ``w_j²/n``, four times more.)
+**Noise and budget.** ``delta=None``: Laplace, pure ε; a δ: analytic
+Gaussian. ``noise="safe"`` (default) rounds the sums to a grid and adds
+exact discrete noise, calibrated as ``PrivatePCA``'s private mean
+(:func:`dppca.privacy.plan.private_mean_plan`): proved as a program;
+``"float"`` is float64 noise, recorded unproved. With both released, ``S``
+gets ``mean_share`` of ε (and δ), ``Q`` the rest (``with_std`` needs ``S``
+even when ``with_mean=False``, as scikit-learn's ``var_``); one
+:class:`~dppca.privacy.guarantees.Release` each, charged before any noise.
 
-**Noise and budget.** ``delta=None``: Laplace noise, pure ε; a δ: analytic
-Gaussian noise. With ``noise="safe"`` (the default) the sums are rounded to
-a grid and exact discrete noise is added, calibrated as ``PrivatePCA``'s
-private mean (:func:`dppca.privacy.plan.private_mean_plan`): proved as a
-program. ``noise="float"`` is float64 noise, recorded unproved. When both
-are released, ``S`` gets ``mean_share`` of ε (and of δ) and ``Q`` the rest;
-``with_std=True`` needs ``S`` even with ``with_mean=False`` (as
-scikit-learn's ``var_``). Each is one :class:`~dppca.privacy.guarantees.Release`
-record; the accountant is charged with both before any noise is drawn.
-
-**Post-processing.** ``S/n`` is clamped to ``[−1/2, 1/2]`` (its true value
-lies there), the normalised variance to ``[floor, 1/4]`` (Popoviciu) with
-``floor = s_Q / n`` the standard deviation of the noise on ``Q/n`` (public;
-at least ``2^-52``): a variance lost in the noise is floored at the noise
-level rather than blown up. ``scale_ = √var_``.
+**Post-processing.** ``S/n`` is clamped to ``[−1/2, 1/2]`` and the
+normalised variance to ``[floor, 1/4]`` (Popoviciu), ``floor = s_Q/n`` the
+standard deviation of the noise on ``Q/n`` (public; at least ``2^-52``): a
+variance lost in the noise is floored at the noise level, not blown up.
+``scale_ = √var_``.
 """
 
 from __future__ import annotations
@@ -48,22 +42,20 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
-from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .estimator import REFIT_WARNING, _generator, _snap
+from .postprocessing import FLOATS
 from .privacy import calibration, noise
 from .privacy.accounting import basic_composition
 from .privacy.guarantees import (
     Release,
-    UnprovedGuaranteeWarning,
     gaussian_release,
     noise_record,
+    warn_if_unproved,
     zcdp_release,
 )
 from .validation import PrivacyWarning, check_delta, check_epsilon
-
-FLOATS = (np.float64, np.float32)
 
 #: Replace-one sensitivity per feature of the normalised sums (docstring).
 SENSITIVITY = {"mean": 1.0, "variance": 0.25}
@@ -74,9 +66,8 @@ WIDTH_RANGE = (1e-120, 1e120)
 
 @dataclass(frozen=True)
 class Step:
-    """One planned release: the statistic, its law, noise scale (Laplace b
-    or Gaussian σ, normalised units), grid (safe noise), ℓ₁ and ℓ₂
-    sensitivities and guarantee record."""
+    """One planned release; ``scale`` (Laplace b or Gaussian σ) and the
+    sensitivities in normalised units; ``grid`` for safe noise."""
 
     statistic: str
     law: str
@@ -86,22 +77,15 @@ class Step:
     l2: float
     record: Release
 
-    @property
-    def sd(self) -> float:
-        """Standard deviation of the noise on one coordinate."""
-        return self.scale * (math.sqrt(2.0) if self.law == "laplace" else 1)
-
 
 def check_bounds(bounds, d: int) -> tuple[np.ndarray, np.ndarray]:
     """The public ranges as two float arrays of length ``d`` (scalars are
     broadcast); raises ``ValueError`` naming no row value."""
-    if bounds is None:
+    if bounds is None or isinstance(bounds, str) or len(bounds) != 2:
         raise ValueError(
-            "bounds is required: (lower, upper), public per-feature ranges "
-            "chosen without looking at the data"
+            "bounds is required: a pair (lower, upper) of public per-feature "
+            "ranges, chosen without looking at the data"
         )
-    if isinstance(bounds, str) or len(bounds) != 2:
-        raise ValueError("bounds must be a pair (lower, upper)")
     out = []
     for side in bounds:
         v = np.asarray(side, dtype=float)
@@ -112,16 +96,13 @@ def check_bounds(bounds, d: int) -> tuple[np.ndarray, np.ndarray]:
             )
         out.append(np.broadcast_to(v, (d,)).copy())
     lower, upper = out
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
+    if not np.all(np.isfinite(lower) & np.isfinite(upper)):
         raise ValueError("bounds must be finite")
     if not np.all(lower < upper):
         raise ValueError("bounds need lower < upper for every feature")
-    width = upper - lower
-    if not np.all((width >= WIDTH_RANGE[0]) & (width <= WIDTH_RANGE[1])):
-        raise ValueError(
-            f"bounds need widths upper − lower in [{WIDTH_RANGE[0]:g}, "
-            f"{WIDTH_RANGE[1]:g}]"
-        )
+    low, high = WIDTH_RANGE
+    if not np.all((upper - lower >= low) & (upper - lower <= high)):
+        raise ValueError(f"bounds need widths in [{low:g}, {high:g}]")
     return lower, upper
 
 
@@ -158,16 +139,12 @@ def _step(statistic, d, epsilon, delta, kind, row_bound) -> Step:
     :func:`dppca.privacy.plan.private_mean_plan`)."""
     s = SENSITIVITY[statistic]
     l1, l2 = s * d, s * math.sqrt(d)
-    fields = dict(
-        row_bound=row_bound,
-        theorem=(
-            "Laplace / analytic Gaussian mechanism on clipped column sums: "
-            f"sensitivity {s:g} per feature in units of "
-            + ("w_j" if statistic == "mean" else "w_j² (about the midpoint)")
-        ),
-        chapter="dppca.scaler (issue 30)",
-        **noise_record(kind),
-    )
+    unit = "w_j" if statistic == "mean" else "w_j² (about the midpoint)"
+    theorem = "Laplace / analytic Gaussian mechanism on clipped column "
+    theorem += f"sums, sensitivity {s:g} per feature in units of {unit}"
+    chapter = "dppca.scaler (issue 30)"
+    fields = dict(row_bound=row_bound, theorem=theorem, chapter=chapter)
+    fields.update(noise_record(kind))
     label = f"private {statistic} (scaler, "
     if delta is None:
         scale, grid = l1 / epsilon, None
@@ -207,10 +184,8 @@ def scaler_plan(est, n: int, d: int) -> list[Step]:
         raise ValueError("PrivateStandardScaler takes fewer than 2**44 rows")
     text = "x_ij in public [a_j, b_j] per feature (clipped)"
     steps = [_step(s, d, e, dl, est.noise, text) for s, e, dl in budget]
-    for step in steps:
-        grid = step.grid or 1.0
-        if n / 2 / grid > 2.0**51:  # |S| ≤ n/2 must fit the noise grid
-            raise ValueError("too many rows for the safe noise grid")
+    if any(n / 2 > 2.0**51 * (step.grid or 1.0) for step in steps):
+        raise ValueError("too many rows for the safe noise grid")
     return steps
 
 
@@ -227,21 +202,22 @@ def clipped_sums(X, lower, upper) -> dict[str, np.ndarray]:
     squares = np.rint(np.ldexp(np.ldexp(cells, -k) ** 2, k))  # ≤ 2^(k−2)
     s = cells.astype(np.int64).sum(axis=0)  # |s| ≤ n·2^(k−1) < 2^51: exact
     q = squares.astype(np.int64).sum(axis=0)
-    return {
-        "mean": np.ldexp(s.astype(float), -k),
-        "variance": np.ldexp(q.astype(float), -k),
-    }
+    return dict(mean=np.ldexp(s * 1.0, -k), variance=np.ldexp(q * 1.0, -k))
+
+
+def _draw(step, sums, kind, rng) -> np.ndarray:
+    """The noisy statistic of one planned release."""
+    add = noise.add_laplace if step.law == "laplace" else noise.add_gaussian
+    value = sums[step.statistic]
+    return add(value, step.scale, noise=kind, rng=rng, granularity=step.grid)
 
 
 class PrivateStandardScaler(
     OneToOneFeatureMixin, TransformerMixin, BaseEstimator
 ):
-    """Standardise features with differentially private means and variances,
-    scikit-learn's ``StandardScaler`` with public per-feature ranges.
-
-    Every fit is a release on the rows of ``X`` under **replace-one**
-    neighbours with each feature in its public range (entries outside are
-    clipped). The module docstring derives the sensitivities.
+    """scikit-learn's ``StandardScaler`` with differentially private means
+    and variances: every fit is a release under replace-one neighbours with
+    each feature in a public range (module docstring: the sensitivities).
 
     Parameters
     ----------
@@ -318,14 +294,10 @@ class PrivateStandardScaler(
     def __getstate__(self):
         state = super().__getstate__()
         if self.random_state is not None and "privacy_releases_" in state:
-            warnings.warn(
-                "pickling a fitted PrivateStandardScaler with random_state="
-                f"{type(self.random_state).__name__}: it determines the "
-                "noise, which whoever loads the pickle can recompute and "
-                "remove. Fit with random_state=None to share a model",
-                PrivacyWarning,
-                stacklevel=2,
-            )
+            message = "pickling a fitted PrivateStandardScaler whose "
+            message += "random_state determines its noise, which whoever "
+            message += "loads it can recompute and remove (fit with None)"
+            warnings.warn(message, PrivacyWarning, stacklevel=2)
         return state
 
     def fit(self, X, y=None):
@@ -336,41 +308,19 @@ class PrivateStandardScaler(
         lower, upper = check_bounds(self.bounds, d)
         steps = scaler_plan(self, n, d)
         if self.delta is not None and float(self.delta) >= 1.0 / n:
-            warnings.warn(
-                f"delta={self.delta:g} >= 1/n: choose delta much smaller",
-                PrivacyWarning,
-                stacklevel=2,
-            )
+            message = "delta >= 1/n: choose delta much smaller than 1/n"
+            warnings.warn(message, PrivacyWarning, stacklevel=2)
         if hasattr(self, "privacy_releases_") and self.accountant is None:
             warnings.warn(REFIT_WARNING, PrivacyWarning, stacklevel=2)
         records = [step.record for step in steps]
-        if self.accountant is not None and records:
-            with self.accountant.exclusive():
-                self.accountant.charge(records, label=type(self).__name__)
         for record in records:
-            if not record.proved:
-                warnings.warn(
-                    f"{record.label} is not fully proved as a program: "
-                    f"{record.caveat}",
-                    UnprovedGuaranteeWarning,
-                    stacklevel=2,
-                )
+            warn_if_unproved(record, stacklevel=2)
+        if self.accountant is not None and records:
+            with self.accountant.exclusive():  # raises before any noise
+                self.accountant.charge(records, label=type(self).__name__)
         rng = _generator(self.random_state) if steps else None
         sums = clipped_sums(X.astype(np.float64), lower, upper)
-        noisy = {}
-        for step in steps:
-            add = (
-                noise.add_laplace
-                if step.law == "laplace"
-                else noise.add_gaussian
-            )
-            noisy[step.statistic] = add(
-                sums[step.statistic],
-                step.scale,
-                noise=self.noise,
-                rng=rng,
-                granularity=step.grid,
-            )
+        noisy = {s.statistic: _draw(s, sums, self.noise, rng) for s in steps}
         self._store(noisy, steps, lower, upper, n)
         self.privacy_releases_ = tuple(records)
         requested = (float(self.epsilon), float(self.delta or 0.0))
@@ -387,7 +337,9 @@ class PrivateStandardScaler(
             m = np.clip(noisy["mean"] / n, -0.5, 0.5)
             self.mean_ = np.clip(centre + width * m, lower, upper)
         if "variance" in noisy:
-            floor = max(steps[-1].sd / n, 2.0**-52)
+            last = steps[-1]  # noise sd on Q/n: the floor
+            sd = last.scale * (math.sqrt(2) if last.law == "laplace" else 1)
+            floor = max(sd / n, 2.0**-52)
             v = noisy["variance"] / n - m**2
             v = np.clip(v, min(floor, 0.25), 0.25)
             self.var_ = width**2 * v
@@ -402,24 +354,14 @@ class PrivateStandardScaler(
     def inverse_transform(self, X, copy=None):
         """``X · scale_ + mean_`` (each step only if enabled)."""
         check_is_fitted(self, "privacy_releases_")
-        X = check_array(X, dtype=FLOATS)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} "
-                f"is expecting {self.n_features_in_} features as input"
-            )
+        X = validate_data(self, X, dtype=FLOATS, reset=False)
         return self._apply(X, forward=False)
 
     def _apply(self, X, forward):
+        mean = self.mean_ if self.with_mean else 0.0
+        scale = self.scale_ if self.with_std else 1.0
         out = X.astype(np.float64)
-        mean = self.mean_ if self.with_mean else None
-        scale = self.scale_ if self.with_std else None
-        if forward:
-            out = out if mean is None else out - mean
-            out = out if scale is None else out / scale
-        else:
-            out = out if scale is None else out * scale
-            out = out if mean is None else out + mean
+        out = (out - mean) / scale if forward else out * scale + mean
         return out.astype(X.dtype, copy=False)
 
 
