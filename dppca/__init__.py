@@ -56,6 +56,7 @@ from .privacy.guarantees import (
     UnprovedGuaranteeWarning,
     guarantee_of,
 )
+from .report import PrivacyReport
 from .samplers import bingham
 from .utility import (
     captured_variance,
@@ -85,6 +86,7 @@ __version__ = "0.1.0"
 #: Dask worker unpickling a dppca function (chapter 15) should not pay for.
 _LAZY = {
     "PrivatePCA": ("estimator", "PrivatePCA"),
+    "PrivateStandardScaler": ("scaler", "PrivateStandardScaler"),
     "accounting": ("privacy.accounting", None),
 }
 
@@ -103,12 +105,14 @@ def __getattr__(name):
 
 __all__ = [
     "Guarantee",
+    "PrivacyReport",
     "PrivacyWarning",
     "Released",
     "UnprovedGuaranteeWarning",
     "guarantee_of",
     "guarantees",
     "PrivatePCA",
+    "PrivateStandardScaler",
     "accounting",
     "amin_covariance",
     "amin_subspace",

@@ -59,7 +59,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import postprocessing
+from . import postprocessing, report
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
@@ -132,7 +132,27 @@ def _generator(random_state) -> np.random.Generator:
     return np.random.default_rng(random_state)
 
 
+class SharedSeedWarningMixin:
+    """Warn when a fitted estimator is pickled with the object that
+    determined its noise (``random_state`` not ``None``): whoever loads the
+    pickle can recompute the noise, and subtract it from the release."""
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        if self.random_state is not None and hasattr(self, "components_"):
+            warnings.warn(
+                "pickling a fitted PrivatePCA with random_state="
+                f"{type(self.random_state).__name__}: it determines the "
+                "noise, which whoever loads the pickle can then recompute "
+                "and remove. Fit with random_state=None to share a model",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        return state
+
+
 class PrivatePCA(
+    SharedSeedWarningMixin,
     postprocessing.ProbabilisticPCAMixin,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
@@ -268,8 +288,13 @@ class PrivatePCA(
         seed makes a fit reproducible: a tool for experiments, not a secret,
         since anyone who knows it can recompute the noise. A ``RandomState``
         hands its full state to the noise; a Generator seeds the fit from a
-        fixed number of its draws (so its state after the fit says nothing
-        about the rows).
+        fixed number of its draws (so it advances by the same amount
+        whatever the rows). Whatever is passed stays in the estimator's
+        parameters, as scikit-learn expects, and determines the noise: a
+        Generator can be rewound to its state before the fit. So an
+        estimator to be shared is fitted with ``None``; pickling a fitted
+        estimator whose ``random_state`` is not ``None`` warns
+        (:class:`dppca.PrivacyWarning`).
 
     Attributes
     ----------
@@ -399,6 +424,11 @@ class PrivatePCA(
         postprocessing.cast_outputs(self, dtype)
         return self
 
+    def privacy_report(self):
+        """The fit's :class:`dppca.report.PrivacyReport`: the (ε, δ) to
+        report and how it is composed, the records, the proof status."""
+        return report.estimator_report(self)
+
     def transform(self, X):
         """Project ``X − mean_`` onto the private axes: an ``n × k`` array
         (divided by √``explained_variance_`` when ``whiten``)."""
@@ -420,6 +450,15 @@ class PrivatePCA(
 
 
 def _charge(est, plan, X):
+    """:func:`_charge_steps` while holding the accountant (if any), so that
+    no other thread charges between its dry run and its last charge."""
+    if est.accountant is None:
+        return _charge_steps(est, plan, X)
+    with est.accountant.exclusive():
+        return _charge_steps(est, plan, X)
+
+
+def _charge_steps(est, plan, X):
     """Charge the accountant as the plan says, releasing the private row
     bound in between: ``(rng, releases, bound, mean_plan)``.
 

@@ -119,7 +119,13 @@ def ppca_guarantee(
             "length: within an estimated, not proved, total variation t of "
             "the exact law, so only (ε, (1 + e^ε)·t)-DP",
         )
-    if V0 is not None:
+    if isinstance(V0, str) and V0 == "pca":
+        caveats.insert(
+            0,
+            "chain started from the data's own top-k subspace (V0='pca'): "
+            "not ε-DP, not even approximately",
+        )
+    elif V0 is not None:
         caveats.insert(
             0,
             "chain started from a caller's V0: not ε-DP if V0 depends on the "

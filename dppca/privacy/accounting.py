@@ -229,7 +229,14 @@ _LEDGERS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 def _restore_ledger(
-    ledger_id, owner_pid, epsilon, delta, accountant, releases=(), charges=()
+    ledger_id,
+    owner_pid,
+    epsilon,
+    delta,
+    accountant,
+    releases=(),
+    charges=(),
+    sizes=(),
 ):
     """Unpickle an :class:`Accountant`: the live ledger itself in the process
     that owns it, otherwise a detached copy that refuses every charge and
@@ -240,6 +247,7 @@ def _restore_ledger(
     copy = Accountant.__new__(Accountant)
     copy._setup(epsilon, delta, accountant, ledger_id, owner_pid)
     copy._releases, copy._charges = tuple(releases), tuple(charges)
+    copy._sizes = tuple(sizes)
     return copy
 
 
@@ -296,7 +304,8 @@ class Accountant:
         self._owner_pid = os.getpid() if owner_pid is None else owner_pid
         self._releases: tuple[Release, ...] = ()
         self._charges: tuple[str, ...] = ()
-        self._lock = threading.Lock()
+        self._sizes: tuple[int, ...] = ()  # records per charge (report)
+        self._lock = threading.RLock()
 
     epsilon = property(lambda self: self._epsilon, doc="The budget's ε.")
     delta = property(lambda self: self._delta, doc="The budget's δ.")
@@ -333,6 +342,13 @@ class Accountant:
                 return compose(list(releases), self.delta, self.accountant)
             except ValueError:  # δ of the basic parts alone exceeds the budget
                 return math.inf, math.inf
+
+    def exclusive(self):
+        """A context in which this thread alone charges the ledger: a fit
+        that charges in several steps (a private bound, then the rest) holds
+        it from its dry run to its last charge, so that no other thread's
+        charge falls in between (re-entrant: ``charge`` inside it works)."""
+        return self._lock
 
     @property
     def spent(self) -> tuple[float, float]:
@@ -381,7 +397,15 @@ class Accountant:
                 )
             self._releases += new
             self._charges += (label,)
+            self._sizes += (len(new),)
         return epsilon, delta
+
+    def report(self):
+        """The session's :class:`dppca.report.PrivacyReport`: every
+        charge's records, the composed spend and what is left."""
+        from ..report import session_report
+
+        return session_report(self)
 
     def __copy__(self):
         return self
@@ -400,6 +424,7 @@ class Accountant:
                 self._accountant,
                 self._releases,
                 self._charges,
+                self._sizes,
             ),
         )
 

@@ -613,11 +613,17 @@ def test_function_refusal_message_names_no_row_value(function, count, scale):
 #: public bounds (row_bound_, data_norm_), the records and their composition,
 #: the resolved mechanism name, and scikit-learn's public shape and column
 #: names (n_features_in_, feature_names_in_, _n_features_out = k).
+#: singular_values_ (√(n·max(λ, 0))) and noise_variance_ (the released
+#: positive total less the top k, over d − k) are functions of
+#: explained_variance_, explained_variance_ratio_ (which holds the total),
+#: row_bound_ and the public n, d (dppca.postprocessing).
 ALLOWED_FITTED = {
     "components_",
     "mean_",
     "explained_variance_",
     "explained_variance_ratio_",
+    "singular_values_",
+    "noise_variance_",
     "n_components_",
     "n_features_in_",
     "feature_names_in_",

@@ -138,7 +138,8 @@ def test_data_dependent_start_is_in_the_record():
             allow_unproved="ppca",
             random_state=0,
         ).fit(X)
-    assert "depends on the data" in estimator.privacy_releases_[-1].caveat
+    caveat = estimator.privacy_releases_[-1].caveat
+    assert "V0='pca'" in caveat and "not ε-DP, not even approximately" in caveat
 
 
 def test_ignored_budget_parameters_are_said():

@@ -132,3 +132,78 @@ def test_a_copy_elsewhere_reports_what_was_spent_and_refuses():
     assert copy.is_copy
     with pytest.raises(LedgerCopyError):
         copy.charge([Release("test", "pure", 0.01)])
+
+
+# -- a second red team (issue 26): a rewound Generator, a charging race -------
+
+
+def _unit_rows(n=300, d=5, seed=0):
+    X = np.random.default_rng(seed).standard_normal((n, d))
+    return X / np.linalg.norm(X, axis=1).max()
+
+
+@pytest.mark.parametrize("kind", ["generator", "seed"])
+def test_pickling_a_fit_with_its_noise_source_warns(kind):
+    """A pickled fit kept its Generator, which can be rewound to its state
+    before the fit and so recompute the noise: pickling says so."""
+    from dppca import PrivacyWarning
+
+    source = np.random.default_rng(1) if kind == "generator" else 7
+    fitted = PrivatePCA(2, delta=1e-5, data_norm=1.0, random_state=source).fit(
+        _unit_rows()
+    )
+    with pytest.warns(PrivacyWarning, match="random_state=None"):
+        pickle.dumps(fitted)
+    shared = PrivatePCA(2, delta=1e-5, data_norm=1.0).fit(_unit_rows())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        pickle.dumps(shared)  # no noise source kept: silent
+
+
+def test_no_charge_falls_between_a_fits_dry_run_and_its_last_charge(
+    monkeypatch,
+):
+    """Two threads share a ledger: one fit releases a private bound (charge
+    1), reads the rows, then charges the rest (charge 2). Another thread's
+    charge in between made the first fit raise after reading the rows. Now
+    the fit holds the ledger from its dry run to its last charge."""
+    import threading
+
+    import dppca.estimator as estimator_module
+
+    ledger = Accountant(1.0, 0.0)
+    inside = threading.Event()
+    release_bound = estimator_module._private_bound
+
+    def slow_bound(*args, **kwargs):
+        inside.set()  # the other thread charges now, if it can
+        threading.Event().wait(0.3)
+        return release_bound(*args, **kwargs)
+
+    monkeypatch.setattr(estimator_module, "_private_bound", slow_bound)
+    other = {}
+
+    def charge_elsewhere():
+        inside.wait(5)
+        try:
+            ledger.charge([Release("other", "pure", 0.5)], label="other")
+            other["outcome"] = "charged"
+        except BudgetExceededError:
+            other["outcome"] = "refused"
+
+    thread = threading.Thread(target=charge_elsewhere)
+    thread.start()
+    fitted = PrivatePCA(
+        1,
+        epsilon=1.0,
+        mechanism="laplace",
+        data_norm="private",
+        bound_range=(0.1, 10.0),
+        center=False,
+        accountant=ledger,
+        random_state=0,
+    ).fit(_unit_rows())
+    thread.join()
+    assert fitted.components_.shape == (1, 5)
+    assert other["outcome"] == "refused"
+    assert ledger.charges == ("private bounds", "PrivatePCA")

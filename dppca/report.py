@@ -1,0 +1,309 @@
+"""Privacy reports: what a fitted :class:`dppca.PrivatePCA`, or a whole
+session of an :class:`dppca.privacy.accounting.Accountant`, has spent, in one
+record that prints as plain English and serialises to JSON.
+
+A :class:`PrivacyReport` holds only JSON values (numbers, strings, lists,
+dicts, None), so ``json.loads(report.to_json()) == report.to_dict()`` and
+``PrivacyReport.from_json(report.to_json()) == report``. A δ that no proof
+gives (``privacy_spent_`` reads ``(ε, nan)`` after PPCA's Gibbs chain) is
+``None`` (JSON ``null``); infinities are the strings ``"inf"``/``"-inf"``.
+
+It never holds the seed of a fit: anyone who knows an integer
+``random_state`` can recompute the noise and remove it, so the report says
+only which kind of ``random_state`` was used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import math
+import textwrap
+
+import numpy as np
+
+from .privacy.guarantees import REPLACE_ONE
+
+#: Width at which ``str(report)`` wraps.
+WIDTH = 76
+
+#: The neighbouring relation in words, for a reader without the book.
+NEIGHBOURS_IN_WORDS = {
+    REPLACE_ONE: "two data sets are neighbours when they have the same "
+    "number of rows and differ in one row, replaced by any other "
+    "(replace-one)",
+}
+
+
+def _jsonable(value):
+    """``value`` as JSON values only (tuples and arrays as lists, nan as
+    None, ±inf as strings, other objects by their repr)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return None
+        return value if math.isfinite(value) else str(value)
+    if value is None or isinstance(value, str):
+        return value
+    return repr(value)
+
+
+def _version() -> str:
+    return importlib.import_module("dppca").__version__
+
+
+@dataclasses.dataclass(frozen=True)
+class PrivacyReport:
+    """The privacy of a fit or a session, for a compliance reader.
+
+    ``epsilon``, ``delta``: the one figure to report, composed as
+    ``composition`` says (``delta`` None: no δ is proved). ``charges``: one
+    entry per charge (a fit is one), each ``{"label", "releases"}`` with the
+    releases' guarantee records (``Release.as_dict()``). ``budget``: the
+    accountant's budget and what is left (None for a fit). ``parameters``:
+    the estimator's public parameters (the seed withheld).
+    """
+
+    subject: str
+    epsilon: float | None
+    delta: float | None
+    composition: str
+    tighter: str
+    neighbours: list
+    row_bounds: list
+    charges: list
+    noise: list
+    proved: bool
+    caveats: list
+    budget: dict | None
+    parameters: dict
+    version: str
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = _jsonable(getattr(self, field.name))
+            object.__setattr__(self, field.name, value)
+
+    @property
+    def releases(self) -> list:
+        """Every release's record, in the order charged."""
+        return [r for charge in self.charges for r in charge["releases"]]
+
+    def to_dict(self) -> dict:
+        """The report as a dict of JSON values."""
+        return dataclasses.asdict(self)
+
+    def to_json(self, **kwargs) -> str:
+        """The report as JSON (strict: no NaN or Infinity literals)."""
+        return json.dumps(self.to_dict(), allow_nan=False, **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PrivacyReport:
+        names = {f.name for f in dataclasses.fields(cls)}
+        if set(data) != names:
+            raise ValueError(
+                "not a privacy report: fields "
+                f"{sorted(set(data) ^ names)} missing or unknown"
+            )
+        return cls(**data)
+
+    @classmethod
+    def from_json(cls, text: str) -> PrivacyReport:
+        return cls.from_dict(json.loads(text))
+
+    def __str__(self) -> str:
+        if self.epsilon is None:
+            figure = "no ε could be composed"
+        elif self.delta is None:
+            figure = (
+                f"ε = {self.epsilon:.4g} for the exact law only; NO (ε, δ) "
+                "guarantee is proved"
+            )
+        elif self.delta == 0:
+            figure = (
+                f"ε = {self.epsilon:.4g}, δ = 0 (pure differential privacy)"
+            )
+        else:
+            figure = f"ε = {self.epsilon:.4g}, δ = {self.delta:.3g}"
+        n = len(self.releases)
+        if self.proved:
+            proof = "every release is proved private as the program runs."
+        else:
+            proof = "NOT fully proved: " + "; ".join(self.caveats)
+        neighbours = (
+            "; ".join(NEIGHBOURS_IN_WORDS.get(r, r) for r in self.neighbours)
+            or NEIGHBOURS_IN_WORDS[REPLACE_ONE]
+        )
+        lines = [
+            f"Privacy report: {self.subject} (dppca {self.version}).",
+            f"Guarantee: {figure}, for all {n} release(s) together "
+            f"({self.composition}).",
+            f"Neighbours: {neighbours}.",
+            "Row bound: " + ("; ".join(self.row_bounds) or "none yet") + ".",
+            "Noise: "
+            + (", ".join(self.noise) or "none yet")
+            + ". Proof: "
+            + proof,
+        ]
+        if self.budget is not None:
+            b = self.budget
+            lines.append(
+                f"Budget: ε = {b['epsilon']:g}, δ = {b['delta']:g}; left "
+                f"about ε = {b['remaining'][0]:.4g}, δ = "
+                f"{b['remaining'][1]:.3g}."
+            )
+        if self.tighter:
+            lines.append(self.tighter)
+        return "\n".join(
+            textwrap.fill(
+                line, WIDTH, subsequent_indent="  ", break_on_hyphens=False
+            )
+            for line in lines
+        )
+
+
+def _common(records) -> dict:
+    """The fields every report derives from its records."""
+    caveats = [f"{r.label}: {r.caveat}" for r in records if not r.proved]
+    return {
+        "neighbours": sorted({r.neighbours for r in records}),
+        "row_bounds": list(dict.fromkeys(r.row_bound for r in records)),
+        "noise": sorted({r.noise for r in records}),
+        "proved": all(r.proved for r in records),
+        "caveats": caveats,
+    }
+
+
+def _tighter(records, delta) -> str:
+    """When ``compose`` (an accountant) can give a smaller ε than basic
+    composition."""
+    accounted = [r for r in records if r.kind in ("gaussian", "zcdp")]
+    if any(r.kind == "ideal" for r in records) or not accounted:
+        return ""
+    if len(accounted) == 1:
+        return (
+            "A tighter figure: dppca.privacy.accounting.compose([est], delta) "
+            "returns the smaller of this and an accountant's ε at a chosen "
+            "delta; with one Gaussian release it is this figure at the same "
+            "δ, and a smaller ε only at a larger δ."
+        )
+    return (
+        f"A tighter figure: the {len(accounted)} Gaussian/zCDP releases "
+        "compose better than by adding their ε: "
+        "dppca.privacy.accounting.compose([est], delta) gives the smaller of "
+        "this and an accountant's ε at a chosen delta (≥ the δ of the other "
+        f"releases), typically smaller at the same δ = {delta:.3g}."
+    )
+
+
+def _public_parameters(est) -> dict:
+    params = est.get_params(deep=False)
+    seed = params.pop("random_state", None)
+    params["random_state"] = (
+        "None (fresh OS entropy at every fit)"
+        if seed is None
+        else f"{type(seed).__name__} (withheld: it determines the noise)"
+    )
+    ledger = params.get("accountant")
+    if ledger is not None:
+        params["accountant"] = {
+            "epsilon": ledger.epsilon,
+            "delta": ledger.delta,
+            "accountant": ledger.accountant,
+        }
+    return params
+
+
+def estimator_report(est) -> PrivacyReport:
+    """The report of a fitted :class:`dppca.PrivatePCA` (its
+    ``privacy_report()``)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est, "privacy_releases_")
+    records = list(est.privacy_releases_)
+    epsilon, delta = est.privacy_spent_
+    ideal = [r.label for r in records if r.kind == "ideal"]
+    if ideal:
+        composition = (
+            "the sum of the releases' ε, as privacy_spent_; "
+            + ", ".join(ideal)
+            + " is drawn by an approximate sampler, whose ε holds for the "
+            "exact law only"
+        )
+    else:
+        composition = (
+            "basic composition: the sum of the releases' ε and of their δ, "
+            "as privacy_spent_"
+        )
+    return PrivacyReport(
+        subject=f"{type(est).__name__}, mechanism {est.mechanism_!r}",
+        epsilon=epsilon,
+        delta=delta,
+        composition=composition,
+        tighter=_tighter(records, delta),
+        charges=[{"label": "fit", "releases": [r.as_dict() for r in records]}],
+        budget=None,
+        parameters=_public_parameters(est),
+        version=_version(),
+        **_common(records),
+    )
+
+
+def session_report(ledger) -> PrivacyReport:
+    """The report of an :class:`~dppca.privacy.accounting.Accountant`: every
+    charge's records and the composed spend (its ``report()``)."""
+    records = list(ledger.releases)
+    epsilon, delta = ledger.spent
+    sizes = list(getattr(ledger, "_sizes", ()))
+    if sum(sizes) != len(records) or len(sizes) != len(ledger.charges):
+        sizes = None  # a copy from before charges were counted
+    charges, start = [], 0
+    labels = ledger.charges if sizes is not None else ["all charges"]
+    for i, label in enumerate(labels):
+        stop = start + sizes[i] if sizes is not None else len(records)
+        part = [r.as_dict() for r in records[start:stop]]
+        charges.append({"label": label, "releases": part})
+        start = stop
+    if ledger.delta == 0:
+        composition = "basic composition of pure-ε releases"
+    else:
+        composition = (
+            "dppca.privacy.accounting.compose at the budget's δ: "
+            f"dp-accounting's {ledger.accountant.upper()} accountant for the "
+            "Gaussian and zCDP releases, sums for the others, or the plain "
+            "sums when smaller"
+        )
+    copy = "; a copy in another process" if ledger.is_copy else ""
+    return PrivacyReport(
+        subject=f"Accountant session, {len(ledger.charges)} charge(s){copy}",
+        epsilon=epsilon,
+        delta=delta,
+        composition=composition,
+        tighter="",
+        charges=charges,
+        budget={
+            "epsilon": ledger.epsilon,
+            "delta": ledger.delta,
+            "accountant": ledger.accountant,
+            "remaining": list(ledger.remaining()),
+        },
+        parameters={
+            "epsilon": ledger.epsilon,
+            "delta": ledger.delta,
+            "accountant": ledger.accountant,
+        },
+        version=_version(),
+        **_common(records),
+    )
+
+
+__all__ = ["PrivacyReport", "estimator_report", "session_report"]
