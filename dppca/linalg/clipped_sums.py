@@ -116,7 +116,7 @@ class ClippedRowSum:
 
     ``total``: ``Σ f_i x_i`` with ``‖f_i x_i‖ ≤ bound · shrink``;
     ``n_clipped``: rows whose computed norm exceeds ``bound``; ``shrink``:
-    ``1 − η`` (:func:`row_sum_shrink`).
+    ``1 − η`` (:func:`~dppca.linalg.float_error.row_sum_shrink`).
     """
 
     total: np.ndarray
@@ -408,7 +408,8 @@ def clipped_second_moment(
 
     ``z_i = s · clip_B(x̃_i − c) / B`` with ``B = bound``, ``c = centre`` (0 if
     None), ``x̃_i = clip_R(x_i)`` for ``R = pre_clip`` (about the origin: the
-    private-mean path) or ``x_i``, and ``s = 1 −`` :func:`float_error_shrink`.
+    private-mean path) or ``x_i``, and ``s = 1 −``
+    :func:`~dppca.linalg.float_error.float_error_shrink`.
     ``clip=False`` refuses (``ValueError`` naming how many) rows above a bound
     by more than ``ROW_NORM_TOLERANCE`` instead of clipping them. The computed
     matrix has replace-one sensitivity at most ``√2/n`` in Frobenius norm, the

@@ -53,7 +53,8 @@ one row. Each has exact norm ``‖z_i‖ ≤ s``: the chunked path computes
 ``y = fl(x − c)`` and ``ν = fl(‖y‖)``, with ``ν ≥ (1 − ε_d)‖y‖``,
 ``ε_d = γ_{d+6}`` (:func:`norm_relative_error`: ``d`` roundings in the sum of
 squares, one in the square root, and room for the scaled recomputation of
-:func:`row_norms` and for underflow, which is below ``u B²`` because
+:func:`~dppca.linalg.rows.row_norms` and for underflow, which is below
+``u B²`` because
 ``B ≥ 10⁻¹⁵⁰``); it scales by ``t = fl(s'/max(ν, B))`` with
 ``s' = fl(s fl(1 − κ))``, ``κ = ε_d + 8u``, and
 ``‖fl(t y)‖ ≤ (1+u)⁴ s (1 − κ)‖y‖/max(ν, B) + √d 2⁻¹⁰⁷⁵ ≤ (1+u)⁴ (1 − κ)
@@ -97,7 +98,8 @@ no rounding.
 (3) *Together.* ``‖fl(A) − fl(A')‖_F ≤ ‖A(z) − A(z')‖_F + 2γ_M L s² + 2τ
 ≤ Δ s² + 2γ_M L s² + 2τ ≤ Δ`` by (★). ∎
 
-The same argument gives :func:`clipped_row_sum`: rows clipped to
+The same argument gives
+:func:`~dppca.linalg.clipped_sums.clipped_row_sum`: rows clipped to
 ``T = R s`` have ``‖Σ v_i − Σ v'_i‖ ≤ 2T``, and the computed sum and its
 division by ``n`` add at most ``(γ_M + u(1 + γ_M)) n T`` per data set, in
 ℓ₂ and, times ``√d``, in ℓ₁; ``s (1 + n(γ_M + u(1 + γ_M))) ≤ 1`` keeps
@@ -185,7 +187,8 @@ def _exact_gamma(k: int) -> Fraction:
 
 
 def norm_relative_error(n_features: int) -> float:
-    """``ε_d = γ_{d+6}``: :func:`row_norms` (and the chunk norms) return
+    """``ε_d = γ_{d+6}``:
+    :func:`~dppca.linalg.rows.row_norms` (and the chunk norms) return
     ``ν ≥ (1 − ε_d)‖x‖`` for rows of ``d`` finite entries."""
     return rounding_gamma(_check_features(n_features) + 6)
 
@@ -286,7 +289,8 @@ def _row_sum_shrink(n, d, chunk_rows):
 def row_sum_shrink(
     n: int, n_features: int, chunk_rows: int | None = None
 ) -> float:
-    """The shrink ``η`` of :func:`clipped_row_sum`: rows clipped to
+    """The shrink ``η`` of
+    :func:`~dppca.linalg.clipped_sums.clipped_row_sum`: rows clipped to
     ``R (1 − η)`` give a computed sum (and mean, ``fl(total / n)``) within the
     sensitivity ``2R`` (``2R/n``) of rows clipped to ``R``, in ℓ₂ and ℓ₁."""
     return _row_sum_shrink(n, n_features, chunk_rows)[0]

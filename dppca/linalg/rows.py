@@ -2,7 +2,7 @@
 within its bound in float64.
 
 Every row a mechanism sees is ``z_i = clip_B(x_i − c) / B``
-(:func:`unit_ball_rows`), computed so that its float64 norm is at most its bound
+(``unit_ball_rows``), computed so that its float64 norm is at most its bound
 (:func:`clip_factors`); the proof that the float error of the second moment
 of such rows is absorbed, and the constants and limits it needs, are in
 :mod:`dppca.linalg.float_error`; the sums themselves in
@@ -181,7 +181,8 @@ def row_norms(X) -> np.ndarray:
     Sparse input is never densified. A row whose sum of squares overflows or
     underflows (entries beyond about ``1e154`` or below ``1e-145``) is
     recomputed scaled by its largest entry, so every finite row gets a finite
-    norm with relative error at most :func:`norm_relative_error`. Rows with
+    norm with relative error at most
+    :func:`~dppca.linalg.float_error.norm_relative_error`. Rows with
     NaN give NaN, rows with an infinite entry ``inf``.
     """
     if scipy.sparse.issparse(X):
@@ -259,7 +260,9 @@ def clip_factors(
     Guarantee: the computed row ``fl(f_i x_i)`` (and the exact ``f_i x_i``)
     has norm at most ``bound``, provided ``ν_i ≥ (1 − ε)‖x_i‖``. With
     ``n_features=d`` the norms may be those of :func:`row_norms`
-    (``ε = ε_d``, :func:`norm_relative_error`), so the computed norm of the
+    (``ε = ε_d``,
+    :func:`~dppca.linalg.float_error.norm_relative_error`), so the computed
+    norm of the
     clipped row is within ``bound`` too; without it the norms must be exact or
     over-estimates (``ε = 0``). Proof: ``κ = ε + 8u``, and
     ``T ≤ bound (1 − κ)(1 + u)²``. If ``f_i = 1``,
@@ -267,7 +270,8 @@ def clip_factors(
     ``f_i = fl(T/ν_i) ≤ (1 + u) T/ν_i`` and ``‖fl(f_i x_i)‖ ≤ (1 + u) f_i
     ‖x_i‖ + √d 2⁻¹⁰⁷⁵ ≤ (1 + u)⁴ (1 − κ) bound/(1 − ε) + √d 2⁻¹⁰⁷⁵ ≤
     bound``, the underflow term being below ``u bound`` as
-    ``bound ≥`` :data:`MIN_BOUND`; the factor is a normal float as
+    ``bound ≥``
+    :data:`~dppca.linalg.float_error.MIN_BOUND`; the factor is a normal float as
     ``ν_i ≤ 10²⁹⁰ bound`` (else ``ValueError``).
     """
     bound = _check_bound(bound, "data_norm")
