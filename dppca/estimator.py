@@ -139,9 +139,12 @@ class SharedSeedWarningMixin:
 
     def __getstate__(self):
         state = super().__getstate__()
-        if self.random_state is not None and hasattr(self, "components_"):
+        fitted = any(
+            key.endswith("_") and not key.startswith("_") for key in state
+        )
+        if self.random_state is not None and fitted:
             warnings.warn(
-                "pickling a fitted PrivatePCA with random_state="
+                f"pickling a fitted {type(self).__name__} with random_state="
                 f"{type(self.random_state).__name__}: it determines the "
                 "noise, which whoever loads the pickle can then recompute "
                 "and remove. Fit with random_state=None to share a model",

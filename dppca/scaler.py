@@ -44,7 +44,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .estimator import REFIT_WARNING, _generator, _snap
+from .estimator import (
+    REFIT_WARNING,
+    SharedSeedWarningMixin,
+    _generator,
+    _snap,
+)
 from .postprocessing import FLOATS
 from .privacy import calibration, noise
 from .privacy.accounting import basic_composition
@@ -213,7 +218,10 @@ def _draw(step, sums, kind, rng) -> np.ndarray:
 
 
 class PrivateStandardScaler(
-    OneToOneFeatureMixin, TransformerMixin, BaseEstimator
+    SharedSeedWarningMixin,
+    OneToOneFeatureMixin,
+    TransformerMixin,
+    BaseEstimator,
 ):
     """scikit-learn's ``StandardScaler`` with differentially private means
     and variances: every fit is a release under replace-one neighbours with

@@ -207,3 +207,20 @@ def test_no_charge_falls_between_a_fits_dry_run_and_its_last_charge(
     assert fitted.components_.shape == (1, 5)
     assert other["outcome"] == "refused"
     assert ledger.charges == ("private bounds", "PrivatePCA")
+
+
+def test_pickling_a_fitted_scaler_with_its_noise_source_warns():
+    """The private scaler keeps its random_state too: same warning."""
+    from dppca import PrivacyWarning, PrivateStandardScaler
+
+    X = _unit_rows()
+    scaler = PrivateStandardScaler(
+        bounds=(-1.0, 1.0), random_state=np.random.default_rng(3)
+    )
+    pickle.dumps(scaler)  # not fitted: nothing to recompute, silent
+    with pytest.warns(PrivacyWarning, match="PrivateStandardScaler"):
+        pickle.dumps(scaler.fit(X))
+    shared = PrivateStandardScaler(bounds=(-1.0, 1.0)).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        pickle.dumps(shared)
