@@ -201,10 +201,13 @@ def clipped_sums(X, lower, upper) -> dict[str, np.ndarray]:
     k = 52 - n.bit_length()
     width = upper - lower
     centre = lower / 2 + upper / 2
-    z = (np.clip(X, lower, upper) - centre) / width
-    z = np.clip(z, -0.5, 0.5)  # guards the rounding of the division
-    cells = np.rint(np.ldexp(z, k))  # |cells| ≤ 2^(k−1)
-    squares = np.rint(np.ldexp(np.ldexp(cells, -k) ** 2, k))  # ≤ 2^(k−2)
+    # underflow (a subnormal entry) is rounding, never an error: whatever
+    # numpy's error state, neighbours differ in nothing but the value
+    with np.errstate(under="ignore"):
+        z = (np.clip(X, lower, upper) - centre) / width
+        z = np.clip(z, -0.5, 0.5)  # guards the rounding of the division
+        cells = np.rint(np.ldexp(z, k))  # |cells| ≤ 2^(k−1)
+        squares = np.rint(np.ldexp(np.ldexp(cells, -k) ** 2, k))  # ≤ 2^(k−2)
     s = cells.astype(np.int64).sum(axis=0)  # |s| ≤ n·2^(k−1) < 2^51: exact
     q = squares.astype(np.int64).sum(axis=0)
     return dict(mean=np.ldexp(s * 1.0, -k), variance=np.ldexp(q * 1.0, -k))
@@ -354,10 +357,15 @@ class PrivateStandardScaler(
             self.scale_ = width * np.sqrt(v)
 
     def transform(self, X, copy=None):
-        """``(X − mean_) / scale_`` (each step only if enabled)."""
+        """``(clip(X) − mean_) / scale_`` (each step only if enabled): values
+        are clipped to the public bounds first, as in ``fit``, so that a row
+        far outside them (up to the float64 maximum) still gives finite
+        output, whichever row it is."""
         check_is_fitted(self, "privacy_releases_")
         X = validate_data(self, X, dtype=FLOATS, reset=False)
-        return self._apply(X, forward=True)
+        lower, upper = check_bounds(self.bounds, X.shape[1])
+        clipped = np.clip(X, lower, upper).astype(X.dtype, copy=False)
+        return self._apply(clipped, forward=True)
 
     def inverse_transform(self, X, copy=None):
         """``X · scale_ + mean_`` (each step only if enabled)."""

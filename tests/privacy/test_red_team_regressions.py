@@ -224,3 +224,53 @@ def test_pickling_a_fitted_scaler_with_its_noise_source_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
         pickle.dumps(shared)
+
+
+# -- a third red team: the scaler's neighbours ---------------------------------
+
+
+@pytest.mark.parametrize("far", [0.0, 1e300, 1e308, -1.7e308])
+def test_a_scaler_then_pca_pipeline_returns_whatever_one_row_holds(far):
+    """transform clipped nothing, so a row of 1e308 became inf and the PCA
+    after it refused, after the scaler had charged the ledger."""
+    from sklearn.pipeline import Pipeline
+
+    from dppca import PrivateStandardScaler
+
+    X = np.random.default_rng(0).uniform(-1, 1, (200, 4))
+    X[0] = far
+    ledger = Accountant(4.0, 1e-6)
+    pipe = Pipeline(
+        [
+            (
+                "scale",
+                PrivateStandardScaler(
+                    bounds=(-1.0, 1.0), epsilon=1.0, accountant=ledger
+                ),
+            ),
+            (
+                "pca",
+                PrivatePCA(
+                    2,
+                    epsilon=1.0,
+                    delta=1e-7,
+                    data_norm=4.0,
+                    accountant=ledger,
+                ),
+            ),
+        ]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        pipe.fit(X)
+    assert len(ledger.charges) == 2
+    assert np.isfinite(pipe.transform(X)).all()
+
+
+def test_a_subnormal_entry_is_not_an_error_whatever_numpys_error_state():
+    from dppca import PrivateStandardScaler
+
+    X = np.zeros((7, 3))
+    X[0, 0] = 5e-324
+    with np.errstate(all="raise"):
+        PrivateStandardScaler(bounds=(-1.0, 1.0), random_state=0).fit(X)
