@@ -55,7 +55,10 @@ $CHROMIUM) driven by Playwright. Checks:
   results.
 
 It also reports each page's height in screens (of the 800 px high window
-at 1280 px), the longest first: a measure of how long a chapter reads.
+at 1280 px), the longest first: a measure of how long a chapter reads. The
+height is measured twice: as the page opens, with its toggles (hidden code,
+collapsed outputs, exercise solutions) closed, which is the reading path, and
+with every toggle open.
 
 Exits 0 when every check passes, 1 otherwise (each failure printed), 2 without
 Chromium.
@@ -279,6 +282,9 @@ INSPECT = """([rawTex, notProse, tolerance, widthTolerance, minPadding]) => {
     }
     // outputs and tables wider than their column; collapsed outputs are
     // opened first (a <details> toggle), so what a click shows is measured
+    // the reading path's height: what a reader scrolls through, with the
+    // toggles (hidden code, collapsed outputs, solutions) closed
+    const readingHeight = document.documentElement.scrollHeight;
     for (const d of document.querySelectorAll('details')) d.open = true;
     const wide = [];
     for (const el of document.querySelectorAll(
@@ -316,7 +322,8 @@ INSPECT = """([rawTex, notProse, tolerance, widthTolerance, minPadding]) => {
         formulas: document.querySelectorAll('mjx-container').length,
         inline, rawTex: rawTexHits, errors, overflows, roles, wideDisplay,
         unpadded,
-        height: document.documentElement.scrollHeight,
+        height: readingHeight,
+        openHeight: document.documentElement.scrollHeight,
     };
 }"""
 
@@ -506,7 +513,9 @@ def run(
     ids: dict[str, set[str]] = {}
     links: dict[str, set[str]] = defaultdict(set)
     n_images = n_formulas = n_inline = 0
-    heights: dict[str, float] = {}  # page -> height in screens at 1280 px
+    heights: dict[
+        str, tuple[float, float]
+    ] = {}  # page -> screens (closed, open)
     remote: list[str] = []  # requests leaving the machine, of the current page
     try:
         with sync_playwright() as pw:
@@ -536,7 +545,10 @@ def run(
                     for url in dict.fromkeys(remote)
                 ]
                 n_formulas += info["formulas"]
-                heights[rel] = info["height"] / VIEWPORT["height"]
+                heights[rel] = (
+                    info["height"] / VIEWPORT["height"],
+                    info["openHeight"] / VIEWPORT["height"],
+                )
                 n_inline += info["inline"]
                 ids[rel] = set(info["ids"])
                 for link in info["links"]:
@@ -576,11 +588,12 @@ def run(
     found = not any(f.startswith("search for") for f in failures)
     print(
         f"page heights in screens of {VIEWPORT['width']} x "
-        f"{VIEWPORT['height']} px, longest first:"
+        f"{VIEWPORT['height']} px, longest first: the reading path (toggles "
+        "closed) and, in brackets, with every toggle open"
     )
-    ranked = sorted(heights.items(), key=lambda item: -item[1])
-    for rel, screens in ranked:
-        print(f"  {screens:5.1f}  {rel}")
+    ranked = sorted(heights.items(), key=lambda item: -item[1][0])
+    for rel, (screens, everything) in ranked:
+        print(f"  {screens:5.1f}  ({everything:5.1f})  {rel}")
     print(
         f"{len(pages)} pages, {n_images} images, {n_formulas} formulas "
         f"({n_inline} inline), {n_internal} distinct internal links checked"
