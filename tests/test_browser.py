@@ -69,6 +69,9 @@ def sound_site(root: Path) -> None:
             # code may hold dollars and backslashes
             "<pre>$ make test  # \\frac{1}{2}</pre>"
             "<p>Set <code>$DPPCA_DATA_MIRROR</code>.</p>"
+            # a long toggle, closed: off the reading path (open, 30 screens)
+            "<details><summary>Show code</summary>"
+            '<div style="height: 24000px">hidden code</div></details>'
             # a narrow output and a narrow table fit the 400 px column
             '<div class="cell_output"><pre>eps  error\n1.0  0.25</pre></div>'
             "<table><tr><td>mechanism</td><td>error</td></tr></table>"
@@ -110,6 +113,11 @@ def test_each_planted_fault_is_reported(tmp_path):
         "phone.html": (
             "<p>See <code>" + "private_covariance_" * 5 + "</code>.</p>",
             "the page scrolls sideways by",
+        ),
+        # a chapter too long to read: 26 screens of 800 px
+        "long.html": (
+            '<div style="height: 20800px">a long page</div>',
+            "chapters/long.html: 26.0 screens of reading path",
         ),
         # the book reads offline: no CDN, for MathJax or anything else
         "remote.html": (

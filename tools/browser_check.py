@@ -58,7 +58,8 @@ It also reports each page's height in screens (of the 800 px high window
 at 1280 px), the longest first: a measure of how long a chapter reads. The
 height is measured twice: as the page opens, with its toggles (hidden code,
 collapsed outputs, exercise solutions) closed, which is the reading path, and
-with every toggle open.
+with every toggle open. A chapter whose reading path is longer than
+``MAX_SCREENS`` fails.
 
 Exits 0 when every check passes, 1 otherwise (each failure printed), 2 without
 Chromium.
@@ -133,6 +134,11 @@ OVERFLOW_TOLERANCE = 4
 WIDTH_TOLERANCE = 2
 #: A phone's window (an iPhone 12 to 15): the page must not scroll sideways.
 PHONE = {"width": 390, "height": 844}
+
+#: The longest reading path a chapter may have, in screens of ``VIEWPORT``
+#: (a lecture of QuantEcon's reads in 10 to 15): a page of ``chapters/``
+#: whose height with its toggles closed exceeds it fails the check.
+MAX_SCREENS = 25
 #: Cell padding (left + right, px) below which a Styler table's cells run
 #: together.
 MIN_CELL_PADDING = 4
@@ -571,6 +577,13 @@ def run(
             browser.close()
     finally:
         server.shutdown()
+    for rel, (screens, _) in sorted(heights.items()):
+        if rel.startswith("chapters/") and screens > MAX_SCREENS:
+            failures.append(
+                f"{rel}: {screens:.1f} screens of reading path at "
+                f"{VIEWPORT['width']} px (at most {MAX_SCREENS}): split the "
+                "page or move what is not read into toggles"
+            )
     n_internal = 0
     for link, sources in sorted(links.items()):
         target_ = local_target(link, base)
