@@ -1,0 +1,283 @@
+"""Chapter 8's utility figures as small multiples: the sixteen mechanisms
+split into three groups of at most six, one row of panels per group, so that
+no panel carries more series than the eye can tell apart.
+
+Each mechanism keeps one colour, marker and line style in every panel of
+both figures (:data:`PANEL_STYLE`); within a group the colours are distinct.
+The optimum is drawn last, dashed, on top of the lines, so that it stays
+visible where non-private PCA lies on it.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .experiments import STYLE
+
+#: The three groups of mechanisms, in the order of the rows of the figures:
+#: the paper's own comparison, the mechanisms that add noise to A (or to a
+#: matrix computed from it once), and those that sample, iterate or read the
+#: rows.
+GROUPS = {
+    "The paper's comparison": ("pca", "ppca", "mod_sulq", "random"),
+    "Noise added to A": (
+        "analyze_gauss",
+        "gaussian_subspace_recovery",
+        "complex_gaussian",
+        "laplace_input_perturbation",
+        "wishart_input_perturbation",
+        "wishart_input_perturbation_delta",
+    ),
+    "Samplers, iterations and row readers": (
+        "amin",
+        "diffprivlib_pca",
+        "opendp_pca",
+        "noisy_power_method",
+        "trace_sensitive",
+        "streaming",
+    ),
+}
+
+# The shared encoding of chapters 8-9 (``STYLE``), with the colours changed
+# where two mechanisms of one group would be hard to tell apart (yellow on
+# white, two browns, indigo beside black).
+_COLOUR = {
+    "wishart_input_perturbation_delta": "C0",
+    "complex_gaussian": "C2",
+    "diffprivlib_pca": "C0",
+    "streaming": "C3",
+}
+
+#: Colour, marker and line style of each mechanism in these figures.
+PANEL_STYLE = {
+    key: {
+        **STYLE.get(key, {}),
+        **({"color": _COLOUR[key]} if key in _COLOUR else {}),
+    }
+    for group in GROUPS.values()
+    for key in group
+}
+
+#: Font size (points) of every text in the figures, drawn at the book's
+#: column width of 7 inches, so at 100% scale.
+FONT_SIZE = 9
+
+_MISSING = "no release returned (cap or budget)"
+
+
+def _curves(ax, summary, keys, x: str) -> None:
+    """One line with error bars per mechanism of ``keys`` over the settings
+    where some release returned, and a cross on the horizontal axis, in the
+    mechanism's colour, where none did."""
+    for key in keys:
+        part = summary[summary["mechanism"] == key].sort_values(x)
+        if part.empty:
+            continue
+        style = PANEL_STYLE[key]
+        ok = part["count"] > 0
+        ax.errorbar(
+            part[x][ok],
+            part["mean"][ok],
+            yerr=part["std"][ok],
+            capsize=2,
+            markersize=4,
+            linewidth=1.2,
+            **style,
+        )
+        missing = part[part["not returned"] > 0]
+        if len(missing):
+            ax.plot(
+                missing[x],
+                np.zeros(len(missing)),
+                linestyle="none",
+                marker="x",
+                markersize=7,
+                markeredgewidth=1.8,
+                color=style["color"],
+                clip_on=False,
+                zorder=5,
+            )
+
+
+def _optimum(ax, value) -> None:
+    ax.axhline(
+        value, color="k", linestyle=(0, (4, 3)), linewidth=1.0, zorder=10
+    )
+
+
+def _handles(keys, labels: dict, with_missing: bool, wrap: int = 0):
+    """Legend entries of one group: its mechanisms, the optimum line and,
+    if some setting had no result, the cross; texts longer than ``wrap``
+    characters are broken into lines (no breaking when 0)."""
+    import textwrap
+
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D([], [], markersize=4, linewidth=1.2, **PANEL_STYLE[key])
+        for key in keys
+    ]
+    names = [labels.get(key, key) for key in keys]
+    handles.append(Line2D([], [], color="k", linestyle=(0, (4, 3))))
+    names.append("optimum")
+    if with_missing:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="grey",
+                linestyle="none",
+                marker="x",
+                markersize=7,
+                markeredgewidth=1.8,
+            )
+        )
+        names.append(_MISSING)
+    if wrap:
+        names = [textwrap.fill(name, wrap) for name in names]
+    return handles, names
+
+
+def _present(summary, keys):
+    return [key for key in keys if (summary["mechanism"] == key).any()]
+
+
+def _has_missing(summary, keys) -> bool:
+    part = summary[summary["mechanism"].isin(keys)]
+    return bool((part["not returned"] > 0).any())
+
+
+def plot_utility_versus_n_panels(
+    summary, labels: dict, panels: dict, *, width: float = 7.0
+):
+    """Figures 3-4 of the paper with every mechanism, as small multiples.
+
+    ``summary`` is :func:`dppca.book.experiments.summarize` over all data
+    sets (a ``data set`` column), ``labels`` maps each mechanism's key to its
+    legend text, and ``panels`` maps each data set's name to ``(title,
+    optimum)``, in the order of the columns. One row per group of
+    :data:`GROUPS`, one column per data set, the group's legend above its
+    row, and the optimum q_F(V_k) dashed on top of the lines. Returns the
+    figure."""
+    columns = len(panels)
+    with plt.rc_context({"font.size": FONT_SIZE}):
+        fig = plt.figure(
+            figsize=(width, 2.8 * len(GROUPS)), layout="constrained"
+        )
+        rows = fig.subfigures(len(GROUPS), 1)
+        for row, (sub, (group, keys)) in enumerate(zip(rows, GROUPS.items())):
+            keys = _present(summary, keys)
+            axes = sub.subplots(1, columns)
+            for col, (ax, (name, (title, optimum))) in enumerate(
+                zip(axes, panels.items())
+            ):
+                part = summary[summary["data set"] == name]
+                _curves(ax, part, keys, "n")
+                _optimum(ax, optimum)
+                ax.set_xscale("log")
+                ax.set_ylim(bottom=0)
+                ax.tick_params(labelsize=FONT_SIZE, pad=2)
+                ax.set_title(title, fontsize=FONT_SIZE)
+                if row == len(GROUPS) - 1:
+                    ax.set_xlabel("n (log scale)", fontsize=FONT_SIZE)
+                if col == 0:
+                    ax.set_ylabel(r"$q_F(U)$", fontsize=FONT_SIZE)
+            handles, names = _handles(keys, labels, _has_missing(summary, keys))
+            sub.legend(
+                handles,
+                names,
+                loc="outside upper left",
+                ncol=2 if len(names) > 6 else 3,
+                frameon=False,
+                fontsize=FONT_SIZE,
+                title=group,
+                title_fontsize=FONT_SIZE,
+                alignment="left",
+                handlelength=2.6,
+                columnspacing=1.2,
+            )
+    return fig
+
+
+def plot_utility_versus_epsilon_panels(
+    summary, labels: dict, optimum: float, *, width: float = 7.0
+):
+    """Figure 5 of the paper with every mechanism, as small multiples: one
+    panel per group of :data:`GROUPS`, side by side on a shared vertical
+    axis, each with its legend below it, and the optimum q_F(V_2) dashed on
+    top. Returns the figure."""
+    groups = list(GROUPS.items())
+    with plt.rc_context({"font.size": FONT_SIZE}):
+        fig, axes = plt.subplots(
+            1,
+            len(groups),
+            figsize=(width, 5.0),
+            sharey=True,
+            layout="constrained",
+        )
+        for ax, (group, keys) in zip(axes, groups):
+            keys = _present(summary, keys)
+            _curves(ax, summary, keys, "epsilon")
+            _optimum(ax, optimum)
+            ax.set_xscale("log")
+            ax.set_ylim(bottom=0)
+            ax.tick_params(labelsize=FONT_SIZE, pad=2)
+            ax.set_title(group, fontsize=FONT_SIZE)
+            ax.set_xlabel(r"$\varepsilon$ (log scale)", fontsize=FONT_SIZE)
+            handles, names = _handles(
+                keys, labels, _has_missing(summary, keys), wrap=22
+            )
+            ax.legend(
+                handles,
+                names,
+                loc="upper left",
+                bbox_to_anchor=(-0.04, -0.2),
+                frameon=False,
+                fontsize=FONT_SIZE,
+                handlelength=2.6,
+                borderaxespad=0.0,
+            )
+        axes[0].set_ylabel(r"$q_F(U)$", fontsize=FONT_SIZE)
+    return fig
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def proposals_text(values) -> list[str]:
+    """Counts of proposals written for a table: "—" where none applies
+    (NaN), an infinite cap (one beyond 1e18, which no release could draw,
+    :func:`dppca.book.peers.proposal_cap`) as "> 10¹⁸", counts below a
+    million with thousands separators, larger ones as a power of ten
+    (``2.6×10⁷``)."""
+    out = []
+    for v in values:
+        v = float(v)
+        if np.isnan(v):
+            out.append("—")
+        elif np.isinf(v):
+            out.append("> 10¹⁸")
+        elif v < 1e6:
+            out.append(f"{v:,.0f}")
+        else:
+            exponent = int(np.floor(np.log10(v)))
+            mantissa = round(v / 10.0**exponent, 1)
+            if mantissa >= 10:
+                mantissa, exponent = mantissa / 10, exponent + 1
+            power = str(exponent).translate(_SUPERSCRIPT)
+            out.append(f"{mantissa:.1f}×10{power}")
+    return out
+
+
+def table_of(frame, columns: dict):
+    """A table for the page, without the frame's index: the columns of
+    ``frame`` named in ``columns`` (``{column: (heading, format)}``, in
+    that order), each with its own format string, and "—" for a missing
+    value."""
+    shown = frame[list(columns)].rename(
+        columns={old: heading for old, (heading, _) in columns.items()}
+    )
+    return shown.style.format(
+        {heading: rule for heading, rule in columns.values()}, na_rep="—"
+    ).hide(axis="index")
