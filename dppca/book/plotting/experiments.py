@@ -81,11 +81,12 @@ def plot_utility_versus_n(
     """Mean q_F(U) ± one standard deviation against n (log scale), one line
     per mechanism, over the releases that returned (``summary`` from
     :func:`dppca.book.experiments.summarize`); a cross on the axis marks a size
-    at
-    which a time-limited release did not return."""
+    at which a capped release did not return. The optimum q_F(V_k) is a
+    dashed grey line drawn over the curves (non-private PCA attains it, so a
+    solid line would hide it)."""
     ax = ax or plt.gca()
     _plot_curves(ax, summary, labels, "n")
-    ax.axhline(optimum, color="grey", linewidth=0.8)
+    ax.axhline(optimum, color="grey", linewidth=1.2, linestyle="--", zorder=5)
     ax.set_xscale("log")
     ax.set_xlabel("subsample size n (log scale)")
     ax.set_ylabel(r"$q_F(U)$ on the full data")
@@ -95,7 +96,7 @@ def plot_utility_versus_n(
 
 def plot_utility_versus_epsilon(summary, labels: dict, ax=None):
     """Figure 5: mean q_F(U) ± one standard deviation against ε (log scale),
-    with crosses on the axis where a time-limited release did not return."""
+    with crosses on the axis where a capped release did not return."""
     ax = ax or plt.gca()
     _plot_curves(ax, summary, labels, "epsilon")
     ax.set_xscale("log")
