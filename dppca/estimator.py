@@ -17,8 +17,12 @@ The estimator does four things the mechanisms themselves do not:
    ``2R√d/n`` in ℓ₁ (``‖v‖₁ ≤ √d ‖v‖₂``). The noisy mean is projected onto the
    ball of radius ``R`` (which contains the true mean; post-processing),
    giving ``μ̂``. The centred rows ``x_i − μ̂`` are then clipped to the public
-   ``centered_norm`` (default ``R``), or divided by ``R + ‖μ̂‖``, which bounds
-   them without clipping (``centered_norm="triangle"``). For a fixed ``μ̂`` a
+   ``centered_norm``, or divided by ``R + ‖μ̂‖``, which bounds them
+   without clipping (``centered_norm="triangle"``). By default
+   (``"auto"``) that bound is itself released, a private quantile of the
+   centred norms, when the forecast (:mod:`dppca.forecast`) says the noise is
+   worth it; the mechanism and the mean's share are the forecast's best.
+   For a fixed ``μ̂`` a
    replaced row still changes one centred row: the two releases compose
    (adaptively) by :mod:`dppca.privacy.accounting`. The mean uses Laplace noise
    when
@@ -59,17 +63,22 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import postprocessing, report
+from . import forecast, postprocessing, report
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
 from .privacy.guarantees import UnprovedGuaranteeWarning
 from .privacy.plan import (
+    TAIL_GUARD,
+    bound_parts,
+    bound_range_of,
     centered_norm,
+    grid_points,
     private_centre,
     private_mean_plan,
     public_centre,
     release_plan,
+    resolved_centered_norm,
 )
 from .validation import PrivacyWarning
 
@@ -155,6 +164,7 @@ class SharedSeedWarningMixin:
 
 
 class PrivatePCA(
+    forecast.PlanMixin,
     SharedSeedWarningMixin,
     postprocessing.ProbabilisticPCAMixin,
     ClassNamePrefixFeaturesOutMixin,
@@ -174,26 +184,27 @@ class PrivatePCA(
     n_components : int, float or None, default=2
         Dimension k of the released subspace, ``1 <= k < n_features``. For
         the mechanisms that release a noisy matrix
-        (:data:`~dppca.mechanisms.registry.RELEASES_EIGENVALUES`, the defaults
-        among
-        them) also
-        ``k = n_features``, ``None`` (all of them) or a fraction in (0, 1):
-        the smallest k whose released variance reaches that share of the
-        released total (post-processing: no extra budget).
+        (:data:`~dppca.mechanisms.registry.RELEASES_EIGENVALUES`) also ``k =
+        n_features``, ``None`` (all) or a fraction in (0, 1): the smallest k
+        whose released variance reaches that share of the released total
+        (post-processing: no extra budget).
     whiten : bool, default=False
         As scikit-learn's PCA: ``transform`` divides each coordinate by
-        √``explained_variance_`` (a released λ ≤ 0 counts as float64's eps²),
-        so the training rows' coordinates have variance about one.
+        √``explained_variance_`` (a released λ ≤ 0 counts as eps²).
         Post-processing; only for a mechanism that releases eigenvalues
         (``dppca.postprocessing.SPECTRUM_MECHANISMS``), else ``fit`` raises.
     epsilon : float, default=1.0
-        Total ε, shared with the private mean when ``center=True``.
+        Total ε, shared with the private mean and bounds.
     delta : float or None, default=None
         Total δ. Choose δ well below 1/n (1e-5 to 1e-8 is usual); δ ≥ 1/n
         permits mechanisms that publish a whole row, and is warned about.
         With ``mechanism="auto"`` a δ selects the Gaussian default.
     mechanism : str, default="auto"
-        ``"auto"``: ``"analyze_gauss"`` when ``delta`` is given, else
+        ``"auto"``: the candidate of
+        :data:`~dppca.mechanisms.registry.AUTO_CANDIDATES` with the
+        smallest forecast loss (``plan``, :mod:`dppca.forecast`): with a
+        ``delta`` ``"gaussian_approx"`` or ``"analyze_gauss"`` (this one
+        when ``n_components`` is ``None`` or a fraction), else
         ``"laplace"``. Otherwise a key of
         :data:`~dppca.mechanisms.registry.MECHANISMS`:
 
@@ -215,16 +226,11 @@ class PrivatePCA(
         ``"wishart_published"``   not DP     no (``allow_not_dp``)
         ========================  =========  =================================
 
-        **Choosing.** Why these defaults: on the digits of chapter 13 (k = 5,
-        ε = 1, δ = 1e-5, centred rows) Analyze Gauss and Mangoubi–Vishnoi
-        capture the most variance of every proved mechanism and tie within
-        the seed-to-seed spread; Analyze Gauss also releases eigenvalues
-        (``explained_variance_``) at no extra cost. Without δ, Laplace input
-        perturbation is the only pure-ε mechanism whose guarantee is proved
-        for the program; its noise grows like d^(3/2)/(nε), so it needs large
-        nε for large d. PPCA (ε-DP, noise like d/(nε)) is better there but
-        its samplers are float64 programs and, for k ≥ 2, approximate: opt in
-        with ``allow_unproved="ppca"``.
+        **Choosing.** Mangoubi–Vishnoi's noise ``G + Gᵀ`` has √2 less
+        off-diagonal noise than Analyze Gauss at the same (ε, δ), so its
+        forecast wins unless eigenvalues are needed. Without δ, Laplace is
+        the only proved pure-ε mechanism (noise like d^(3/2)/(nε)); PPCA
+        (noise like d/(nε)) needs ``allow_unproved="ppca"``.
     data_norm : float or "private"
         Required public bound R on the rows' ℓ₂ norm (on ``‖x − c‖`` for a
         public centre ``c``), chosen without looking at the data. Rows
@@ -233,24 +239,32 @@ class PrivatePCA(
         the row norms, pure ε-DP with a share ``bound_share`` of ε, among
         candidates in the public ``bound_range``
         (``dppca.privacy.private_bounds.norm_quantile``; about
-        ``1 − bound_quantile`` of the rows are then clipped, a target, not a
-        released count).
+        ``1 − bound_quantile`` of the rows are then clipped, a target; a
+        private count of them is released too, ``clipped_rows_``).
     clip : bool, default=True
-        Clip rows to their bound; ``False`` raises ``ValueError`` on a longer
-        row. Clipping is a map on each row alone, so neighbours stay
-        neighbours.
+        Clip rows to their bound (a map on each row alone: neighbours stay
+        neighbours); ``False`` raises ``ValueError`` on a longer row.
     center : bool or array of shape (n_features,), default=True
         ``True``: a private mean, released with a share ``center_share`` of
         the budget, then the rows are centred at it. ``False``: the book's
         uncentred ``XᵀX/n``. An array: a public centre.
-    center_share : float, default=0.2
-        Share of ε (and δ) spent on the private mean, in (0, 1).
-    centered_norm : float, "triangle", "private" or None, default=None
-        With ``center=True``: the public bound at which the centred rows
-        ``x − μ̂`` are clipped (or refused). ``None`` uses ``data_norm``;
-        ``"triangle"`` divides by ``data_norm + ‖μ̂‖`` without clipping (always
-        holds, but can be twice the spread); ``"private"`` releases it as a
-        quantile of the centred norms, like ``data_norm="private"``.
+    center_share : float or "auto", default="auto"
+        Share of ε (and δ) spent on the private mean, in (0, 1); ``"auto"``:
+        the share of ``dppca.forecast.CENTER_SHARES`` with the smallest
+        forecast loss (``center_share_``).
+    centered_norm : float, "auto", "triangle", "private" or None
+        With ``center=True``: the bound at which the centred rows ``x − μ̂``
+        are clipped (or refused). ``None`` uses ``data_norm``;
+        ``"triangle"`` divides by ``data_norm + ‖μ̂‖`` without clipping;
+        ``"private"`` releases it as a quantile of the centred norms, like
+        ``data_norm="private"``. ``"auto"`` (default): ``"private"`` with
+        the range ``(R/64, 2R)`` (centred rows of data in the R-ball lie
+        within 2R) when ``clip=True`` and the forecast loses at least
+        ``dppca.privacy.plan.AUTO_BOUND_THRESHOLD`` of R² (else ``None``).
+        Released bounds aim below ``bound_quantile`` when nε is small
+        (``private_bounds.tail_guarded_quantile``), cost ``bound_share``
+        of ε (a fifth of it for a private count of the clipped rows) and
+        warn (``UtilityWarning``) at an end of their range.
     bound_range : (float, float) or None, default=None
         Public range ``(lower, upper)`` of the candidate bounds when
         ``data_norm`` or ``centered_norm`` is ``"private"`` (required then).
@@ -260,32 +274,27 @@ class PrivatePCA(
         Share of ε spent on the private bounds (split evenly when both are
         private), taken before the private mean's share.
     mechanism_options : dict or None, default=None
-        Passed to the mechanism: ``granularity`` of the safe noise;
-        ``sampler``, ``n_sweeps``, ``V0`` for PPCA (``V0="pca"`` starts the
-        chain at the non-private subspace: not ε-DP); ``calibration`` for
-        Analyze Gauss; ``exact_beta`` for MOD-SULQ; ``n_iterations``,
-        ``block_size`` for the noisy power method.
+        Passed to the mechanism: ``granularity`` (safe noise); ``sampler``,
+        ``n_sweeps``, ``V0`` (PPCA; ``V0="pca"`` is not ε-DP);
+        ``calibration`` (Analyze Gauss); ``exact_beta`` (MOD-SULQ);
+        ``n_iterations``, ``block_size`` (noisy power method).
     allow_unproved : str, sequence of str or None, default=None
-        Opt-in, by mechanism name, to a release whose guarantee is not fully
-        proved as a program (PPCA, Amin et al., the δ-calibrated Wishart, or
-        any mechanism with ``noise="float"``). Such a fit still warns
-        (:class:`dppca.privacy.guarantees.UnprovedGuaranteeWarning`).
+        Opt-in, by mechanism name, to a release not fully proved as a
+        program (PPCA, Amin et al., the δ-calibrated Wishart, or any
+        ``noise="float"``); it still warns (``UnprovedGuaranteeWarning``).
     allow_not_dp : bool, default=False
-        Opt-in needed for ``mechanism="wishart_published"``, which is not DP.
+        Opt-in for ``mechanism="wishart_published"`` (not DP).
     noise : {"safe", "float"}, default="safe"
         How the additive mechanisms and the private mean draw their noise
-        (``dppca.privacy.noise``): ``"safe"`` rounds to a grid and adds exact
-        discrete noise, private as a program; ``"float"`` is float64 noise,
-        private only as mathematics (chapter 10), and needs
-        ``allow_unproved``.
+        (``dppca.privacy.noise``): ``"safe"``, exact discrete noise on a
+        grid, private as a program; ``"float"``, float64 noise, private only
+        as mathematics (chapter 10), needs ``allow_unproved``.
     accountant : Accountant or None, default=None
-        A privacy budget shared by several fits: every ``fit`` charges it
-        with the fit's guarantee records *before* drawing any noise, and
-        raises :class:`dppca.privacy.accounting.BudgetExceededError` instead if
-        the
-        composed (ε, δ) would exceed the budget. It survives ``clone`` (the
-        clones of ``GridSearchCV`` and ``cross_val_score`` charge the same
-        budget). Without it, a refit of the same estimator warns.
+        A budget shared by several fits: ``fit`` charges its records before
+        drawing any noise, or raises ``BudgetExceededError`` if they would
+        exceed it. It survives ``clone`` (``GridSearchCV`` charges the same
+        budget: ``dppca.forecast.budgeted_grid_search``). Without it, a
+        refit warns.
     random_state : None, int, numpy Generator or RandomState, default=None
         ``None`` draws fresh OS entropy (128 bits) at every fit. An integer
         seed makes a fit reproducible: a tool for experiments, not a secret,
@@ -320,8 +329,10 @@ class PrivatePCA(
         The same eigenvalues as shares of the released matrix's positive
         variance (the sum of its positive eigenvalues); they sum to at most
         one.
-    mechanism_ : str
-        The mechanism that ran (``"auto"`` resolved).
+    mechanism_, center_share_ : str, float or None
+        The mechanism that ran and the mean's share (``"auto"`` resolved).
+    clipped_rows_ : dict
+        For each released bound, the private count of rows it clipped.
     row_bound_ : float
         The public bound the rows were divided by.
     data_norm_ : float
@@ -356,8 +367,8 @@ class PrivatePCA(
         data_norm=None,
         clip=True,
         center=True,
-        center_share=0.2,
-        centered_norm=None,
+        center_share="auto",
+        centered_norm="auto",
         mechanism_options=None,
         allow_unproved=None,
         allow_not_dp=False,
@@ -422,6 +433,7 @@ class PrivatePCA(
         _store(self, plan, V, values, total, n, d)
         releases += made + [record]
         self.privacy_releases_ = tuple(releases)
+        self.center_share_ = plan.center_share
         requested = (self.epsilon, self.delta if plan.spec.uses_delta else 0.0)
         self.privacy_spent_ = _spent(releases, requested)
         postprocessing.cast_outputs(self, dtype)
@@ -471,7 +483,10 @@ def _charge_steps(est, plan, X):
     drawn. The fit's generator is made once a charge has passed: a refused
     fit leaves the caller's generator as it was."""
     n, d = X.shape
-    if plan.bound_names and est.accountant is not None:
+    # a released data_norm is charged first (the mean's noise depends on
+    # it); a released centred bound only with the mean and the mechanism
+    early = est.data_norm == "private"
+    if early and est.accountant is not None:
         # a dry run of the whole fit first, its mean planned at the top of
         # bound_range (the records' ε do not depend on it)
         top = (
@@ -485,15 +500,17 @@ def _charge_steps(est, plan, X):
                 f"{est.accountant.delta:g}); nothing was charged or drawn"
             )
         est.accountant.charge(list(plan.bound_records), label="private bounds")
-    rng = _generator(est.random_state) if plan.bound_names else None
+    rng = _generator(est.random_state) if early else None
     releases, bound = [], plan.bound
+    est.clipped_rows_ = {}
     if est.data_norm == "private":
         released = _private_bound(est, X, plan.bound_epsilon, rng, bound)
         bound = released.bound
-        releases.append(released.guarantee)
+        releases += [released.guarantee, released.count_guarantee]
     est.data_norm_ = bound
     mean_plan = _mean_plan(est, plan, n, d, bound)
-    planned = [mean_plan[3]] if mean_plan else []
+    planned = [] if early else list(plan.bound_records)
+    planned += [mean_plan[3]] if mean_plan else []
     if est.accountant is not None:
         # raises before any noise is drawn if the budget would be exceeded
         est.accountant.charge(planned + [plan.record], label=type(est).__name__)
@@ -520,27 +537,51 @@ def _planned(est, plan, n, d, bound) -> list:
 
 def _private_bound(est, X, epsilon, rng, pre_clip, mean=None):
     """Release a bound (a quantile of the norms, or of the centred norms
-    about ``mean``) with pure ε: reads the rows."""
-    lower, upper = (float(v) for v in est.bound_range)
-    if mean is None:
-        return private_bounds.norm_quantile(
-            X,
-            est.bound_quantile,
-            epsilon,
-            lower=lower,
-            upper=upper,
-            rng=rng,
-        )
-    return private_bounds.centred_norm_quantile(
-        X,
-        mean,
-        est.bound_quantile,
-        epsilon,
+    about ``mean``) and a count of the rows above it, with pure ε in all
+    (split by :func:`dppca.privacy.plan.bound_parts`): reads the rows.
+    Stores the count in ``clipped_rows_``; warns when the bound sits at an
+    end of its range or the count says many rows are clipped."""
+    name = "data_norm" if mean is None else "centered_norm"
+    lower, upper = bound_range_of(est, name, pre_clip)
+    quantile_eps, count_eps = bound_parts(epsilon)
+    common = dict(
         lower=lower,
         upper=upper,
-        pre_clip=pre_clip,
+        grid_points=grid_points(lower, upper),
         rng=rng,
+        tail_guard=TAIL_GUARD,
+        count_epsilon=count_eps,
     )
+    q = est.bound_quantile
+    if mean is None:
+        out = private_bounds.norm_quantile(X, q, quantile_eps, **common)
+    else:
+        out = private_bounds.centred_norm_quantile(
+            X, mean, q, quantile_eps, pre_clip=pre_clip, **common
+        )
+    est.clipped_rows_[name] = out.clipped
+    _warn_bound(name, out, X.shape[0], lower, upper)
+    return out
+
+
+def _warn_bound(name, out, n, lower, upper):
+    """UtilityWarnings about a released bound (post-processing)."""
+    where = {0: "bottom", out.grid.size - 1: "top"}.get(out.index)
+    if where is not None:
+        warnings.warn(
+            f"the private {name} ({out.bound:.4g}) is the {where} of its "
+            f"range ({lower:.4g}, {upper:.4g}): the range may not contain "
+            "the quantile, or n·epsilon is too small to find it",
+            forecast.UtilityWarning,
+            stacklevel=5,
+        )
+    if out.clipped > 0.5 * n:
+        warnings.warn(
+            f"the private count of rows clipped at {name} = "
+            f"{out.bound:.4g} is {out.clipped} of {n}",
+            forecast.UtilityWarning,
+            stacklevel=5,
+        )
 
 
 def _private_mean(est, total, n, bound, plan, rng):
@@ -575,12 +616,12 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
         mean = _private_mean(est, total, n, bound, mean_plan, rng)
         releases.append(mean_plan[3])
         row_bound, clip_centred = centered_norm(est, bound, mean)
-        if est.centered_norm == "private":
+        if resolved_centered_norm(est) == "private":
             released = _private_bound(
                 est, X, plan.bound_epsilon, rng, bound, mean
             )
             row_bound = released.bound
-            releases.append(released.guarantee)
+            releases += [released.guarantee, released.count_guarantee]
         data = made(
             X,
             row_bound,

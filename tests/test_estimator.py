@@ -488,6 +488,7 @@ def test_private_mean_noise_law_and_budget_split():
             data_norm=R,
             center=True,
             center_share=share,
+            centered_norm=None,  # the default releases a bound: not tested
             random_state=seed,
         ).fit(X)
         errors.append(est.mean_ - true_mean)
@@ -507,7 +508,8 @@ def test_private_mean_is_laplace_for_pure_mechanisms():
     est = PrivatePCA(
         2, mechanism="laplace", data_norm=1.0, center=True, random_state=0
     ).fit(X)
-    assert [r.kind for r in est.privacy_releases_] == ["pure", "pure"]
+    # mean, centred bound, its clipped count, mechanism
+    assert [r.kind for r in est.privacy_releases_] == ["pure"] * 4
     assert est.privacy_spent_ == pytest.approx((1.0, 0.0))
 
 
@@ -789,6 +791,7 @@ def test_split_budget_adds_up_to_the_total(share):
         data_norm=3.0,
         center=True,
         center_share=share,
+        centered_norm=None,  # no private bound: the mean and the mechanism
         random_state=0,
     ).fit(X)
     mean_part, mech_part = est.privacy_releases_
@@ -818,10 +821,15 @@ def test_private_bounds_are_released_recorded_and_charged():
     ).fit(X)
     labels = [r.label for r in est.privacy_releases_]
     assert labels[0].startswith("private norm quantile")
-    assert labels[2].startswith("private centred norm quantile")
+    assert labels[1].startswith("private count of clipped rows")
+    assert labels[3].startswith("private centred norm quantile")
+    assert labels[4].startswith("private count of clipped rows")
     assert all(r.proved for r in est.privacy_releases_)
     assert est.privacy_spent_ == (1.0, 1e-6)
-    assert est.privacy_releases_[0].epsilon == pytest.approx(0.05)
+    # ε = 0.05 for each bound: 0.04 for the quantile, 0.01 for the count
+    assert est.privacy_releases_[0].epsilon == pytest.approx(0.04)
+    assert est.privacy_releases_[1].epsilon == pytest.approx(0.01)
+    assert set(est.clipped_rows_) == {"data_norm", "centered_norm"}
     assert len(budget.charges) == 2  # the bounds, then the rest
     assert budget.spent[0] <= 1.0
     norms = np.linalg.norm(X, axis=1)

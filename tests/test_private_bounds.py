@@ -206,9 +206,19 @@ def test_release_record_and_fields():
     assert g.row_bound == "any rows (norms only)"
     assert g.chapter == "chapter 13" and "permute-and-flip" in g.theorem
     assert "MS20" in g.theorem
-    # nothing data dependent besides the choice: no count, no clipping rate
+    # nothing data dependent besides the choice: no count unless asked for
+    # (then a private one, with its record), never a true clipping rate
     fields = {f for f in b.__dataclass_fields__}
-    assert fields == {"bound", "index", "quantile", "grid", "guarantee"}
+    assert fields == {
+        "bound",
+        "index",
+        "quantile",
+        "grid",
+        "guarantee",
+        "clipped",
+        "count_guarantee",
+    }
+    assert b.clipped is None and b.count_guarantee is None
 
 
 def test_default_grid_is_four_per_octave():

@@ -83,9 +83,18 @@ def _collect() -> dict[str, MechanismSpec]:
 #: Every mechanism :class:`dppca.PrivatePCA` runs, by name.
 MECHANISMS: dict[str, MechanismSpec] = _collect()
 
-#: What ``mechanism="auto"`` (the default) runs: with a ``delta``, Analyze
-#: Gauss; without, Laplace input perturbation. Both are fully proved with the
-#: default safe noise; see :class:`dppca.PrivatePCA` for why these two.
+#: The mechanisms ``mechanism="auto"`` (the default) chooses from, by the
+#: forecast of :mod:`dppca.forecast` (the smallest forecast loss): with a
+#: ``delta``, Mangoubi and Vishnoi's Gaussian mechanism and Analyze Gauss;
+#: without, Laplace input perturbation. All are fully proved with the default
+#: safe noise and release from the second moment.
+AUTO_CANDIDATES = {
+    True: ("gaussian_approx", "analyze_gauss"),
+    False: ("laplace",),
+}
+
+#: What ``resolve("auto", delta)`` returns where no forecast is made: the
+#: candidate of :data:`AUTO_CANDIDATES` that releases eigenvalues.
 AUTO_MECHANISM = {True: "analyze_gauss", False: "laplace"}
 
 #: Keyword parameters of the mechanism functions that ``mechanism_options``
@@ -141,6 +150,7 @@ def resolve(mechanism, delta) -> tuple[str, MechanismSpec]:
 
 __all__ = [
     "ADDITIVE_NOISE",
+    "AUTO_CANDIDATES",
     "AUTO_MECHANISM",
     "BY_EXPERIMENT_KEY",
     "EXPERIMENT_ORDER",

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import forecast
 from ..linalg import float_error
 from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import (
@@ -55,6 +56,32 @@ BOUND_LABELS = {
     "centered_norm": "private centred norm quantile (permute-and-flip)",
 }
 
+#: Share of each private bound's ε spent on the private count of the rows it
+#: clips (:func:`dppca.privacy.private_bounds.clipped_count`).
+COUNT_SHARE = 0.2
+
+#: Candidates per doubling of the grid of a private bound of a fit (denser
+#: than the function's default: ``ln G`` grows little, and the 95% quantile
+#: of few norms falls between coarse candidates).
+POINTS_PER_OCTAVE = 8
+
+#: ``centered_norm="auto"`` without ``bound_range`` releases the bound among
+#: ``(R / 2**AUTO_OCTAVES_BELOW, 2R)``: centred rows of data in the ball of
+#: radius ``R`` lie within ``2R`` of a mean in that ball.
+AUTO_OCTAVES_BELOW = 6
+
+#: ``centered_norm="auto"`` releases a bound only when the best forecast
+#: with ``centered_norm = data_norm`` loses at least this share of
+#: ``data_norm²`` (:mod:`dppca.forecast`): below it the noise is too small for
+#: a tighter bound to repay its budget and the rows it clips (a released 95%
+#: quantile clips about 5% of them), and the fit keeps every row, as
+#: scikit-learn's PCA does.
+AUTO_BOUND_THRESHOLD = 0.01
+
+#: β of :func:`dppca.privacy.private_bounds.tail_guarded_quantile` for a fit's
+#: private bounds.
+TAIL_GUARD = 0.05
+
 
 @dataclass(frozen=True)
 class ReleasePlan:
@@ -77,28 +104,39 @@ class ReleasePlan:
     epsilon: float
     delta: float | None
     record: Release
+    center_share: float | None = None
 
 
 def release_plan(est, n: int, d: int) -> ReleasePlan:
     """Check every public parameter of ``est`` and plan its fit on ``n``
     rows of ``d`` features (public); raises before any charge."""
-    name, spec, bound, k, epsilon, delta, options = _check_parameters(est, n, d)
+    checked = _check_parameters(est, n, d)
+    name, spec, bound, k, epsilon, delta, options, share = checked
     if not spec.uses_delta:
         delta = None
     bound_epsilon, epsilon = _bound_budget(est, epsilon)
     names = tuple(_private_bound_names(est))
+    quantile_eps, count_eps = bound_parts(bound_epsilon)
     records = tuple(
-        private_bounds.quantile_guarantee(bound_epsilon, BOUND_LABELS[name])
+        record
         for name in names
+        for record in (
+            private_bounds.quantile_guarantee(quantile_eps, BOUND_LABELS[name]),
+            private_bounds.count_guarantee(count_eps),
+        )
     )
     mean_budget = None
     if private_centre(est):
         mean_budget, (epsilon, delta) = _split(
-            est, epsilon, None if est.delta is None else float(est.delta)
+            share, epsilon, None if est.delta is None else float(est.delta)
         )
         if not spec.uses_delta:
             delta = None
             mean_budget = (mean_budget[0], None)
+    if name in forecast.FORECAST_MECHANISMS:
+        forecast.warn_if_hopeless(
+            forecast.estimator_plan(est, n, d, name, share), stacklevel=4
+        )
     # k only matters to the records of integer-k mechanisms (a fraction is
     # allowed only where the record does not depend on k)
     record = spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
@@ -115,7 +153,57 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         epsilon,
         delta,
         record,
+        share if private_centre(est) else None,
     )
+
+
+def bound_parts(bound_epsilon: float) -> tuple[float, float]:
+    """(ε of the quantile, ε of the clipped count) of one private bound."""
+    count = bound_epsilon * COUNT_SHARE
+    return bound_epsilon - count, count
+
+
+def resolved_centered_norm(est, n=None, d=None):
+    """``centered_norm`` with ``"auto"`` resolved: ``"private"`` (a
+    released quantile of the centred norms) for a private mean with
+    ``clip=True`` when the forecast says the noise is worth a tighter bound
+    (:data:`AUTO_BOUND_THRESHOLD`), else ``None`` (``data_norm``; with
+    ``clip=False`` a released bound could decide whether a fit refuses).
+    Without ``n`` and ``d``, the decision of the fit being planned
+    (:func:`release_plan` makes it from public quantities only)."""
+    value = est.centered_norm
+    if not (isinstance(value, str) and value == "auto"):
+        return value
+    clip = est.clip is True or est.clip is np.True_
+    if not (private_centre(est) and clip):
+        return None
+    if est.mechanism not in ("auto",) + forecast.FORECAST_MECHANISMS:
+        return None  # no forecast for it: data_norm, as before issue 30
+    if n is None:
+        release = getattr(est, "_auto_releases_bound", True)
+    else:
+        plan = forecast.estimator_plan(est, n, d, centered_norm=None)
+        release = plan.best.loss_per_bound2 >= AUTO_BOUND_THRESHOLD
+    return "private" if release else None
+
+
+def bound_range_of(est, name: str, data_norm) -> tuple[float, float]:
+    """The public range of the candidates of the private bound ``name``:
+    ``bound_range``, or for ``centered_norm="auto"`` without one
+    ``(R / 2**AUTO_OCTAVES_BELOW, 2R)`` with ``R = data_norm`` (public, or
+    released before)."""
+    if est.bound_range is None and name == "centered_norm":
+        R = float(data_norm)
+        return R / 2.0**AUTO_OCTAVES_BELOW, 2.0 * R
+    lower, upper = (float(v) for v in est.bound_range)
+    return lower, upper
+
+
+def grid_points(lower: float, upper: float) -> int:
+    """:data:`POINTS_PER_OCTAVE` candidates per doubling (at most 10,000)."""
+    octaves = math.log2(upper) - math.log2(lower)
+    points = math.ceil(POINTS_PER_OCTAVE * octaves) + 1
+    return int(min(max(points, 2), private_bounds.MAX_GRID_POINTS))
 
 
 def private_centre(est) -> bool:
@@ -134,7 +222,9 @@ def _opted_in(est, name: str) -> bool:
 
 
 def _check_parameters(est, n: int, d: int):
-    name, spec = resolve(est.mechanism, est.delta)
+    fixed = est.mechanism != "auto"
+    if fixed:
+        name, spec = resolve(est.mechanism, est.delta)
     if est.data_norm is None:
         raise ValueError(
             "data_norm is required: a public bound on the rows' norm, "
@@ -159,11 +249,26 @@ def _check_parameters(est, n: int, d: int):
         raise ValueError(
             f"PrivatePCA needs at least 2 features; got n_features = {d}"
         )
-    k = _check_n_components(est, name, d)
+    if fixed:
+        k = _check_n_components(est, name, d)
     epsilon = check_epsilon(est.epsilon)
     delta = None if est.delta is None else check_delta(est.delta)
-    if spec.uses_delta and delta is None:
+    if fixed and spec.uses_delta and delta is None:
         raise ValueError(f"mechanism={name!r} needs a delta")
+    _check_share(est)
+    if private_centre(est) and est.centered_norm is not None:
+        centered_norm(est, 1.0, np.zeros(d))  # checks its value
+    if est.data_norm == "private" and est.bound_range is None:
+        _bound_budget(est, 1.0)  # raises: bound_range is needed
+    if est.data_norm == "private" or est.centered_norm in ("auto", "private"):
+        _check_bound_share(est)
+    # the fit's decision for centered_norm="auto", from n, d and parameters
+    est._auto_releases_bound = resolved_centered_norm(est, n, d) == "private"
+    if data_norm == "private" or resolved_centered_norm(est) == "private":
+        _bound_budget(est, 1.0)  # bound_share and bound_range, checked
+    name, share = forecast.choose(est, n, d)
+    name, spec = resolve(name, est.delta)
+    k = _check_n_components(est, name, d)
     _warn_ignored(est, name, spec, n, delta)
     if spec.notion == "not_dp":
         if not est.allow_not_dp:
@@ -215,7 +320,17 @@ def _check_parameters(est, n: int, d: int):
             UnprovedGuaranteeWarning,
             stacklevel=4,
         )
-    return name, spec, data_norm, k, epsilon, delta, options
+    return name, spec, data_norm, k, epsilon, delta, options, share
+
+
+def _check_share(est):
+    """``center_share``: ``"auto"`` or a share in (0, 1)."""
+    share = est.center_share
+    if isinstance(share, str) and share == "auto":
+        return share
+    if private_centre(est):
+        _split(share, 1.0, None)
+    return share
 
 
 def _check_public(est, name, spec, d) -> dict:
@@ -227,12 +342,14 @@ def _check_public(est, name, spec, d) -> dict:
         raise TypeError(f"clip must be True or False; got {est.clip!r}")
     private = [
         f"{p}='private'"
-        for p in ("data_norm", "centered_norm")
-        if isinstance(getattr(est, p), str) and getattr(est, p) == "private"
+        for p, value in (
+            ("data_norm", est.data_norm),
+            ("centered_norm", resolved_centered_norm(est)),
+        )
+        if isinstance(value, str) and value == "private"
     ]
     if private_centre(est):
         private.insert(0, "center=True (a private mean)")
-        _split(est, 1.0, None)  # checks center_share
         if est.centered_norm is not None:
             centered_norm(est, 1.0, np.zeros(d))  # checks its value
     elif not isinstance(est.center, (bool, np.bool_)):
@@ -245,7 +362,7 @@ def _check_public(est, name, spec, d) -> dict:
             "rows. Use clip=True (rows are clipped to the released bound) "
             "or public bounds and a public centre"
         )
-    if _private_bound_names(est):
+    if _private_bound_names(est) and est.bound_range is not None:
         _bound_budget(est, 1.0)
         lower, upper = (float(v) for v in est.bound_range)
         if not (0 < lower < upper and math.isfinite(upper)):
@@ -253,6 +370,7 @@ def _check_public(est, name, spec, d) -> dict:
                 "bound_range must be (lower, upper) with 0 < lower < "
                 f"upper < inf; got {est.bound_range!r}"
             )
+    if _private_bound_names(est):
         q = float(est.bound_quantile)
         if not 0 < q < 1:
             raise ValueError(f"bound_quantile must lie in (0, 1); got {q!r}")
@@ -277,10 +395,17 @@ def _check_scales(est, d: int) -> None:
     of a released one), so that no released value can fail them."""
     low, high = float_error.MIN_BOUND, float_error.MAX_MAGNITUDE / 2
     ranges = {}
-    for name in ("data_norm", "centered_norm"):
-        value = getattr(est, name)
+    for name, value in (
+        ("data_norm", est.data_norm),
+        ("centered_norm", resolved_centered_norm(est)),
+    ):
         if isinstance(value, str) and value == "private":
-            ranges[name] = tuple(float(v) for v in est.bound_range)
+            if est.bound_range is None:  # centered_norm="auto"
+                lower, _ = bound_range_of(est, name, ranges["data_norm"][0])
+                _, upper = bound_range_of(est, name, ranges["data_norm"][1])
+                ranges[name] = (lower, upper)
+            else:
+                ranges[name] = tuple(float(v) for v in est.bound_range)
         elif value is not None and not isinstance(value, str):
             ranges[name] = (float(value), float(value))
     for name, (lower, upper) in ranges.items():
@@ -378,7 +503,11 @@ def _warn_ignored(est, name, spec, n, delta):
             PrivacyWarning,
             stacklevel=5,
         )
-    if est.centered_norm is not None and not private_centre(est):
+    if (
+        est.centered_norm is not None
+        and est.centered_norm != "auto"
+        and not private_centre(est)
+    ):
         warnings.warn(
             f"centered_norm={est.centered_norm!r} is not used: it bounds "
             "the rows centred at a private mean (center=True)",
@@ -397,22 +526,23 @@ def _warn_ignored(est, name, spec, n, delta):
 
 def centered_norm(est, data_norm: float, mean) -> tuple[float, bool]:
     """(bound on the centred rows, whether to clip them to it)."""
-    if est.centered_norm is None:
+    value = resolved_centered_norm(est)
+    if value is None:
         return data_norm, True
-    if isinstance(est.centered_norm, str):
-        if est.centered_norm == "private":
+    if isinstance(value, str):
+        if value == "private":
             return data_norm, True  # replaced by the release in fit
-        if est.centered_norm != "triangle":
+        if value != "triangle":
             raise ValueError(
-                "centered_norm must be None, 'triangle', 'private' or a "
-                f"finite number > 0; got {est.centered_norm!r}"
+                "centered_norm must be None, 'auto', 'triangle', 'private' "
+                f"or a finite number > 0; got {est.centered_norm!r}"
             )
         # ‖x − μ̂‖ ≤ ‖x‖ + ‖μ̂‖ ≤ R + ‖μ̂‖ holds for every clipped row
         return data_norm + float(np.linalg.norm(mean)), False
-    value = float(est.centered_norm)
+    value = float(value)
     if not (math.isfinite(value) and value > 0):
         raise ValueError(
-            "centered_norm must be None, 'triangle', 'private' or a "
+            "centered_norm must be None, 'auto', 'triangle', 'private' or a "
             f"finite number > 0; got {est.centered_norm!r}"
         )
     return value, True
@@ -422,7 +552,7 @@ def _private_bound_names(est) -> list[str]:
     names = []
     if est.data_norm == "private":
         names.append("data_norm")
-    if est.centered_norm == "private" and private_centre(est):
+    if resolved_centered_norm(est) == "private" and private_centre(est):
         names.append("centered_norm")
     return names
 
@@ -432,12 +562,9 @@ def _bound_budget(est, epsilon):
     names = _private_bound_names(est)
     if not names:
         return 0.0, epsilon
-    share = float(est.bound_share)
-    if not (math.isfinite(share) and 0 < share < 1):
-        raise ValueError(
-            f"bound_share must lie in (0, 1); got {est.bound_share!r}"
-        )
-    if est.bound_range is None or len(est.bound_range) != 2:
+    share = _check_bound_share(est)
+    derived = est.bound_range is None and names == ["centered_norm"]
+    if not derived and (est.bound_range is None or len(est.bound_range) != 2):
         raise ValueError(
             "a private bound needs bound_range=(lower, upper): the public "
             "range of the candidate bounds"
@@ -446,20 +573,30 @@ def _bound_budget(est, epsilon):
     return spent / len(names), epsilon - spent
 
 
-def _split(est, epsilon, delta):
+def _check_bound_share(est) -> float:
+    share = float(est.bound_share)
+    if not (math.isfinite(share) and 0 < share < 1):
+        raise ValueError(
+            f"bound_share must lie in (0, 1); got {est.bound_share!r}"
+        )
+    return share
+
+
+def _split(center_share, epsilon, delta):
     """(ε, δ) of the private mean and of the mechanism."""
-    share = float(est.center_share)
+    share = float(center_share)
     parts = {"private mean": share, "mechanism": 1.0 - share}
     empty = [name for name, part in parts.items() if not part > 0]
     if empty or not math.isfinite(share):
         warnings.warn(
-            f"center_share = {est.center_share!r} leaves the "
+            f"center_share = {center_share!r} leaves the "
             f"{' and the '.join(empty) or 'split'} with epsilon <= 0",
             PrivacyWarning,
             stacklevel=5,
         )
         raise ValueError(
-            f"center_share must lie in (0, 1); got {est.center_share!r}"
+            f"center_share must be 'auto' or lie in (0, 1); got "
+            f"{center_share!r}"
         )
     # The mechanism gets what is left, so the two parts add up to the total
     # exactly.
@@ -532,11 +669,20 @@ def private_mean_plan(est, n, d, bound, budget, pure):
 
 
 __all__ = [
+    "AUTO_BOUND_THRESHOLD",
+    "AUTO_OCTAVES_BELOW",
     "BOUND_LABELS",
+    "COUNT_SHARE",
+    "POINTS_PER_OCTAVE",
     "ReleasePlan",
+    "TAIL_GUARD",
+    "bound_parts",
+    "bound_range_of",
     "centered_norm",
+    "grid_points",
     "private_centre",
     "private_mean_plan",
     "public_centre",
     "release_plan",
+    "resolved_centered_norm",
 ]

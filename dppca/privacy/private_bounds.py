@@ -59,9 +59,26 @@ at most the number of norms between the two candidates around the target
 (or beyond ``[lower, upper]``, when the quantile lies outside the range).
 
 **What is released**, as a :class:`PrivateBound`: the chosen bound, its grid
-index, the grid and the target quantile, with the guarantee record. Neither
-the counts nor the clipping rate at the bound are released or stored: they
-are not private.
+index, the grid and the target quantile, with the guarantee record; on
+request (``count_epsilon``) also a private count of the rows above the
+released bound (:func:`clipped_count`, a second pure release with its own
+record), so that a bound that clips many rows is visible. The true counts and
+the clipping rate at the bound are never released or stored: they are not
+private.
+
+**Small n.** Every candidate above the largest norm has the same utility
+``−(n − ⌈qn⌉)``, and a wide public range puts many of them there: at small
+``nε`` these wide empty octaves together outweigh the right candidate (on the
+digits, ``n = 1797``, ε = 0.08, the bound landed above every row 31% of
+the time). With ``tail_guard=β`` the release (i) aims at
+:func:`tail_guarded_quantile` rather than ``q``, a public target ``τ`` rows
+below ``n`` so that each empty candidate trails the best by about ``τ``, and
+(ii) weighs candidate ``j`` by a public prior ``exp(−j/2)`` (a base measure,
+:func:`permute_and_flip`'s ``penalty``; privacy unchanged), so that the
+empty candidates' total weight is a geometric series rather than their
+number. The prior pulls the release down by about ``1/ε`` rows per grid
+step, where the counts rise steeply. :class:`dppca.PrivatePCA` uses both,
+with eight candidates per octave.
 
 **Using it.** The release composes with the rest of a fit as one pure-ε
 release (:func:`dppca.privacy.accounting.compose` of its ``guarantee`` and the
@@ -104,6 +121,10 @@ _WHOLE_CHUNK = 2**62
 THEOREM = "permute-and-flip (MS20), ε-DP for a utility of sensitivity 1"
 CHAPTER = "chapter 13"
 ROW_BOUND = "any rows (norms only)"
+COUNT_THEOREM = (
+    "geometric mechanism (Ghosh, Roughgarden and Sundararajan 2009), "
+    "ε-DP for a count of sensitivity 1"
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +144,13 @@ class PrivateBound:
         The data-independent candidates, increasing (read-only).
     guarantee : Release
         The guarantee record: pure ε-DP, exact sampler, proved.
+    clipped : int or None
+        With ``count_epsilon``: the number of rows whose norm exceeds
+        ``bound`` (the rows a fit clips), plus exact discrete Laplace
+        noise (:func:`clipped_count`); a private release, may be negative.
+        ``None`` when no count was asked for.
+    count_guarantee : Release or None
+        The count's record (pure ε-DP), ``None`` without a count.
     """
 
     bound: float
@@ -130,6 +158,8 @@ class PrivateBound:
     quantile: float
     grid: np.ndarray = field(repr=False)
     guarantee: Release
+    clipped: int | None = None
+    count_guarantee: Release | None = None
 
     def __float__(self) -> float:
         return float(self.bound)
@@ -304,7 +334,7 @@ def _bernoulli_exp_whole(whole: list[int], rng) -> np.ndarray:
     return out
 
 
-def permute_and_flip(utilities, epsilon, rng=None) -> int:
+def permute_and_flip(utilities, epsilon, rng=None, penalty=None) -> int:
     """Index chosen by permute-and-flip (MS20) for integer utilities of
     sensitivity 1, drawn exactly.
 
@@ -317,12 +347,19 @@ def permute_and_flip(utilities, epsilon, rng=None) -> int:
         Fraction is used as is).
     rng : numpy.random.Generator, int or None
         Randomness (:func:`dppca.validation.as_generator`).
+    penalty : array_like of non-negative int, optional
+        A public, data-independent penalty ``h_r`` in half-nats: the scores
+        become ``ε u_r/2 − h_r/2`` (a base measure ``∝ exp(−h_r/2)``, as in
+        the exponential mechanism with a prior). This is permute-and-flip
+        with the real utility ``u_r − h_r/ε``, whose sensitivity is still 1
+        (the penalty does not depend on the data): ε-DP as before.
 
     Returns
     -------
     int
         ``r`` with probability ``E_π[Π_{s before r}(1 − p_s) p_r]``,
-        ``p_s = exp(−ε (u* − u_s)/2)``, ``π`` a uniformly random order.
+        ``p_s = exp(−(S* − S_s))`` with scores ``S_s = ε u_s/2 − h_s/2``,
+        ``π`` a uniformly random order.
     """
     u = np.asarray(utilities)
     if u.ndim != 1 or u.size < 1 or u.dtype.kind not in "iu":
@@ -330,9 +367,15 @@ def permute_and_flip(utilities, epsilon, rng=None) -> int:
     eps = exact_epsilon(epsilon)
     rng = as_generator(rng)
     a, den = eps.numerator, 2 * eps.denominator
-    gaps = [int(g) for g in (u.max() - u)]
+    h = [0] * u.size if penalty is None else [int(v) for v in penalty]
+    if len(h) != u.size or min(h) < 0:
+        raise ValueError("penalty must be non-negative, one per utility")
+    # scores times 2b, exact integers: a u_r − b h_r
+    scores = [a * int(v) - eps.denominator * hr for v, hr in zip(u, h)]
+    top = max(scores)
+    gaps = [top - sc for sc in scores]
     order = rng.permutation(u.size)
-    whole, rest = zip(*(divmod(a * gaps[r], den) for r in order))
+    whole, rest = zip(*(divmod(gaps[r], den) for r in order))
     heads = noise.bernoulli_exp(np.array(rest, dtype=np.int64), den, rng)
     heads &= _bernoulli_exp_whole(list(whole), rng)
     # a candidate of utility u* has p = 1: at least one head
@@ -371,10 +414,80 @@ def quantile_guarantee(epsilon, label: str = "private quantile of norms"):
     return _plan(0.5, epsilon, 1.0, 2.0, 2, label)[2]
 
 
-def _draw(norms, q, grid, record, rng) -> PrivateBound:
+def tail_guarded_quantile(quantile, n, epsilon, grid_size, beta) -> float:
+    """The target a guarded release aims at: ``min(q, 1 − τ/n)`` with
+    ``τ = (2/ε)(ln G + ln(1/β))``, a public function of ``n``, ε and ``G``.
+
+    **Why.** Every candidate above the largest norm counts all ``n`` rows,
+    so its utility is ``−(n − ⌈qn⌉)``: on a geometric grid over a wide
+    public range there are many such candidates (an empty interval of
+    several octaves), and when ``n(1 − q)`` is below the accuracy slack
+    ``τ`` they are nearly as likely as the right one: at ``n = 1797``,
+    ε = 0.1, ``q = 0.95`` the bound lands above every row about half the
+    time. Aiming at ``1 − τ/n`` instead puts every such candidate at least
+    ``τ`` below the best, so together they have probability at most ``β``
+    (the accuracy bound of the module docstring), at the price of clipping
+    up to about ``2τ/n`` of the rows rather than ``1 − q``. With a large
+    ``nε`` the target is ``q`` itself. The result is floored at 1/2 (below
+    that the release says little of the largest norms)."""
+    q = check_quantile(quantile)
+    eps = check_epsilon(epsilon)
+    tau = (2.0 / eps) * (math.log(grid_size) + math.log(1.0 / beta))
+    return max(0.5, min(q, 1.0 - tau / int(n)))
+
+
+def count_guarantee(epsilon) -> Release:
+    """The record of :func:`clipped_count` at ``epsilon`` (known before the
+    data is read)."""
+    return Release(
+        "private count of clipped rows (discrete Laplace)",
+        "pure",
+        check_epsilon(epsilon),
+        noise="safe",
+        sampler="exact",
+        proved=True,
+        theorem=COUNT_THEOREM,
+        chapter=CHAPTER,
+        row_bound=ROW_BOUND,
+    )
+
+
+def clipped_count(norms, bound, epsilon, rng=None) -> tuple[int, Release]:
+    """``#{i : norm_i > bound} + Z`` with ``Z`` exact discrete Laplace of
+    scale ``t = ⌈1/ε⌉`` (``P(Z = z) ∝ exp(−|z|/t)``), and its record.
+
+    For a fixed (public or released) ``bound`` the count changes by at most
+    one when one row is replaced, and ``P(z)/P(z ± 1) ≤ exp(1/t) ≤ exp(ε)``:
+    pure ε-DP (the geometric mechanism; Ghosh, Roughgarden and Sundararajan
+    2009), drawn exactly by :func:`dppca.privacy.noise.discrete_laplace`.
+    Its standard deviation is about ``√2/ε`` rows."""
+    record = count_guarantee(epsilon)
+    norms = _check_norms(norms)
+    t = math.ceil(1.0 / record.epsilon)
+    if t > noise.MAX_LAPLACE_GRID_SCALE:
+        raise ValueError(f"epsilon={epsilon!r} is too small for the count")
+    true = int(np.sum(norms > float(bound)))
+    z = int(noise.discrete_laplace(t, 1, as_generator(rng))[0])
+    return true + z, record
+
+
+def _draw(
+    norms, q, grid, record, rng, tail_guard=None, count_epsilon=None
+) -> PrivateBound:
+    penalty = None
+    if tail_guard is not None:
+        q = tail_guarded_quantile(
+            q, norms.size, record.epsilon, grid.size, tail_guard
+        )
+        penalty = np.arange(grid.size)  # e^(−1/2) per step up the grid
+    rng = as_generator(rng)
     utilities = quantile_utilities(norms, grid, q)
-    index = permute_and_flip(utilities, record.epsilon, rng)
-    return PrivateBound(float(grid[index]), index, q, grid, record)
+    index = permute_and_flip(utilities, record.epsilon, rng, penalty)
+    bound = float(grid[index])
+    if count_epsilon is None:
+        return PrivateBound(bound, index, q, grid, record)
+    clipped, counted = clipped_count(norms, bound, count_epsilon, rng)
+    return PrivateBound(bound, index, q, grid, record, clipped, counted)
 
 
 def norm_quantile(
@@ -386,6 +499,8 @@ def norm_quantile(
     upper,
     grid_points=None,
     rng=None,
+    tail_guard=None,
+    count_epsilon=None,
 ) -> PrivateBound:
     """An ε-DP estimate of the ``quantile``-th quantile of the row norms.
 
@@ -415,13 +530,25 @@ def norm_quantile(
         (:func:`candidate_grid`). The error bound grows as ``ln G``.
     rng : numpy.random.Generator, int or None
         Randomness (:func:`dppca.validation.as_generator`).
+    tail_guard : float or None
+        ``β``: aim at :func:`tail_guarded_quantile` instead of ``quantile``
+        (a public function of ``n``, ε and ``G``), and weigh candidate ``j``
+        by the public prior ``exp(−j/2)`` (``penalty`` of
+        :func:`permute_and_flip`), so that the many empty candidates above
+        the largest norm cannot together outweigh the right one. ``None``
+        (the default): aim at ``quantile``, no prior.
+    count_epsilon : float or None
+        Also release the number of rows above the released bound with this
+        ε (:func:`clipped_count`; a second pure release, record in
+        ``count_guarantee``). ``None``: no count.
 
     Returns
     -------
     PrivateBound
-        ``bound`` (a grid value), ``index``, ``quantile``, ``grid`` and the
-        guarantee record (pure ε-DP, safe, exact, proved). No count or
-        clipping rate is returned: they are not private.
+        ``bound`` (a grid value), ``index``, ``quantile`` (the target aimed
+        at), ``grid`` and the guarantee record (pure ε-DP, safe, exact,
+        proved); the private count of clipped rows when asked for. The true
+        counts and clipping rate are never returned: they are not private.
 
     Notes
     -----
@@ -456,7 +583,8 @@ def norm_quantile(
         grid_points,
         "private norm quantile (permute-and-flip)",
     )
-    return _draw(_norms_of(X, float(grid[-1])), q, grid, record, rng)
+    norms = _norms_of(X, float(grid[-1]))
+    return _draw(norms, q, grid, record, rng, tail_guard, count_epsilon)
 
 
 def centred_norm_quantile(
@@ -470,6 +598,8 @@ def centred_norm_quantile(
     pre_clip=None,
     grid_points=None,
     rng=None,
+    tail_guard=None,
+    count_epsilon=None,
 ) -> PrivateBound:
     """An ε-DP estimate of the ``quantile``-th quantile of ``‖x_i − μ̂‖``.
 
@@ -485,8 +615,10 @@ def centred_norm_quantile(
         The rows. Sparse rows are densified a chunk at a time only.
     mean : array_like of shape (d,)
         The released (or public) centre ``μ̂``, finite.
-    quantile, epsilon, lower, upper, grid_points, rng
-        As in :func:`norm_quantile`.
+    quantile, epsilon, lower, upper, grid_points, rng, tail_guard, \
+    count_epsilon
+        As in :func:`norm_quantile` (the count is of the centred norms above
+        the released bound: the rows a fit clips).
     pre_clip : float, optional
         Clip each row to this norm before centring, as
         :class:`dppca.PrivatePCA` does with the ``data_norm`` ``R`` its
@@ -556,11 +688,14 @@ def centred_norm_quantile(
             block = block * factors[:, None]
         centred = block - centre
         norms[start:stop] = _finite_norms(rows.row_norms(centred), "X − mean")
-    return _draw(norms, q, grid, record, rng)
+    return _draw(norms, q, grid, record, rng, tail_guard, count_epsilon)
 
 
 __all__ = [
+    "clipped_count",
+    "count_guarantee",
     "quantile_guarantee",
+    "tail_guarded_quantile",
     "MAX_GRID_POINTS",
     "MIN_GRID_POINTS",
     "POINTS_PER_OCTAVE",

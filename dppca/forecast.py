@@ -1,0 +1,413 @@
+"""A plan before the budget is spent: :class:`dppca.PrivatePCA`'s error
+forecast from public quantities only.
+
+Everything here reads ``n``, ``d``, ``k``, ε, δ, the public bounds and the
+kind of noise, never a row, so it costs no budget and can run before the data
+is even loaded. For each candidate configuration (mechanism, share of the
+budget for the private mean, bound on the centred rows) it computes the noise
+the fit *would* add, from the mechanism's own calibration functions (the σ or
+Laplace scale it would draw with), and turns it into a **bound** on the loss
+of captured variance:
+
+**The bound.** Let ``C`` be the covariance of the rows (in the data's
+units), ``μ`` their mean, ``μ̂`` the released mean, ``B`` the bound on the
+centred rows and ``E`` the symmetric noise matrix the mechanism adds to the
+second moment of the rows divided by ``B``. The matrix the mechanism sees is
+``M̂ = C + (μ − μ̂)(μ − μ̂)ᵀ`` (over ``B²``) plus ``E``. If ``V̂`` is the top-k
+subspace of ``M̂/B² + E`` and ``V`` that of ``C``, then, since ``V̂`` maximises
+``tr V̂ᵀ(M̂/B² + E)V̂``,
+
+    tr V̂ᵀCV̂ ≥ tr VᵀCV − 2k‖E‖₂ B² − ‖μ̂ − μ‖²,
+
+for data whose centred rows lie within ``B`` (no clipping). So the loss of
+captured variance against PCA's top k is at most ``2k‖E‖₂B² + ‖μ̂ − μ‖²``.
+The forecast replaces the two random terms by their typical size: for a
+Wigner-type noise matrix with off-diagonal standard deviation ``s``,
+``‖E‖₂ ≈ 2s√d`` (the edge of the semicircle; Gaussian or Laplace entries
+alike), and ``E‖μ̂ − μ‖² = d σ_mean²`` (at most ``(2R)²``, as both means lie in
+the ball of radius ``R = data_norm``).
+
+**What it is not.** A bound from public quantities, not a promise: it says
+nothing of rows that the bound clips (their loss is the data's business), it
+is usually loose (the subspace term by a factor of several: the noise rarely
+points where it hurts most), and ``‖E‖₂`` is its typical size, not a tail
+bound. Use it to *rank* configurations and to see when private PCA is
+hopeless; chapter 13 sets it beside measured errors.
+
+**Against a random subspace.** A random k-subspace captures ``k/d`` of the
+total variance on average. For data whose centred rows have norm ``B`` and
+whose variance all lies in ``k`` directions, PCA captures ``B²`` and a random
+subspace ``B² k/d``: its loss is ``B²(1 − k/d)``, the largest a random
+subspace can lose on data within the bound. When the forecast loss reaches
+that, not even the most favourable data in the bound lets the private
+release beat a random subspace by the bound, and :class:`dppca.PrivatePCA`
+warns (:class:`UtilityWarning`) before fitting.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import asdict, dataclass
+from types import SimpleNamespace
+
+from .mechanisms.registry import AUTO_CANDIDATES, RELEASES_EIGENVALUES
+from .privacy import calibration
+
+#: The shares of the budget ``center_share="auto"`` chooses from.
+CENTER_SHARES = (0.05, 0.1, 0.2, 0.3, 0.4)
+
+#: The mechanisms the forecast knows the noise of: the proved additive
+#: mechanisms that release from the second moment.
+FORECAST_MECHANISMS = ("gaussian_approx", "analyze_gauss", "laplace")
+
+
+class UtilityWarning(UserWarning):
+    """The forecast says a fit cannot beat a random subspace, even on the
+    most favourable data within its bounds (:mod:`dppca.forecast`)."""
+
+
+@dataclass(frozen=True)
+class ForecastRow:
+    """One candidate configuration and its forecast loss.
+
+    ``noise_norm`` is the typical ``‖E‖₂`` for rows divided by the bound;
+    ``subspace_loss = 2k‖E‖₂B²`` and ``mean_loss = d σ_mean²`` (capped at
+    ``4R²``) are in the data's units, ``loss`` their sum, ``loss_per_bound2``
+    it over ``B²``; ``random_loss = B²(1 − k/d)``; ``random_may_beat`` is
+    ``loss ≥ random_loss``."""
+
+    mechanism: str
+    center_share: float | None
+    row_bound: float
+    noise_norm: float
+    subspace_loss: float
+    mean_loss: float
+    loss: float
+    loss_per_bound2: float
+    random_loss: float
+    random_may_beat: bool
+
+
+class Plan(tuple):
+    """The forecast rows, best (smallest loss) first; ``str`` is a table."""
+
+    @property
+    def best(self) -> ForecastRow:
+        return self[0]
+
+    def to_dicts(self) -> list[dict]:
+        return [asdict(row) for row in self]
+
+    def to_frame(self):
+        """A pandas DataFrame of the rows (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.to_dicts())
+
+    def __str__(self) -> str:
+        head = (
+            f"{'mechanism':<16}{'share':>6}{'bound B':>9}{'loss/B²':>9}"
+            f"{'loss':>11}{'random':>11}  random may beat"
+        )
+        lines = [head]
+        for r in self:
+            share = "-" if r.center_share is None else f"{r.center_share:g}"
+            lines.append(
+                f"{r.mechanism:<16}{share:>6}{r.row_bound:>9.4g}"
+                f"{r.loss_per_bound2:>9.3g}{r.loss:>11.4g}"
+                f"{r.random_loss:>11.4g}  "
+                f"{'yes' if r.random_may_beat else 'no'}"
+            )
+        return "\n".join(lines)
+
+
+def noise_std(mechanism, n, d, epsilon, delta, noise="safe", options=None):
+    """Off-diagonal standard deviation of the noise ``mechanism`` adds to
+    ``XᵀX/n`` (rows in the unit ball), from its own calibration functions:
+    the σ (or Laplace scale) it would draw with."""
+    from .mechanisms import gaussian_approx as mv
+    from .mechanisms import input_perturbation as ip
+
+    options = dict(options or {})
+    grid = options.get("granularity")
+    safe = noise == "safe"
+    if mechanism == "gaussian_approx":
+        if safe:
+            sigma = mv.safe_noise_sigma(
+                epsilon, delta, d, "replace_one", n, grid
+            )[0]
+        else:
+            sigma = mv.noise_sigma(epsilon, delta, "replace_one", n)
+        return math.sqrt(2.0) * sigma  # G + Gᵀ off the diagonal
+    if mechanism == "analyze_gauss":
+        how = options.get("calibration", "analytic")
+        sigma = ip.analyze_gauss_sigma(n, epsilon, delta, how)
+        if safe:
+            sigma = calibration.safe_gaussian_input_calibration(
+                d, n, epsilon, delta, sigma, grid
+            )[0]
+        return sigma
+    if mechanism == "laplace":
+        if safe:
+            scale = calibration.safe_laplace_input_calibration(
+                d, n, epsilon, grid
+            )[0]
+        else:
+            scale = calibration.laplace_input_scale(d, n, epsilon)
+        return math.sqrt(2.0) * scale  # Laplace(b) has variance 2b²
+    raise ValueError(
+        f"no forecast for mechanism={mechanism!r}; the forecast knows "
+        f"{list(FORECAST_MECHANISMS)}"
+    )
+
+
+def mean_error(n, d, data_norm, epsilon, delta, noise="safe") -> float:
+    """``E‖μ̂ − μ‖²`` of the private mean :class:`dppca.PrivatePCA` would
+    release (its own plan, :func:`dppca.privacy.plan.private_mean_plan`),
+    capped at ``(2R)²``."""
+    from .privacy.plan import private_mean_plan
+
+    est = SimpleNamespace(noise=noise)
+    law, scale, _, _ = private_mean_plan(
+        est, n, d, data_norm, (epsilon, delta), delta is None
+    )
+    variance = 2.0 * scale**2 if law == "laplace" else scale**2
+    return min(d * variance, (2.0 * data_norm) ** 2)
+
+
+def _bound_share(data_norm, centered_norm, private_mean, bound_share):
+    """Share of ε the private bounds take (0 without one)."""
+    released = data_norm == "private" or (
+        private_mean and centered_norm == "private"
+    )
+    return float(bound_share) if released else 0.0
+
+
+def _row_bound(data_norm, centered_norm, private_mean):
+    """The bound B the forecast uses for the rows the mechanism sees."""
+    if not private_mean or centered_norm is None:
+        return data_norm
+    if isinstance(centered_norm, str):
+        if centered_norm == "triangle":
+            return 2.0 * data_norm  # R + ‖μ̂‖ ≤ 2R
+        # released: unknown before the fit; at most the range's top, and the
+        # centred rows of data in the R-ball need no more than 2R, so the
+        # forecast takes R, the bound a fit without the release would use
+        return data_norm
+    return float(centered_norm)
+
+
+def forecast(
+    n,
+    d,
+    k,
+    epsilon,
+    delta=None,
+    *,
+    data_norm,
+    centered_norm=None,
+    center=True,
+    mechanism="auto",
+    center_share="auto",
+    noise="safe",
+    bound_share=0.1,
+    bound_range=None,
+    mechanism_options=None,
+    candidates=None,
+) -> Plan:
+    """Forecast the loss of captured variance of each candidate
+    configuration (module docstring), best first.
+
+    ``mechanism="auto"`` tries the candidates of
+    :data:`dppca.mechanisms.registry.AUTO_CANDIDATES` for the given δ (or
+    ``candidates``), ``center_share="auto"`` every share of
+    :data:`CENTER_SHARES`; fixed values are used as given. ``center``:
+    ``True`` (a private mean), ``False`` or a public centre (no mean to
+    release; the loss is then against the top k of the second moment about
+    that centre). A released ``data_norm`` is forecast at the top of
+    ``bound_range``; a released ``centered_norm`` at ``data_norm`` (see
+    ``ForecastRow``). Public quantities only: costs no budget.
+    """
+    private_mean = center is True
+    if data_norm == "private":
+        if bound_range is None:
+            raise ValueError("data_norm='private' needs bound_range")
+        R = float(bound_range[1])
+    else:
+        R = float(data_norm)
+    if candidates is None:
+        candidates = (
+            AUTO_CANDIDATES[delta is not None]
+            if mechanism == "auto"
+            else (mechanism,)
+        )
+    shares = (
+        (CENTER_SHARES if center_share == "auto" else (float(center_share),))
+        if private_mean
+        else (None,)
+    )
+    B = _row_bound(R, centered_norm, private_mean)
+    rest = epsilon * (
+        1.0 - _bound_share(data_norm, centered_norm, private_mean, bound_share)
+    )
+    rows = []
+    for name in candidates:
+        uses_delta = name != "laplace"
+        for share in shares:
+            eps_m, del_m, mean_loss = rest, delta, 0.0
+            if share is not None:
+                eps_mean = share * rest
+                del_mean = share * delta if uses_delta else None
+                mean_loss = mean_error(n, d, R, eps_mean, del_mean, noise)
+                eps_m = rest - eps_mean
+                del_m = delta - del_mean if uses_delta else None
+            std = noise_std(name, n, d, eps_m, del_m, noise, mechanism_options)
+            norm = 2.0 * std * math.sqrt(d)
+            sub = 2.0 * k * norm * B**2
+            loss = sub + mean_loss
+            floor = B**2 * (1.0 - k / d)
+            rows.append(
+                ForecastRow(
+                    name,
+                    share,
+                    B,
+                    norm,
+                    sub,
+                    mean_loss,
+                    loss,
+                    loss / B**2,
+                    floor,
+                    loss >= floor,
+                )
+            )
+    return Plan(sorted(rows, key=lambda r: r.loss))
+
+
+def _forecast_k(est, d) -> int:
+    """k for the forecast: an integer ``n_components``; ``None`` as ``d``;
+    a fraction ``f`` as ``⌈f d⌉`` (a stand-in: the fit picks k after the
+    release)."""
+    k = est.n_components
+    if k is None:
+        return d
+    if isinstance(k, float):
+        return max(1, math.ceil(k * d))
+    return int(k)
+
+
+def auto_candidates(est) -> tuple:
+    """The mechanisms ``mechanism="auto"`` may pick for ``est``: those of
+    :data:`~dppca.mechanisms.registry.AUTO_CANDIDATES` for its δ, keeping
+    only those that release eigenvalues when ``n_components`` is ``None``
+    or a fraction, and, with ``noise="float"``, those opted in by name
+    (``allow_unproved``); never empty (the first is kept)."""
+    names = tuple(AUTO_CANDIDATES[est.delta is not None])
+    k = est.n_components
+    if k is None or isinstance(k, float):
+        names = tuple(n for n in names if n in RELEASES_EIGENVALUES) or names
+    if est.noise == "float":
+        allowed = est.allow_unproved or ()
+        allowed = (allowed,) if isinstance(allowed, str) else tuple(allowed)
+        names = tuple(n for n in names if n in allowed) or names[:1]
+    return names
+
+
+def estimator_plan(
+    est, n, d, mechanism=None, center_share=None, centered_norm="est"
+) -> Plan:
+    """:func:`forecast` for the parameters of a :class:`dppca.PrivatePCA`
+    on ``n`` rows of ``d`` features (public); ``mechanism``,
+    ``center_share`` and ``centered_norm``, when given, replace the
+    estimator's (``"auto"`` resolved as a fit would)."""
+    from .privacy.plan import private_centre, resolved_centered_norm
+
+    mechanism = est.mechanism if mechanism is None else mechanism
+    share = est.center_share if center_share is None else center_share
+    if centered_norm == "est":
+        centered_norm = resolved_centered_norm(est, n, d)
+    candidates = auto_candidates(est) if mechanism == "auto" else None
+    return forecast(
+        n,
+        d,
+        _forecast_k(est, d),
+        float(est.epsilon),
+        None if est.delta is None else float(est.delta),
+        data_norm=est.data_norm,
+        centered_norm=centered_norm,
+        center=private_centre(est),
+        mechanism=mechanism,
+        center_share=share,
+        noise=est.noise,
+        bound_share=est.bound_share,
+        bound_range=est.bound_range,
+        mechanism_options=est.mechanism_options,
+        candidates=candidates,
+    )
+
+
+class PlanMixin:
+    """``plan(n_samples, n_features)`` for :class:`dppca.PrivatePCA`."""
+
+    def plan(self, n_samples, n_features) -> Plan:
+        """The error forecast of this estimator's fit on ``n_samples`` rows
+        of ``n_features`` features, before any budget is spent: a
+        :class:`Plan` (best first; ``str`` is a table, ``to_frame()`` a
+        DataFrame) with one row per configuration that ``"auto"``
+        parameters choose from (``fit`` runs the first). Each row's
+        ``loss`` is a *bound* on the captured variance lost against PCA's
+        top k, from public quantities only (n, d, k, ε, δ, the bounds, the
+        noise), for data within the bounds: not a promise;
+        ``random_may_beat`` says whether a random k-subspace could do as
+        well on the most favourable such data (module docstring). Reads no
+        data and costs no budget."""
+        return estimator_plan(self, int(n_samples), int(n_features))
+
+
+def choose(est, n, d) -> tuple[str, object]:
+    """``(mechanism, center_share)`` of a fit: the ``"auto"`` ones resolved
+    to the best forecast (:func:`estimator_plan`), the others as given."""
+    mechanism, share = est.mechanism, est.center_share
+    if mechanism != "auto" and share != "auto":
+        return mechanism, share
+    if mechanism != "auto" and mechanism not in FORECAST_MECHANISMS:
+        return mechanism, CENTER_SHARES[2]  # no forecast: the old default
+    best = estimator_plan(est, n, d).best
+    share = share if best.center_share is None else best.center_share
+    return best.mechanism, share
+
+
+def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
+    """Warn (:class:`UtilityWarning`) when even the best forecast cannot
+    beat a random k-subspace on the most favourable data in the bound."""
+    best = plan.best
+    if best.random_may_beat:
+        warnings.warn(
+            f"the best forecast ({best.mechanism}, center_share="
+            f"{best.center_share}) loses {best.loss_per_bound2:.3g} B² of "
+            "captured variance, at least the "
+            f"{best.random_loss / best.row_bound**2:.3g} B² a random "
+            "k-subspace loses on the most favourable data in the bound: "
+            "private PCA may do no better than a random projection here. "
+            "More rows, a larger epsilon or a smaller k would help "
+            "(a bound from public quantities, see dppca.forecast)",
+            UtilityWarning,
+            stacklevel=stacklevel,
+        )
+
+
+__all__ = [
+    "CENTER_SHARES",
+    "FORECAST_MECHANISMS",
+    "ForecastRow",
+    "Plan",
+    "PlanMixin",
+    "UtilityWarning",
+    "auto_candidates",
+    "choose",
+    "estimator_plan",
+    "forecast",
+    "mean_error",
+    "noise_std",
+    "warn_if_hopeless",
+]
