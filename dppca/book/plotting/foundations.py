@@ -89,3 +89,40 @@ def plot_captured_variance(samples, expected: float, best: float, ax=None):
     ax.set_title("The two baselines")
     legend_outside(ax)
     return ax
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def times_ten(x, digits: int = 2) -> str:
+    """``x`` written for a table or a sentence: ``1.23×10⁻⁵``, ``10⁻³`` for an
+    exact power of ten (``digits=0``), ``"—"`` for a missing value, and
+    plain decimals between 0.01 and 10,000."""
+    if x is None or not np.isfinite(x):
+        return "—"
+    if x == 0:
+        return "0"
+    exponent = int(np.floor(np.log10(abs(x))))
+    mantissa = x / 10.0**exponent
+    if round(mantissa, digits) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    if digits == 0 and abs(round(mantissa) - 1) < 1e-9:
+        return "10" + str(exponent).translate(_SUPERSCRIPT)
+    if -2 <= exponent < 4:
+        return f"{x:.{max(digits - exponent, 0)}f}"
+    power = "10" + str(exponent).translate(_SUPERSCRIPT)
+    return f"{mantissa:.{digits}f}×{power}"
+
+
+def book_table(frame, columns: dict, index: bool = False):
+    """A table for the page: the columns of ``frame`` named in ``columns``
+    (``{column: (heading, format)}``, in that order), each formatted by its
+    own rule (a format string such as ``"{:.3f}"``, or a function such as
+    :func:`times_ten`), missing values as "—", and no index unless asked."""
+    shown = frame[list(columns)].rename(
+        columns={old: heading for old, (heading, _) in columns.items()}
+    )
+    styler = shown.style.format(
+        {heading: rule for heading, rule in columns.values()}, na_rep="—"
+    )
+    return styler if index else styler.hide(axis="index")

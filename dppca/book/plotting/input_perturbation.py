@@ -21,46 +21,60 @@ def plot_correlation_bound_panels(
     measured E|⟨v̂₁, v₁⟩|.
     """
     dims = list(panels)
+    # at most two panels a row, so that the figure keeps readable fonts at
+    # the column's width
+    ncols = min(2, len(dims))
+    nrows = -(-len(dims) // ncols)
     fig, axes = plt.subplots(
-        1, len(dims), figsize=(3.4 * len(dims), 3.6), sharey=True
+        nrows,
+        ncols,
+        figsize=(7.0, 2.6 * nrows + 1.0),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
     )
-    axes = np.atleast_1d(axes)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax in axes.flat[len(dims) :]:
+        ax.set_visible(False)
+    axes = axes.flat[: len(dims)]
+    # one colour per ε, ordered like ε (a sequential map): never the same
+    # colour for two values of ε
+    all_eps = sorted(
+        {e for d in dims for e in panels[d]["bounds"]}
+        | {e for d in dims for e in panels[d].get("empirical", {})}
+    )
+    shade = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(all_eps)))
+    colour = dict(zip(all_eps, shade))
     for ax, d in zip(axes, dims):
         panel = panels[d]
-        for i, (eps, values) in enumerate(panel["bounds"].items()):
+        for eps, values in panel["bounds"].items():
             ax.plot(
                 panel["log10_n"],
                 values,
-                color=colours[i % len(colours)],
+                color=colour[eps],
                 label=f"bound, ε={eps:g}",
             )
-        for i, (eps, (x, mean, low, high)) in enumerate(
-            panel.get("empirical", {}).items()
-        ):
-            j = (
-                list(panel["bounds"]).index(eps)
-                if eps in panel["bounds"]
-                else i
-            )
+        for eps, (x, mean, low, high) in panel.get("empirical", {}).items():
             ax.errorbar(
                 x,
                 mean,
                 yerr=[np.subtract(mean, low), np.subtract(high, mean)],
                 fmt="o",
                 ms=4,
-                color=colours[j % len(colours)],
+                color=colour[eps],
                 label=f"measured, ε={eps:g}",
             )
         ax.set_title(f"d = {d}")
-        ax.set_xlabel(r"$\log_{10} n$")
-    axes[0].set_ylabel(r"$E|\langle \hat v_1, v_1\rangle|$")
+    for ax in axes:
+        if ax.get_subplotspec().is_last_row() or ax is axes[-1]:
+            ax.set_xlabel(r"$\log_{10} n$")
+        if ax.get_subplotspec().is_first_col():
+            ax.set_ylabel(r"$E|\langle \hat v_1, v_1\rangle|$")
     fig.suptitle(title)
     # one legend for all panels, under them: inside a panel it hid the data
     entries = {
         label for ax in axes for label in ax.get_legend_handles_labels()[1]
     }
-    legend_below(fig, axes, ncol=max(1, len(entries)))
+    legend_below(fig, axes, ncol=min(3, max(1, len(entries))))
     return fig
 
 
@@ -100,18 +114,29 @@ def plot_loglog_series(
 
 
 def plot_privacy_profiles(
-    epsilons, curves: dict, title: str, ax=None, claimed=None
+    epsilons, curves: dict, title: str, ax=None, claimed=None, floor=None
 ):
     """δ(ε) curves (name -> values, or (values, low, high) for Monte Carlo)
     on a log δ axis,
-    with the claimed (ε, δ) marked when given."""
+    with the claimed (ε, δ) marked when given. With ``floor``, the axis runs
+    from ``floor`` to 1 and smaller values (zero included) are drawn on its
+    bottom line: a Monte Carlo estimate resolves nothing below about one
+    over its number of samples."""
     if ax is None:
         _, ax = plt.subplots()
+    bottom = 1e-300 if floor is None else floor
     for name, y in curves.items():
         if isinstance(y, tuple):
             y, low, high = y
-            ax.fill_between(epsilons, np.maximum(low, 1e-300), high, alpha=0.25)
-        ax.semilogy(epsilons, np.maximum(y, 1e-300), label=name)
+            ax.fill_between(
+                epsilons,
+                np.maximum(low, bottom),
+                np.maximum(high, bottom),
+                alpha=0.25,
+            )
+        ax.semilogy(epsilons, np.maximum(y, bottom), label=name)
+    if floor is not None:
+        ax.set_ylim(floor, 1.5)
     if claimed is not None:
         ax.plot(
             *claimed,
