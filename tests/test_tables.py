@@ -1,0 +1,35 @@
+import math
+
+from dppca.book.tables import decimals, times_ten
+
+
+def test_times_ten_writes_powers_of_ten_not_e_notation():
+    assert times_ten(3.775856e16) == "3.8×10¹⁶"
+    assert times_ten(2e10, 0) == "2×10¹⁰"
+    assert times_ten(1.004520149e5, 2) == "1.00×10⁵"  # not an exact power
+    assert times_ten(1e5) == "10⁵"
+    assert times_ten(0.00042, 2) == "4.20×10⁻⁴"
+    assert times_ten(-1.5e-7) == "−1.5×10⁻⁷"
+    assert times_ten(9.96e5, 1) == "1.0×10⁶"  # the mantissa rounds to 10
+
+
+def test_times_ten_keeps_ordinary_numbers_plain():
+    assert times_ten(0.0720, 2) == "0.0720"
+    assert times_ten(1234.4, 1) == "1234"
+    assert times_ten(-0.5, 1) == "−0.50"
+    assert times_ten(0) == "0"
+
+
+def test_missing_and_infinite_values_are_a_dash():
+    assert times_ten(None) == "—"
+    assert times_ten(math.nan) == "—"
+    assert times_ten(math.inf) == "—"
+    assert decimals(2)(math.nan) == "—"
+
+
+def test_decimals_has_a_true_minus_and_no_negative_zero():
+    assert decimals(2)(-0.001) == "0.00"
+    assert decimals(2)(-25.413) == "−25.41"
+    assert decimals(1, sign=True)(18.53) == "+18.5"
+    assert decimals(1, sign=True)(-0.07) == "−0.1"
+    assert decimals(2, sign=True)(0.001) == "0.00"
