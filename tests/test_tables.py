@@ -1,6 +1,6 @@
 import math
 
-from dppca.book.tables import decimals, times_ten
+from dppca.book.tables import decimals, times_ten, unit_fraction
 
 
 def test_times_ten_writes_powers_of_ten_not_e_notation():
@@ -33,3 +33,16 @@ def test_decimals_has_a_true_minus_and_no_negative_zero():
     assert decimals(1, sign=True)(18.53) == "+18.5"
     assert decimals(1, sign=True)(-0.07) == "−0.1"
     assert decimals(2, sign=True)(0.001) == "0.00"
+
+
+def test_unit_fraction_writes_radii_of_the_dyadic_grid():
+    assert unit_fraction(1.0) == "1"
+    assert unit_fraction(0.125) == "1/8"
+    assert unit_fraction(0.03125) == "1/32"
+    assert unit_fraction(0.3) == "0.300"
+    assert unit_fraction(math.nan) == "—"
+
+
+def test_thousandths_stay_plain_and_smaller_values_take_a_power():
+    assert times_ten(0.00801, 2) == "0.00801"
+    assert times_ten(0.000244, 2) == "2.44×10⁻⁴"

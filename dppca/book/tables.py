@@ -17,7 +17,7 @@ def _minus(text: str) -> str:
 
 def times_ten(x, digits: int = 1) -> str:
     """``x`` with ``digits`` decimals in its mantissa, as ``2.5×10⁻⁴``;
-    an exact power of ten as ``10⁵``; values from 0.01 to 10,000 as plain
+    an exact power of ten as ``10⁵``; values from 0.001 to 10,000 as plain
     decimals (to ``digits`` places after the first significant one); "—"
     for a missing or infinite value, "0" for zero."""
     if x is None:
@@ -28,7 +28,7 @@ def times_ten(x, digits: int = 1) -> str:
     if x == 0:
         return "0"
     exponent = math.floor(math.log10(abs(x)))
-    if abs(abs(x) / 10.0**exponent - 1) < 1e-12 and not -2 <= exponent < 4:
+    if abs(abs(x) / 10.0**exponent - 1) < 1e-12 and not -3 <= exponent < 4:
         return (
             ("−" if x < 0 else "")
             + "10"
@@ -37,7 +37,7 @@ def times_ten(x, digits: int = 1) -> str:
     mantissa = round(x / 10.0**exponent, digits)
     if abs(mantissa) >= 10:
         mantissa, exponent = mantissa / 10, exponent + 1
-    if -2 <= exponent < 4:
+    if -3 <= exponent < 4:
         return _minus(f"{x:.{max(digits - exponent, 0)}f}")
     power = "10" + str(exponent).translate(_SUPERSCRIPT)
     return _minus(f"{mantissa:.{digits}f}") + "×" + power
@@ -56,3 +56,17 @@ def decimals(digits: int, sign: bool = False):
         return _minus(text.replace("+0." + "0" * digits, "0." + "0" * digits))
 
     return write
+
+
+def unit_fraction(x) -> str:
+    """``x`` as ``1/k`` when it is the reciprocal of a whole number (a
+    clipping radius of the dyadic grid, ``0.125`` -> ``1/8``), ``1`` for
+    one, else with three decimals; "—" for a missing value."""
+    if x is None or not math.isfinite(float(x)):
+        return MISSING
+    x = float(x)
+    if x == 1:
+        return "1"
+    if 0 < x < 1 and abs(1 / x - round(1 / x)) < 1e-9:
+        return f"1/{round(1 / x)}"
+    return _minus(f"{x:.3f}")
