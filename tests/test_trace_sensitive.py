@@ -386,6 +386,69 @@ def test_project_spectrum_clips_and_never_moves_away():
     np.testing.assert_allclose(ts_spectrum.project_spectrum(P), P, atol=1e-12)
 
 
+def _in_trace_set(rng, d, b):
+    """A random matrix of {0 ⪯ S ⪯ I, tr S ≤ b}."""
+    Q = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    mu = rng.uniform(0, 1, d) * rng.integers(0, 2, d)
+    if mu.sum() > b:
+        mu *= b / mu.sum()
+    return (Q * mu) @ Q.T
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_trace_projection_is_the_projection_onto_its_set(seed):
+    # the variational inequality <M − P, S − P> ≤ 0 for every S of the set
+    # characterises the Frobenius projection P of M onto a closed convex set
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(2, 9))
+    b = float(rng.uniform(0.1, d / 2))
+    M = rng.standard_normal((d, d)) * rng.uniform(0.1, 2)
+    M = (M + M.T) / 2 + np.eye(d) * rng.uniform(-0.5, 1.5)
+    P = ts_spectrum.project_spectrum_with_trace(M, b)
+    lam = np.linalg.eigvalsh(P)
+    assert lam.min() >= -1e-12 and lam.max() <= 1 + 1e-12
+    assert np.trace(P) <= b + 1e-9
+    for _ in range(50):
+        S = _in_trace_set(rng, d, b)
+        assert np.sum((M - P) * (S - P)) <= 1e-9
+        assert np.linalg.norm(P - S) <= np.linalg.norm(M - S) + 1e-12
+    # a bound that does not bind: the plain projection onto [0, 1]
+    loose = ts_spectrum.project_spectrum_with_trace(M, 2.0 * d)
+    np.testing.assert_allclose(
+        loose, ts_spectrum.project_spectrum(M), atol=1e-12
+    )
+
+
+def test_trace_projection_never_increases_the_error_when_its_bound_holds():
+    # the projection uses no randomness: the same seed gives the same release
+    # before it, so the two errors compare release by release
+    rng = np.random.default_rng(8)
+    d = 40
+    U = np.linalg.qr(rng.standard_normal((d, 3)))[0]
+    X = rng.standard_normal((20_000, 3)) * [0.8, 0.4, 0.2] @ U.T
+    X /= np.maximum(np.linalg.norm(X, axis=1), 1.0)[:, None]
+    A = X.T @ X / X.shape[0]
+    gains, releases = [], set()
+    for seed in range(12):
+        M, run = ts.trace_sensitive_covariance(
+            X, EPS, DELTA, rng=seed, return_run=True
+        )
+        M0 = ts.trace_sensitive_covariance(
+            X, EPS, DELTA, rng=seed, trace_projection=False
+        )
+        releases.add(run.choice.release)
+        r = run.choice.radius
+        A_r = (
+            dppca.linalg.clipped_sums.clipped_second_moment(X, r).matrix * r * r
+        )
+        assert np.linalg.norm(M - A_r) <= np.linalg.norm(M0 - A_r) + 1e-12
+        gains.append(np.linalg.norm(M0 - A) - np.linalg.norm(M - A))
+    # on three directions in forty the noise's positive spectrum is most of
+    # the error, and the projection removes it
+    assert np.mean(gains) > 0
+    assert "gaussian" in releases
+
+
 # --- eigenvalues with a proved error ---------------------------------------------
 
 
