@@ -160,14 +160,23 @@ def plot_utility_versus_n_panels(
     :data:`GROUPS`, one column per data set, the group's legend above its
     row, and the optimum q_F(V_k) dashed on top of the lines. Returns the
     figure."""
+    import math
+
     columns = len(panels)
+    groups = {group: _present(summary, keys) for group, keys in GROUPS.items()}
+    entries = {  # mechanisms, optimum and perhaps the cross
+        group: len(keys) + 1 + _has_missing(summary, keys)
+        for group, keys in groups.items()
+    }
+    ncols = {group: 2 if n > 6 else 3 for group, n in entries.items()}
+    # every row of panels as high as the others, plus its legend's lines
+    heights = [
+        2.3 + 0.2 * math.ceil(entries[group] / ncols[group]) for group in groups
+    ]
     with plt.rc_context({"font.size": FONT_SIZE}):
-        fig = plt.figure(
-            figsize=(width, 2.8 * len(GROUPS)), layout="constrained"
-        )
-        rows = fig.subfigures(len(GROUPS), 1)
-        for row, (sub, (group, keys)) in enumerate(zip(rows, GROUPS.items())):
-            keys = _present(summary, keys)
+        fig = plt.figure(figsize=(width, sum(heights)), layout="constrained")
+        rows = fig.subfigures(len(groups), 1, height_ratios=heights)
+        for row, (sub, (group, keys)) in enumerate(zip(rows, groups.items())):
             axes = sub.subplots(1, columns)
             for col, (ax, (name, (title, optimum))) in enumerate(
                 zip(axes, panels.items())
@@ -179,7 +188,7 @@ def plot_utility_versus_n_panels(
                 ax.set_ylim(bottom=0)
                 ax.tick_params(labelsize=FONT_SIZE, pad=2)
                 ax.set_title(title, fontsize=FONT_SIZE)
-                if row == len(GROUPS) - 1:
+                if row == len(groups) - 1:
                     ax.set_xlabel("n (log scale)", fontsize=FONT_SIZE)
                 if col == 0:
                     ax.set_ylabel(r"$q_F(U)$", fontsize=FONT_SIZE)
@@ -188,7 +197,7 @@ def plot_utility_versus_n_panels(
                 handles,
                 names,
                 loc="outside upper left",
-                ncol=2 if len(names) > 6 else 3,
+                ncol=ncols[group],
                 frameon=False,
                 fontsize=FONT_SIZE,
                 title=group,
