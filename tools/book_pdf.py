@@ -18,7 +18,10 @@ How:
 - the pages, in the order of the book's navigation (the sidebar of the root
   page, which is _toc.yml's order: introduction, chapters, API reference, back
   matter), are each printed with ``page.pdf()`` on A4, after MathJax has
-  typeset them; the theme's print stylesheet drops the sidebars and the top bar,
+  typeset them, two at a time (``--jobs``): each of two worker processes runs
+  its own Chromium and reads the pages it printed back with pypdf, so that
+  both cores of a small runner work; the largest pages go first, and the
+  pages are put back in the book's order before anything else is done; the theme's print stylesheet drops the sidebars and the top bar,
   and this script adds a little print CSS: code wraps instead of running off
   the page, a heading is kept on the page of the text it introduces, the
   "Show code cell source" toggles (dead on paper) are dropped with the code
@@ -48,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import html as html_escape
+import multiprocessing
 import os
 import posixpath
 import shutil
@@ -55,6 +59,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +87,10 @@ PAPER = "A4"
 MARGIN = {"top": "14mm", "bottom": "16mm", "left": "15mm", "right": "15mm"}
 SCALE = 0.85
 PRINT_VIEWPORT = {"width": round(680 / SCALE), "height": 1100}
+
+#: Pages printed at once, each worker process with its own Chromium (the
+#: printing and the reading back of the printed pages use a core each).
+JOBS = 2
 
 #: Added to every page before printing.
 PRINT_CSS = """
@@ -414,47 +423,133 @@ def front_matter(
 FOOTERS = "footers.pdf"
 
 
+def launch(pw, base: str, remote: list[str]):
+    """Chromium with a page laid out at the paper's width, offline: a request
+    that does not go to ``base`` is aborted and noted in ``remote``."""
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    context = browser.new_context(viewport=PRINT_VIEWPORT)
+
+    def block(route):  # offline: nothing leaves the machine
+        remote.append(route.request.url)
+        route.abort()
+
+    context.route(lambda url: not is_local(url, base), block)
+    return browser, context.new_page()
+
+
+#: A worker's Chromium: set up once per worker process by ``start_printer``.
+PRINTER: dict = {}
+
+
+def start_printer(base: str) -> None:
+    """Start Playwright and Chromium in a worker process (stopped when the
+    process exits)."""
+    from multiprocessing.util import Finalize
+
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    remote: list[str] = []
+    browser, page = launch(pw, base, remote)
+    PRINTER.update(base=base, page=page, remote=remote)
+
+    def stop():
+        browser.close()
+        pw.stop()
+
+    Finalize(None, stop, exitpriority=10)
+
+
+def print_entry(rel: str, title: str, pdf: str) -> dict:
+    """In a worker: print the page ``rel`` of the book to ``pdf`` and read it
+    back (its number of pages, its stranded headings); return what was learnt
+    of the page, with its problems."""
+    remote = PRINTER["remote"]
+    remote.clear()
+    entry = Entry(rel, title, None, pdf=Path(pdf))
+    try:
+        found = print_page(PRINTER["page"], PRINTER["base"], entry, entry.pdf)
+        entry.n_pages = pdf_pages(entry.pdf)
+        entry.stranded = stranded_headings(entry.pdf, entry.headings)
+    except Exception as error:  # a page that does not load
+        found = [f"{type(error).__name__}: {error}"]
+    found = [f"{rel}: {p}" for p in found] + [
+        f"{rel}: request leaves the machine (blocked): {u}"
+        for u in dict.fromkeys(remote)
+    ]
+    learnt = {
+        name: getattr(entry, name)
+        for name in (
+            "title",
+            "sections",
+            "book",
+            "authors",
+            "headings",
+            "n_pages",
+            "stranded",
+        )
+    }
+    return {"problems": found, **learnt}
+
+
+def html_size(html: Path, rel: str) -> int:
+    try:
+        return (html / rel).stat().st_size
+    except OSError:
+        return 0
+
+
+def print_entries(
+    entries: list[Entry], html: Path, base: str, jobs: int
+) -> list[str]:
+    """Print every page of ``entries`` to its ``pdf``, ``jobs`` at a time,
+    the largest first (so that the workers finish together); fill in what
+    each page told of itself; return the problems, in the book's order."""
+    order = sorted(entries, key=lambda e: -html_size(html, e.rel))
+    problems: list[str] = []
+    with ProcessPoolExecutor(
+        max_workers=max(1, jobs),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=start_printer,
+        initargs=(base,),
+    ) as pool:
+        futures = {
+            entry.rel: pool.submit(
+                print_entry, entry.rel, entry.title, str(entry.pdf)
+            )
+            for entry in order
+        }
+        for entry in entries:
+            try:
+                learnt = futures[entry.rel].result()
+            except Exception as error:  # a worker that failed: no pool left
+                problems.append(f"{entry.rel}: {type(error).__name__}: {error}")
+                break
+            problems += learnt.pop("problems")
+            for name, value in learnt.items():
+                setattr(entry, name, value)
+            entry.sections = [tuple(s) for s in entry.sections]
+    return problems
+
+
 def print_pages(
-    html: Path, workdir: Path
+    html: Path, workdir: Path, jobs: int = JOBS
 ) -> tuple[list[Entry], str, list[str]]:
-    """Print every page of the book in ``html`` into ``workdir``; return the
-    entries, the address they were served from (their links start with it) and
-    the problems."""
+    """Print every page of the book in ``html`` into ``workdir``, ``jobs`` at
+    a time; return the entries, the address they were served from (their
+    links start with it) and the problems."""
     from playwright.sync_api import sync_playwright
 
     server, base = serve(html)
     problems: list[str] = []
-    remote: list[str] = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS
-            )
-            context = browser.new_context(viewport=PRINT_VIEWPORT)
-
-            def block(route):  # offline: nothing leaves the machine
-                remote.append(route.request.url)
-                route.abort()
-
-            context.route(lambda url: not is_local(url, base), block)
-            page = context.new_page()
+            # the navigation, the front matter and the footers: here
+            browser, page = launch(pw, base, [])
             entries = navigation(page, base, root_page(html))
             for i, entry in enumerate(entries):
-                remote.clear()
                 entry.pdf = workdir / f"{i:03d}.pdf"
-                try:
-                    found = print_page(page, base, entry, entry.pdf)
-                    entry.n_pages = pdf_pages(entry.pdf)
-                    entry.stranded = stranded_headings(
-                        entry.pdf, entry.headings
-                    )
-                except Exception as error:  # a page that does not load
-                    found = [f"{type(error).__name__}: {error}"]
-                problems += [f"{entry.rel}: {p}" for p in found]
-                problems += [
-                    f"{entry.rel}: request leaves the machine (blocked): {u}"
-                    for u in dict.fromkeys(remote)
-                ]
+            problems += print_entries(entries, html, base, jobs)
             if not problems:
                 entries = front_matter(page, base, entries, workdir) + entries
                 # the footers: none on the title page
@@ -660,14 +755,15 @@ class Result:
     links: Counter = field(default_factory=Counter)
 
 
-def build(html: Path, out: Path) -> Result:
-    """Print the book in ``html`` to ``out``. Nothing is written when a page
-    has a problem (and a stale ``out`` is removed)."""
+def build(html: Path, out: Path, jobs: int = JOBS) -> Result:
+    """Print the book in ``html`` to ``out``, ``jobs`` pages at a time.
+    Nothing is written when a page has a problem (and a stale ``out`` is
+    removed)."""
     html = html.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="book-pdf-"))
     try:
-        entries, base, problems = print_pages(html, workdir)
+        entries, base, problems = print_pages(html, workdir, jobs)
         if problems:
             out.unlink(missing_ok=True)
             return Result(entries, problems)
@@ -683,6 +779,12 @@ def main() -> int:
     parser.add_argument(
         "out", nargs="?", type=Path, help=f"default: HTML/{BOOK_PDF}"
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=JOBS,
+        help=f"pages printed at once (default {JOBS})",
+    )
     args = parser.parse_args()
     if not Path(CHROMIUM).exists():
         print(
@@ -692,7 +794,7 @@ def main() -> int:
         return 2
     out = args.out or args.html / BOOK_PDF
     start = time.perf_counter()
-    result = build(args.html, out)
+    result = build(args.html, out, args.jobs)
     for problem in result.problems:
         print("FAIL", problem)
     seconds = time.perf_counter() - start
@@ -712,7 +814,7 @@ def main() -> int:
         f"book PDF: {out} ({sum(not e.front for e in result.entries)} "
         "pages of the book, "
         f"{result.pdf_pages} PDF pages, {size:.1f} MiB; links: "
-        f"{links or 'none'}) in {seconds:.1f} s"
+        f"{links or 'none'}) in {seconds:.1f} s ({args.jobs} at a time)"
     )
     return 0
 
