@@ -272,7 +272,7 @@ class PrivatePCA(
         The quantile of the norms a private bound targets.
     bound_share : float, default=0.1
         Share of ε spent on the private bounds (split evenly when both are
-        private), taken before the private mean's share.
+        private); the mean's ``center_share`` is of the same total ε.
     mechanism_options : dict or None, default=None
         Passed to the mechanism: ``granularity`` (safe noise); ``sampler``,
         ``n_sweeps``, ``V0`` (PPCA; ``V0="pca"`` is not ε-DP);
@@ -464,6 +464,17 @@ class PrivatePCA(
         return postprocessing.unproject(self, X)
 
 
+def planned_records(est, n, d) -> list:
+    """Every guarantee record a fit of ``est`` on ``n`` rows of ``d``
+    features would charge, from public quantities only (a dry run; the
+    private mean of a released ``data_norm`` planned at the top of
+    ``bound_range``, as ``fit``'s own dry run does: the records' ε do not
+    depend on it)."""
+    plan = release_plan(est, n, d)
+    top = float(est.bound_range[1]) if plan.bound == "private" else plan.bound
+    return list(plan.bound_records) + _planned(est, plan, n, d, top)
+
+
 def _charge(est, plan, X):
     """:func:`_charge_steps` while holding the accountant (if any), so that
     no other thread charges between its dry run and its last charge."""
@@ -635,6 +646,7 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
         data = made(X, bound, clip=est.clip)
         est.mean_, est.row_bound_ = np.zeros(d), bound
         text = f"‖x_i‖₂ ≤ {bound:.6g}"
+    vars(est).pop("_auto_releases_bound", None)  # the plan's, not kept
     if not wants_rows:
         data = data.matrix
     text += " (clipped)" if est.clip else " (refused above)"
@@ -687,4 +699,4 @@ def _store(est, plan, V, values, total, n, d):
     est._n_features_out = k
 
 
-__all__ = ["PrivatePCA"]
+__all__ = ["PrivatePCA", "planned_records"]

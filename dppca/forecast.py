@@ -257,7 +257,7 @@ def forecast(
         for share in shares:
             eps_m, del_m, mean_loss = rest, delta, 0.0
             if share is not None:
-                eps_mean = share * rest
+                eps_mean = share * epsilon  # a share of the total ε
                 del_mean = share * delta if uses_delta else None
                 mean_loss = mean_error(n, d, R, eps_mean, del_mean, noise)
                 eps_m = rest - eps_mean
@@ -396,7 +396,216 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
         )
 
 
+# ------------------------------------------------------------------------------
+# A grid search within one budget
+# ------------------------------------------------------------------------------
+
+
+def _private_steps(estimator) -> list[tuple[str, object]]:
+    """``(parameter prefix, step)`` of every private step (an estimator
+    with ``epsilon``, ``delta`` and ``accountant`` parameters), in a
+    Pipeline or alone."""
+    from sklearn.pipeline import Pipeline
+
+    def private(step):
+        keys = (
+            step.get_params(deep=False) if hasattr(step, "get_params") else {}
+        )
+        return {"epsilon", "delta", "accountant"} <= set(keys)
+
+    if isinstance(estimator, Pipeline):
+        return [
+            (f"{name}__", step)
+            for name, step in estimator.steps
+            if private(step)
+        ]
+    return [("", estimator)] if private(estimator) else []
+
+
+def _step_records(step, n, d) -> list:
+    """The records a fit of one private step would charge (dry run)."""
+    from .estimator import PrivatePCA, planned_records
+    from .scaler import PrivateStandardScaler, scaler_plan
+
+    if isinstance(step, PrivatePCA):
+        return planned_records(step, n, d)
+    if isinstance(step, PrivateStandardScaler):
+        return [s.record for s in scaler_plan(step, n, d)]
+    raise TypeError(f"no dry run for {type(step).__name__}")
+
+
+def budgeted_grid_search(
+    estimator,
+    param_grid,
+    accountant,
+    X,
+    y=None,
+    *,
+    cv=5,
+    refit=True,
+    scoring=None,
+    compose=True,
+    **search_options,
+):
+    """Run scikit-learn's ``GridSearchCV`` over a private estimator (or a
+    Pipeline with private steps) within what is left of one
+    :class:`~dppca.privacy.accounting.Accountant` budget, or refuse it
+    before any fit.
+
+    **How the budget is split.** The number of fits is public before the
+    search starts: ``m = (#candidates) × (#folds) + (1 if refit)``. With
+    ``(ε_B, δ_B) = accountant.remaining()`` and ``p`` private steps, every
+    private step of every fit gets ``ε_B/(m p)`` and ``δ_B/(m p)`` (``δ``
+    stays ``None`` for a step given ``delta=None``: a pure mechanism), set
+    on the estimator before the search; by basic composition the whole
+    search spends at most ``(ε_B, δ_B)``. With ``compose=True`` (default)
+    the per-step ε is then raised, evenly, to the largest the accountant's
+    own composition affords (a bisection over dry runs: the PLD accountant
+    composes many Gaussian releases far below their sum). Then a **dry
+    run** plans every
+    fit's records (each candidate on each fold's training rows, and the
+    refit on all rows) and asks ``accountant.can_afford``: if the search
+    would not fit, :class:`~dppca.privacy.accounting.BudgetExceededError`
+    is raised before any fit, nothing charged or drawn. Each fit then
+    charges the ledger as usual.
+
+    The split is even: a search with many candidates gives each fit a small
+    ε, which the forecast (``PrivatePCA.plan``) shows before spending
+    anything. ``param_grid`` may not set ``epsilon``, ``delta`` or
+    ``accountant`` of a private step; ``n_jobs`` must be 1 (a worker
+    process holds a copy of the ledger). The private steps are assumed to
+    see ``X``'s ``d`` features (true for a private scaler before
+    ``PrivatePCA``). Failing fits raise (``error_score="raise"``).
+
+    Returns the fitted ``GridSearchCV``, with ``budget_per_fit_`` (the
+    (ε, δ) of each private step of each fit) and ``n_budgeted_fits_``.
+    """
+    from sklearn.base import clone, is_classifier
+    from sklearn.model_selection import GridSearchCV, ParameterGrid, check_cv
+
+    from .privacy.accounting import BudgetExceededError
+
+    steps = _private_steps(estimator)
+    if not steps:
+        raise ValueError(
+            "the estimator has no private step (epsilon, "
+            "delta and accountant parameters)"
+        )
+    reserved = {
+        p + key for p, _ in steps for key in ("epsilon", "delta", "accountant")
+    }
+    grids = [param_grid] if isinstance(param_grid, dict) else param_grid
+    clash = sorted(reserved & {key for g in grids for key in g})
+    if clash:
+        raise ValueError(
+            f"param_grid may not set {clash}: the search splits "
+            "the budget itself"
+        )
+    if search_options.get("n_jobs") not in (None, 1):
+        raise ValueError(
+            "n_jobs must be 1: a worker process would charge a "
+            "copy of the ledger"
+        )
+    search_options["error_score"] = "raise"
+    candidates = list(ParameterGrid(param_grid))
+    splits = list(
+        check_cv(cv, y, classifier=is_classifier(estimator)).split(X, y)
+    )
+    n, d = X.shape
+    m = len(candidates) * len(splits) + (1 if refit else 0)
+    eps_left, delta_left = accountant.remaining()
+    per_eps = eps_left / (m * len(steps))
+    per_delta = delta_left / (m * len(steps))
+    if not per_eps > 0:
+        raise BudgetExceededError(
+            "the accountant has no budget left; nothing fitted"
+        )
+    for prefix, step in steps:
+        if step.delta is not None and not per_delta > 0:
+            raise BudgetExceededError(
+                "the accountant has no δ left for a step with a delta; "
+                "nothing fitted"
+            )
+
+    def configured(scale):
+        settings = {}
+        for prefix, step in steps:
+            settings[prefix + "epsilon"] = per_eps * scale
+            settings[prefix + "accountant"] = accountant
+            if step.delta is not None:
+                settings[prefix + "delta"] = per_delta
+        return clone(estimator).set_params(**settings)
+
+    def affords(scale) -> bool:
+        """The dry run: every fit's records, planned; the refit is of the
+        best candidate, unknown before, so every candidate's must fit."""
+        base = configured(scale)
+        records, refits = [], []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for params in candidates:
+                fitted = clone(base).set_params(**params)
+                for train, _ in splits:
+                    records += _fit_records(fitted, steps, len(train), d)
+                if refit:
+                    refits.append(_fit_records(fitted, steps, n, d))
+        return all(
+            accountant.can_afford(records + extra) for extra in refits or [[]]
+        )
+
+    if not affords(1.0):
+        raise BudgetExceededError(
+            f"a search of {m} fits at ε = {per_eps:.3g} per private step "
+            "would exceed the accountant's budget; nothing was fitted"
+        )
+    scale = 1.0
+    if compose:
+        # the accountant composes more tightly than the sum: the largest
+        # even ε it affords, by bisection on a log scale (dry runs only)
+        low, high = 0.0, math.log(m * len(steps))
+        for _ in range(12):
+            middle = (low + high) / 2
+            low, high = (
+                (middle, high)
+                if affords(math.exp(middle))
+                else (
+                    low,
+                    middle,
+                )
+            )
+        scale = math.exp(low)
+    base = configured(scale)
+    search = GridSearchCV(
+        base,
+        param_grid,
+        cv=splits,
+        refit=refit,
+        scoring=scoring,
+        **search_options,
+    )
+    search.fit(X, y)
+    search.budget_per_fit_ = (
+        per_eps * scale,
+        per_delta if any(s.delta is not None for _, s in steps) else None,
+    )
+    search.n_budgeted_fits_ = m
+    return search
+
+
+def _fit_records(fitted, steps, size, d) -> list:
+    return [
+        record
+        for prefix, _ in steps
+        for record in _step_records(_step_of(fitted, prefix), size, d)
+    ]
+
+
+def _step_of(estimator, prefix):
+    return estimator if not prefix else estimator.named_steps[prefix[:-2]]
+
+
 __all__ = [
+    "budgeted_grid_search",
     "CENTER_SHARES",
     "FORECAST_MECHANISMS",
     "ForecastRow",

@@ -399,3 +399,121 @@ def test_sampler_input_checks():
         permute_and_flip(np.array([], dtype=np.int64), 1.0, 0)
     with pytest.raises(ValueError, match="epsilon"):
         permute_and_flip(np.array([0, -1]), Fraction(0), 0)
+
+
+# -- the public prior, the tail guard and the clipped count (issue 30) ----------
+
+
+def scored_law_by_orders(scores):
+    """Exact law of permute-and-flip with coins p_r = exp(−(S* − S_r)),
+    summed over every visiting order."""
+    S = np.asarray(scores, dtype=float)
+    p = np.exp(S - S.max())
+    law = np.zeros(S.size)
+    for order in itertools.permutations(range(S.size)):
+        reach = 1.0
+        for r in order:
+            law[r] += reach * p[r]
+            reach *= 1 - p[r]
+    return law / math.factorial(S.size)
+
+
+def test_sampler_with_a_penalty_draws_its_law():
+    eps = 0.6
+    u = np.array([-3, 0, -1, -5, -2])
+    h = np.arange(5)
+    law = scored_law_by_orders(eps * u / 2 - h / 2)
+    rng = np.random.default_rng(11)
+    draws = 3000
+    out = [permute_and_flip(u, eps, rng, h) for _ in range(draws)]
+    counts = np.bincount(out, minlength=u.size)
+    assert stats.chisquare(counts, law * draws).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.5, 2.0])
+def test_penalty_keeps_epsilon_on_adversarial_neighbours(eps):
+    """Every utility vector within ℓ∞ distance 1 of another (each entry ±1
+    or 0, the worst a replaced row can do): the exact laws with the prior
+    differ by at most e^ε, and the penalty is data-independent."""
+    u = np.array([-2, 0, -1, -4])
+    h = np.arange(4)
+    P = scored_law_by_orders(eps * u / 2 - h / 2)
+    worst = 0.0
+    for shift in itertools.product((-1, 0, 1), repeat=4):
+        v = u + np.array(shift)
+        Q = scored_law_by_orders(eps * v / 2 - h / 2)
+        worst = max(worst, float(np.max(np.abs(np.log(P) - np.log(Q)))))
+    assert worst <= eps * (1 + 1e-9), (worst, eps)
+    assert worst > 0.5 * eps  # the check has teeth: the bound is nearly met
+
+
+def test_penalty_is_checked():
+    with pytest.raises(ValueError, match="penalty"):
+        permute_and_flip(np.array([0, -1]), 1.0, 0, [0, -1])
+    with pytest.raises(ValueError, match="penalty"):
+        permute_and_flip(np.array([0, -1]), 1.0, 0, [0])
+
+
+def test_tail_guarded_quantile():
+    from dppca.privacy.private_bounds import tail_guarded_quantile
+
+    # large n ε: the target itself
+    assert tail_guarded_quantile(0.95, 10**6, 1.0, 50, 0.05) == 0.95
+    n, eps, G, beta = 1797, 0.08, 57, 0.05
+    tau = (2 / eps) * (math.log(G) + math.log(1 / beta))
+    assert tail_guarded_quantile(0.95, n, eps, G, beta) == pytest.approx(
+        1 - tau / n
+    )
+    assert tail_guarded_quantile(0.95, 50, 0.01, G, beta) == 0.5  # floor
+
+
+def test_guarded_release_does_not_land_in_the_empty_octaves():
+    """Discrete norms packed below 48 and a range up to 256: without the
+    guard the release lands above every norm often; with it, rarely."""
+    rng = np.random.default_rng(0)
+    norms = np.round(rng.normal(30.0, 5.0, 1800).clip(5, 48))
+    grid = dict(lower=2.0, upper=256.0, grid_points=57)
+    above = {None: 0, 0.05: 0}
+    for guard in above:
+        for seed in range(200):
+            b = norm_quantile(
+                norms, 0.95, 0.08, rng=seed, tail_guard=guard, **grid
+            )
+            above[guard] += b.bound > norms.max() * 1.2
+    assert above[0.05] < 20 and above[None] > 2 * above[0.05], above
+
+
+def test_clipped_count_law_and_record():
+    from dppca.privacy.private_bounds import clipped_count
+
+    norms = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    eps = 0.5
+    t = math.ceil(1 / eps)
+    draws = [clipped_count(norms, 2.5, eps, seed)[0] for seed in range(4000)]
+    noise_values = np.array(draws) - 3  # three norms above 2.5
+    support = np.arange(-12, 13)
+    pmf = np.exp(-np.abs(support) / t)
+    pmf /= np.sum(np.exp(-np.abs(np.arange(-400, 401)) / t))
+    observed = np.array([np.sum(noise_values == z) for z in support])
+    assert (
+        stats.chisquare(
+            observed, pmf * 4000 * observed.sum() / (pmf * 4000).sum()
+        ).pvalue
+        > 1e-4
+    )
+    # the exact law of neighbours (counts c, c + 1): ratio at most e^(1/t)
+    log_ratio = np.abs(np.abs(support) - np.abs(support - 1)) / t
+    assert np.max(log_ratio) == pytest.approx(1 / t) and 1 / t <= eps
+    record = clipped_count(norms, 2.5, eps, 0)[1]
+    assert (record.kind, record.epsilon, record.proved) == ("pure", eps, True)
+    assert "clipped" in record.label
+
+
+def test_release_with_a_count_records_it():
+    X = np.random.default_rng(0).standard_normal((2000, 4))
+    b = norm_quantile(
+        X, 0.9, 0.4, lower=0.1, upper=50.0, rng=0, count_epsilon=0.1
+    )
+    assert b.count_guarantee.epsilon == 0.1
+    true = int(np.sum(np.linalg.norm(X, axis=1) > b.bound))
+    assert abs(b.clipped - true) < 200  # Laplace of scale 10 rows

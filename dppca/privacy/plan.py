@@ -5,11 +5,16 @@ and the shape of its data (``n`` and ``d`` are public under replace-one
 neighbours), never a row. It checks every public parameter, warns about
 every one the fit will not use, and plans the fit's releases in order:
 
-1. the private bounds (``data_norm="private"``, ``centered_norm="private"``):
-   a share ``bound_share`` of ε, split evenly, each a permute-and-flip
-   quantile (:mod:`dppca.privacy.private_bounds`);
-2. the private mean (``center=True``): a share ``center_share`` of what is
-   left, Laplace noise when the mechanism is pure, analytic (or discrete)
+0. the "auto" choices: the mechanism and ``center_share`` with the best
+   forecast (:mod:`dppca.forecast`), and whether ``centered_norm="auto"``
+   releases a bound (:func:`resolved_centered_norm`), all from public
+   quantities;
+1. the private bounds (``data_norm="private"``, ``centered_norm="private"``
+   or ``"auto"``): a share ``bound_share`` of ε, split evenly, each a
+   permute-and-flip quantile (:mod:`dppca.privacy.private_bounds`) with a
+   fifth of its ε for a private count of the rows it clips;
+2. the private mean (``center=True``): a share ``center_share`` of the
+   total ε, Laplace noise when the mechanism is pure, analytic (or discrete)
    Gaussian noise otherwise, calibrated by ``private_mean_plan`` once
    the row bound is known (it may be a released one);
 3. the mechanism: the rest, with its guarantee record built by its own
@@ -114,6 +119,7 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
     name, spec, bound, k, epsilon, delta, options, share = checked
     if not spec.uses_delta:
         delta = None
+    total = epsilon
     bound_epsilon, epsilon = _bound_budget(est, epsilon)
     names = tuple(_private_bound_names(est))
     quantile_eps, count_eps = bound_parts(bound_epsilon)
@@ -127,9 +133,16 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
     )
     mean_budget = None
     if private_centre(est):
-        mean_budget, (epsilon, delta) = _split(
-            share, epsilon, None if est.delta is None else float(est.delta)
+        # the mean's share is of the total ε; the mechanism gets the rest
+        mean_budget, (_, delta) = _split(
+            share, total, None if est.delta is None else float(est.delta)
         )
+        if not mean_budget[0] < epsilon:
+            raise ValueError(
+                f"center_share + bound_share = {share} + {est.bound_share} "
+                "leaves the mechanism no epsilon; their sum must be < 1"
+            )
+        epsilon = epsilon - mean_budget[0]
         if not spec.uses_delta:
             delta = None
             mean_budget = (mean_budget[0], None)
@@ -177,6 +190,9 @@ def resolved_centered_norm(est, n=None, d=None):
     clip = est.clip is True or est.clip is np.True_
     if not (private_centre(est) and clip):
         return None
+    share = est.center_share
+    if not isinstance(share, str) and float(share) + est.bound_share >= 1:
+        return None  # no ε would be left for the mechanism
     if est.mechanism not in ("auto",) + forecast.FORECAST_MECHANISMS:
         return None  # no forecast for it: data_norm, as before issue 30
     if n is None:
@@ -558,7 +574,8 @@ def _private_bound_names(est) -> list[str]:
 
 
 def _bound_budget(est, epsilon):
-    """(ε of each private bound, ε left) for the private bounds."""
+    """(ε of each private bound, ε left) for the private bounds: a share
+    ``bound_share`` of the total, split evenly."""
     names = _private_bound_names(est)
     if not names:
         return 0.0, epsilon

@@ -1,0 +1,260 @@
+"""dppca.forecast: the forecast from public quantities, the "auto" choices,
+the warning before a hopeless fit, and the grid search within one budget."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+
+from dppca import PrivatePCA, PrivateStandardScaler
+from dppca import forecast as fc
+from dppca.mechanisms import gaussian_approx as mv
+from dppca.privacy import calibration
+from dppca.privacy.accounting import Accountant, BudgetExceededError
+from dppca.privacy.plan import private_mean_plan
+
+
+def spiked(n, d, spread, seed=0, shift=1.0):
+    """Rows with variances ``spread`` (then zeros) about a mean ``shift``."""
+    rng = np.random.default_rng(seed)
+    scales = np.zeros(d)
+    scales[: len(spread)] = spread
+    return rng.standard_normal((n, d)) * scales + shift
+
+
+# -- the noise comes from the mechanisms' own calibration -----------------------
+
+
+def test_noise_std_is_the_mechanisms_calibration():
+    n, d, eps, delta = 1000, 20, 0.7, 1e-6
+    sigma, _ = mv.safe_noise_sigma(eps, delta, d, "replace_one", n)
+    assert fc.noise_std("gaussian_approx", n, d, eps, delta) == pytest.approx(
+        math.sqrt(2) * sigma, rel=1e-12
+    )
+    float_sigma = calibration.analyze_gauss_sigma(n, eps, delta)
+    safe = calibration.safe_gaussian_input_calibration(
+        d, n, eps, delta, float_sigma
+    )[0]
+    assert fc.noise_std("analyze_gauss", n, d, eps, delta) == safe
+    b = calibration.safe_laplace_input_calibration(d, n, eps)[0]
+    assert fc.noise_std("laplace", n, d, eps, None) == math.sqrt(2) * b
+    with pytest.raises(ValueError, match="no forecast"):
+        fc.noise_std("ppca", n, d, eps, None)
+
+
+def test_mean_error_is_d_sigma_squared_of_the_estimators_plan():
+    n, d, R = 500, 8, 3.0
+    plan = private_mean_plan(
+        type("E", (), {"noise": "safe"})(), n, d, R, (0.2, 1e-6), False
+    )
+    assert fc.mean_error(n, d, R, 0.2, 1e-6) == pytest.approx(d * plan[1] ** 2)
+    # capped at (2R)²: both means lie in the ball of radius R
+    assert fc.mean_error(5, d, R, 1e-3, 1e-9) == (2 * R) ** 2
+
+
+def test_forecast_rows_add_up_and_are_sorted():
+    plan = fc.forecast(2000, 30, 3, 1.0, 1e-5, data_norm=10.0)
+    assert len(plan) == 2 * len(fc.CENTER_SHARES)
+    losses = [r.loss for r in plan]
+    assert losses == sorted(losses)
+    for r in plan:
+        assert r.loss == pytest.approx(r.subspace_loss + r.mean_loss)
+        assert r.subspace_loss == pytest.approx(2 * 3 * r.noise_norm * 100)
+        assert r.random_loss == pytest.approx(100 * (1 - 3 / 30))
+        assert r.random_may_beat == (r.loss >= r.random_loss)
+    text = str(plan)
+    assert text.splitlines()[0].startswith("mechanism")
+    assert len(text.splitlines()) == len(plan) + 1
+    assert plan.to_dicts()[0]["mechanism"] == plan.best.mechanism
+    # Mangoubi-Vishnoi has √2 less off-diagonal noise than Analyze Gauss
+    assert plan.best.mechanism == "gaussian_approx"
+    pure = fc.forecast(2000, 30, 3, 1.0, None, data_norm=10.0)
+    assert {r.mechanism for r in pure} == {"laplace"}
+
+
+def test_the_forecast_bounds_the_measured_loss():
+    """For data within the bounds (no row clipped) the loss of captured
+    variance against PCA's top k stays below the forecast on every seed:
+    the forecast is a bound (with ‖E‖₂ at its typical size)."""
+    n, d, k = 4000, 12, 2
+    X = spiked(n, d, [3.0, 2.0, 1.0, 0.5])
+    Xc = X - X.mean(axis=0)
+    # room for the private mean's error too: no centred row is clipped
+    B = 1.5 * float(np.linalg.norm(Xc, axis=1).max())
+    R = 1.01 * float(np.linalg.norm(X, axis=1).max())
+    C = Xc.T @ Xc / n
+    top = np.sum(np.linalg.eigvalsh(C)[::-1][:k])
+    kw = dict(
+        epsilon=0.5,
+        delta=1e-5,
+        data_norm=R,
+        centered_norm=B,
+        mechanism="gaussian_approx",
+        center_share=0.2,
+    )
+    forecast = PrivatePCA(k, **kw).plan(n, d).best
+    losses = []
+    for seed in range(10):
+        est = PrivatePCA(k, random_state=seed, **kw).fit(X)
+        V = est.components_.T
+        assert est.row_bound_ == B
+        losses.append(top - np.trace(V.T @ C @ V))
+    assert max(losses) < forecast.loss, (max(losses), forecast.loss)
+    # and the forecast is not vacuous here: below a random subspace's loss
+    assert not forecast.random_may_beat
+
+
+# -- "auto" ---------------------------------------------------------------------
+
+
+def test_auto_runs_the_best_forecast():
+    X = spiked(3000, 16, [3.0, 2.0, 1.0])
+    est = PrivatePCA(2, epsilon=1.0, delta=1e-6, data_norm=30.0)
+    best = est.plan(*X.shape).best
+    est.set_params(random_state=0).fit(X)
+    assert (est.mechanism_, est.center_share_) == (
+        best.mechanism,
+        best.center_share,
+    )
+    # a fixed mechanism: only the share is chosen
+    fixed = PrivatePCA(2, epsilon=1.0, delta=1e-6, data_norm=30.0)
+    fixed.set_params(mechanism="analyze_gauss", random_state=0)
+    rows = fixed.plan(*X.shape)
+    assert {r.mechanism for r in rows} == {"analyze_gauss"}
+    assert fixed.fit(X).center_share_ == rows.best.center_share
+    # a fraction of the variance needs released eigenvalues: Analyze Gauss
+    frac = PrivatePCA(0.5, epsilon=1.0, delta=1e-6, data_norm=30.0)
+    assert frac.set_params(random_state=0).fit(X).mechanism_ == "analyze_gauss"
+    # no forecast for a sampler: the old defaults (share 0.2, no bound)
+    ppca = PrivatePCA(
+        1, data_norm=30.0, mechanism="ppca", allow_unproved="ppca"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ppca.set_params(random_state=0).fit(X)
+    assert ppca.center_share_ == 0.2
+    assert ppca.row_bound_ == 30.0
+
+
+def test_auto_centred_bound_only_when_the_noise_is_worth_it():
+    X = spiked(3000, 16, [3.0, 2.0, 1.0])
+    noisy = PrivatePCA(2, epsilon=1.0, delta=1e-6, data_norm=30.0)
+    noisy.set_params(random_state=0).fit(X)
+    labels = [r.label for r in noisy.privacy_releases_]
+    assert any("centred norm quantile" in label for label in labels)
+    assert "centered_norm" in noisy.clipped_rows_
+    assert noisy.row_bound_ < 30.0
+    # at a huge ε the forecast loss is tiny: no release, no row clipped
+    exact = PrivatePCA(2, epsilon=1e6, delta=1e-6, data_norm=30.0)
+    exact.set_params(random_state=0).fit(X)
+    assert not any("quantile" in r.label for r in exact.privacy_releases_)
+    assert exact.row_bound_ == 30.0 and exact.clipped_rows_ == {}
+
+
+# -- the warning before a hopeless fit ------------------------------------------
+
+
+def test_warns_before_fitting_when_random_could_do_as_well():
+    X = spiked(60, 30, [1.0, 1.0])
+    ledger = Accountant(1.0, 1e-5)
+    est = PrivatePCA(
+        3, epsilon=0.1, delta=1e-5 / 2, data_norm=50.0, accountant=ledger
+    )
+    assert est.plan(*X.shape).best.random_may_beat
+    with pytest.warns(fc.UtilityWarning, match="random projection"):
+        est.fit(X)
+    # a comfortable fit does not warn
+    Y = spiked(5000, 10, [3.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fc.UtilityWarning)
+        PrivatePCA(2, epsilon=2.0, delta=1e-6, data_norm=20.0).fit(Y)
+
+
+def test_warning_is_raised_before_any_charge():
+    X = spiked(60, 30, [1.0, 1.0])
+    ledger = Accountant(1.0, 1e-5)
+    est = PrivatePCA(
+        3, epsilon=0.1, delta=1e-6, data_norm=50.0, accountant=ledger
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fc.UtilityWarning)
+        with pytest.raises(fc.UtilityWarning):
+            est.fit(X)
+    assert ledger.charges == ()
+
+
+# -- the grid search within one budget ------------------------------------------
+
+
+def test_budgeted_grid_search_stays_within_the_budget_and_finishes():
+    X = spiked(1200, 10, [3.0, 2.0, 1.0])
+    y = (X[:, 0] > 1.0).astype(int)
+    ledger = Accountant(2.0, 1e-5)
+    pipe = make_pipeline(
+        PrivatePCA(data_norm=20.0, delta=1e-5, random_state=0),
+        LogisticRegression(),
+    )
+    grid = {"privatepca__n_components": [1, 2, 3]}
+    search = fc.budgeted_grid_search(pipe, grid, ledger, X, y, cv=3)
+    assert search.n_budgeted_fits_ == 3 * 3 + 1
+    assert len(ledger.charges) == 10
+    eps, delta = ledger.spent
+    assert eps <= 2.0 * (1 + 1e-9) and delta <= 1e-5
+    # the accountant's composition lets each fit spend more than 2/10
+    assert search.budget_per_fit_[0] > 2.0 / 10
+    assert search.best_params_["privatepca__n_components"] in (1, 2, 3)
+    assert 0.0 <= search.best_score_ <= 1.0
+
+
+def test_budgeted_grid_search_with_a_private_scaler_splits_over_steps():
+    X = spiked(900, 6, [3.0, 2.0])
+    y = (X[:, 0] > 1.0).astype(int)
+    ledger = Accountant(1.5)
+    bounds = (np.full(6, -10.0), np.full(6, 12.0))
+    pipe = make_pipeline(
+        PrivateStandardScaler(bounds, random_state=0),
+        PrivatePCA(data_norm=10.0, random_state=0),
+        LogisticRegression(),
+    )
+    search = fc.budgeted_grid_search(
+        pipe,
+        {"privatepca__n_components": [1, 2]},
+        ledger,
+        X,
+        y,
+        cv=2,
+        compose=False,
+    )
+    m = 2 * 2 + 1
+    assert search.budget_per_fit_ == (pytest.approx(1.5 / (2 * m)), None)
+    assert len(ledger.charges) == 2 * m
+    assert ledger.spent[0] == pytest.approx(1.5)
+
+
+def test_budgeted_grid_search_refuses_before_any_fit():
+    X = spiked(300, 6, [3.0, 2.0])
+    ledger = Accountant(1.0, 1e-5)
+    ledger.charge(
+        PrivatePCA(2, data_norm=10.0, epsilon=1.0, random_state=0)
+        .fit(X)
+        .privacy_releases_
+    )
+    pca = PrivatePCA(data_norm=10.0, random_state=0)
+    with pytest.raises(BudgetExceededError, match="nothing"):
+        fc.budgeted_grid_search(pca, {"n_components": [1, 2]}, ledger, X)
+    assert len(ledger.charges) == 1
+    fresh = Accountant(1.0, 1e-5)
+    with pytest.raises(ValueError, match="may not set"):
+        fc.budgeted_grid_search(pca, {"epsilon": [0.1, 1.0]}, fresh, X)
+    with pytest.raises(ValueError, match="n_jobs"):
+        fc.budgeted_grid_search(
+            pca, {"n_components": [1, 2]}, fresh, X, n_jobs=2
+        )
+    with pytest.raises(ValueError, match="no private step"):
+        fc.budgeted_grid_search(LogisticRegression(), {"C": [1]}, fresh, X)
+    assert fresh.charges == ()
