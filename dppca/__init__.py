@@ -88,6 +88,7 @@ _LAZY = {
     "PrivatePCA": ("estimator", "PrivatePCA"),
     "PrivateStandardScaler": ("scaler", "PrivateStandardScaler"),
     "accounting": ("privacy.accounting", None),
+    "forecast": ("forecast", None),
 }
 
 
@@ -132,6 +133,7 @@ __all__ = [
     "check_symmetric",
     "covariance",
     "exponential",
+    "forecast",
     "haar_subspace",
     "input_perturbation",
     "laplace_input_perturbation",
