@@ -7,8 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from . import legend_outside
 from .experiments import legend_below
+from .foundations import legend_under
 
 
 def plot_correlation_bound_panels(
@@ -109,7 +109,7 @@ def plot_loglog_series(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    legend_outside(ax, fontsize="small")
+    legend_under(ax)
     return ax
 
 
@@ -147,7 +147,7 @@ def plot_privacy_profiles(
     ax.set_xlabel(r"$\varepsilon'$")
     ax.set_ylabel(r"$\delta(\varepsilon')$")
     ax.set_title(title)
-    legend_outside(ax, fontsize="small")
+    legend_under(ax)
     return ax
 
 
@@ -165,5 +165,5 @@ def plot_utility_comparison(
     ax.set_ylabel(r"$q_F(\hat V_k)/q_F(V_k)$")
     ax.set_title(title)
     if legend:
-        legend_outside(ax, fontsize="small")
+        legend_under(ax)
     return ax
