@@ -517,3 +517,30 @@ def test_release_with_a_count_records_it():
     assert b.count_guarantee.epsilon == 0.1
     true = int(np.sum(np.linalg.norm(X, axis=1) > b.bound))
     assert abs(b.clipped - true) < 200  # Laplace of scale 10 rows
+
+
+def test_band_utilities_have_sensitivity_one_on_adversarial_neighbours():
+    """A row moved from below every candidate to above every one (every
+    count drops by one) and rows moved across the band's edges: the
+    utilities move by at most one, and the exact laws by at most e^ε."""
+    from dppca.privacy.private_bounds import band_utilities
+
+    grid = candidate_grid(1.0, 16.0, 5)
+    base = np.geomspace(1.0, 16.0, 11)[1:-1] * 1.001
+    for moved_from, moved_to in [(0.0, 1e9), (1e9, 0.0), (3.0, 9.0)]:
+        norms = np.append(base, moved_from)
+        neighbour = np.append(base, moved_to)
+        for low, high in [(0.5, 0.9), (0.6, 0.6), (0.5, 0.95)]:
+            u = band_utilities(norms, grid, low, high)
+            v = band_utilities(neighbour, grid, low, high)
+            assert np.max(np.abs(u - v)) <= 1
+            for eps in (0.1, 1.0):
+                P = scored_law_by_orders(eps * u / 2)
+                Q = scored_law_by_orders(eps * v / 2)
+                worst = float(np.max(np.abs(np.log(P) - np.log(Q))))
+                assert worst <= eps * (1 + 1e-9)
+    # the band's utilities are zero inside it and the distance outside
+    norms = np.array([0.5, 1.0, 1.5, 2.0, 9.0])
+    u = band_utilities(norms, np.array([0.7, 1.2, 2.5, 20.0]), 0.375, 0.75)
+    # counts 1, 2, 4, 5 against the band [⌈1.875⌉, ⌈3.75⌉] = [2, 4]
+    assert u.tolist() == [-1, 0, 0, -1]

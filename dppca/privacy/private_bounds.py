@@ -69,22 +69,16 @@ private.
 **Small n.** Every candidate above the largest norm has the same utility
 ``−(n − ⌈qn⌉)``, and a wide public range puts many of them there: at small
 ``nε`` these wide empty octaves together outweigh the right candidate (on the
-digits, ``n = 1797``, ε = 0.08, the bound landed above every row 31% of
-the time). With ``tail_guard=β`` the release (i) aims at
-:func:`tail_guarded_quantile` rather than ``q``, a public target ``τ`` rows
-below ``n`` so that each empty candidate trails the best by about ``τ``, and
-(ii) weighs candidate ``j`` by a public prior ``exp(−j/2)`` (a base measure,
-:func:`permute_and_flip`'s ``penalty``; privacy unchanged), so that the
-empty candidates' total weight is a geometric series rather than their
-number. The prior pulls the release down by about ``1/ε`` rows per grid
-step, where the counts rise steeply. :class:`dppca.PrivatePCA` uses both,
-with eight candidates per octave.
-
-**Using it.** The release composes with the rest of a fit as one pure-ε
-release (:func:`dppca.privacy.accounting.compose` of its ``guarantee`` and the
-fit's
-``privacy_releases_``); ``PrivatePCA(data_norm=b.bound, ...)`` then uses a
-bound that is a post-processing of a private release.
+digits, ``n = 1797``, ε = 0.08, the bound landed above every row 31% of the
+time); with few distinct norms (the digits' pixels are integers) the counts
+also jump between neighbouring candidates, so that no candidate has utility
+near 0. With ``tail_guard=β`` the release uses the utility
+``−dist(c_j, [⌈(q' − τ/n)n⌉, ⌈q'n⌉])`` (:func:`band_utilities`, sensitivity
+1): ``q' = `` :func:`tail_guarded_quantile` puts every empty candidate at
+least ``τ`` below a candidate in the band, and the band, ``τ/n`` wide (the
+accuracy slack), contains a candidate's count even when the counts jump.
+Both are public functions of ``n``, ε and ``G``. :class:`dppca.PrivatePCA`
+uses it with eight candidates per octave.
 """
 
 from __future__ import annotations
@@ -471,18 +465,36 @@ def clipped_count(norms, bound, epsilon, rng=None) -> tuple[int, Release]:
     return true + z, record
 
 
+def band_utilities(norms, grid, low, high) -> np.ndarray:
+    """``u_j = −dist(c_j, [⌈low·n⌉, ⌈high·n⌉])`` with ``c_j = #{i : norm_i
+    ≤ b_j}``: zero for every candidate whose count falls in the band.
+
+    The distance to a fixed interval is 1-Lipschitz and each count changes
+    by at most one when one norm is replaced: sensitivity 1, as for
+    :func:`quantile_utilities` (the case ``low = high``)."""
+    norms = _check_norms(norms)
+    n = norms.size
+    lo = math.ceil(Fraction(_real(low, "low")) * n)
+    hi = math.ceil(Fraction(_real(high, "high")) * n)
+    if not 0 <= lo <= hi <= n:
+        raise ValueError(f"need 0 <= low <= high <= 1; got {low!r}, {high!r}")
+    counts = np.searchsorted(np.sort(norms), np.asarray(grid), side="right")
+    counts = counts.astype(np.int64)
+    return -(np.maximum(lo - counts, 0) + np.maximum(counts - hi, 0))
+
+
 def _draw(
     norms, q, grid, record, rng, tail_guard=None, count_epsilon=None
 ) -> PrivateBound:
-    penalty = None
-    if tail_guard is not None:
-        q = tail_guarded_quantile(
-            q, norms.size, record.epsilon, grid.size, tail_guard
-        )
-        penalty = np.arange(grid.size)  # e^(−1/2) per step up the grid
     rng = as_generator(rng)
-    utilities = quantile_utilities(norms, grid, q)
-    index = permute_and_flip(utilities, record.epsilon, rng, penalty)
+    if tail_guard is None:
+        utilities = quantile_utilities(norms, grid, q)
+    else:
+        n, eps = norms.size, record.epsilon
+        q = tail_guarded_quantile(q, n, eps, grid.size, tail_guard)
+        tau = (2.0 / eps) * (math.log(grid.size) + math.log(1 / tail_guard))
+        utilities = band_utilities(norms, grid, max(0.5, q - tau / n), q)
+    index = permute_and_flip(utilities, record.epsilon, rng)
     bound = float(grid[index])
     if count_epsilon is None:
         return PrivateBound(bound, index, q, grid, record)
@@ -531,12 +543,11 @@ def norm_quantile(
     rng : numpy.random.Generator, int or None
         Randomness (:func:`dppca.validation.as_generator`).
     tail_guard : float or None
-        ``β``: aim at :func:`tail_guarded_quantile` instead of ``quantile``
-        (a public function of ``n``, ε and ``G``), and weigh candidate ``j``
-        by the public prior ``exp(−j/2)`` (``penalty`` of
-        :func:`permute_and_flip`), so that the many empty candidates above
-        the largest norm cannot together outweigh the right one. ``None``
-        (the default): aim at ``quantile``, no prior.
+        ``β``: aim at the band of quantiles ``[q' − τ/n, q']`` (floored at
+        1/2) with ``q'`` :func:`tail_guarded_quantile` (public functions of
+        ``n``, ε and ``G``; :func:`band_utilities`), so that the many empty
+        candidates above the largest norm cannot together outweigh the
+        right one. ``None`` (the default): aim at ``quantile``.
     count_epsilon : float or None
         Also release the number of rows above the released bound with this
         ε (:func:`clipped_count`; a second pure release, record in
@@ -692,6 +703,7 @@ def centred_norm_quantile(
 
 
 __all__ = [
+    "band_utilities",
     "clipped_count",
     "count_guarantee",
     "quantile_guarantee",
