@@ -11,7 +11,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import legend_outside
+from .foundations import legend_under
 
 #: One colour per release, shared by all figures of the chapter.
 RELEASE_COLOURS = {
@@ -50,7 +50,7 @@ def plot_errors_against_dimension(
     ax.set_xlabel("dimension d")
     ax.set_ylabel(r"$\|\hat A_k - A_k\|_F$ (units of the noise $s$)")
     ax.set_title(title)
-    legend_outside(ax, fontsize="small")
+    legend_under(ax)
     return fig
 
 
@@ -61,7 +61,7 @@ def plot_gap_statistics(
     and ``complex``) with Wigner's surmises (dashed). Right: empirical
     ``P(gap < x)`` of the smallest noisy gap inside the top block, log-log,
     with the fitted exponents in the legend."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 4.2))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(7.0, 4.2))
     bins = np.linspace(0.0, 3.5, 36)
     grid = np.linspace(0.0, 3.5, 300)
     for field, values in spacings.items():
@@ -100,7 +100,7 @@ def plot_gap_statistics(
     right.set_xlabel("x (units of the noise s)")
     right.set_ylabel("P(smallest gap < x)")
     right.set_title("Smallest gap in the noisy top block")
-    legend_outside(right, fontsize="small")
+    legend_under(right, ncol=1)
     fig.suptitle(title)
     fig.subplots_adjust(wspace=0.3)
     return fig

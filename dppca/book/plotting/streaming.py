@@ -6,8 +6,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from . import legend_outside
 from .experiments import STYLE as MECHANISM_STYLE
+from .foundations import legend_under
 
 #: Line style per series of the chapter's figures; the mechanisms of earlier
 #: chapters keep their encoding (``dppca.book.plotting.experiments.STYLE``).
@@ -38,7 +38,7 @@ def plot_error_versus_n(
         ax.loglog(ns, values, color="k", linestyle=ls, lw=1, label=label)
     ax.set_xlabel("rows $n$")
     ax.set_ylabel(r"error $\sin\theta(\hat v, v_1)$")
-    legend_outside(ax, fontsize="small")
+    legend_under(ax)
     return ax
 
 
@@ -56,5 +56,5 @@ def plot_radii(steps_by_label: dict, ax=None):
         )
     ax.set_xlabel("step $t$")
     ax.set_ylabel("released radius $r_t$")
-    legend_outside(ax, fontsize="small")
+    legend_under(ax)
     return ax
