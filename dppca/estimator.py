@@ -261,8 +261,8 @@ class PrivatePCA(
         the range ``(R/64, 2R)`` (centred rows of data in the R-ball lie
         within 2R) when ``clip=True`` and the forecast loses at least
         ``dppca.privacy.plan.AUTO_BOUND_THRESHOLD`` of R² (else ``None``).
-        Released bounds aim below ``bound_quantile`` when nε is small
-        (``private_bounds.tail_guarded_quantile``), cost ``bound_share``
+        Released bounds aim at a band below ``bound_quantile`` when nε is
+        small (``private_bounds.band_utilities``), cost ``bound_share``
         of ε (a fifth of it for a private count of the clipped rows) and
         warn (``UtilityWarning``) at an end of their range.
     bound_range : (float, float) or None, default=None
