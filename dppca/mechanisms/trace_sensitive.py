@@ -123,6 +123,7 @@ from .trace_sensitive_radius import (
     wigner_norm_bound,
 )
 from .trace_sensitive_spectrum import (
+    capped_simplex_projection,
     project_spectrum,
     project_spectrum_with_trace,
     rayleigh_quotients,
@@ -228,16 +229,20 @@ def _noisy_matrix(A, step: GaussianStep, noise, rng) -> np.ndarray:
     )
 
 
-def _separate(A, calibration, rng):
+def _separate(A, calibration, rng, trace_bound=None):
     """The separate release on ``A`` (rows of norm ≤ 1): the eigenvectors
     ``P̃`` of ``A + E`` (``released_basis``), then the Rayleigh quotients of
-    ``A`` along them plus ``z``, projected onto ``[0, 1]``. Nothing here
+    ``A`` along them plus ``z``, projected onto ``[0, 1]`` or, with a
+    ``trace_bound``, onto the capped simplex of that sum. Nothing here
     can refuse: every branch reads released values only."""
     s, noise = calibration.steps, calibration.noise
     noisy_matrix = _noisy_matrix(A, s["vectors"], noise, rng)
     P = released_basis(noisy_matrix)
     noisy_values = _noisy(rayleigh_quotients(A, P), s["values"], noise, rng)
-    values = np.clip(noisy_values, 0.0, 1.0)
+    if trace_bound is None:
+        values = np.clip(noisy_values, 0.0, 1.0)
+    else:
+        values = capped_simplex_projection(noisy_values, trace_bound)
     out = (P * values) @ P.T
     return (out + out.T) / 2
 
@@ -333,16 +338,19 @@ def trace_sensitive_covariance(
                 X, radius
             ).matrix
         A_r = moment_cache[key]
-    if release == "gaussian":
-        M = project_spectrum(
-            _noisy_matrix(A_r, calibration.steps["gaussian"], noise, rng)
-        )
-    else:
-        M = _separate(A_r, calibration, rng)
+    trace_bound = None
     if run is not None and trace_projection:
         sigma_t = calibration.steps["trace"].sigma
         bound = (run.trace_estimate + TRACE_BOUND_Z * sigma_t) / radius**2
-        M = project_spectrum_with_trace(M, min(1.0, max(bound, 0.0)))
+        trace_bound = min(1.0, max(bound, 0.0))
+    if release == "gaussian":
+        noisy = _noisy_matrix(A_r, calibration.steps["gaussian"], noise, rng)
+        if trace_bound is None:
+            M = project_spectrum(noisy)
+        else:
+            M = project_spectrum_with_trace(noisy, trace_bound)
+    else:
+        M = _separate(A_r, calibration, rng, trace_bound)
     estimate = released(M * (radius * radius), record)
     return (estimate, run) if return_run else estimate
 

@@ -71,6 +71,31 @@ def project_spectrum(M, upper: float = 1.0) -> np.ndarray:
     return (out + out.T) / 2
 
 
+def capped_simplex_projection(
+    values, bound: float, upper: float = 1.0
+) -> np.ndarray:
+    """The Euclidean projection of ``values`` onto ``{μ : 0 ≤ μ_i ≤ upper,
+    Σ μ_i ≤ bound}``: ``μ_i = clip(λ_i − θ, 0, upper)`` with ``θ = 0`` when
+    the clipped values already sum to at most ``bound``, else the ``θ > 0``
+    at which they sum to ``bound`` (the KKT conditions of the capped
+    simplex), found by bisection (200 halvings of ``[0, max λ]``)."""
+    b = float(bound)
+    if not b >= 0:
+        raise ValueError(f"bound must be >= 0; got {bound!r}")
+    lam = np.asarray(values, dtype=float)
+    mu = np.clip(lam, 0.0, upper)
+    if math.fsum(mu.tolist()) <= b:
+        return mu
+    lo, hi = 0.0, float(max(lam.max(), 0.0))
+    for _ in range(200):
+        theta = (lo + hi) / 2
+        if math.fsum(np.clip(lam - theta, 0.0, upper).tolist()) > b:
+            lo = theta
+        else:
+            hi = theta
+    return np.clip(lam - hi, 0.0, upper)
+
+
 def project_spectrum_with_trace(
     M, trace_bound: float, upper: float = 1.0
 ) -> np.ndarray:
@@ -78,29 +103,14 @@ def project_spectrum_with_trace(
     S ⪯ upper·I, tr S ≤ trace_bound}``.
 
     ``C`` depends on the spectrum only, so the projection keeps the
-    eigenvectors of ``M`` and projects its eigenvalues ``λ`` onto ``{μ : 0 ≤
-    μ_i ≤ upper, Σ μ_i ≤ b}``: ``μ_i = clip(λ_i − θ, 0, upper)`` with ``θ =
-    0`` when the clipped spectrum already sums to at most ``b``, else the
-    ``θ > 0`` at which it sums to ``b`` (the KKT conditions of the capped
-    simplex; found by bisection, 200 halvings of ``[0, max λ]``). ``C`` is
-    convex, so for every ``A`` in ``C``, ``‖P_C(M) − A‖_F ≤ ‖M − A‖_F``: with
-    a bound on the trace that holds, the projection never moves ``M``
-    away from ``A`` (chapter 18). Without a binding trace it equals
-    ``project_spectrum``."""
-    b = float(trace_bound)
-    if not b >= 0:
-        raise ValueError(f"trace_bound must be >= 0; got {trace_bound!r}")
+    eigenvectors of ``M`` and projects its eigenvalues onto the capped
+    simplex (``capped_simplex_projection``). ``C`` is convex, so for every
+    ``A`` in ``C``, ``‖P_C(M) − A‖_F ≤ ‖M − A‖_F``: with a bound on the trace
+    that holds, the projection never moves ``M`` away from ``A`` (chapter
+    18). When the trace bound does not bind it equals ``project_spectrum``.
+    """
     lam, V = np.linalg.eigh(np.asarray(M, dtype=float))
-    mu = np.clip(lam, 0.0, upper)
-    if math.fsum(mu.tolist()) > b:
-        lo, hi = 0.0, float(max(lam.max(), 0.0))
-        for _ in range(200):
-            theta = (lo + hi) / 2
-            if math.fsum(np.clip(lam - theta, 0.0, upper).tolist()) > b:
-                lo = theta
-            else:
-                hi = theta
-        mu = np.clip(lam - hi, 0.0, upper)
+    mu = capped_simplex_projection(lam, trace_bound, upper)
     out = (V * mu) @ V.T
     return (out + out.T) / 2
 
@@ -169,6 +179,7 @@ def rayleigh_quotients(A, P) -> np.ndarray:
 
 
 __all__ = [
+    "capped_simplex_projection",
     "project_spectrum",
     "project_spectrum_with_trace",
     "rayleigh_quotients",
