@@ -102,7 +102,7 @@ def plot_gap_statistics(
     right.set_title("Smallest gap in the noisy top block")
     legend_under(right, ncol=1)
     fig.suptitle(title)
-    fig.subplots_adjust(wspace=0.3)
+    fig.subplots_adjust(wspace=0.35, top=0.84)
     return fig
 
 

@@ -91,7 +91,7 @@ def plot_loglog_series(
     with dashed
     reference curves (name -> y values)."""
     if ax is None:
-        _, ax = plt.subplots()
+        _, ax = plt.subplots(figsize=(7.0, 3.6))
     for name, y in series.items():
         if isinstance(y, tuple):
             y, low, high = y
@@ -123,7 +123,7 @@ def plot_privacy_profiles(
     bottom line: a Monte Carlo estimate resolves nothing below about one
     over its number of samples."""
     if ax is None:
-        _, ax = plt.subplots()
+        _, ax = plt.subplots(figsize=(7.0, 3.6))
     bottom = 1e-300 if floor is None else floor
     for name, y in curves.items():
         if isinstance(y, tuple):
@@ -157,7 +157,7 @@ def plot_utility_comparison(
     """Captured-variance ratio q_F / q_F(PCA) against n for several mechanisms
     (name -> (mean, low, high))."""
     if ax is None:
-        _, ax = plt.subplots()
+        _, ax = plt.subplots(figsize=(7.0, 3.6))
     for name, (mean, low, high) in utilities.items():
         ax.semilogx(n_values, mean, "o-", label=name)
         ax.fill_between(n_values, low, high, alpha=0.2)
