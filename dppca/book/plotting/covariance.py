@@ -16,9 +16,12 @@ def plot_privacy_loss_versus_n(losses, epsilon: float, axes=None):
     """
     dims = sorted(losses["d"].unique())
     if axes is None:
+        # the column's width for all panels, so that the page does not
+        # shrink the text
         _, axes = plt.subplots(
-            1, len(dims), figsize=(5 * len(dims), 3.8), sharey=True
+            1, len(dims), figsize=(7.0, 3.6), sharey=True, squeeze=False
         )
+        axes = axes[0]
     axes = np.atleast_1d(axes)
     for ax, d in zip(axes, dims):
         part = losses[losses["d"] == d]
@@ -27,7 +30,10 @@ def plot_privacy_loss_versus_n(losses, epsilon: float, axes=None):
             ax.semilogx(sub["n"], sub["loss"], marker="o", ms=3, label=label)
         ax.axhline(epsilon, color="k", ls="--", lw=0.8)
         ax.set_xlabel("n")
-        ax.set_title(f"d = {d}: exact privacy loss of one step, ε = {epsilon}")
+        ax.set_title(f"d = {d}")
+    axes[0].figure.suptitle(
+        f"Exact privacy loss of one vector step (budget ε = {epsilon:g})"
+    )
     axes[0].set_ylabel("worst-case privacy loss")
     axes[0].legend(fontsize="small")
     return axes
