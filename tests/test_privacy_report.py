@@ -119,8 +119,10 @@ def test_accountant_report_lists_every_charge(X):
     data = report.to_dict()
     assert [c["label"] for c in data["charges"]] == list(ledger.charges)
     charged = first.privacy_releases_ + second.privacy_releases_
-    assert len(report.releases) == len(charged) == 4
-    assert [len(c["releases"]) for c in data["charges"]] == [2, 2]
+    # each default fit: the private mean, the centred rows' private bound,
+    # the private count of rows clipped to it, the mechanism
+    assert len(report.releases) == len(charged) == 8
+    assert [len(c["releases"]) for c in data["charges"]] == [4, 4]
     assert (data["epsilon"], data["delta"]) == ledger.spent
     assert data["budget"]["remaining"] == list(ledger.remaining())
     assert "compose" in data["composition"]
