@@ -1,7 +1,6 @@
 """Chapter 8's small-multiple figures and table helpers
 (:mod:`dppca.book.plotting.utility_panels`)."""
 
-import math
 
 import matplotlib
 import numpy as np
@@ -119,19 +118,3 @@ def test_versus_epsilon_panels_one_per_group_shared_scale():
             assert names[: len(keys)] == [labels[key] for key in keys]
     finally:
         matplotlib.pyplot.close(fig)
-
-
-def test_proposals_text():
-    got = up.proposals_text([np.nan, math.inf, 1234.0, 2.6e7, 9.96e6])
-    assert got == ["—", "> 10¹⁸", "1,234", "2.6×10⁷", "1.0×10⁷"]
-
-
-def test_table_of_hides_the_index_and_marks_missing():
-    frame = pd.DataFrame(
-        {"a": [1.23456, np.nan], "b": ["x", "y"]}, index=[7, 8]
-    )
-    html = up.table_of(
-        frame, {"a": ("A", "{:.2f}"), "b": ("B", "{}")}
-    ).to_html()
-    assert "1.23" in html and "—" in html and ">A<" in html
-    assert ">7<" not in html

@@ -1,6 +1,15 @@
 import math
 
-from dppca.book.tables import decimals, times_ten, unit_fraction
+import numpy as np
+import pandas as pd
+
+from dppca.book.tables import (
+    decimals,
+    proposals_text,
+    table_of,
+    times_ten,
+    unit_fraction,
+)
 
 
 def test_times_ten_writes_powers_of_ten_not_e_notation():
@@ -46,3 +55,17 @@ def test_unit_fraction_writes_radii_of_the_dyadic_grid():
 def test_thousandths_stay_plain_and_smaller_values_take_a_power():
     assert times_ten(0.00801, 2) == "0.00801"
     assert times_ten(0.000244, 2) == "2.44×10⁻⁴"
+
+
+def test_proposals_text():
+    got = proposals_text([np.nan, math.inf, 1234.0, 2.6e7, 9.96e6])
+    assert got == ["—", "> 10¹⁸", "1,234", "2.6×10⁷", "1.0×10⁷"]
+
+
+def test_table_of_hides_the_index_and_marks_missing():
+    frame = pd.DataFrame(
+        {"a": [1.23456, np.nan], "b": ["x", "y"]}, index=[7, 8]
+    )
+    html = table_of(frame, {"a": ("A", "{:.2f}"), "b": ("B", "{}")}).to_html()
+    assert "1.23" in html and "—" in html and ">A<" in html
+    assert ">7<" not in html

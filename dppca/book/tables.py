@@ -1,9 +1,8 @@
 """Numbers written for the page rather than printed by Python: a power of
 ten as ``1.2×10⁻⁵`` instead of ``1.2e-05``, fixed decimals with a true minus
 sign and no negative zero, and "—" for a missing value. The chapters pass
-these as the per-column formats of
-:func:`dppca.book.plotting.utility_panels.table_of`, and glue their output
-where a sentence quotes a number."""
+these as the per-column formats of :func:`table_of`, which makes a table for
+the page, and glue their output where a sentence quotes a number."""
 
 import math
 
@@ -70,3 +69,43 @@ def unit_fraction(x) -> str:
     if 0 < x < 1 and abs(1 / x - round(1 / x)) < 1e-9:
         return f"1/{round(1 / x)}"
     return _minus(f"{x:.3f}")
+
+
+def proposals_text(values) -> list[str]:
+    """Counts of proposals written for a table: "—" where none applies
+    (NaN), an infinite cap (one beyond 1e18, which no release could draw,
+    :func:`dppca.book.peers.proposal_cap`) as "> 10¹⁸", counts below a
+    million with thousands separators, larger ones as a power of ten
+    (``2.6×10⁷``)."""
+    out = []
+    for v in values:
+        v = float(v)
+        if math.isnan(v):
+            out.append("—")
+        elif math.isinf(v):
+            out.append("> 10¹⁸")
+        elif v < 1e6:
+            out.append(f"{v:,.0f}")
+        else:
+            exponent = math.floor(math.log10(v))
+            mantissa = round(v / 10.0**exponent, 1)
+            if mantissa >= 10:
+                mantissa, exponent = mantissa / 10, exponent + 1
+            power = str(exponent).translate(_SUPERSCRIPT)
+            out.append(f"{mantissa:.1f}×10{power}")
+    return out
+
+
+def table_of(frame, columns: dict, index: bool = False):
+    """A table for the page (a pandas Styler, which the book's stylesheet
+    pads): the columns of ``frame`` named in ``columns`` (``{column:
+    (heading, format)}``, in that order), each with its own format (a format
+    string such as ``"{:.3f}"`` or a function such as :func:`times_ten`),
+    "—" for a missing value, and no index unless ``index``."""
+    shown = frame[list(columns)].rename(
+        columns={old: heading for old, (heading, _) in columns.items()}
+    )
+    styler = shown.style.format(
+        {heading: rule for heading, rule in columns.values()}, na_rep=MISSING
+    )
+    return styler if index else styler.hide(axis="index")
