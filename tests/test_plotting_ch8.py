@@ -1,7 +1,6 @@
 """Chapter 8's small-multiple figures and table helpers
 (:mod:`dppca.book.plotting.utility_panels`)."""
 
-
 import matplotlib
 import numpy as np
 import pandas as pd

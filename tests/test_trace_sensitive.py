@@ -405,18 +405,32 @@ def test_trace_projection_is_the_projection_onto_its_set(seed):
     M = rng.standard_normal((d, d)) * rng.uniform(0.1, 2)
     M = (M + M.T) / 2 + np.eye(d) * rng.uniform(-0.5, 1.5)
     P = ts_spectrum.project_spectrum_with_trace(M, b)
+    clipped = ts_spectrum.project_spectrum(M)
     lam = np.linalg.eigvalsh(P)
     assert lam.min() >= -1e-12 and lam.max() <= 1 + 1e-12
     assert np.trace(P) <= b + 1e-9
     for _ in range(50):
         S = _in_trace_set(rng, d, b)
-        assert np.sum((M - P) * (S - P)) <= 1e-9
-        assert np.linalg.norm(P - S) <= np.linalg.norm(M - S) + 1e-12
+        # P is the projection of the clipped matrix onto the set
+        assert np.sum((clipped - P) * (S - P)) <= 1e-9
+        assert np.linalg.norm(P - S) <= np.linalg.norm(clipped - S) + 1e-12
+        assert np.linalg.norm(clipped - S) <= np.linalg.norm(M - S) + 1e-12
     # a bound that does not bind: the plain projection onto [0, 1]
     loose = ts_spectrum.project_spectrum_with_trace(M, 2.0 * d)
     np.testing.assert_allclose(
         loose, ts_spectrum.project_spectrum(M), atol=1e-12
     )
+
+
+def test_trace_projection_starts_from_the_clipped_spectrum():
+    # the red team's counterexample: projecting M itself onto the set moves
+    # it farther from A than clipping does (0.707 against 0.5)
+    A = np.diag([0.5, 0.5])
+    M = np.diag([3.0, 0.5])
+    P = ts_spectrum.project_spectrum_with_trace(M, 1.0)
+    clipped = ts_spectrum.project_spectrum(M)
+    assert np.linalg.norm(P - A) <= np.linalg.norm(clipped - A)
+    np.testing.assert_allclose(P, np.diag([0.75, 0.25]), atol=1e-12)
 
 
 def test_trace_projection_never_increases_the_error_when_its_bound_holds():

@@ -72,12 +72,14 @@ chapter 18 says which is whose):
 * the eigenvalues are the Rayleigh quotients of ``A_r`` along the released
   eigenvectors instead of its eigenvalues: the same sensitivity, no
   eigenvalue computation to verify, and never a larger error (chapter 18);
-* the adaptive release is projected onto the PSD matrices with eigenvalues
-  at most one and trace at most ``(t̂ + 3σ_t)/r²`` (``t̂`` the released trace,
-  ``σ_t`` its noise; ``project_spectrum_with_trace``), ours: post-processing
-  of two releases, which never increases the Frobenius error whenever the
-  bound holds (probability 0.99865 or more), and removes most of the
-  positive part of the noise's spectrum that clipping at zero leaves.
+* the adaptive release, clipped to eigenvalues in ``[0, 1]``, is then
+  projected onto the PSD matrices with eigenvalues at most one and trace at
+  most ``(t̂ + 3σ_t)/r²`` (``t̂`` the released trace, ``σ_t`` its noise;
+  ``project_spectrum_with_trace``), ours: post-processing of two releases,
+  never farther from the clipped rows' second moment than the clipped
+  release whenever the bound holds (probability 0.99865 or more); it
+  removes most of the positive part of the noise's spectrum that clipping
+  at zero leaves.
 
 The family's other modules: ``trace_sensitive_calibration`` (every step's
 noise, from public parameters), ``trace_sensitive_radius`` (the radius
@@ -232,17 +234,16 @@ def _noisy_matrix(A, step: GaussianStep, noise, rng) -> np.ndarray:
 def _separate(A, calibration, rng, trace_bound=None):
     """The separate release on ``A`` (rows of norm ≤ 1): the eigenvectors
     ``P̃`` of ``A + E`` (``released_basis``), then the Rayleigh quotients of
-    ``A`` along them plus ``z``, projected onto ``[0, 1]`` or, with a
-    ``trace_bound``, onto the capped simplex of that sum. Nothing here
-    can refuse: every branch reads released values only."""
+    ``A`` along them plus ``z``, clipped to ``[0, 1]`` and, with a
+    ``trace_bound``, then projected onto the capped simplex of that sum.
+    Nothing here can refuse: every branch reads released values only."""
     s, noise = calibration.steps, calibration.noise
     noisy_matrix = _noisy_matrix(A, s["vectors"], noise, rng)
     P = released_basis(noisy_matrix)
     noisy_values = _noisy(rayleigh_quotients(A, P), s["values"], noise, rng)
-    if trace_bound is None:
-        values = np.clip(noisy_values, 0.0, 1.0)
-    else:
-        values = capped_simplex_projection(noisy_values, trace_bound)
+    values = np.clip(noisy_values, 0.0, 1.0)
+    if trace_bound is not None:
+        values = capped_simplex_projection(values, trace_bound)
     out = (P * values) @ P.T
     return (out + out.T) / 2
 
@@ -284,11 +285,11 @@ def trace_sensitive_covariance(
     selection compares, ``selection`` the rule (``choose_radius``: the
     authors' heuristic by default, or ``"bounds"``). ``noise``: ``"safe"``
     (default) or ``"float"``. ``trace_projection`` (adaptive only): project
-    the release onto ``{0 ⪯ S ⪯ I, tr S ≤ min(1, (t̂ + 3σ_t)/r²)}`` (``t̂``
-    the released trace of ``A``, ``σ_t`` its noise, ``r`` the radius; the
-    clipped rows' ``A_r`` has trace at most ``tr A / r²``), post-processing
-    that never increases the error when the bound holds; ``False`` gives
-    the release clipped to ``[0, 1]`` only, as before chapter 18's revision.
+    the clipped release onto ``{0 ⪯ S ⪯ I, tr S ≤ min(1, (t̂ + 3σ_t)/r²)}``
+    (``t̂`` the released trace of ``A``, ``σ_t`` its noise, ``r`` the radius;
+    the clipped rows' ``A_r`` has trace at most ``tr A / r²``),
+    post-processing that never moves it away from ``A_r`` when the bound
+    holds; ``False`` gives the release clipped to ``[0, 1]`` only.
 
     Returns the ``d x d`` estimate as a ``dppca.privacy.guarantees.Released``
     array (and, with ``return_run``, the ``TraceSensitiveRun``; None for

@@ -99,18 +99,20 @@ def capped_simplex_projection(
 def project_spectrum_with_trace(
     M, trace_bound: float, upper: float = 1.0
 ) -> np.ndarray:
-    """The Frobenius projection of the symmetric ``M`` onto ``C = {S : 0 ⪯
-    S ⪯ upper·I, tr S ≤ trace_bound}``.
+    """``M`` with its eigenvalues clipped to ``[0, upper]``
+    (``project_spectrum``), then projected onto ``C = {S : 0 ⪯ S ⪯
+    upper·I, tr S ≤ trace_bound}``.
 
-    ``C`` depends on the spectrum only, so the projection keeps the
-    eigenvectors of ``M`` and projects its eigenvalues onto the capped
-    simplex (``capped_simplex_projection``). ``C`` is convex, so for every
-    ``A`` in ``C``, ``‖P_C(M) − A‖_F ≤ ‖M − A‖_F``: with a bound on the trace
-    that holds, the projection never moves ``M`` away from ``A`` (chapter
-    18). When the trace bound does not bind it equals ``project_spectrum``.
+    ``C`` depends on the spectrum only, so both steps keep the eigenvectors
+    of ``M``; the second projects the clipped eigenvalues onto the capped
+    simplex (``capped_simplex_projection``). ``C`` is convex and contained in
+    ``{0 ⪯ S ⪯ upper·I}``, so for every ``A`` in ``C`` the result is no
+    farther from ``A`` in Frobenius norm than the clipped matrix, which is no
+    farther than ``M`` (chapter 18). When the trace bound does not bind it
+    equals ``project_spectrum(M)``.
     """
     lam, V = np.linalg.eigh(np.asarray(M, dtype=float))
-    mu = capped_simplex_projection(lam, trace_bound, upper)
+    mu = capped_simplex_projection(np.clip(lam, 0.0, upper), trace_bound, upper)
     out = (V * mu) @ V.T
     return (out + out.T) / 2
 
