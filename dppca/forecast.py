@@ -39,9 +39,11 @@ total variance on average. For data whose centred rows have norm ``B`` and
 whose variance all lies in ``k`` directions, PCA captures ``B²`` and a random
 subspace ``B² k/d``: its loss is ``B²(1 − k/d)``, the largest a random
 subspace can lose on data within the bound. When the forecast loss reaches
-that, not even the most favourable data in the bound lets the private
-release beat a random subspace by the bound, and :class:`dppca.PrivatePCA`
-warns (:class:`UtilityWarning`) before fitting.
+that, the bound cannot show the private release beating a random subspace
+even on the most favourable data in the bound, and :class:`dppca.PrivatePCA`
+warns (:class:`UtilityWarning`) before fitting. The warning is about the
+forecast, not the fit: the bound is loose, and a fit it warns about may
+still capture far more than a random subspace.
 """
 
 from __future__ import annotations
@@ -63,8 +65,11 @@ FORECAST_MECHANISMS = ("gaussian_approx", "analyze_gauss", "laplace")
 
 
 class UtilityWarning(UserWarning):
-    """The forecast says a fit cannot beat a random subspace, even on the
-    most favourable data within its bounds (:mod:`dppca.forecast`)."""
+    """The forecast cannot show that a fit beats a random subspace, even on
+    the most favourable data within its bounds: its loss bound is at least
+    what a random k-subspace loses there (:mod:`dppca.forecast`). The bound
+    is often loose, so the fit may still do much better; the warning only
+    says the forecast cannot vouch for it."""
 
 
 @dataclass(frozen=True)
@@ -358,9 +363,10 @@ class PlanMixin:
         ``loss`` is a *bound* on the captured variance lost against PCA's
         top k, from public quantities only (n, d, k, ε, δ, the bounds, the
         noise), for data within the bounds: not a promise;
-        ``random_may_beat`` says whether a random k-subspace could do as
-        well on the most favourable such data (module docstring). Reads no
-        data and costs no budget."""
+        ``random_may_beat`` says whether the bound reaches the loss of a
+        random k-subspace on the most favourable such data, so that the
+        forecast cannot show the fit doing better (module docstring). Reads
+        no data and costs no budget."""
         return estimator_plan(self, int(n_samples), int(n_features))
 
 
@@ -379,7 +385,8 @@ def choose(est, n, d) -> tuple[str, object]:
 
 def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
     """Warn (:class:`UtilityWarning`) when even the best forecast cannot
-    beat a random k-subspace on the most favourable data in the bound."""
+    show that the fit beats a random k-subspace on the most favourable data
+    in the bound (its loss bound reaches a random subspace's loss)."""
     best = plan.best
     if best.random_may_beat:
         warnings.warn(
@@ -388,7 +395,9 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
             "captured variance, at least the "
             f"{best.random_loss / best.row_bound**2:.3g} B² a random "
             "k-subspace loses on the most favourable data in the bound: "
-            "private PCA may do no better than a random projection here. "
+            "the forecast cannot show that private PCA does better than a "
+            "random projection here (the bound is often loose; the fit may "
+            "still do better). "
             "More rows, a larger epsilon or a smaller k would help "
             "(a bound from public quantities, see dppca.forecast)",
             UtilityWarning,
@@ -420,6 +429,127 @@ def _private_steps(estimator) -> list[tuple[str, object]]:
             if private(step)
         ]
     return [("", estimator)] if private(estimator) else []
+
+
+def _is_private(obj) -> bool:
+    """A dppca private estimator: a :class:`dppca.PrivatePCA`, a
+    :class:`dppca.PrivateStandardScaler`, or any estimator with ``epsilon``,
+    ``delta`` and ``accountant`` parameters."""
+    from .estimator import PrivatePCA
+    from .scaler import PrivateStandardScaler
+
+    if isinstance(obj, (PrivatePCA, PrivateStandardScaler)):
+        return True
+    if isinstance(obj, type) or not hasattr(obj, "get_params"):
+        return False
+    try:
+        keys = obj.get_params(deep=False)
+    except TypeError:
+        return False
+    return {"epsilon", "delta", "accountant"} <= set(keys)
+
+
+def _private_inside(value, found=None) -> list:
+    """Every private estimator in ``value``: itself, in its parameters
+    (``get_params(deep=True)``, recursively) or in lists, tuples, sets and
+    dicts of them."""
+    found = [] if found is None else found
+    if isinstance(value, (str, bytes, type)):
+        return found
+    if _is_private(value) and not any(value is f for f in found):
+        found.append(value)
+    if isinstance(value, dict):
+        for item in value.values():
+            _private_inside(item, found)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            _private_inside(item, found)
+    elif hasattr(value, "get_params"):
+        try:
+            params = value.get_params(deep=True)
+        except TypeError:
+            params = {}
+        for item in params.values():
+            if item is not value:
+                _private_inside(item, found)
+    return found
+
+
+def _check_search_shape(estimator, steps, grids) -> None:
+    """Refuse, before any fit, a search whose fits the budget would not
+    cover: a private estimator anywhere but a top-level step the search
+    budgets (nested in a FeatureUnion, an inner Pipeline, a wrapper), a
+    ``param_grid`` value that carries one or replaces a step at or before
+    the last private step, and a private step after a non-private one."""
+    from sklearn.pipeline import Pipeline
+
+    budgeted = [step for _, step in steps]
+    hidden = [
+        obj
+        for obj in _private_inside(estimator)
+        if not any(obj is step for step in budgeted)
+    ]
+    if hidden:
+        raise ValueError(
+            "the estimator holds a private estimator "
+            f"({type(hidden[0]).__name__}) that is not a top-level step of "
+            "the Pipeline (nested in a FeatureUnion, an inner Pipeline or "
+            "another wrapper): the search could neither split the budget "
+            "to it nor plan its charges. Make every private estimator a "
+            "top-level step; nothing was fitted"
+        )
+    for grid in grids:
+        for key, values in grid.items():
+            if _private_inside(list(values)):
+                raise ValueError(
+                    f"param_grid[{key!r}] holds a private estimator: its "
+                    "fits would run with their own epsilon, outside the "
+                    "split of the budget. Put the private estimator in "
+                    "the Pipeline and search over its parameters "
+                    "(e.g. 'pca__n_components'); nothing was fitted"
+                )
+    if not isinstance(estimator, Pipeline) or not steps:
+        return
+    names = [name for name, _ in estimator.steps]
+    last = max(
+        i for i, (_, step) in enumerate(estimator.steps) if _is_private(step)
+    )
+    fixed = set(names[: last + 1]) | {"steps"}
+    replaced = sorted(fixed & {key for grid in grids for key in grid})
+    if replaced:
+        raise ValueError(
+            f"param_grid may not replace the steps {replaced}: the search "
+            "plans the budget for the private steps and what they are "
+            "fitted on; search over their parameters instead. Nothing "
+            "was fitted"
+        )
+    for name, step in estimator.steps[: last + 1]:
+        if step is None or step == "passthrough" or _is_private(step):
+            continue
+        raise ValueError(
+            f"the non-private step {name!r} comes before a private step: "
+            "the dry run needs each private step's input width and takes "
+            "it from X, which a step fitted on the data first (a feature "
+            "selection, say) may change, so the search could be refused "
+            "after spending most of the budget; and a non-private step "
+            "fitted on the data is not private preprocessing anyway. Put "
+            "the private steps first; nothing was fitted"
+        )
+
+
+def _parallel_in_processes(n_jobs) -> bool:
+    """Whether the search would run its fits in worker processes: an
+    explicit ``n_jobs`` other than 1, or, without one, joblib's active
+    configuration (``joblib.parallel_config``) with a process backend and
+    more than one job (thread backends share the ledger)."""
+    if n_jobs is not None:
+        return n_jobs != 1
+    from joblib.parallel import get_active_backend
+
+    backend, active_jobs = get_active_backend()
+    if getattr(backend, "supports_sharedmem", False):
+        return False  # threads (or sequential): one ledger
+    return active_jobs not in (None, 1)
 
 
 def _step_records(step, n, d) -> list:
@@ -472,10 +602,17 @@ def budgeted_grid_search(
     The split is even: a search with many candidates gives each fit a small
     ε, which the forecast (``PrivatePCA.plan``) shows before spending
     anything. ``param_grid`` may not set ``epsilon``, ``delta`` or
-    ``accountant`` of a private step; ``n_jobs`` must be 1 (a worker
-    process holds a copy of the ledger). The private steps are assumed to
-    see ``X``'s ``d`` features (true for a private scaler before
-    ``PrivatePCA``). Failing fits raise (``error_score="raise"``).
+    ``accountant`` of a private step, replace a step up to the last private
+    one, or hold a private estimator as a value; ``n_jobs`` must be 1, and
+    joblib's active backend (``joblib.parallel_config``) a thread one if it
+    asks for more jobs (a worker process holds a copy of the ledger). Every
+    private estimator must be a top-level step (none inside a FeatureUnion,
+    an inner Pipeline or a grid value), and only private steps may come
+    before a private step: the dry run takes their input width from ``X``.
+    All of this is refused before any fit (``ValueError``). After the
+    search, the ledger must have gained exactly the records planned for the
+    fits that ran (``RuntimeError`` if not). Failing fits raise
+    (``error_score="raise"``).
 
     Returns the fitted ``GridSearchCV``, with ``budget_per_fit_`` (the
     (ε, δ) of each private step of each fit) and ``n_budgeted_fits_``.
@@ -483,9 +620,11 @@ def budgeted_grid_search(
     from sklearn.base import clone, is_classifier
     from sklearn.model_selection import GridSearchCV, ParameterGrid, check_cv
 
-    from .privacy.accounting import BudgetExceededError
+    from .privacy.accounting import BudgetExceededError, _releases
 
     steps = _private_steps(estimator)
+    grids = [param_grid] if isinstance(param_grid, dict) else param_grid
+    _check_search_shape(estimator, steps, grids)
     if not steps:
         raise ValueError(
             "the estimator has no private step (epsilon, "
@@ -494,17 +633,17 @@ def budgeted_grid_search(
     reserved = {
         p + key for p, _ in steps for key in ("epsilon", "delta", "accountant")
     }
-    grids = [param_grid] if isinstance(param_grid, dict) else param_grid
     clash = sorted(reserved & {key for g in grids for key in g})
     if clash:
         raise ValueError(
             f"param_grid may not set {clash}: the search splits "
             "the budget itself"
         )
-    if search_options.get("n_jobs") not in (None, 1):
+    if _parallel_in_processes(search_options.get("n_jobs")):
         raise ValueError(
-            "n_jobs must be 1: a worker process would charge a "
-            "copy of the ledger"
+            "n_jobs must be 1 (or joblib's active backend a thread one): "
+            "a worker process would charge a copy of the ledger; nothing "
+            "was fitted"
         )
     search_options["error_score"] = "raise"
     candidates = list(ParameterGrid(param_grid))
@@ -583,7 +722,28 @@ def budgeted_grid_search(
         scoring=scoring,
         **search_options,
     )
+    before = len(accountant.releases)
     search.fit(X, y)
+    # defence in depth: the ledger gained exactly the records planned for
+    # the fits that ran (every candidate on every fold, the best refitted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = 0
+        for params in candidates:
+            fitted = clone(base).set_params(**params)
+            for train, _ in splits:
+                records = _fit_records(fitted, steps, len(train), d)
+                expected += len(_releases(records))
+        if refit:
+            fitted = clone(base).set_params(**search.best_params_)
+            expected += len(_releases(_fit_records(fitted, steps, n, d)))
+    charged = len(accountant.releases) - before
+    if charged != expected:
+        raise RuntimeError(
+            f"the search charged {charged} release record(s) to the ledger "
+            f"where its plan expected {expected}: a private fit may have "
+            "run outside the budget split (or charged another ledger)"
+        )
     search.budget_per_fit_ = (
         per_eps * scale,
         per_delta if any(s.delta is not None for _, s in steps) else None,

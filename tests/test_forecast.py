@@ -258,3 +258,183 @@ def test_budgeted_grid_search_refuses_before_any_fit():
     with pytest.raises(ValueError, match="no private step"):
         fc.budgeted_grid_search(LogisticRegression(), {"C": [1]}, fresh, X)
     assert fresh.charges == ()
+
+
+class _CountingPCA(PrivatePCA):
+    """A PrivatePCA that records each fit (its ε, and whether it charges)."""
+
+    fits: list = []
+
+    def fit(self, X, y=None):
+        _CountingPCA.fits.append((self.epsilon, self.accountant is not None))
+        return super().fit(X, y)
+
+
+def _unit_rows(n, d, seed=0):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    return X / np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+
+
+def test_budgeted_grid_search_refuses_private_fits_it_would_not_budget():
+    from sklearn.pipeline import FeatureUnion, Pipeline
+
+    X = _unit_rows(300, 6)
+    y = (X[:, 0] > 0).astype(int)
+
+    def pca(**kw):
+        args = dict(n_components=2, data_norm=1.0, delta=1e-6, random_state=1)
+        return _CountingPCA(**{**args, **kw})
+
+    cases = [
+        # a grid value that is itself a private estimator (own epsilon)
+        (
+            Pipeline([("pca", pca()), ("lr", LogisticRegression())]),
+            {"pca": [pca(epsilon=0.3), pca(epsilon=0.3, n_components=1)]},
+        ),
+        # a grid value that carries one inside
+        (
+            Pipeline([("pca", pca()), ("lr", LogisticRegression())]),
+            {"lr": [Pipeline([("p", pca()), ("m", LogisticRegression())])]},
+        ),
+        # a private step inside a FeatureUnion
+        (
+            Pipeline(
+                [
+                    ("pca", pca()),
+                    ("u", FeatureUnion([("p2", pca(n_components=1))])),
+                    ("lr", LogisticRegression()),
+                ]
+            ),
+            {"lr__C": [0.1, 1.0]},
+        ),
+        # a private step inside an inner Pipeline
+        (
+            Pipeline(
+                [
+                    ("pca", pca(n_components=4)),
+                    ("inner", Pipeline([("p2", pca())])),
+                    ("lr", LogisticRegression()),
+                ]
+            ),
+            {"lr__C": [0.1, 1.0]},
+        ),
+    ]
+    for estimator, grid in cases:
+        _CountingPCA.fits.clear()
+        ledger = Accountant(10.0, 1e-5)
+        with pytest.raises(ValueError, match="private estimator"):
+            fc.budgeted_grid_search(estimator, grid, ledger, X, y, cv=3)
+        assert _CountingPCA.fits == [] and ledger.charges == ()
+    # nor may the grid replace a budgeted step by something else
+    ledger = Accountant(10.0, 1e-5)
+    with pytest.raises(ValueError, match="may not replace"):
+        fc.budgeted_grid_search(
+            Pipeline([("pca", pca()), ("lr", LogisticRegression())]),
+            {"pca": ["passthrough"]},
+            ledger,
+            X,
+            y,
+            cv=3,
+        )
+    assert ledger.charges == ()
+
+
+def test_budgeted_grid_search_refuses_a_non_private_step_before_a_private_one():
+    from sklearn.feature_selection import SelectKBest
+    from sklearn.pipeline import Pipeline
+
+    X = _unit_rows(300, 40, seed=1)
+    y = (X[:, 0] > 0).astype(int)
+    _CountingPCA.fits.clear()
+    ledger = Accountant(2.0, 1e-5)
+    pipe = Pipeline(
+        [
+            ("sel", SelectKBest(k=2)),
+            ("pca", _CountingPCA(1, data_norm=1.0, delta=1e-6, random_state=1)),
+            ("lr", LogisticRegression()),
+        ]
+    )
+    with pytest.raises(ValueError, match="input width"):
+        fc.budgeted_grid_search(
+            pipe, {"pca__center_share": ["auto", 0.1]}, ledger, X, y, cv=3
+        )
+    assert _CountingPCA.fits == [] and ledger.charges == ()
+
+
+def test_budgeted_grid_search_refuses_a_process_backend_from_joblib_config():
+    import joblib
+
+    X = _unit_rows(300, 5)
+    y = (X[:, 0] > 0).astype(int)
+    pca = make_pipeline(
+        PrivatePCA(data_norm=1.0, delta=1e-6, random_state=0),
+        LogisticRegression(),
+    )
+    grid = {"privatepca__n_components": [1, 2]}
+    ledger = Accountant(10.0, 1e-5)
+    with joblib.parallel_config(backend="loky", n_jobs=2):
+        with pytest.raises(ValueError, match="n_jobs"):
+            fc.budgeted_grid_search(pca, grid, ledger, X, y, cv=2)
+    assert ledger.charges == ()
+    # threads share the ledger: allowed, and every fit is charged
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        search = fc.budgeted_grid_search(
+            pca, grid, ledger, X, y, cv=2, compose=False
+        )
+    assert len(ledger.charges) == search.n_budgeted_fits_ == 5
+
+
+class _LedgerDodgingPCA(PrivatePCA):
+    """Drops its accountant before fitting: its fits charge nothing."""
+
+    def fit(self, X, y=None):
+        self.accountant = None
+        return super().fit(X, y)
+
+
+def test_budgeted_grid_search_checks_the_ledger_gained_the_planned_charges():
+    X = _unit_rows(300, 5)
+    y = (X[:, 0] > 0).astype(int)
+    pipe = make_pipeline(
+        _LedgerDodgingPCA(data_norm=1.0, delta=1e-6, random_state=0),
+        LogisticRegression(),
+    )
+    ledger = Accountant(10.0, 1e-5)
+    with pytest.raises(RuntimeError, match="charged 0 release record"):
+        fc.budgeted_grid_search(
+            pipe,
+            {"_ledgerdodgingpca__n_components": [1, 2]},
+            ledger,
+            X,
+            y,
+            cv=2,
+            compose=False,
+        )
+
+
+def test_an_epsilon_too_small_to_draw_is_refused_before_any_charge():
+    # at ε ≤ 1e-10 the exact samplers cannot draw the private mean's or the
+    # private count's noise: refused from public quantities, nothing charged
+    X = _unit_rows(500, 4)
+    for eps in (1e-10, 1e-11):
+        for kw in (
+            dict(data_norm=1.0),
+            dict(data_norm="private", bound_range=(0.01, 10.0)),
+        ):
+            ledger = Accountant(1.0, 0.0)
+            est = PrivatePCA(
+                epsilon=eps, random_state=0, accountant=ledger, **kw
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with pytest.raises(ValueError, match="too small"):
+                    est.fit(X)
+            assert ledger.charges == ()
+    # ε = 1e-9 is still drawn
+    ledger = Accountant(1.0, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        PrivatePCA(
+            epsilon=1e-9, data_norm=1.0, random_state=0, accountant=ledger
+        ).fit(X)
+    assert len(ledger.charges) == 1

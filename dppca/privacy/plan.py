@@ -146,6 +146,7 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         if not spec.uses_delta:
             delta = None
             mean_budget = (mean_budget[0], None)
+    _check_noise_range(est, d, names, count_eps, mean_budget, spec)
     if name in forecast.FORECAST_MECHANISMS:
         forecast.warn_if_hopeless(
             forecast.estimator_plan(est, n, d, name, share), stacklevel=4
@@ -168,6 +169,32 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         record,
         share if private_centre(est) else None,
     )
+
+
+def _check_noise_range(est, d, names, count_eps, mean_budget, spec) -> None:
+    """Refuse, before any charge, an ε so small that the exact integer
+    samplers could not draw the noise (their scale is at most
+    ``MAX_LAPLACE_GRID_SCALE`` grid units), from public quantities only:
+    the private count of a released bound draws ``⌈1/ε_count⌉`` units, and
+    the safe Laplace mean more than ``d/ε_mean`` (the rounding's ``d``
+    cells; a coarser grid keeps the rest below a quarter of the range, so
+    half the range is a safe threshold)."""
+    limit = noise.MAX_LAPLACE_GRID_SCALE
+    if names and math.ceil(1.0 / count_eps) > limit:
+        raise ValueError(
+            f"epsilon={est.epsilon!r} is too small: the private count of "
+            f"a released bound (ε = {count_eps:.3g}) would need a noise "
+            "scale beyond the exact sampler's range; nothing was charged"
+        )
+    if mean_budget is None or noise.check_noise_kind(est.noise) != "safe":
+        return
+    pure = spec.notion == "pure" or mean_budget[1] is None
+    if pure and d / mean_budget[0] > limit / 2:
+        raise ValueError(
+            f"epsilon={est.epsilon!r} is too small: the private mean "
+            f"(ε = {mean_budget[0]:.3g}, d = {d}) would need a Laplace "
+            "scale beyond the exact sampler's range; nothing was charged"
+        )
 
 
 def bound_parts(bound_epsilon: float) -> tuple[float, float]:
