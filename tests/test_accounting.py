@@ -147,6 +147,7 @@ def test_several_fits_compose_better_than_adding():
             delta=1e-6,
             data_norm=2.0,
             center=True,
+            centered_norm=None,  # the public bound: two Gaussian releases
             allow_unproved="analyze_gauss",
             noise="float",
             random_state=seed,
@@ -202,6 +203,7 @@ def test_safe_gaussian_fits_compose_as_zcdp_releases():
             delta=1e-6,
             data_norm=2.0,
             center=True,
+            centered_norm=None,  # the public bound: two Gaussian releases
             random_state=seed,
         ).fit(X)
         for seed in (0, 1)
