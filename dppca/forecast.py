@@ -169,7 +169,7 @@ def noise_std(mechanism, n, d, epsilon, delta, noise="safe", options=None):
 
 def mean_error(n, d, data_norm, epsilon, delta, noise="safe") -> float:
     """``E‖μ̂ − μ‖²`` of the private mean :class:`dppca.PrivatePCA` would
-    release (its own plan, :func:`dppca.privacy.plan.private_mean_plan`),
+    release (its own plan, ``dppca.privacy.plan.private_mean_plan``),
     capped at ``(2R)²``."""
     from .privacy.plan import private_mean_plan
 
@@ -354,12 +354,12 @@ def estimator_plan(
 class PlanMixin:
     """``plan(n_samples, n_features)`` for :class:`dppca.PrivatePCA`."""
 
-    def plan(self, n_samples, n_features) -> Plan:
+    def plan(self, n_samples, n_features):
         """The error forecast of this estimator's fit on ``n_samples`` rows
         of ``n_features`` features, before any budget is spent: a
-        :class:`Plan` (best first; ``str`` is a table, ``to_frame()`` a
-        DataFrame) with one row per configuration that ``"auto"``
-        parameters choose from (``fit`` runs the first). Each row's
+        :class:`dppca.forecast.Plan` (best first; ``str`` is a table,
+        ``to_frame()`` a DataFrame) with one row per configuration that
+        ``"auto"`` parameters choose from (``fit`` runs the first). Each row's
         ``loss`` is a *bound* on the captured variance lost against PCA's
         top k, from public quantities only (n, d, k, ε, δ, the bounds, the
         noise), for data within the bounds: not a promise;
