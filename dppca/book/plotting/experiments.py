@@ -39,19 +39,30 @@ def _plot_curves(ax, summary, labels: dict, x: str) -> None:
             **style,
         )
         if "not returned" in part and (part["not returned"] > 0).any():
-            missing = part[part["not returned"] > 0]
-            ax.plot(
-                missing[x],
-                np.zeros(len(missing)),
-                linestyle="none",
-                marker="x",
-                markersize=9,
-                markeredgewidth=2,
-                color=style.get("color", "k"),
-                clip_on=False,
+            mark_not_returned(
+                ax,
+                part[part["not returned"] > 0][x],
+                style.get("color", "k"),
                 label=None if marked else "a release did not return in time",
             )
             marked = True
+
+
+def mark_not_returned(ax, xs, color, size=9, width=2, **kwargs):
+    """Crosses on the horizontal axis at ``xs``, in a mechanism's colour:
+    the settings at which none of its releases returned (shared by the
+    curves here and the small multiples of ``utility_panels``)."""
+    ax.plot(
+        xs,
+        np.zeros(len(xs)),
+        linestyle="none",
+        marker="x",
+        markersize=size,
+        markeredgewidth=width,
+        color=color,
+        clip_on=False,
+        **kwargs,
+    )
 
 
 def plot_spectra(moments: dict, ks: dict, ax=None):

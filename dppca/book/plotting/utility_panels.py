@@ -11,9 +11,8 @@ visible where non-private PCA lies on it.
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-import numpy as np
 
-from .experiments import STYLE
+from .experiments import STYLE, mark_not_returned
 
 #: The three groups of mechanisms, in the order of the rows of the figures:
 #: the paper's own comparison, the mechanisms that add noise to A (or to a
@@ -87,16 +86,8 @@ def _curves(ax, summary, keys, x: str) -> None:
         )
         missing = part[part["not returned"] > 0]
         if len(missing):
-            ax.plot(
-                missing[x],
-                np.zeros(len(missing)),
-                linestyle="none",
-                marker="x",
-                markersize=7,
-                markeredgewidth=1.8,
-                color=style["color"],
-                clip_on=False,
-                zorder=5,
+            mark_not_returned(
+                ax, missing[x], style["color"], size=7, width=1.8, zorder=5
             )
 
 
@@ -104,6 +95,16 @@ def _optimum(ax, value) -> None:
     ax.axhline(
         value, color="k", linestyle=(0, (4, 3)), linewidth=1.0, zorder=10
     )
+
+
+def _panel(ax, optimum, title) -> None:
+    """The optimum, a log x axis from a y of zero, and the title: what every
+    panel of both figures shares."""
+    _optimum(ax, optimum)
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.tick_params(labelsize=FONT_SIZE, pad=2)
+    ax.set_title(title, fontsize=FONT_SIZE)
 
 
 def _handles(keys, labels: dict, with_missing: bool, wrap: int = 0):
@@ -183,11 +184,7 @@ def plot_utility_versus_n_panels(
             ):
                 part = summary[summary["data set"] == name]
                 _curves(ax, part, keys, "n")
-                _optimum(ax, optimum)
-                ax.set_xscale("log")
-                ax.set_ylim(bottom=0)
-                ax.tick_params(labelsize=FONT_SIZE, pad=2)
-                ax.set_title(title, fontsize=FONT_SIZE)
+                _panel(ax, optimum, title)
                 if row == len(groups) - 1:
                     ax.set_xlabel("n (log scale)", fontsize=FONT_SIZE)
                 if col == 0:
@@ -229,11 +226,7 @@ def plot_utility_versus_epsilon_panels(
         for ax, (group, keys) in zip(axes, groups):
             keys = _present(summary, keys)
             _curves(ax, summary, keys, "epsilon")
-            _optimum(ax, optimum)
-            ax.set_xscale("log")
-            ax.set_ylim(bottom=0)
-            ax.tick_params(labelsize=FONT_SIZE, pad=2)
-            ax.set_title(group, fontsize=FONT_SIZE)
+            _panel(ax, optimum, group)
             ax.set_xlabel(r"$\varepsilon$ (log scale)", fontsize=FONT_SIZE)
             handles, names = _handles(
                 keys, labels, _has_missing(summary, keys), wrap=22
