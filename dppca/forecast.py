@@ -588,7 +588,10 @@ def budgeted_grid_search(
     private step of every fit gets ``ε_B/(m p)`` and ``δ_B/(m p)`` (``δ``
     stays ``None`` for a step given ``delta=None``: a pure mechanism), set
     on the estimator before the search; by basic composition the whole
-    search spends at most ``(ε_B, δ_B)``. With ``compose=True`` (default)
+    search spends at most ``(ε_B, δ_B)``. (After a Gaussian release the
+    accountant composes at the budget's δ and reports none left; the steps
+    then get their δ from the budget's, and the dry run decides.) With
+    ``compose=True`` (default)
     the per-step ε is then raised, evenly, to the largest the accountant's
     own composition affords (a bisection over dry runs: the PLD accountant
     composes many Gaussian releases far below their sum). Then a **dry
@@ -653,6 +656,11 @@ def budgeted_grid_search(
     n, d = X.shape
     m = len(candidates) * len(splits) + (1 if refit else 0)
     eps_left, delta_left = accountant.remaining()
+    if delta_left == 0 and accountant.delta > 0 and accountant.releases:
+        # the ledger composes its Gaussian releases at the budget's δ, so
+        # "δ left" reads 0 after any of them although more fits: a step's δ
+        # only sets its σ, and the dry run below decides on the whole ledger
+        delta_left = accountant.delta
     per_eps = eps_left / (m * len(steps))
     per_delta = delta_left / (m * len(steps))
     if not per_eps > 0:

@@ -438,3 +438,84 @@ def test_an_epsilon_too_small_to_draw_is_refused_before_any_charge():
             epsilon=1e-9, data_norm=1.0, random_state=0, accountant=ledger
         ).fit(X)
     assert len(ledger.charges) == 1
+
+
+def test_a_tiny_epsilon_with_delta_draws_the_gaussian_mean_on_a_coarser_grid():
+    # the red team's repro: at ε ≤ 1e-7 with a δ the safe Gaussian mean
+    # raised after the fit had charged the ledger. With a δ its σ/γ tends
+    # to σ(√d, ε, δ), which stays finite as ε → 0, so a coarser grid draws it
+    X = _unit_rows(500, 4)
+    for eps in (1e-7, 1e-9):
+        ledger = Accountant(1.0, 1e-5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = PrivatePCA(
+                epsilon=eps,
+                delta=1e-6,
+                data_norm=1.0,
+                centered_norm=None,
+                random_state=0,
+                accountant=ledger,
+            ).fit(X)
+        assert len(ledger.charges) == 1
+        assert np.all(np.isfinite(est.mean_))
+        assert any("private mean" in r.label for r in est.privacy_releases_)
+
+
+def test_a_gaussian_mean_beyond_the_samplers_range_is_refused_before_any_charge(
+    monkeypatch,
+):
+    # shrink the sampler's range so that no grid can hold σ(√d, ε, δ): the
+    # fit is refused from public quantities, nothing charged
+    from dppca.privacy import noise
+
+    monkeypatch.setattr(noise, "MAX_GAUSSIAN_GRID_SIGMA", 2**3)
+    X = _unit_rows(500, 4)
+    ledger = Accountant(1.0, 1e-5)
+    est = PrivatePCA(
+        epsilon=1e-3,
+        delta=1e-6,
+        data_norm=1.0,
+        centered_norm=None,
+        random_state=0,
+        accountant=ledger,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="too small"):
+            est.fit(X)
+    assert ledger.charges == ()
+
+
+def test_budgeted_grid_search_runs_after_an_earlier_gaussian_release():
+    # the ledger composes its Gaussian releases at the budget's δ, so
+    # remaining() reads δ = 0 after any of them; a search with ε left used
+    # to be refused for want of δ. It now runs, and stays within the budget
+    X = spiked(1200, 10, [3.0, 2.0, 1.0])
+    y = (X[:, 0] > 1.0).astype(int)
+    ledger = Accountant(2.0, 1e-5)
+    first = PrivatePCA(
+        2,
+        data_norm=20.0,
+        epsilon=0.5,
+        delta=1e-6,
+        centered_norm=None,
+        random_state=0,
+        accountant=ledger,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first.fit(X)
+    assert ledger.remaining()[1] == 0.0 and ledger.remaining()[0] > 1.0
+    pipe = make_pipeline(
+        PrivatePCA(data_norm=20.0, delta=1e-5, random_state=0),
+        LogisticRegression(),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = fc.budgeted_grid_search(
+            pipe, {"privatepca__n_components": [1, 2]}, ledger, X, y, cv=2
+        )
+    assert len(ledger.charges) == 1 + search.n_budgeted_fits_
+    eps, delta = ledger.spent
+    assert eps <= 2.0 * (1 + 1e-9) and delta <= 1e-5

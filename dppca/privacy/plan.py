@@ -31,6 +31,7 @@ import math
 import numbers
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -650,6 +651,28 @@ def _split(center_share, epsilon, delta):
     return (mean_eps, mean_delta), (epsilon - mean_eps, mech_delta)
 
 
+def _safe_gaussian_sigma(sigma, sensitivity, epsilon, delta, d, grid):
+    """σ of the safe Gaussian mean on ``grid``: at least ``sigma`` and the
+    discrete calibration with the rounding's √d cells."""
+    return max(
+        sigma,
+        privacy.discrete_gaussian_sigma(
+            sensitivity, epsilon, delta, grid, math.sqrt(d)
+        ),
+    )
+
+
+def _drawable(sigma, grid) -> bool:
+    """Whether the exact discrete Gaussian sampler can draw σ/γ grid units."""
+    try:
+        noise.discrete_gaussian_parameters(
+            (Fraction(float(sigma)) / Fraction(float(grid))) ** 2
+        )
+    except ValueError:
+        return False
+    return True
+
+
 def private_mean_plan(est, n, d, bound, budget, pure):
     """How the private mean will be drawn, and its guarantee record,
     before any noise: ``(law, scale, grid, record)``."""
@@ -684,12 +707,28 @@ def private_mean_plan(est, n, d, bound, budget, pure):
             sigma,
             noise.MAX_GAUSSIAN_GRID_SIGMA,
         )
-        sigma = max(
-            sigma,
-            privacy.discrete_gaussian_sigma(
-                l2_sensitivity, epsilon, delta, grid, math.sqrt(d)
-            ),
+        sigma = _safe_gaussian_sigma(
+            sigma, l2_sensitivity, epsilon, delta, d, grid
         )
+        while not _drawable(sigma, grid):
+            # the rounding's √d cells raised σ past the sampler's range: a
+            # coarser grid lowers σ/γ towards σ(√d, ε, δ), a function of
+            # public quantities only, so the refusal below is decided
+            # before any charge and does not depend on the data or bound
+            if (
+                privacy.analytic_gaussian_sigma(math.sqrt(d), epsilon, delta)
+                > noise.MAX_GAUSSIAN_GRID_SIGMA / 2
+            ):
+                raise ValueError(
+                    "epsilon is too small: the private mean (ε = "
+                    f"{epsilon:.3g}, δ = {delta:.3g}, d = {d}) would need a "
+                    "discrete Gaussian beyond the exact sampler's range; "
+                    "nothing was charged"
+                )
+            grid *= 2
+            sigma = _safe_gaussian_sigma(
+                sigma, l2_sensitivity, epsilon, delta, d, grid
+            )
         # ρ of the σ used, with the rounding's √d cells
         record = zcdp_release(
             "private mean (Gaussian, safe noise)",
