@@ -81,7 +81,7 @@ def plot_gap_statistics(
             color=colour,
             label=surmises[field][0],
         )
-    left.set_xlabel("unfolded spacing s")
+    left.set_xlabel("unfolded spacing x")
     left.set_ylabel("density")
     left.set_title("Bulk spacings of the noise")
     left.legend(fontsize="small", loc="upper right")
