@@ -5,6 +5,7 @@ import pandas as pd
 
 from dppca.book.tables import (
     decimals,
+    power_form,
     proposals_text,
     table_of,
     times_ten,
@@ -34,6 +35,17 @@ def test_missing_and_infinite_values_are_a_dash():
     assert times_ten(math.nan) == "—"
     assert times_ten(math.inf) == "—"
     assert decimals(2)(math.nan) == "—"
+
+
+def test_power_form_keeps_one_form_in_a_column():
+    assert power_form(1e-5, 3) == "1.000×10⁻⁵"  # not the bare 10⁻⁵
+    assert power_form(1.0000000000001e-5, 3) == "1.000×10⁻⁵"
+    assert power_form(0.001, 2) == "1.00×10⁻³"  # not 0.0010
+    assert power_form(1.1e-211) == "1.1×10⁻²¹¹"
+    assert power_form(-0.00996, 1) == "−1.0×10⁻²"  # the mantissa rounds to 10
+    assert power_form(7.36) == "7.4"  # the power 10⁰ is not written
+    assert power_form(0) == "0"
+    assert power_form(math.nan) == power_form(None) == "—"
 
 
 def test_decimals_has_a_true_minus_and_no_negative_zero():

@@ -42,6 +42,30 @@ def times_ten(x, digits: int = 1) -> str:
     return _minus(f"{mantissa:.{digits}f}") + "×" + power
 
 
+def power_form(x, digits: int = 1) -> str:
+    """``x`` always as a mantissa with ``digits`` decimals times a power of
+    ten, ``1.00×10⁻⁵`` even for an exact power and ``2.5×10⁻³`` even where
+    :func:`times_ten` would write a plain decimal, so that the values of one
+    column read alike (a δ spent next to its target); a plain mantissa when
+    the power is ``10⁰``; "—" for a missing or infinite value, "0" for
+    zero."""
+    if x is None:
+        return MISSING
+    x = float(x)
+    if not math.isfinite(x):
+        return MISSING
+    if x == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = round(x / 10.0**exponent, digits)
+    if abs(mantissa) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    text = _minus(f"{mantissa:.{digits}f}")
+    if exponent == 0:
+        return text
+    return text + "×10" + str(exponent).translate(_SUPERSCRIPT)
+
+
 def decimals(digits: int, sign: bool = False):
     """A format for a table column: ``digits`` decimals, a true minus sign,
     no "−0.00" for a value that rounds to zero, "+" before a positive value
