@@ -167,3 +167,54 @@ def plot_utility_comparison(
     if legend:
         legend_under(ax)
     return ax
+
+
+def plot_estimated_profile(
+    epsilons,
+    estimate,
+    floor: float,
+    title: str,
+    sure_bound: float | None = None,
+    ax=None,
+):
+    """A Monte Carlo privacy profile δ(ε'), ``estimate = (values, low,
+    high)``, on a log δ axis that spans only what the estimate resolves:
+    from ``floor`` (smaller values, zero included, on the bottom line) to a
+    little above the largest upper end of the intervals. The interval is a
+    band with drawn edges, so that it shows wherever it is wider than the
+    line. With ``sure_bound``, a dotted line at the ε' beyond which δ is
+    zero surely."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 3.6))
+    value, low, high = (
+        np.maximum(np.asarray(part, dtype=float), floor) for part in estimate
+    )
+    (line,) = ax.semilogy(
+        epsilons, value, "o-", ms=3, label="Monte Carlo estimate"
+    )
+    ax.fill_between(
+        epsilons,
+        low,
+        high,
+        color=line.get_color(),
+        alpha=0.3,
+        linewidth=0,
+        label="99% interval",
+    )
+    for edge in (low, high):
+        ax.plot(epsilons, edge, color=line.get_color(), lw=0.8, alpha=0.8)
+    if sure_bound is not None:
+        ax.axvline(
+            sure_bound,
+            color="0.25",
+            ls=":",
+            lw=1.5,
+            label=f"δ = 0 surely beyond ε′ = {sure_bound:.3f}",
+        )
+    ax.set_ylim(floor, 3 * high.max())
+    ax.set_xlim(min(epsilons), max(epsilons))
+    ax.set_xlabel(r"$\varepsilon'$")
+    ax.set_ylabel(r"$\delta(\varepsilon')$")
+    ax.set_title(title)
+    legend_under(ax)
+    return ax
