@@ -185,7 +185,7 @@ def plot_estimated_profile(
     line. With ``sure_bound``, a dotted line at the ε' beyond which δ is
     zero surely."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 3.6))
+        _, ax = plt.subplots(figsize=(7.0, 3.3))
     value, low, high = (
         np.maximum(np.asarray(part, dtype=float), floor) for part in estimate
     )
@@ -216,5 +216,5 @@ def plot_estimated_profile(
     ax.set_xlabel(r"$\varepsilon'$")
     ax.set_ylabel(r"$\delta(\varepsilon')$")
     ax.set_title(title)
-    legend_under(ax)
+    legend_under(ax, ncol=3)
     return ax
