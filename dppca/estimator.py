@@ -588,8 +588,8 @@ def _warn_bound(name, out, n, lower, upper):
         )
     if out.clipped > 0.5 * n:
         warnings.warn(
-            f"the private count of rows clipped at {name} = "
-            f"{out.bound:.4g} is {out.clipped} of {n}",
+            f"the private (noisy) count of rows clipped at {name} = "
+            f"{out.bound:.4g} is {min(out.clipped, n)} of {n}",
             forecast.UtilityWarning,
             stacklevel=5,
         )
