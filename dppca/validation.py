@@ -168,6 +168,19 @@ def as_generator(rng=None) -> np.random.Generator:
     )
 
 
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(x: float) -> str:
+    """``x`` written for a message: 1e-09 as 10⁻⁹, 2.5e-12 as 2.5×10⁻¹²."""
+    text = f"{x:.3g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    power = "10" + str(int(exponent)).translate(_SUPERSCRIPTS)
+    return power if mantissa == "1" else f"{mantissa}×{power}"
+
+
 def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
     """Refuse non-finite rows and rows outside the unit ball. The messages
     name no count, norm or position of the offending rows: an error is an
@@ -177,7 +190,8 @@ def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
     if np.any(norms > 1.0 + tolerance):
         raise ValueError(
             f"{name} has rows of Euclidean norm > 1 (tolerance 1 + "
-            f"{tolerance:.3g}); the privacy guarantees assume ||x_i|| <= 1. "
+            f"{_power_of_ten(tolerance)}); the privacy guarantees assume "
+            "||x_i|| <= 1. "
             "Divide the rows by a public bound R fixed without looking at "
             "the data, clipping the longer ones (dppca.PrivatePCA does both: "
             "data_norm=R, clip=True). dppca.scale_to_unit_ball(X) and "

@@ -55,7 +55,7 @@ def test_long_rows_are_rejected_without_describing_them():
             dppca.check_data(X)
         messages.add(str(error.value))
     assert len(messages) == 1
-    assert "tolerance 1 + 1e-09" in messages.pop()
+    assert "tolerance 1 + 10⁻⁹" in messages.pop()
 
 
 def test_round_off_above_one_is_tolerated_but_not_more():
