@@ -519,3 +519,43 @@ def test_budgeted_grid_search_runs_after_an_earlier_gaussian_release():
     assert len(ledger.charges) == 1 + search.n_budgeted_fits_
     eps, delta = ledger.spent
     assert eps <= 2.0 * (1 + 1e-9) and delta <= 1e-5
+
+
+def test_whether_a_tiny_gaussian_mean_is_refused_does_not_depend_on_the_bound():
+    # the red team's case: a mean at ε = 1e-6, δ = 1e-9 in d = 209 used to be
+    # refused or drawn depending on the row bound (the first grid depends on
+    # 2R/n), so with a released bound the fit raised after charging it. The
+    # refusal is now decided from (ε, δ, d) alone, before any charge
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 209))
+    X *= 1.4 / np.linalg.norm(X, axis=1, keepdims=True)
+    options = dict(
+        epsilon=1e-3,
+        delta=1e-6,
+        mechanism="analyze_gauss",
+        center_share=0.001,
+        centered_norm=None,
+    )
+    outcomes = []
+    for bound in (1.0, 1.3, 1.5, 1.7, 2.0, "private"):
+        for seed in range(3):
+            ledger = Accountant(1.0, 1e-5)
+            extra = {"bound_range": (1.0, 2.0)} if bound == "private" else {}
+            est = PrivatePCA(
+                2,
+                data_norm=bound,
+                accountant=ledger,
+                random_state=seed,
+                **options,
+                **extra,
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    est.fit(X)
+                    outcomes.append("fit")
+                except ValueError as error:
+                    assert "too small" in str(error)
+                    assert ledger.charges == ()
+                    outcomes.append("refused")
+    assert set(outcomes) == {"refused"}

@@ -662,6 +662,23 @@ def _safe_gaussian_sigma(sigma, sensitivity, epsilon, delta, d, grid):
     )
 
 
+def _check_gaussian_mean_range(epsilon, delta, d) -> None:
+    """Refuse, from (ε, δ, d) alone, a safe Gaussian mean whose noise no
+    grid can hold. On a grid γ the noise is σ/γ = (Δ/γ + √d)/√(2ρ) grid
+    units (:func:`dppca.privacy.discrete_gaussian_sigma`), which falls
+    towards √d/√(2ρ) as γ grows: if that limit is below half the exact
+    sampler's range a coarse enough grid draws it, whatever the bound Δ;
+    otherwise the fit is refused before any charge, whatever the bound."""
+    limit = math.sqrt(d / (2.0 * privacy.zcdp_rho(epsilon, delta)))
+    if limit > noise.MAX_GAUSSIAN_GRID_SIGMA / 2:
+        raise ValueError(
+            "epsilon is too small: the private mean (ε = "
+            f"{epsilon:.3g}, δ = {delta:.3g}, d = {d}) would need a "
+            "discrete Gaussian beyond the exact sampler's range; "
+            "nothing was charged"
+        )
+
+
 def _drawable(sigma, grid) -> bool:
     """Whether the exact discrete Gaussian sampler can draw σ/γ grid units."""
     try:
@@ -700,7 +717,10 @@ def private_mean_plan(est, n, d, bound, budget, pure):
         return "laplace", scale, grid, record
     sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
     grid = None
-    if safe:  # ... and its ℓ₂ sensitivity by √d cells
+    if safe:
+        _check_gaussian_mean_range(
+            epsilon, delta, d
+        )  # ... and its ℓ₂ sensitivity by √d cells
         grid = privacy.safe_granularity(
             l2_sensitivity,
             math.sqrt(d),
@@ -712,19 +732,8 @@ def private_mean_plan(est, n, d, bound, budget, pure):
         )
         while not _drawable(sigma, grid):
             # the rounding's √d cells raised σ past the sampler's range: a
-            # coarser grid lowers σ/γ towards σ(√d, ε, δ), a function of
-            # public quantities only, so the refusal below is decided
-            # before any charge and does not depend on the data or bound
-            if (
-                privacy.analytic_gaussian_sigma(math.sqrt(d), epsilon, delta)
-                > noise.MAX_GAUSSIAN_GRID_SIGMA / 2
-            ):
-                raise ValueError(
-                    "epsilon is too small: the private mean (ε = "
-                    f"{epsilon:.3g}, δ = {delta:.3g}, d = {d}) would need a "
-                    "discrete Gaussian beyond the exact sampler's range; "
-                    "nothing was charged"
-                )
+            # coarser grid lowers σ/γ towards its limit, below half the range
+            # (checked above from ε, δ, d alone), so this ends
             grid *= 2
             sigma = _safe_gaussian_sigma(
                 sigma, l2_sensitivity, epsilon, delta, d, grid
