@@ -480,7 +480,9 @@ def _check_search_shape(estimator, steps, grids) -> None:
     cover: a private estimator anywhere but a top-level step the search
     budgets (nested in a FeatureUnion, an inner Pipeline, a wrapper), a
     ``param_grid`` value that carries one or replaces a step at or before
-    the last private step, and a private step after a non-private one."""
+    the last private step, a private step after a non-private one, and a
+    private step after one that changes the width (anything but a
+    :class:`dppca.PrivateStandardScaler`)."""
     from sklearn.pipeline import Pipeline
 
     budgeted = [step for _, step in steps]
@@ -523,6 +525,19 @@ def _check_search_shape(estimator, steps, grids) -> None:
             "fitted on; search over their parameters instead. Nothing "
             "was fitted"
         )
+    from .scaler import PrivateStandardScaler
+
+    for name, step in estimator.steps[:last]:
+        if _is_private(step) and not isinstance(step, PrivateStandardScaler):
+            raise ValueError(
+                f"the private step {name!r} ({type(step).__name__}) comes "
+                "before another private step: it changes the width the "
+                "later step is fitted on (and with it that step's planned "
+                "records), which the dry run takes from X, so the search "
+                "could be refused after spending most of the budget. Only "
+                "a PrivateStandardScaler may come before a private step; "
+                "nothing was fitted"
+            )
     for name, step in estimator.steps[: last + 1]:
         if step is None or step == "passthrough" or _is_private(step):
             continue

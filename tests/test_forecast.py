@@ -559,3 +559,28 @@ def test_whether_a_tiny_gaussian_mean_is_refused_does_not_depend_on_the_bound():
                     assert ledger.charges == ()
                     outcomes.append("refused")
     assert set(outcomes) == {"refused"}
+
+
+def test_budgeted_grid_search_refuses_a_private_step_after_a_width_changing_one():
+    # the red team's F3: PrivatePCA(3) then PrivatePCA(2) spent the whole
+    # budget, then failed the ledger check (the dry run planned the second
+    # step at X's width); refused now before any fit
+    from sklearn.pipeline import Pipeline
+
+    X = _unit_rows(300, 6)
+    for second in (
+        PrivatePCA(2, data_norm=1.0, random_state=0),
+        PrivateStandardScaler((np.full(3, -1.0), np.full(3, 1.0))),
+    ):
+        ledger = Accountant(6.0)
+        pipe = Pipeline(
+            [
+                ("first", PrivatePCA(3, data_norm=1.0, random_state=0)),
+                ("second", second),
+            ]
+        )
+        with pytest.raises(ValueError, match="changes the width"):
+            fc.budgeted_grid_search(
+                pipe, {"first__n_components": [3]}, ledger, X, cv=2
+            )
+        assert ledger.charges == ()
