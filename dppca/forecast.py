@@ -120,8 +120,8 @@ class Plan(tuple):
             share = "-" if r.center_share is None else f"{r.center_share:g}"
             lines.append(
                 f"{r.mechanism:<16}{share:>6}{r.row_bound:>9.4g}"
-                f"{r.loss_per_bound2:>9.3g}{r.loss:>11.4g}"
-                f"{r.random_loss:>11.4g}  "
+                f"{r.loss_per_bound2:>9.4f}{r.loss:>11,.1f}"
+                f"{r.random_loss:>11,.1f}  "
                 f"{'yes' if r.random_may_beat else 'no'}"
             )
         return "\n".join(lines)
@@ -480,9 +480,8 @@ def _check_search_shape(estimator, steps, grids) -> None:
     cover: a private estimator anywhere but a top-level step the search
     budgets (nested in a FeatureUnion, an inner Pipeline, a wrapper), a
     ``param_grid`` value that carries one or replaces a step at or before
-    the last private step, a private step after a non-private one, and a
-    private step after one that changes the width (anything but a
-    :class:`dppca.PrivateStandardScaler`)."""
+    the last private step, a private step after a non-private one or after
+    a width-changing private one (all but a PrivateStandardScaler)."""
     from sklearn.pipeline import Pipeline
 
     budgeted = [step for _, step in steps]
@@ -530,13 +529,10 @@ def _check_search_shape(estimator, steps, grids) -> None:
     for name, step in estimator.steps[:last]:
         if _is_private(step) and not isinstance(step, PrivateStandardScaler):
             raise ValueError(
-                f"the private step {name!r} ({type(step).__name__}) comes "
-                "before another private step: it changes the width the "
-                "later step is fitted on (and with it that step's planned "
-                "records), which the dry run takes from X, so the search "
-                "could be refused after spending most of the budget. Only "
-                "a PrivateStandardScaler may come before a private step; "
-                "nothing was fitted"
+                f"the private step {name!r} changes the width a later "
+                "private step is fitted on, which the dry run takes from X: "
+                "only a PrivateStandardScaler may come first; nothing was "
+                "fitted"
             )
     for name, step in estimator.steps[: last + 1]:
         if step is None or step == "passthrough" or _is_private(step):
@@ -672,9 +668,8 @@ def budgeted_grid_search(
     m = len(candidates) * len(splits) + (1 if refit else 0)
     eps_left, delta_left = accountant.remaining()
     if delta_left == 0 and accountant.delta > 0 and accountant.releases:
-        # the ledger composes its Gaussian releases at the budget's δ, so
-        # "δ left" reads 0 after any of them although more fits: a step's δ
-        # only sets its σ, and the dry run below decides on the whole ledger
+        # composed at the budget's δ, a Gaussian release leaves "δ left" 0:
+        # a step's δ only sets its σ; the dry run decides on the whole ledger
         delta_left = accountant.delta
     per_eps = eps_left / (m * len(steps))
     per_delta = delta_left / (m * len(steps))

@@ -171,7 +171,7 @@ def as_generator(rng=None) -> np.random.Generator:
 _SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _power_of_ten(x: float) -> str:
+def power_of_ten_text(x: float) -> str:
     """``x`` written for a message: 1e-09 as 10⁻⁹, 2.5e-12 as 2.5×10⁻¹²."""
     text = f"{x:.3g}"
     if "e" not in text:
@@ -190,7 +190,7 @@ def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
     if np.any(norms > 1.0 + tolerance):
         raise ValueError(
             f"{name} has rows of Euclidean norm > 1 (tolerance 1 + "
-            f"{_power_of_ten(tolerance)}); the privacy guarantees assume "
+            f"{power_of_ten_text(tolerance)}); the privacy guarantees assume "
             "||x_i|| <= 1. "
             "Divide the rows by a public bound R fixed without looking at "
             "the data, clipping the longer ones (dppca.PrivatePCA does both: "

@@ -50,7 +50,7 @@ import warnings
 
 import numpy as np
 
-from ..validation import PrivacyWarning
+from ..validation import PrivacyWarning, power_of_ten_text
 
 #: Kinds of release, as the accountant composes them. Gaussian (an
 #: accountant), ρ-zCDP (the safe discrete Gaussian releases, through their
@@ -170,7 +170,7 @@ class Release:
                 "(ε, δ) proved for this approximate sampler"
             )
         else:
-            notion = f"({self.epsilon:.4g}, {self.delta:.3g})-DP"
+            notion = f"({self.epsilon:.4g}, {power_of_ten_text(self.delta)})-DP"
         return f"{notion}, {self.neighbours}, rows {self.row_bound}"
 
     def as_dict(self) -> dict:
