@@ -494,8 +494,20 @@ def test_regression_f_moment_cache_is_refused_and_left_empty():
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
+#: a power of ten as the package writes it in messages: 10⁻⁹, 9.54×10⁻⁷
+POWER = re.compile(r"(?:(\d+(?:\.\d+)?)×)?10([⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_PLAIN_DIGITS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
 def numbers_in(message: str) -> list[float]:
-    return [float(m) for m in NUMBER.findall(message)]
+    """Every number in ``message``, powers of ten written m×10ᵏ included
+    (read as one number, not as m and 10)."""
+    powers = [
+        float(m or 1) * 10.0 ** int(k.translate(_PLAIN_DIGITS))
+        for m, k in POWER.findall(message)
+    ]
+    rest = POWER.sub(" ", message)
+    return powers + [float(m) for m in NUMBER.findall(rest)]
 
 
 def public_numbers(*values) -> set[float]:
