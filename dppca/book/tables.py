@@ -14,6 +14,16 @@ def _minus(text: str) -> str:
     return text.replace("-", "−")
 
 
+def _rounded_mantissa(x: float, digits: int) -> tuple[float, int]:
+    """(m, k) with x ≈ m·10ᵏ, m rounded to ``digits`` decimals and
+    1 ≤ |m| < 10 after the rounding (9.96 to one decimal is 1.0×10¹)."""
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = round(x / 10.0**exponent, digits)
+    if abs(mantissa) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return mantissa, exponent
+
+
 def times_ten(x, digits: int = 1) -> str:
     """``x`` with ``digits`` decimals in its mantissa, as ``2.5×10⁻⁴``;
     an exact power of ten as ``10⁵``; values from 0.001 to 10,000 as plain
@@ -33,9 +43,7 @@ def times_ten(x, digits: int = 1) -> str:
             + "10"
             + str(exponent).translate(_SUPERSCRIPT)
         )
-    mantissa = round(x / 10.0**exponent, digits)
-    if abs(mantissa) >= 10:
-        mantissa, exponent = mantissa / 10, exponent + 1
+    mantissa, exponent = _rounded_mantissa(x, digits)
     if -3 <= exponent < 4:
         return _minus(f"{x:.{max(digits - exponent, 0)}f}")
     power = "10" + str(exponent).translate(_SUPERSCRIPT)
@@ -56,10 +64,7 @@ def power_form(x, digits: int = 1) -> str:
         return MISSING
     if x == 0:
         return "0"
-    exponent = math.floor(math.log10(abs(x)))
-    mantissa = round(x / 10.0**exponent, digits)
-    if abs(mantissa) >= 10:
-        mantissa, exponent = mantissa / 10, exponent + 1
+    mantissa, exponent = _rounded_mantissa(x, digits)
     text = _minus(f"{mantissa:.{digits}f}")
     if exponent == 0:
         return text
