@@ -1,11 +1,21 @@
-"""Fingerprints of every release of the package under fixed seeds.
+"""Every release of the package under fixed seeds, as values.
 
 For every mechanism of ``PrivatePCA`` × centring (``False``, ``True``, a
-public vector) on a small fixed data set with an integer ``random_state``,
-and for every functional entry point with ``rng=int``, the sha256 of the
-released arrays' bytes and of the guarantee records' ``as_dict()`` JSON.
-Printed as JSON (sorted keys); ``tests/data/release_snapshots.json`` keeps
-the expected output and ``tests/test_release_snapshots.py`` compares.
+public vector) on a small fixed data set (N = 400 rows, d = 6, k = 2) with an
+integer ``random_state``, and for every functional entry point with
+``rng=int``: the released arrays themselves (a few dozen numbers each), the
+guarantee records' ``as_dict()`` and the spent budget. Printed as JSON
+(sorted keys, floats written so that they read back exactly);
+``tests/data/release_snapshots.json`` keeps the expected output and
+``tests/test_release_snapshots.py`` compares it with a tolerance (see there
+why values, not hashes of their bytes: the last bits of a float result
+depend on the CPU's BLAS kernels and SIMD paths).
+
+Each array is stored with a ``kind``: ``"subspace"`` for orthonormal
+vectors (``components_`` rows, or the columns of a returned ``V``), whose
+signs an eigensolver may choose differently on another CPU, so the test
+compares each vector's projector ``v vᵀ``; ``"integer"`` for integer draws
+(compared exactly); ``"values"`` for everything else.
 
 The tool imports only names that exist before and after the package's
 reshaping (issue 28): public ``dppca`` names, or the old and the new module
@@ -17,7 +27,6 @@ Usage: ``python tools/release_snapshots.py [--out FILE]``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import json
 import sys
@@ -58,16 +67,34 @@ def module(*names):
     raise ModuleNotFoundError(" or ".join(names))
 
 
-def digest(value) -> str:
-    array = np.ascontiguousarray(np.asarray(value))
-    text = f"{array.dtype.str}{array.shape}".encode()
-    return hashlib.sha256(text + array.tobytes()).hexdigest()
+def stored(value, kind: str = "values") -> dict:
+    """One released array as JSON: its kind, dtype, shape and entries."""
+    array = np.asarray(value)
+    if kind == "values" and np.issubdtype(array.dtype, np.integer):
+        kind = "integer"
+    entries = array.ravel().tolist()
+    return {
+        "kind": kind,
+        "dtype": array.dtype.str,
+        "shape": list(array.shape),
+        "values": entries,
+    }
 
 
-def record_digest(records) -> str:
+def stored_records(records) -> list:
+    """The guarantee records as plain JSON values (``repr`` for the rest)."""
     rows = [record.as_dict() for record in records if record is not None]
-    text = json.dumps(rows, sort_keys=True, default=repr)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return json.loads(json.dumps(rows, sort_keys=True, default=repr))
+
+
+def subspace_kind(array) -> str:
+    """``"subspace"`` for a matrix with orthonormal columns (a returned
+    ``V``), else ``"values"``."""
+    a = np.asarray(array)
+    if a.ndim == 2 and a.shape[1] < a.shape[0]:
+        if np.allclose(a.T @ a, np.eye(a.shape[1]), atol=1e-8):
+            return "subspace"
+    return "values"
 
 
 def data():
@@ -104,16 +131,20 @@ def estimator_snapshots(X):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 pca.fit(X)
-            arrays = [pca.components_, pca.mean_]
+            arrays = {
+                # rows of components_ are the vectors: one per column of Vᵀ
+                "components_": stored(pca.components_.T, "subspace"),
+                "mean_": stored(pca.mean_),
+            }
             for attribute in (
                 "explained_variance_",
                 "explained_variance_ratio_",
             ):
                 if hasattr(pca, attribute):
-                    arrays.append(getattr(pca, attribute))
+                    arrays[attribute] = stored(getattr(pca, attribute))
             out[f"PrivatePCA/{name}/center={label}"] = {
-                "arrays": [digest(a) for a in arrays],
-                "records": record_digest(pca.privacy_releases_),
+                "arrays": arrays,
+                "records": stored_records(pca.privacy_releases_),
                 # nan (no δ proved) as text: nan != nan
                 "spent": [
                     float(v) if v == v else "nan" for v in pca.privacy_spent_
@@ -178,14 +209,18 @@ def functional_snapshots(X):
             warnings.simplefilter("ignore")
             value = call()
         if hasattr(value, "bound"):  # a PrivateBound
-            arrays = [np.float64(value.bound), np.int64(value.index)]
+            arrays = {
+                "bound": stored(np.float64(value.bound)),
+                "index": stored(np.int64(value.index)),
+            }
             records = [value.guarantee]
         else:
-            arrays = [np.asarray(value)]
+            array = np.asarray(value)
+            arrays = {"release": stored(array, subspace_kind(array))}
             records = [dppca.guarantee_of(value)]
         out[f"function/{name}"] = {
-            "arrays": [digest(a) for a in arrays],
-            "records": record_digest(records),
+            "arrays": arrays,
+            "records": stored_records(records),
         }
     return out
 
