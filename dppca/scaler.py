@@ -50,6 +50,7 @@ from .estimator import (
     _generator,
     _snap,
 )
+from .float_state import owns_float_state
 from .postprocessing import FLOATS
 from .privacy import calibration, noise
 from .privacy.accounting import basic_composition
@@ -311,6 +312,7 @@ class PrivateStandardScaler(
             warnings.warn(message, PrivacyWarning, stacklevel=2)
         return state
 
+    @owns_float_state
     def fit(self, X, y=None):
         """Release the per-feature means (and variances) of ``X``: check the
         public parameters, charge, read the rows, add the noise."""

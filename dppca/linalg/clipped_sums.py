@@ -12,6 +12,7 @@ import numpy as np
 import scipy.linalg.blas
 import scipy.sparse
 
+from ..float_state import owns_float_state
 from ..validation import ROW_NORM_TOLERANCE
 from .dense import DENSE_COLUMN_FRACTION
 from .float_error import (
@@ -124,6 +125,7 @@ class ClippedRowSum:
     shrink: float
 
 
+@owns_float_state
 def clipped_row_sum(
     X, bound: float, *, clip: bool = True, chunk_rows: int | None = None
 ) -> ClippedRowSum:
@@ -394,6 +396,7 @@ def _expansion_second_moment(X, bound, s, centre, pre, p, per_block, clip):
     return gram, outer.clipped, pre_clipped
 
 
+@owns_float_state
 def clipped_second_moment(
     X,
     bound: float,
@@ -431,7 +434,7 @@ def clipped_second_moment(
             "the centre or pre-clip bound exceeds the bound by more than "
             f"{_MAX_PUBLIC_RATIO:g}: clip factors would be subnormal floats"
         )
-    X = tame_rows(X, scale)
+    X = tame_rows(X, scale, pre)
     eta_chunks, s_chunks = _second_moment_shrink(n, d, chunk_rows, 0.0)
     ratio = 0.0
     if centre is not None:

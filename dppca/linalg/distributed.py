@@ -34,6 +34,7 @@ import time
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..validation import ROW_NORM_TOLERANCE, check_data, check_n
 from . import rows
 
@@ -48,6 +49,7 @@ def is_dask_array(X) -> bool:
     return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks")
 
 
+@owns_float_state
 def clip_rows(X) -> np.ndarray:
     """Return ``X`` with every row of norm > 1 rescaled to norm 1 (the others
     untouched).
@@ -62,6 +64,7 @@ def clip_rows(X) -> np.ndarray:
     return rows.clip_rows(X, 1.0)
 
 
+@owns_float_state
 def _checked_block(block, clip=False):
     """Validate (or, with ``clip``, clip) one chunk of rows; runs on the
     workers."""
@@ -108,10 +111,12 @@ def checked_rows(X, *, clip: bool = False):
     return da.map_blocks(_checked_block, X, clip=clip, dtype=float)
 
 
+@owns_float_state
 def _block_gram(block):
     return (block.T @ block)[None]
 
 
+@owns_float_state
 def _block_product(block, V):
     return (block.T @ (block @ V))[None]
 
@@ -130,6 +135,7 @@ def _stacked(X, function, width, **kwargs):
     )
 
 
+@owns_float_state
 def second_moment_dask(
     X, *, clip: bool = False, split_every: int | None = None, lazy=False
 ):
@@ -165,6 +171,7 @@ def second_moment_operator(X, *, clip: bool = False):
     n, d = rows.shape
     n = check_n(int(n))
 
+    @owns_float_state  # the products run on the workers and here
     def multiply(V):
         V = np.asarray(V, dtype=float)
         partial = _stacked(rows, _block_product, V.shape[1], V=V)

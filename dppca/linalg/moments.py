@@ -16,11 +16,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse
 
+from ..float_state import owns_float_state
 from ..validation import check_data, check_k
 from .clipped_sums import clipped_second_moment
 from .dense import sparse_gram, top_k_subspace
 
 
+@owns_float_state
 def second_moment(X) -> np.ndarray:
     """Return ``A = X^T X / n``, the (uncentred) second-moment matrix of the
     rows of ``X``.
@@ -43,6 +45,7 @@ def second_moment(X) -> np.ndarray:
     return (X.T @ X) / X.shape[0]
 
 
+@owns_float_state
 def unit_rows_second_moment(X) -> np.ndarray:
     """``A = (1/n) Σ x_i x_iᵀ`` for the functional entry points
     (``dppca.analyze_gauss(X)`` and the like), computed as their records

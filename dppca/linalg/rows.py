@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse
 
+from ..float_state import owns_float_state
 from ..validation import ROW_NORM_TOLERANCE
 from .float_error import (
     MAX_MAGNITUDE,
@@ -101,12 +102,24 @@ TAME_FACTOR = 2.0**40
 #: ... and never to more than this, so that sums of squares cannot overflow.
 _TAME_CEILING = 2.0**500
 
+#: ... nor to more than this many times the bound the rows are clipped to
+#: first (``clip_to``): a margin below :data:`_MAX_CLIP_RATIO` that the
+#: rounding of a norm cannot cross, so that :func:`clip_factors` accepts
+#: every tamed row whatever the public scales.
+_TAME_RATIO = 2.0**900
 
-def tame_rows(X, scale: float):
+
+def tame_rows(X, scale: float, clip_to: float | None = None):
     """``X`` with every finite row of norm above ``L = TAME_FACTOR · scale``
-    (capped at ``2⁵⁰⁰``), or whose sum of squares overflows, multiplied by a
-    power of two that brings its norm to at most ``L``: the original ``X``
-    when no row is that long.
+    (capped at ``2⁵⁰⁰``, and at ``2⁹⁰⁰ · clip_to`` when given), or whose sum
+    of squares overflows, multiplied by a power of two that brings its norm
+    to at most ``L``: the original ``X`` when no row is that long.
+
+    ``clip_to`` is the bound the rows are clipped to first (a pre-clip
+    bound far below ``scale``): a tamed row's clip factor is then a normal
+    float, and :func:`clip_factors` accepts it, for every pair of public
+    scales, so that no row of any length is refused where another is
+    clipped.
 
     ``scale`` is public (the largest of the bound, the centre's norm and the
     pre-clip bound), so this is a map on each row alone and neighbours stay
@@ -118,6 +131,8 @@ def tame_rows(X, scale: float):
     left as they are (refused as non-finite).
     """
     limit = min(TAME_FACTOR * float(scale), _TAME_CEILING)
+    if clip_to is not None:
+        limit = min(limit, _TAME_RATIO * float(clip_to))
     sparse = scipy.sparse.issparse(X)
     with np.errstate(over="ignore", invalid="ignore"):
         if sparse:
@@ -175,6 +190,7 @@ def _squares(block) -> np.ndarray:
     return np.einsum("ij,ij->i", block, block)
 
 
+@owns_float_state
 def row_norms(X) -> np.ndarray:
     """Euclidean norms of the rows of a dense or scipy.sparse matrix.
 
@@ -291,6 +307,7 @@ def project_to_ball(v, radius: float) -> np.ndarray:
     return v * (radius / norm) if norm > radius else v
 
 
+@owns_float_state
 def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     """A new dense array: the rows of ``X`` clipped to norm ``bound``
     (:func:`clip_factors`: each computed row has norm at most ``bound``)."""
@@ -304,6 +321,7 @@ def clip_rows(X, bound: float = 1.0) -> np.ndarray:
     return X * factors[:, None]
 
 
+@owns_float_state
 def unit_ball_rows(
     X,
     bound: float,
@@ -336,7 +354,7 @@ def unit_ball_rows(
         d = X.shape[1]
     if centre is not None:
         centre = _check_centre(centre, d)
-    X = tame_rows(X, _public_scale(bound, centre, pre_clip))
+    X = tame_rows(X, _public_scale(bound, centre, pre_clip), pre_clip)
     if pre_clip is not None:
         factors = clip_factors(row_norms(X), pre_clip, True, n_features=d)
         X = scipy.sparse.diags(factors) @ X if sparse else X * factors[:, None]

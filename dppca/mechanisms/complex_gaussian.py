@@ -87,6 +87,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import second_moment, unit_rows_second_moment
 from ..privacy.guarantees import Release, Released, released
@@ -288,6 +289,7 @@ def _safe_imaginary(d, sigma, g, rng) -> np.ndarray:
     return out
 
 
+@owns_float_state
 def perturb_hermitian(
     A, sigma: float, rng=None, noise: str = "safe", granularity=None
 ) -> np.ndarray:
@@ -331,6 +333,7 @@ def rank_k_output(values, vectors, k: int, output: str = "real"):
     return (V * w[..., None, :]) @ np.swapaxes(V, -1, -2)
 
 
+@owns_float_state
 def complex_gaussian_approximation_from_second_moment(
     A,
     n: int,
@@ -371,6 +374,7 @@ def complex_gaussian_approximation_from_second_moment(
     return (H, Released(values, record)) if return_spectrum else H
 
 
+@owns_float_state
 def complex_gaussian_approximation(
     X,
     k: int,

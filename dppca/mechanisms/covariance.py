@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
     discrete_laplace_scale,
@@ -130,6 +131,7 @@ def check_vector_weights(weights, k: int) -> np.ndarray:
 METHODS = ("eigenbasis", "householder")
 
 
+@owns_float_state
 def iterative_eigenvectors(
     A, n: int, vector_epsilons, rng=None, method: str = "eigenbasis"
 ) -> np.ndarray:
@@ -266,6 +268,7 @@ def amin_guarantee(n, d, k, epsilon, *, eigenvalues=False, noise="safe"):
     )
 
 
+@owns_float_state
 def amin_subspace_from_second_moment(
     A,
     n: int,
@@ -297,6 +300,7 @@ def amin_subspace_from_second_moment(
     return released(V, record)
 
 
+@owns_float_state
 def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
     """Amin et al. (2019), Alg. 1 step 2: a ``d x k`` orthonormal ``V``, ε-DP
     for every ``k``.
@@ -310,6 +314,7 @@ def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
     )
 
 
+@owns_float_state
 def amin_covariance_from_second_moment(
     A,
     n: int,
@@ -367,6 +372,7 @@ def amin_covariance_from_second_moment(
     return estimate
 
 
+@owns_float_state
 def amin_covariance(
     X,
     k: int,

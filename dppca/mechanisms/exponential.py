@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
@@ -144,6 +145,7 @@ def ppca_guarantee(
     )
 
 
+@owns_float_state
 def ppca_from_second_moment(
     A,
     n: int,
@@ -201,7 +203,7 @@ def ppca_from_second_moment(
             "mechanism; use the default Haar-uniform start unless V0 is "
             "data-independent",
             PrivacyWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     rng = as_generator(rng)
     record = ppca_guarantee(
@@ -216,6 +218,7 @@ def ppca_from_second_moment(
     return released(V, record)
 
 
+@owns_float_state
 def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
     """PPCA (Chaudhuri et al. 2013, Algorithm 2): a ``d x k`` orthonormal
     ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
     analytic_gaussian_sigma,
@@ -216,6 +217,7 @@ def check_target_spectrum(Lambda, d: int) -> np.ndarray:
     return Lambda
 
 
+@owns_float_state
 def noisy_eigendecomposition(
     M, sigma: float, rng=None, noise: str = "safe", granularity=None
 ):
@@ -297,6 +299,7 @@ def apply_spectrum(vectors, Lambda) -> np.ndarray:
     return (vectors * Lambda) @ vectors.T
 
 
+@owns_float_state
 def gaussian_matrix_approximation(
     M,
     Lambda,
@@ -332,6 +335,7 @@ def gaussian_matrix_approximation(
     return released(apply_spectrum(vectors, Lambda), record)
 
 
+@owns_float_state
 def rank_k_covariance_approximation(
     X, k: int, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
@@ -355,6 +359,7 @@ def rank_k_covariance_approximation(
     return released(apply_spectrum(vectors[:, :k], values[:k]), record)
 
 
+@owns_float_state
 def gaussian_subspace_recovery_from_second_moment(
     A,
     n: int,
@@ -404,6 +409,7 @@ def gaussian_subspace_recovery_from_second_moment(
     return (V, Released(values, record)) if return_spectrum else V
 
 
+@owns_float_state
 def gaussian_subspace_recovery(
     X, k: int, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:

@@ -50,6 +50,7 @@ import warnings
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
@@ -317,6 +318,7 @@ def wishart_published_guarantee(n, d, epsilon) -> Release:
 # ------------------------------------------------------------------------------
 
 
+@owns_float_state
 def mod_sulq_from_second_moment(
     A,
     n: int,
@@ -355,6 +357,7 @@ def mod_sulq_from_second_moment(
     return released(noisy, record)
 
 
+@owns_float_state
 def mod_sulq(
     X, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
@@ -368,6 +371,7 @@ def mod_sulq(
     )
 
 
+@owns_float_state
 def analyze_gauss_from_second_moment(
     A,
     n: int,
@@ -407,6 +411,7 @@ def analyze_gauss_from_second_moment(
     return released(noisy, record)
 
 
+@owns_float_state
 def analyze_gauss(
     X,
     epsilon: float,
@@ -425,6 +430,7 @@ def analyze_gauss(
     )
 
 
+@owns_float_state
 def laplace_input_perturbation_from_second_moment(
     A,
     n: int,
@@ -467,6 +473,7 @@ def laplace_input_perturbation_from_second_moment(
     return released(noisy, record)
 
 
+@owns_float_state
 def laplace_input_perturbation(
     X, epsilon: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
@@ -479,6 +486,7 @@ def laplace_input_perturbation(
     )
 
 
+@owns_float_state
 def wishart_input_perturbation_from_second_moment(
     A, n: int, epsilon: float, rng=None
 ) -> np.ndarray:
@@ -491,13 +499,14 @@ def wishart_input_perturbation_from_second_moment(
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
     at most one) of the data set and that ``n`` is its true number of rows.
     """
-    warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=2)
+    warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=3)
     A, n = _moment_and_n(A, n)
     record = wishart_published_guarantee(n, A.shape[0], epsilon)
     noisy = A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)
     return released(noisy, record, warn=False)  # warned above, in full
 
 
+@owns_float_state
 def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     """Wishart input perturbation as published (Jiang, Xie and Zhang 2016,
     Algorithm 2).
@@ -514,6 +523,7 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     )
 
 
+@owns_float_state
 def wishart_input_perturbation_delta_from_second_moment(
     A, n: int, delta: float, rng=None
 ) -> np.ndarray:
@@ -534,6 +544,7 @@ def wishart_input_perturbation_delta_from_second_moment(
     return released(noisy, record)
 
 
+@owns_float_state
 def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     """A correctly calibrated Wishart variant (the book's, not the paper's):
     A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..linalg.dense import haar_subspace
 from ..linalg.float_error import rounding_gamma
 from ..privacy.calibration import (
@@ -243,6 +244,7 @@ def noisy_power_sigma(
     )
 
 
+@owns_float_state
 def noisy_power_method_from_operator(
     multiply: Callable[[np.ndarray], np.ndarray],
     d: int,
@@ -411,6 +413,7 @@ def _blocked_product(X, V):
     return out
 
 
+@owns_float_state
 def noisy_power_method(
     X,
     k: int,
@@ -454,6 +457,7 @@ def noisy_power_method(
     )
 
 
+@owns_float_state
 def noisy_power_method_from_second_moment(
     A,
     n: int,

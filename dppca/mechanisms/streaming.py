@@ -102,6 +102,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..privacy.guarantees import Release, noise_record, released, zcdp_release
 from ..privacy.noise import check_noise_kind
 from ..validation import check_delta, check_epsilon
@@ -167,6 +168,7 @@ def dp_pca_guarantee(
     )
 
 
+@owns_float_state
 def dp_pca_oja(
     X,
     k: int,
@@ -272,6 +274,7 @@ def dp_pca_oja(
     return released(V, record)
 
 
+@owns_float_state
 def dp_pca_oja_dask(X, k: int, epsilon: float, delta: float, **options):
     """``dp_pca_oja`` on a ``dask.array`` of rows, chunk by chunk.
 
@@ -289,6 +292,7 @@ def dp_pca_oja_dask(X, k: int, epsilon: float, delta: float, **options):
     return dp_pca_oja(X, k, epsilon, delta, **options)
 
 
+@owns_float_state
 def streaming_oja(
     X,
     k: int,

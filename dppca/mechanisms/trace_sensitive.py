@@ -93,6 +93,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..linalg import clipped_sums, rows
 from ..linalg.dense import top_k_subspace
 from ..privacy.guarantees import (
@@ -259,6 +260,7 @@ class TraceSensitiveRun:
     choice: RadiusChoice
 
 
+@owns_float_state
 def trace_sensitive_covariance(
     X,
     epsilon: float,
@@ -356,6 +358,7 @@ def trace_sensitive_covariance(
     return (estimate, run) if return_run else estimate
 
 
+@owns_float_state
 def trace_sensitive_subspace(
     X, k: int, epsilon: float, delta: float, rng=None, noise="safe", **options
 ) -> Released:

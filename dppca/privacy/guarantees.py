@@ -285,9 +285,13 @@ class Released(np.ndarray):
 
 
 def released(values, record: Release, *, warn: bool = True) -> Released:
-    """Wrap a release's output with its record, warning if not proved."""
+    """Wrap a release's output with its record, warning if not proved.
+
+    Called from a mechanism's entry point, itself run through
+    :func:`dppca.float_state.owns_float_state`'s wrapper: the warning names
+    the line that called the entry point."""
     if warn:
-        warn_if_unproved(record, stacklevel=4)
+        warn_if_unproved(record, stacklevel=5)
     return Released(values, record)
 
 

@@ -52,6 +52,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..float_state import owns_float_state
 from ..validation import as_generator
 
 #: The two kinds of noise every additive release path offers.
@@ -361,6 +362,7 @@ def _on_grid(k: np.ndarray, z: np.ndarray, granularity: float) -> np.ndarray:
     return total.astype(float) * granularity
 
 
+@owns_float_state
 def add_laplace(
     values, scale: float, *, noise: str = "float", rng=None, granularity=None
 ) -> np.ndarray:
@@ -389,6 +391,7 @@ def add_laplace(
     return _on_grid(k, discrete_laplace(t, values.shape, rng), g)
 
 
+@owns_float_state
 def add_gaussian(
     values, sigma: float, *, noise: str = "float", rng=None, granularity=None
 ) -> np.ndarray:
@@ -416,6 +419,7 @@ def add_gaussian(
     return _on_grid(k, discrete_gaussian(variance, values.shape, rng), g)
 
 
+@owns_float_state
 def perturb_symmetric(
     A,
     scale: float,
@@ -459,6 +463,7 @@ def perturb_symmetric(
     return out
 
 
+@owns_float_state
 def perturb_symmetric_goe(
     A, sigma: float, *, rng=None, granularity=None
 ) -> np.ndarray:

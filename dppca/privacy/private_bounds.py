@@ -91,6 +91,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.sparse
 
+from ..float_state import owns_float_state
 from ..linalg import float_error, rows
 from ..validation import as_generator, check_epsilon
 from . import noise
@@ -299,6 +300,7 @@ def _norms_of(X, scale: float) -> np.ndarray:
 # ------------------------------------------------------------------------------
 
 
+@owns_float_state
 def quantile_utilities(norms, grid, quantile) -> np.ndarray:
     """The integer utilities ``u_j = −|#{i : norm_i ≤ b_j} − ⌈q n⌉|``.
 
@@ -328,6 +330,7 @@ def _bernoulli_exp_whole(whole: list[int], rng) -> np.ndarray:
     return out
 
 
+@owns_float_state
 def permute_and_flip(utilities, epsilon, rng=None, penalty=None) -> int:
     """Index chosen by permute-and-flip (MS20) for integer utilities of
     sensitivity 1, drawn exactly.
@@ -446,6 +449,7 @@ def count_guarantee(epsilon) -> Release:
     )
 
 
+@owns_float_state
 def clipped_count(norms, bound, epsilon, rng=None) -> tuple[int, Release]:
     """``#{i : norm_i > bound} + Z`` with ``Z`` exact discrete Laplace of
     scale ``t = ⌈1/ε⌉`` (``P(Z = z) ∝ exp(−|z|/t)``), and its record.
@@ -465,6 +469,7 @@ def clipped_count(norms, bound, epsilon, rng=None) -> tuple[int, Release]:
     return true + z, record
 
 
+@owns_float_state
 def band_utilities(norms, grid, low, high) -> np.ndarray:
     """``u_j = −dist(c_j, [⌈low·n⌉, ⌈high·n⌉])`` with ``c_j = #{i : norm_i
     ≤ b_j}``: zero for every candidate whose count falls in the band.
@@ -502,6 +507,7 @@ def _draw(
     return PrivateBound(bound, index, q, grid, record, clipped, counted)
 
 
+@owns_float_state
 def norm_quantile(
     X,
     quantile,
@@ -598,6 +604,7 @@ def norm_quantile(
     return _draw(norms, q, grid, record, rng, tail_guard, count_epsilon)
 
 
+@owns_float_state
 def centred_norm_quantile(
     X,
     mean,
@@ -692,7 +699,8 @@ def centred_norm_quantile(
     for start in range(0, n, step):
         stop = min(start + step, n)
         block = X[start:stop].toarray() if sparse else X[start:stop]
-        block = rows.tame_rows(block, scale)  # any finite row: no overflow
+        # any finite row: no overflow, and within reach of the pre-clip
+        block = rows.tame_rows(block, scale, pre_clip)
         if pre_clip is not None:
             raw = _finite_norms(rows.row_norms(block), "X")
             factors = rows.clip_factors(raw, pre_clip, True, n_features=d)
