@@ -89,6 +89,8 @@ _LAZY = {
     "PrivateStandardScaler": ("scaler", "PrivateStandardScaler"),
     "accounting": ("privacy.accounting", None),
     "forecast": ("forecast", None),
+    "model_selection": ("model_selection", None),
+    "budgeted_grid_search": ("model_selection", "budgeted_grid_search"),
 }
 
 
@@ -121,6 +123,7 @@ __all__ = [
     "as_generator",
     "audit",
     "bingham",
+    "budgeted_grid_search",
     "captured_variance",
     "captured_variance_ratio",
     "check_data",
@@ -138,6 +141,7 @@ __all__ = [
     "input_perturbation",
     "laplace_input_perturbation",
     "mod_sulq",
+    "model_selection",
     "montecarlo",
     "normalize_rows",
     "pca",

@@ -11,7 +11,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-from dppca import PrivatePCA, PrivateStandardScaler
+from dppca import PrivacyWarning, PrivatePCA, PrivateStandardScaler
 from dppca import forecast as fc
 from dppca.mechanisms import gaussian_approx as mv
 from dppca.privacy import calibration
@@ -190,6 +190,10 @@ def test_warning_is_raised_before_any_charge():
 
 # -- the grid search within one budget ------------------------------------------
 
+#: The search's choice by GridSearchCV's scores, outside the ledger: the only
+#: one a Pipeline with a non-private step (a logistic regression) may use.
+NON_PRIVATE = {"selection": "non_private"}
+
 
 def test_budgeted_grid_search_stays_within_the_budget_and_finishes():
     X = spiked(1200, 10, [3.0, 2.0, 1.0])
@@ -200,7 +204,14 @@ def test_budgeted_grid_search_stays_within_the_budget_and_finishes():
         LogisticRegression(),
     )
     grid = {"privatepca__n_components": [1, 2, 3]}
-    search = fc.budgeted_grid_search(pipe, grid, ledger, X, y, cv=3)
+    # a logistic regression after the private step: only the non-private
+    # choice runs, by request, and it says what the ledger does not cover
+    with pytest.warns(PrivacyWarning, match="logisticregression"):
+        search = fc.budgeted_grid_search(
+            pipe, grid, ledger, X, y, cv=3, selection="non_private"
+        )
+    assert search.selection_ == "non_private"
+    assert search.non_private_steps_ == ("logisticregression",)
     assert search.n_budgeted_fits_ == 3 * 3 + 1
     assert len(ledger.charges) == 10
     eps, delta = ledger.spent
@@ -229,6 +240,7 @@ def test_budgeted_grid_search_with_a_private_scaler_splits_over_steps():
         y,
         cv=2,
         compose=False,
+        selection="non_private",
     )
     m = 2 * 2 + 1
     assert search.budget_per_fit_ == (pytest.approx(1.5 / (2 * m)), None)
@@ -379,7 +391,7 @@ def test_budgeted_grid_search_refuses_a_process_backend_from_joblib_config():
     # threads share the ledger: allowed, and every fit is charged
     with joblib.parallel_config(backend="threading", n_jobs=2):
         search = fc.budgeted_grid_search(
-            pca, grid, ledger, X, y, cv=2, compose=False
+            pca, grid, ledger, X, y, cv=2, compose=False, **NON_PRIVATE
         )
     assert len(ledger.charges) == search.n_budgeted_fits_ == 5
 
@@ -409,6 +421,7 @@ def test_budgeted_grid_search_checks_the_ledger_gained_the_planned_charges():
             y,
             cv=2,
             compose=False,
+            **NON_PRIVATE,
         )
 
 
@@ -514,7 +527,13 @@ def test_budgeted_grid_search_runs_after_an_earlier_gaussian_release():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         search = fc.budgeted_grid_search(
-            pipe, {"privatepca__n_components": [1, 2]}, ledger, X, y, cv=2
+            pipe,
+            {"privatepca__n_components": [1, 2]},
+            ledger,
+            X,
+            y,
+            cv=2,
+            **NON_PRIVATE,
         )
     assert len(ledger.charges) == 1 + search.n_budgeted_fits_
     eps, delta = ledger.spent

@@ -1,0 +1,797 @@
+"""Model selection within one privacy budget: :func:`budgeted_grid_search`.
+
+A grid search over a private estimator makes many releases on the same rows
+(every candidate on every fold, and a refit) and then a *choice*, which is a
+release too. The fits are charged to an
+:class:`~dppca.privacy.accounting.Accountant` by the estimators themselves;
+the search plans them before the first one, and by default makes the choice
+with a differentially private mechanism charged to the same ledger:
+permute-and-flip over a bounded held-out score read from the released fold
+models only (:func:`row_scores`). Its folds are functions of ``n`` alone
+(:func:`label_free_splits`): a label is part of a person's row, and
+scikit-learn's ``StratifiedKFold`` moves training rows when one label
+changes. The choice by ``GridSearchCV``'s raw scores (through models fitted
+without privacy) is available only by request (``selection="non_private"``),
+and says what the ledger does not cover. :func:`budgeted_grid_search` gives
+the sensitivity and the composition argument.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+
+from .privacy.guarantees import Release
+from .privacy.private_bounds import exact_epsilon, permute_and_flip
+from .validation import PrivacyWarning, as_generator
+
+#: Resolution of the per-row score: ``⌊L s(x)⌋`` with ``s(x)`` in [0, 1].
+SCORE_LEVELS = 2**20
+
+#: Share of the remaining ε the private selection takes by default.
+SELECTION_SHARE = 0.1
+
+SELECTION_THEOREM = (
+    "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
+    "released fold models (sensitivity max_i c_i); adaptive composition"
+)
+
+
+def _private_steps(estimator) -> list[tuple[str, object]]:
+    """``(parameter prefix, step)`` of every private step (an estimator
+    with ``epsilon``, ``delta`` and ``accountant`` parameters), in a
+    Pipeline or alone."""
+    from sklearn.pipeline import Pipeline
+
+    def private(step):
+        keys = (
+            step.get_params(deep=False) if hasattr(step, "get_params") else {}
+        )
+        return {"epsilon", "delta", "accountant"} <= set(keys)
+
+    if isinstance(estimator, Pipeline):
+        return [
+            (f"{name}__", step)
+            for name, step in estimator.steps
+            if private(step)
+        ]
+    return [("", estimator)] if private(estimator) else []
+
+
+def _is_private(obj) -> bool:
+    """A dppca private estimator: a :class:`dppca.PrivatePCA`, a
+    :class:`dppca.PrivateStandardScaler`, or any estimator with ``epsilon``,
+    ``delta`` and ``accountant`` parameters."""
+    from .estimator import PrivatePCA
+    from .scaler import PrivateStandardScaler
+
+    if isinstance(obj, (PrivatePCA, PrivateStandardScaler)):
+        return True
+    if isinstance(obj, type) or not hasattr(obj, "get_params"):
+        return False
+    try:
+        keys = obj.get_params(deep=False)
+    except TypeError:
+        return False
+    return {"epsilon", "delta", "accountant"} <= set(keys)
+
+
+def _private_inside(value, found=None) -> list:
+    """Every private estimator in ``value``: itself, in its parameters
+    (``get_params(deep=True)``, recursively) or in lists, tuples, sets and
+    dicts of them."""
+    found = [] if found is None else found
+    if isinstance(value, (str, bytes, type)):
+        return found
+    if _is_private(value) and not any(value is f for f in found):
+        found.append(value)
+    if isinstance(value, dict):
+        for item in value.values():
+            _private_inside(item, found)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            _private_inside(item, found)
+    elif hasattr(value, "get_params"):
+        try:
+            params = value.get_params(deep=True)
+        except TypeError:
+            params = {}
+        for item in params.values():
+            if item is not value:
+                _private_inside(item, found)
+    return found
+
+
+def _check_search_shape(estimator, steps, grids) -> None:
+    """Refuse, before any fit, a search whose fits the budget would not
+    cover: a private estimator anywhere but a top-level step the search
+    budgets (nested in a FeatureUnion, an inner Pipeline, a wrapper), a
+    ``param_grid`` value that carries one or replaces a step at or before
+    the last private step, a private step after a non-private one or after
+    a width-changing private one (all but a PrivateStandardScaler)."""
+    from sklearn.pipeline import Pipeline
+
+    budgeted = [step for _, step in steps]
+    hidden = [
+        obj
+        for obj in _private_inside(estimator)
+        if not any(obj is step for step in budgeted)
+    ]
+    if hidden:
+        raise ValueError(
+            "the estimator holds a private estimator "
+            f"({type(hidden[0]).__name__}) that is not a top-level step of "
+            "the Pipeline (nested in a FeatureUnion, an inner Pipeline or "
+            "another wrapper): the search could neither split the budget "
+            "to it nor plan its charges. Make every private estimator a "
+            "top-level step; nothing was fitted"
+        )
+    for grid in grids:
+        for key, values in grid.items():
+            if _private_inside(list(values)):
+                raise ValueError(
+                    f"param_grid[{key!r}] holds a private estimator: its "
+                    "fits would run with their own epsilon, outside the "
+                    "split of the budget. Put the private estimator in "
+                    "the Pipeline and search over its parameters "
+                    "(e.g. 'pca__n_components'); nothing was fitted"
+                )
+    if not isinstance(estimator, Pipeline) or not steps:
+        return
+    names = [name for name, _ in estimator.steps]
+    last = max(
+        i for i, (_, step) in enumerate(estimator.steps) if _is_private(step)
+    )
+    fixed = set(names[: last + 1]) | {"steps"}
+    replaced = sorted(fixed & {key for grid in grids for key in grid})
+    if replaced:
+        raise ValueError(
+            f"param_grid may not replace the steps {replaced}: the search "
+            "plans the budget for the private steps and what they are "
+            "fitted on; search over their parameters instead. Nothing "
+            "was fitted"
+        )
+    from .scaler import PrivateStandardScaler
+
+    for name, step in estimator.steps[:last]:
+        if _is_private(step) and not isinstance(step, PrivateStandardScaler):
+            raise ValueError(
+                f"the private step {name!r} changes the width a later "
+                "private step is fitted on, which the dry run takes from X: "
+                "only a PrivateStandardScaler may come first; nothing was "
+                "fitted"
+            )
+    for name, step in estimator.steps[: last + 1]:
+        if step is None or step == "passthrough" or _is_private(step):
+            continue
+        raise ValueError(
+            f"the non-private step {name!r} comes before a private step: "
+            "the dry run needs each private step's input width and takes "
+            "it from X, which a step fitted on the data first (a feature "
+            "selection, say) may change, so the search could be refused "
+            "after spending most of the budget; and a non-private step "
+            "fitted on the data is not private preprocessing anyway. Put "
+            "the private steps first; nothing was fitted"
+        )
+
+
+def _non_private_steps(estimator) -> list[str]:
+    """Names of the steps fitted on the rows without privacy."""
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(estimator, Pipeline):
+        return [] if _is_private(estimator) else [type(estimator).__name__]
+    return [
+        name
+        for name, step in estimator.steps
+        if not (step is None or step == "passthrough" or _is_private(step))
+    ]
+
+
+def _check_private_selection(estimator, scoring, options) -> None:
+    """Refuse, before any fit, a private selection the package cannot
+    score with bounded sensitivity."""
+    from sklearn.pipeline import Pipeline
+
+    from .estimator import PrivatePCA
+
+    outside = _non_private_steps(estimator)
+    last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else None
+    why = (
+        f"{outside} would be fitted on the rows (and labels) without "
+        "privacy, and the held-out scores would read them"
+        if outside
+        else "the held-out score is the variance a released PrivatePCA "
+        "captures, so the estimator (or the last step) must be one"
+        if not isinstance(last or estimator, PrivatePCA)
+        else "the package's bounded score is the only one with a known "
+        "sensitivity: scoring must be None"
+        if scoring is not None
+        else f"the GridSearchCV options {sorted(options)} do not apply"
+        if set(options) - {"n_jobs"}
+        else ""
+    )
+    if why:
+        raise ValueError(
+            f"selection='private' cannot run: {why}. Pass "
+            "selection='non_private' to choose by GridSearchCV's scores, "
+            "outside the ledger (it says so), or search a PrivatePCA, alone "
+            "or after PrivateStandardScaler steps; nothing was fitted"
+        )
+
+
+def _parallel_in_processes(n_jobs) -> bool:
+    """Whether the search would run its fits in worker processes: an
+    explicit ``n_jobs`` other than 1, or, without one, joblib's active
+    configuration (``joblib.parallel_config``) with a process backend and
+    more than one job (thread backends share the ledger)."""
+    if n_jobs is not None:
+        return n_jobs != 1
+    from joblib.parallel import get_active_backend
+
+    backend, active_jobs = get_active_backend()
+    if getattr(backend, "supports_sharedmem", False):
+        return False  # threads (or sequential): one ledger
+    return active_jobs not in (None, 1)
+
+
+def label_free_splits(cv, n) -> list:
+    """The ``(train, test)`` splits of ``cv`` for ``n`` rows, from ``n``
+    alone: an int ``K`` (``KFold(K)``: contiguous blocks), a ``KFold``,
+    ``RepeatedKFold`` or ``ShuffleSplit`` (exactly these: they read only the
+    number of rows), or ``(train, test)`` index arrays the caller computed
+    without the data (e.g. ``KFold(5, shuffle=True,
+    random_state=seed).split(np.arange(n))``). Anything else is refused:
+    ``StratifiedKFold`` moves training rows when one label changes."""
+    from sklearn.model_selection import KFold, RepeatedKFold, ShuffleSplit
+
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"cv must be at least 2; got {cv}")
+        cv = KFold(int(cv))
+    if type(cv) in (KFold, RepeatedKFold, ShuffleSplit):
+        pairs = cv.split(np.zeros((n, 1)))
+    elif hasattr(cv, "split") or isinstance(cv, (str, bytes)):
+        raise ValueError(
+            f"cv={type(cv).__name__} is not accepted: the folds must depend "
+            "on n alone (a label is part of a person's row; "
+            "StratifiedKFold moves training rows when one label changes). "
+            "Pass an int, a KFold, RepeatedKFold or ShuffleSplit, or a list "
+            "of (train, test) index arrays computed without the data"
+        )
+    else:
+        pairs = cv
+    splits = []
+    for pair in pairs:
+        train, test = (np.asarray(part) for part in pair)
+        for part in (train, test):
+            if part.ndim != 1 or part.size == 0 or part.dtype.kind not in "iu":
+                raise ValueError(
+                    "each split must be a pair of non-empty 1-D integer "
+                    "index arrays"
+                )
+            if part.min() < 0 or part.max() >= n:
+                raise ValueError(f"a split indexes outside the {n} rows")
+        splits.append((train, test))
+    if not splits:
+        raise ValueError("cv gave no split")
+    return splits
+
+
+def _step_records(step, n, d) -> list:
+    """The records a fit of one private step would charge (dry run)."""
+    from .estimator import PrivatePCA, planned_records
+    from .scaler import PrivateStandardScaler, scaler_plan
+
+    if isinstance(step, PrivatePCA):
+        return planned_records(step, n, d)
+    if isinstance(step, PrivateStandardScaler):
+        return [s.record for s in scaler_plan(step, n, d)]
+    raise TypeError(f"no dry run for {type(step).__name__}")
+
+
+def _fit_records(fitted, steps, size, d) -> list:
+    return [
+        record
+        for prefix, _ in steps
+        for record in _step_records(_step_of(fitted, prefix), size, d)
+    ]
+
+
+def _step_of(estimator, prefix):
+    return estimator if not prefix else estimator.named_steps[prefix[:-2]]
+
+
+def _clip_rows(Z, bound):
+    norms = np.linalg.norm(Z, axis=1)
+    scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
+    return Z * scale[:, None]
+
+
+def score_scale(pcas) -> float:
+    """The public scale ``S`` of the score, common to every candidate: the
+    largest bound on ``‖x̄ − μ̂‖`` among the candidates' PrivatePCA steps,
+    ``2R`` with a private centre (the clipped row and the released mean both
+    lie in the ball of radius ``R``), ``R`` otherwise (``R = data_norm``, or
+    the top of ``bound_range`` for a released one)."""
+    scale = 0.0
+    for pca in pcas:
+        private = pca.data_norm == "private"
+        R = float(pca.bound_range[1] if private else pca.data_norm)
+        centred = isinstance(pca.center, (bool, np.bool_)) and pca.center
+        scale = max(scale, 2 * R if centred else R)
+    return scale
+
+
+def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
+    """The bounded per-row score of rows ``Z`` under a fitted
+    :class:`dppca.PrivatePCA`: ``s(x) = ‖V̂ᵀ(x̄ − μ̂)‖²/S²`` in ``[0, 1]``,
+    with ``x̄`` the row clipped as the fit clips it (to ``data_norm_``
+    about the origin, or about a public centre), ``μ̂ = mean_``, ``V̂`` the
+    released axes and ``S`` the public :func:`score_scale`. Its mean is the
+    held-out variance the released subspace captures about the released
+    mean, in units of ``S²``, comparable across candidates.
+
+    It reads only the released model and the row itself (row ``i``'s score
+    from row ``i`` alone, in blocks whose sizes depend on ``n`` only), so
+    for a fixed model replacing one row changes one score by at most 1."""
+    V = np.asarray(pca.components_, dtype=np.float64)
+    mean = np.asarray(pca.mean_, dtype=np.float64)
+    centre = pca.center
+    private = isinstance(centre, (bool, np.bool_)) and centre
+    origin = np.zeros_like(mean) if private else mean
+    out = np.empty(Z.shape[0])
+    for start in range(0, Z.shape[0], block):
+        rows = Z[start : start + block]
+        rows = rows.toarray() if hasattr(rows, "toarray") else rows
+        rows = np.asarray(rows, dtype=np.float64) - origin
+        rows = origin + _clip_rows(rows, float(pca.data_norm_)) - mean
+        out[start : start + block] = np.sum((rows @ V.T) ** 2, axis=1)
+    return np.clip(np.nan_to_num(out / scale**2, nan=0.0), 0.0, 1.0)
+
+
+def _held_out_utility(fitted, X_test, scale) -> int:
+    """``Σ ⌊L s(x)⌋`` over the held-out rows: each term an integer in
+    ``[0, L]``, read from the fold's released model and the row."""
+    from sklearn.pipeline import Pipeline
+
+    Z = X_test
+    if isinstance(fitted, Pipeline):
+        for _, step in fitted.steps[:-1]:
+            if not (step is None or step == "passthrough"):
+                Z = step.transform(Z)
+        fitted = fitted.steps[-1][1]
+    levels = np.floor(row_scores(fitted, Z, scale) * SCORE_LEVELS)
+    return int(np.sum(np.minimum(levels.astype(np.int64), SCORE_LEVELS)))
+
+
+def selection_guarantee(epsilon) -> Release:
+    """The record of the private choice at ``epsilon`` (pure, exact
+    permute-and-flip), known before any data is read."""
+    return Release(
+        "private model selection (permute-and-flip on held-out scores)",
+        "pure",
+        float(epsilon),
+        noise="safe",
+        sampler="exact",
+        proved=True,
+        theorem=SELECTION_THEOREM,
+        chapter="chapter 13",
+        row_bound="any rows (per-row scores in [0, 1])",
+    )
+
+
+def _fit_seeds(random_state, count) -> list:
+    """One seed per fit: ``None`` (fresh OS entropy at every fit) without a
+    ``random_state``, else distinct 128-bit seeds spawned from it."""
+    if random_state is None:
+        return [None] * count
+    root = as_generator(random_state).integers(0, 2**63, size=4)
+    children = np.random.SeedSequence(root.tolist()).spawn(count)
+    return [
+        int.from_bytes(c.generate_state(4, np.uint32).tobytes(), "little")
+        for c in children
+    ]
+
+
+class PrivateGridSearch:
+    """What a private :func:`budgeted_grid_search` releases, and nothing
+    else: the privately chosen candidate and its private refit.
+
+    Attributes
+    ----------
+    best_params_, best_index_ : dict, int
+        The candidate drawn by the private selection, and its index in
+        ``candidates_`` (a released choice, not an argmax of raw scores).
+    best_estimator_ : estimator
+        The chosen candidate refitted on all rows (a private release,
+        charged); absent with ``refit=False``.
+    candidates_ : list of dict
+        The grid, in order.
+    n_splits_, n_budgeted_fits_, budget_per_fit_ : int, int, tuple
+        Folds, fits and the (ε, δ) of each private step of each fit.
+    selection_, selection_epsilon_, selection_guarantee_
+        ``"private"``, ε of the choice and its guarantee record (also in
+        the ledger).
+
+    No held-out score is kept (no ``cv_results_``, ``best_score_``):
+    they are read from the raw rows. ``transform`` and
+    ``inverse_transform`` delegate to ``best_estimator_``.
+    """
+
+    selection_ = "private"
+
+    def __init__(self, **attributes):
+        vars(self).update(attributes)
+
+    def _fitted(self):
+        if not hasattr(self, "best_estimator_"):
+            raise AttributeError(
+                "the search ran with refit=False: there is no best_estimator_"
+            )
+        return self.best_estimator_
+
+    def transform(self, X):
+        return self._fitted().transform(X)
+
+    def inverse_transform(self, X):
+        return self._fitted().inverse_transform(X)
+
+
+def budgeted_grid_search(
+    estimator,
+    param_grid,
+    accountant,
+    X,
+    y=None,
+    *,
+    cv=5,
+    refit=True,
+    scoring=None,
+    compose=True,
+    selection="private",
+    selection_epsilon=None,
+    random_state=None,
+    **search_options,
+):
+    """Search ``param_grid`` over a private estimator (or a Pipeline with
+    private steps) within what is left of one
+    :class:`~dppca.privacy.accounting.Accountant` budget, choosing the
+    candidate privately by default; or refuse before any fit.
+
+    **Folds** come from ``n`` alone (:func:`label_free_splits`; an int is
+    ``KFold`` without shuffle, for a classifier too): labels are private.
+
+    **The budget.** ``m = (#candidates) × (#folds) + (1 if refit)`` fits,
+    known before the first. With ``(ε_B, δ_B) = accountant.remaining()``
+    the private choice first takes ``ε_sel`` (``selection_epsilon``, default
+    :data:`SELECTION_SHARE` of ``ε_B``); each of the ``p`` private steps of
+    each fit gets ``(ε_B − ε_sel)/(m p)`` and ``δ_B/(m p)`` (``δ`` stays
+    ``None`` for a step given ``delta=None``), at most ``(ε_B, δ_B)`` in all
+    by basic composition. (After a Gaussian release ``remaining()`` reads no
+    δ left; the steps then get their δ from the budget's and the dry run
+    decides.) ``compose=True`` raises the per-step ε evenly to the largest
+    the accountant's composition affords (bisection over dry runs). The
+    **dry run** plans every fit's records (any candidate may be refitted)
+    and the choice's, and asks ``accountant.can_afford``; if not,
+    :class:`~dppca.privacy.accounting.BudgetExceededError` before any fit.
+    Each fit charges the ledger; the choice charges its record before its
+    draw. Every fit draws its noise independently: the private steps'
+    ``random_state`` is replaced by ``None`` (fresh entropy per fit) or, with
+    the search's ``random_state``, by a distinct seed per fit (fits sharing
+    a seed would share their noise, and their differences be noiseless).
+
+    **The private choice** (``selection="private"``). Every step must be
+    private, the last a :class:`dppca.PrivatePCA`, ``scoring`` None (else
+    ``ValueError`` before any fit, pointing to ``"non_private"``). The
+    utility of a candidate is ``U = Σ ⌊L s(x)⌋`` over every fold's held-out
+    rows, ``s`` the score of :func:`row_scores` (captured variance over the
+    public :func:`score_scale` squared, in ``[0, 1]``, from the fold's
+    released model and the row alone), ``L =`` :data:`SCORE_LEVELS`; ``y``
+    is not read. *Sensitivity:* for fixed fold models, replacing
+    row ``i`` changes only its own terms, one per test fold holding it, each
+    by at most ``L``: ``Δ = L · max_i c_i`` (``c_i`` test folds per row; 1
+    for ``KFold``). Permute-and-flip at ``ε_sel/Δ`` per unit of ``U``
+    (exact integer coins; McKenna and Sheldon 2020) is ``ε_sel``-DP for
+    such utilities. *Composition:* the fold fits are DP releases charged to
+    the ledger; for every fixed value of their outputs the choice is
+    ``ε_sel``-DP in the rows, and the refit's parameters are a function of
+    it; so by adaptive composition the search is private at the ledger's
+    composition of the fits' records and the choice's pure ``ε_sel`` (all
+    in the dry run). Returns a :class:`PrivateGridSearch` holding released
+    values only; no held-out score is kept.
+
+    **The non-private choice** (``selection="non_private"``, by request
+    only): ``GridSearchCV`` picks by its scores on the raw held-out rows,
+    through any downstream model fitted without privacy. Returns the fitted
+    ``GridSearchCV`` with ``selection_``, ``non_private_steps_`` and
+    ``privacy_note_``, and warns (:class:`dppca.PrivacyWarning`): the choice,
+    ``cv_results_``, ``best_score_``, ``best_index_`` and the non-private
+    steps of ``best_estimator_`` are outside the ledger. ``random_state``
+    must be None (GridSearchCV clones one estimator). Both return
+    ``budget_per_fit_`` (the (ε, δ) of each private step of each fit) and
+    ``n_budgeted_fits_``.
+
+    **Refused before any fit** (``ValueError``): a ``param_grid`` that sets
+    ``epsilon``, ``delta`` or ``accountant`` of a private step, replaces a
+    step up to the last private one or holds a private estimator; ``n_jobs``
+    other than 1 or a process backend in ``joblib.parallel_config`` (a
+    worker holds a copy of the ledger); a private estimator that is not a
+    top-level step; a non-private step before a private one; a ``cv`` that
+    could read ``y``. The ledger must gain exactly the records planned
+    (``RuntimeError`` if not). Failing fits raise.
+    """
+    from sklearn.base import clone
+    from sklearn.model_selection import ParameterGrid
+
+    from .privacy.accounting import BudgetExceededError
+
+    if selection not in ("private", "non_private"):
+        raise ValueError(
+            f"selection must be 'private' or 'non_private'; got {selection!r}"
+        )
+    private = selection == "private"
+    steps = _private_steps(estimator)
+    grids = [param_grid] if isinstance(param_grid, dict) else param_grid
+    _check_search_shape(estimator, steps, grids)
+    if not steps:
+        raise ValueError(
+            "the estimator has no private step (epsilon, "
+            "delta and accountant parameters)"
+        )
+    reserved = {
+        p + key for p, _ in steps for key in ("epsilon", "delta", "accountant")
+    }
+    clash = sorted(reserved & {key for g in grids for key in g})
+    if clash:
+        raise ValueError(
+            f"param_grid may not set {clash}: the search splits "
+            "the budget itself"
+        )
+    if _parallel_in_processes(search_options.get("n_jobs")):
+        raise ValueError(
+            "n_jobs must be 1 (or joblib's active backend a thread one): "
+            "a worker process would charge a copy of the ledger; nothing "
+            "was fitted"
+        )
+    if private:
+        _check_private_selection(estimator, scoring, search_options)
+    elif random_state is not None:
+        raise ValueError(
+            "selection='non_private' fits through GridSearchCV, which "
+            "clones one estimator: it cannot give each fit its own seed. "
+            "Pass random_state=None; nothing was fitted"
+        )
+    candidates = list(ParameterGrid(param_grid))
+    n, d = X.shape
+    splits = label_free_splits(cv, n)
+    m = len(candidates) * len(splits) + (1 if refit else 0)
+    eps_left, delta_left = accountant.remaining()
+    if delta_left == 0 and accountant.delta > 0 and accountant.releases:
+        # composed at the budget's δ, a Gaussian release leaves "δ left" 0:
+        # a step's δ only sets its σ; the dry run decides on the whole ledger
+        delta_left = accountant.delta
+    chosen = []
+    if private:
+        eps_sel = (
+            SELECTION_SHARE * eps_left
+            if selection_epsilon is None
+            else float(selection_epsilon)
+        )
+        if not 0 < eps_sel < eps_left:
+            raise BudgetExceededError(
+                f"selection_epsilon = {eps_sel:.3g} must be > 0 and below "
+                f"the ε left ({eps_left:.3g}); nothing fitted"
+            )
+        chosen = [selection_guarantee(eps_sel)]
+        eps_left -= eps_sel
+    per_eps = eps_left / (m * len(steps))
+    per_delta = delta_left / (m * len(steps))
+    if not per_eps > 0:
+        raise BudgetExceededError(
+            "the accountant has no budget left; nothing fitted"
+        )
+    for prefix, step in steps:
+        if step.delta is not None and not per_delta > 0:
+            raise BudgetExceededError(
+                "the accountant has no δ left for a step with a delta; "
+                "nothing fitted"
+            )
+
+    def configured(scale):
+        settings = {}
+        for prefix, step in steps:
+            settings[prefix + "epsilon"] = per_eps * scale
+            settings[prefix + "accountant"] = accountant
+            if step.delta is not None:
+                settings[prefix + "delta"] = per_delta
+            if "random_state" in step.get_params(deep=False):
+                settings[prefix + "random_state"] = None
+        return clone(estimator).set_params(**settings)
+
+    def affords(scale) -> bool:
+        """The dry run: every fit's records, planned; the refit is of the
+        chosen candidate, unknown before, so every candidate's must fit."""
+        base = configured(scale)
+        records, refits = list(chosen), []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for params in candidates:
+                fitted = clone(base).set_params(**params)
+                for train, _ in splits:
+                    records += _fit_records(fitted, steps, len(train), d)
+                if refit:
+                    refits.append(_fit_records(fitted, steps, n, d))
+        return all(
+            accountant.can_afford(records + extra) for extra in refits or [[]]
+        )
+
+    if not affords(1.0):
+        raise BudgetExceededError(
+            f"a search of {m} fits at ε = {per_eps:.3g} per private step "
+            "would exceed the accountant's budget; nothing was fitted"
+        )
+    scale = 1.0
+    if compose:
+        # the accountant composes more tightly than the sum: the largest
+        # even ε it affords, by bisection on a log scale (dry runs only)
+        low, high = 0.0, math.log(m * len(steps))
+        for _ in range(12):
+            middle = (low + high) / 2
+            if affords(math.exp(middle)):
+                low = middle
+            else:
+                high = middle
+        scale = math.exp(low)
+    budget = (
+        per_eps * scale,
+        per_delta if any(s.delta is not None for _, s in steps) else None,
+    )
+    job = SimpleNamespace(
+        base=configured(scale), steps=steps, candidates=candidates,
+        splits=splits, accountant=accountant, X=X, refit=refit, n=n, d=d,
+    )  # fmt: skip
+    before = len(accountant.releases)
+    if private:
+        search = _private_search(job, chosen[0], random_state)
+        best = search.best_params_ if refit else None
+    else:
+        options = (estimator, param_grid, y, scoring, search_options)
+        search = _non_private_search(job, *options)
+        best = search.best_params_ if refit else None
+    _check_ledger(job, before, best, len(chosen))
+    search.budget_per_fit_ = budget
+    search.n_budgeted_fits_ = m
+    return search
+
+
+def _private_search(job, record, random_state):
+    """Fit every candidate on every fold, score the held-out rows, charge
+    and draw the private choice, refit it: a :class:`PrivateGridSearch`."""
+    from sklearn.base import clone
+    from sklearn.utils import _safe_indexing
+
+    base, steps, candidates, splits, X = (
+        job.base, job.steps, job.candidates, job.splits, job.X,
+    )  # fmt: skip
+    fits = len(candidates) * len(splits) + 1  # one seed per step and fit
+    seeds = iter(_fit_seeds(random_state, fits * len(steps) + 1))
+
+    def seeded(params):
+        fitted = clone(base).set_params(**params)
+        for prefix, step in steps:
+            if "random_state" in step.get_params(deep=False):
+                fitted.set_params(**{prefix + "random_state": next(seeds)})
+        return fitted
+
+    pcas = [clone(base).set_params(**c) for c in candidates]
+    scale = score_scale([_step_of(p, steps[-1][0]) for p in pcas])
+    utilities = []
+    for params in candidates:
+        total = 0
+        for train, test in splits:
+            model = seeded(params).fit(_safe_indexing(X, train))
+            total += _held_out_utility(model, _safe_indexing(X, test), scale)
+            del model  # fold models are not released
+        utilities.append(total)
+    covered = np.zeros(X.shape[0], dtype=np.int64)
+    for _, test in splits:
+        np.add.at(covered, test, 1)
+    sensitivity = SCORE_LEVELS * int(covered.max())
+    job.accountant.charge([record], label="private model selection")
+    rng = as_generator(next(seeds))
+    index = permute_and_flip(
+        np.asarray(utilities, dtype=np.int64),
+        exact_epsilon(record.epsilon / sensitivity),
+        rng,
+    )
+    del utilities  # raw held-out scores: not released
+    result = PrivateGridSearch(
+        best_index_=index,
+        best_params_=dict(candidates[index]),
+        candidates_=[dict(c) for c in candidates],
+        n_splits_=len(splits),
+        refit=bool(job.refit),
+        selection_epsilon_=record.epsilon,
+        selection_guarantee_=record,
+    )
+    if job.refit:
+        result.best_estimator_ = seeded(candidates[index]).fit(X)
+    return result
+
+
+def _non_private_search(job, estimator, param_grid, y, scoring, options):
+    """GridSearchCV's choice, on the label-free splits, marked and warned
+    about as outside the ledger."""
+    from sklearn.model_selection import GridSearchCV
+
+    options = {**options, "error_score": "raise"}
+    search = GridSearchCV(
+        job.base, param_grid, cv=job.splits, refit=job.refit, scoring=scoring,
+        **options,
+    )  # fmt: skip
+    search.fit(job.X, y)
+    outside = _non_private_steps(estimator)
+    note = (
+        "selection='non_private': the choice of best_params_ and the "
+        "scores (cv_results_, best_score_, best_index_) are computed from "
+        "the raw held-out rows"
+        + (
+            f" and from the non-private steps {outside}, fitted on the rows "
+            "(and labels) without privacy, as they are in best_estimator_"
+            if outside
+            else ""
+        )
+        + "; none of this is covered by the accountant's ledger, which "
+        "holds only the private steps' fits"
+    )
+    search.selection_ = "non_private"
+    search.non_private_steps_ = tuple(outside)
+    search.privacy_note_ = note
+    warnings.warn(note, PrivacyWarning, stacklevel=3)
+    return search
+
+
+def _check_ledger(job, before, best, extra):
+    """Defence in depth: the ledger gained exactly the records planned for
+    the fits that ran (every candidate on every fold, the chosen one
+    refitted) and the selection's."""
+    from sklearn.base import clone
+
+    from .privacy.accounting import _releases
+
+    steps, d = job.steps, job.d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = extra
+        for params in job.candidates:
+            fitted = clone(job.base).set_params(**params)
+            for train, _ in job.splits:
+                records = _fit_records(fitted, steps, len(train), d)
+                expected += len(_releases(records))
+        if best is not None:
+            fitted = clone(job.base).set_params(**best)
+            expected += len(_releases(_fit_records(fitted, steps, job.n, d)))
+    charged = len(job.accountant.releases) - before
+    if charged != expected:
+        raise RuntimeError(
+            f"the search charged {charged} release record(s) to the ledger "
+            f"where its plan expected {expected}: a private fit may have "
+            "run outside the budget split (or charged another ledger)"
+        )
+
+
+__all__ = [
+    "PrivateGridSearch",
+    "SCORE_LEVELS",
+    "SELECTION_SHARE",
+    "budgeted_grid_search",
+    "label_free_splits",
+    "row_scores",
+    "score_scale",
+    "selection_guarantee",
+]
