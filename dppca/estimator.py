@@ -46,7 +46,11 @@ The estimator does four things the mechanisms themselves do not:
 The second moment then goes to the mechanism's public ``*_from_second_moment``
 entry point, as its declaration in :data:`dppca.mechanisms.registry.MECHANISMS`
 says. The checks and the budget's plan are :mod:`dppca.privacy.plan`'s:
-``fit`` composes plan → charge → rows → mechanism → post-processing.
+``fit`` composes plan → charge → rows → mechanism → post-processing. Each
+step gets what it needs as arguments (the plan is a value) and returns what
+it made; nothing is written on the estimator before the fit's end, when
+every fitted attribute is set at once, and a second concurrent fit of the
+same object is refused (:mod:`dppca.fit_guard`).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import (
@@ -64,6 +69,8 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import forecast, postprocessing, report
+from .fit_guard import OneFitAtATime, caller_stacklevel, one_fit_at_a_time
+from .float_state import owns_float_state
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
@@ -78,7 +85,6 @@ from .privacy.plan import (
     private_mean_plan,
     public_centre,
     release_plan,
-    resolved_centered_norm,
 )
 from .validation import PrivacyWarning
 
@@ -141,10 +147,12 @@ def _generator(random_state) -> np.random.Generator:
     return np.random.default_rng(random_state)
 
 
-class SharedSeedWarningMixin:
+class SharedSeedWarningMixin(OneFitAtATime):
     """Warn when a fitted estimator is pickled with the object that
     determined its noise (``random_state`` not ``None``): whoever loads the
-    pickle can recompute the noise, and subtract it from the release."""
+    pickle can recompute the noise, and subtract it from the release. The
+    private estimators share it, and through it the guard that refuses a
+    second concurrent ``fit`` of one object (:mod:`dppca.fit_guard`)."""
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -405,13 +413,16 @@ class PrivatePCA(
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
+    @one_fit_at_a_time
+    @owns_float_state
     def fit(self, X, y=None):
         """Release a private k-dimensional subspace of the rows of ``X``
         (``y`` is ignored): plan, charge, read the rows, run the mechanism.
 
         Every check and warning happens before any noise is drawn
         (:func:`dppca.privacy.plan.release_plan`). A second ``fit`` of the
-        same estimator spends the budget again, and warns.
+        same estimator spends the budget again, and warns; a ``fit`` while
+        another thread fits the same object is refused (fit a clone).
         """
         X = validate_data(
             self,
@@ -420,23 +431,11 @@ class PrivatePCA(
             dtype=postprocessing.FLOATS,
             reset=True,
         )
-        dtype, X = X.dtype, X.astype(np.float64, copy=False)
-        n, d = X.shape
-        plan = release_plan(self, n, d)
-        postprocessing.check_whiten(self, plan.name)
-        if hasattr(self, "privacy_releases_") and self.accountant is None:
-            warnings.warn(REFIT_WARNING, PrivacyWarning, stacklevel=2)
-        rng, releases, bound, mean_plan = _charge(self, plan, X)
-        data, (text, made) = _centred_rows(self, plan, X, bound, mean_plan, rng)
-        V, values, total = _run(plan, data, n, d, rng)
-        record = dataclasses.replace(plan.record, row_bound=text)
-        _store(self, plan, V, values, total, n, d)
-        releases += made + [record]
-        self.privacy_releases_ = tuple(releases)
-        self.center_share_ = plan.center_share
-        requested = (self.epsilon, self.delta if plan.spec.uses_delta else 0.0)
-        self.privacy_spent_ = _spent(releases, requested)
-        postprocessing.cast_outputs(self, dtype)
+        refit = hasattr(self, "privacy_releases_") and self.accountant is None
+        fitted = _fit(_parameters(self), X, refit)
+        postprocessing.clear_spectrum(self)
+        for name, value in fitted.items():
+            setattr(self, name, value)
         return self
 
     def privacy_report(self):
@@ -464,6 +463,49 @@ class PrivatePCA(
         return postprocessing.unproject(self, X)
 
 
+def _parameters(est):
+    """A stand-in for ``est`` that holds its parameters as the fit began,
+    and nothing else: every step of the fit reads them there, so neither a
+    parameter changed mid-fit (``set_params`` from another thread) nor an
+    attribute of an earlier fit can reach a later step."""
+    params = object.__new__(type(est))
+    vars(params).update(est.get_params(deep=False))
+    return params
+
+
+def _fit(est, X, refit: bool) -> dict:
+    """The fit of ``est`` (its parameters alone) on the validated ``X``:
+    plan → charge → rows → mechanism → post-processing, each step handed
+    what the ones before returned; warns on a ``refit`` without an
+    accountant once the plan is made. Returns the fitted attributes."""
+    dtype, X = X.dtype, X.astype(np.float64, copy=False)
+    n, d = X.shape
+    plan = release_plan(est, n, d)
+    postprocessing.check_whiten(est, plan.name)
+    if refit:
+        level = caller_stacklevel()
+        warnings.warn(REFIT_WARNING, PrivacyWarning, stacklevel=level)
+    rng, releases, bound, mean_plan, clipped = _charge(est, plan, X)
+    data, rows_made = _centred_rows(est, plan, X, bound, mean_plan, rng)
+    V, values, total = _run(plan, data, n, d, rng)
+    record = dataclasses.replace(plan.record, row_bound=rows_made.text)
+    releases += rows_made.releases + [record]
+    fitted = dict(
+        clipped_rows_={**clipped, **rows_made.clipped},
+        data_norm_=bound,
+        mean_=rows_made.mean,
+        row_bound_=rows_made.row_bound,
+    )
+    fitted.update(_store(plan, V, values, total, n, d, rows_made.row_bound))
+    requested = (est.epsilon, est.delta if plan.spec.uses_delta else 0.0)
+    fitted.update(
+        privacy_releases_=tuple(releases),
+        center_share_=plan.center_share,
+        privacy_spent_=_spent(releases, requested),
+    )
+    return postprocessing.cast_outputs(fitted, dtype)
+
+
 def planned_records(est, n, d) -> list:
     """Every guarantee record a fit of ``est`` on ``n`` rows of ``d``
     features would charge, from public quantities only (a dry run; the
@@ -486,7 +528,8 @@ def _charge(est, plan, X):
 
 def _charge_steps(est, plan, X):
     """Charge the accountant as the plan says, releasing the private row
-    bound in between: ``(rng, releases, bound, mean_plan)``.
+    bound in between: ``(rng, releases, bound, mean_plan, clipped)``, with
+    ``clipped`` the private count of the rows the released bound clips.
 
     The private bounds are charged first: their records are known before
     the data is read; the mean and the mechanism are charged after (their
@@ -496,7 +539,7 @@ def _charge_steps(est, plan, X):
     n, d = X.shape
     # a released data_norm is charged first (the mean's noise depends on
     # it); a released centred bound only with the mean and the mechanism
-    early = est.data_norm == "private"
+    early = "data_norm" in plan.bound_names
     if early and est.accountant is not None:
         # a dry run of the whole fit first, its mean planned at the top of
         # bound_range (the records' ε do not depend on it)
@@ -512,13 +555,11 @@ def _charge_steps(est, plan, X):
             )
         est.accountant.charge(list(plan.bound_records), label="private bounds")
     rng = _generator(est.random_state) if early else None
-    releases, bound = [], plan.bound
-    est.clipped_rows_ = {}
-    if est.data_norm == "private":
+    releases, bound, clipped = [], plan.bound, {}
+    if early:
         released = _private_bound(est, X, plan.bound_epsilon, rng, bound)
-        bound = released.bound
+        bound, clipped["data_norm"] = released.bound, released.clipped
         releases += [released.guarantee, released.count_guarantee]
-    est.data_norm_ = bound
     mean_plan = _mean_plan(est, plan, n, d, bound)
     planned = [] if early else list(plan.bound_records)
     planned += [mean_plan[3]] if mean_plan else []
@@ -527,7 +568,7 @@ def _charge_steps(est, plan, X):
         est.accountant.charge(planned + [plan.record], label=type(est).__name__)
     if rng is None:
         rng = _generator(est.random_state)
-    return rng, releases, bound, mean_plan
+    return rng, releases, bound, mean_plan, clipped
 
 
 def _mean_plan(est, plan, n, d, bound):
@@ -550,7 +591,7 @@ def _private_bound(est, X, epsilon, rng, pre_clip, mean=None):
     """Release a bound (a quantile of the norms, or of the centred norms
     about ``mean``) and a count of the rows above it, with pure ε in all
     (split by :func:`dppca.privacy.plan.bound_parts`): reads the rows.
-    Stores the count in ``clipped_rows_``; warns when the bound sits at an
+    Returns the release, count included; warns when the bound sits at an
     end of its range or the count says many rows are clipped."""
     name = "data_norm" if mean is None else "centered_norm"
     lower, upper = bound_range_of(est, name, pre_clip)
@@ -570,7 +611,6 @@ def _private_bound(est, X, epsilon, rng, pre_clip, mean=None):
         out = private_bounds.centred_norm_quantile(
             X, mean, q, quantile_eps, pre_clip=pre_clip, **common
         )
-    est.clipped_rows_[name] = out.clipped
     _warn_bound(name, out, X.shape[0], lower, upper)
     return out
 
@@ -584,14 +624,14 @@ def _warn_bound(name, out, n, lower, upper):
             f"range ({lower:.4g}, {upper:.4g}): the range may not contain "
             "the quantile, or n·epsilon is too small to find it",
             forecast.UtilityWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
     if out.clipped > 0.5 * n:
         warnings.warn(
             f"the private (noisy) count of rows clipped at {name} = "
             f"{out.bound:.4g} is {min(out.clipped, n)} of {n}",
             forecast.UtilityWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
 
 
@@ -604,34 +644,51 @@ def _private_mean(est, total, n, bound, plan, rng):
     return rows.project_to_ball(noisy, bound)
 
 
+class CentredRows(NamedTuple):
+    """What centring the rows made, besides the mechanism's input: the row
+    bound's text for the mechanism's record, the releases made (private
+    mean, private centred bound), the centre, the bound of the centred
+    rows and the private count of the rows that bound clips."""
+
+    text: str
+    releases: list
+    mean: np.ndarray
+    row_bound: float
+    clipped: dict
+
+
 def _centred_rows(est, plan, X, bound, mean_plan, rng):
     """The mechanism's input: ``A`` (or, for a mechanism that reads rows,
-    the rows in the unit ball), centred as ``center`` says; sets ``mean_``
-    and ``row_bound_``. Returns ``(input, (row text, releases))``."""
+    the rows in the unit ball), centred as ``center`` says. Returns
+    ``(input, CentredRows)``; a centred bound is released exactly when the
+    plan budgeted one (``plan.bound_names``)."""
     wants_rows = plan.spec.run_rows is not None
     made = (
         rows.unit_ball_rows
         if wants_rows
         else clipped_sums.clipped_second_moment
     )
-    releases = []
+    releases, clipped = [], {}
     d = X.shape[1]
     if not isinstance(est.center, (bool, np.bool_)):
         centre = public_centre(est, d)
         data = made(X, bound, centre=centre, clip=est.clip)
-        est.mean_, est.row_bound_ = centre.copy(), bound
+        mean, row_bound = centre.copy(), bound
         text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
     elif private_centre(est):
         n = X.shape[0]
         total = clipped_sums.clipped_row_sum(X, bound, clip=est.clip).total
         mean = _private_mean(est, total, n, bound, mean_plan, rng)
         releases.append(mean_plan[3])
-        row_bound, clip_centred = centered_norm(est, bound, mean)
-        if resolved_centered_norm(est) == "private":
+        row_bound, clip_centred = centered_norm(
+            est, bound, mean, plan.centered_norm
+        )
+        if "centered_norm" in plan.bound_names:
             released = _private_bound(
                 est, X, plan.bound_epsilon, rng, bound, mean
             )
             row_bound = released.bound
+            clipped["centered_norm"] = released.clipped
             releases += [released.guarantee, released.count_guarantee]
         data = made(
             X,
@@ -640,17 +697,15 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
             clip=est.clip if clip_centred else True,
             pre_clip=bound,
         )
-        est.mean_, est.row_bound_ = mean, row_bound
         text = f"‖x_i‖₂ ≤ {bound:.6g}, then ‖x_i − μ̂‖₂ ≤ {row_bound:.6g}"
     else:
         data = made(X, bound, clip=est.clip)
-        est.mean_, est.row_bound_ = np.zeros(d), bound
+        mean, row_bound = np.zeros(d), bound
         text = f"‖x_i‖₂ ≤ {bound:.6g}"
-    vars(est).pop("_auto_releases_bound", None)  # the plan's, not kept
     if not wants_rows:
         data = data.matrix
     text += " (clipped)" if est.clip else " (refused above)"
-    return data, (text, releases)
+    return data, CentredRows(text, releases, mean, row_bound, clipped)
 
 
 def _run(plan, data, n, d, rng):
@@ -670,11 +725,10 @@ def _run(plan, data, n, d, rng):
         return run(data, *args)
 
 
-def _store(est, plan, V, values, total, n, d):
-    """The fitted attributes: axes (sign convention), eigenvalues and
-    shares (post-processing of the release)."""
-    k = plan.k
-    postprocessing.clear_spectrum(est)
+def _store(plan, V, values, total, n, d, row_bound) -> dict:
+    """The fitted attributes of the release: axes (sign convention),
+    eigenvalues and shares (post-processing)."""
+    k, fitted = plan.k, {}
     if values is not None:
         # post-processing of the released matrix: its spectrum and trace
         values = np.asarray(values, dtype=float)
@@ -683,20 +737,19 @@ def _store(est, plan, V, values, total, n, d):
             share = np.cumsum(values) / total if total > 0 else values
             k = int(min(np.searchsorted(share, k) + 1, d))
         V = np.asarray(V)[:, :k]
-        est.explained_variance_ = values[:k] * est.row_bound_**2
-        est.explained_variance_ratio_ = (
-            values[:k] / total if total > 0 else np.full(k, np.nan)
-        )
-        postprocessing.store_spectrum(est, values[:k], total, n, d)
+        fitted = postprocessing.spectrum(values[:k], total, n, d, row_bound)
     V = np.asarray(V, dtype=float)
     # Sign convention (post-processing): largest |entry| of each axis
     # positive.
     signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])
     signs[signs == 0] = 1.0
-    est.components_ = (V * signs).T.copy()
-    est.mechanism_ = plan.name
-    est.n_components_ = k
-    est._n_features_out = k
+    fitted.update(
+        components_=(V * signs).T.copy(),
+        mechanism_=plan.name,
+        n_components_=k,
+        _n_features_out=k,
+    )
+    return fitted
 
 
 __all__ = ["PrivatePCA", "planned_records"]

@@ -85,26 +85,35 @@ def clear_spectrum(est) -> None:
         est.__dict__.pop(name, None)
 
 
-def store_spectrum(est, values, total: float, n: int, d: int) -> None:
-    """``singular_values_`` and ``noise_variance_`` from the released top k
-    eigenvalues ``values`` and positive total ``total`` of the scaled rows'
-    matrix (module docstring); ``explained_variance_`` is already set."""
+def spectrum(values, total: float, n: int, d: int, row_bound) -> dict:
+    """The fitted attributes of :data:`SPECTRUM_ATTRIBUTES`, from the
+    released top k eigenvalues ``values`` and positive total ``total`` of
+    the matrix of the rows scaled by ``row_bound`` (module docstring)."""
     k = len(values)
-    scale = est.row_bound_**2
+    scale = row_bound**2
     positive = np.maximum(np.asarray(values, dtype=float), 0.0)
-    est.singular_values_ = np.sqrt(positive * scale * n)
     trailing = max(float(total) - math.fsum(positive), 0.0) if k < d else 0.0
-    est.noise_variance_ = np.float64(trailing / (d - k) * scale if k < d else 0)
+    return dict(
+        explained_variance_=values * scale,
+        explained_variance_ratio_=(
+            values / total if total > 0 else np.full(k, np.nan)
+        ),
+        singular_values_=np.sqrt(positive * scale * n),
+        noise_variance_=np.float64(trailing / (d - k) * scale if k < d else 0),
+    )
 
 
-def cast_outputs(est, dtype) -> None:
-    """Give the fitted arrays the input's dtype (float32 stays float32)."""
+def cast_outputs(fitted: dict, dtype) -> dict:
+    """The fitted attributes ``fitted``, with the arrays of
+    :data:`CAST_ATTRIBUTES` in the input's dtype (float32 stays float32)."""
     if dtype == np.float64:
-        return
+        return fitted
+    out = dict(fitted)
     for name in CAST_ATTRIBUTES:
-        if name in est.__dict__:
-            value = np.asarray(est.__dict__[name]).astype(dtype)
-            setattr(est, name, value if value.ndim else dtype.type(value))
+        if name in out:
+            value = np.asarray(out[name]).astype(dtype)
+            out[name] = value if value.ndim else dtype.type(value)
+    return out
 
 
 def _output_dtype(X, est):
@@ -260,6 +269,6 @@ __all__ = [
     "cast_outputs",
     "check_whiten",
     "project",
-    "store_spectrum",
+    "spectrum",
     "unproject",
 ]

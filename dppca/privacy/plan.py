@@ -22,7 +22,10 @@ every one the fit will not use, and plans the fit's releases in order:
 
 A fit refuses only here (issue 26): once the plan is made, the accountant is
 charged where the estimator says, and a charged fit reads the rows and
-returns a release.
+returns a release. The plan is a value: nothing here writes on the
+estimator, and the fit's later steps read their decisions from the
+:class:`ReleasePlan` (issue 38: a decision kept on the estimator could be
+changed by another thread's fit of the same object between two steps).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import forecast
+from ..fit_guard import caller_stacklevel
 from ..linalg import float_error
 from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import (
@@ -96,7 +100,9 @@ class ReleasePlan:
     ``"private"``), ``k`` (an int, or a fraction resolved after the
     release), the mechanism's options, the private bounds' names, their ε
     each and their records, the private mean's (ε, δ) (``None`` without a
-    private centre), and the mechanism's (ε, δ) and record."""
+    private centre), the mechanism's (ε, δ) and record, the mean's share
+    of ε, and ``centered_norm`` with ``"auto"`` resolved
+    (:func:`resolved_centered_norm`)."""
 
     name: str
     spec: MechanismSpec
@@ -111,18 +117,19 @@ class ReleasePlan:
     delta: float | None
     record: Release
     center_share: float | None = None
+    centered_norm: object = None
 
 
 def release_plan(est, n: int, d: int) -> ReleasePlan:
     """Check every public parameter of ``est`` and plan its fit on ``n``
     rows of ``d`` features (public); raises before any charge."""
     checked = _check_parameters(est, n, d)
-    name, spec, bound, k, epsilon, delta, options, share = checked
+    name, spec, bound, k, epsilon, delta, options, share, centred = checked
     if not spec.uses_delta:
         delta = None
     total = epsilon
-    bound_epsilon, epsilon = _bound_budget(est, epsilon)
-    names = tuple(_private_bound_names(est))
+    bound_epsilon, epsilon = _bound_budget(est, epsilon, centred)
+    names = tuple(_private_bound_names(est, centred))
     quantile_eps, count_eps = bound_parts(bound_epsilon)
     records = tuple(
         record
@@ -150,7 +157,8 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
     _check_noise_range(est, d, names, count_eps, mean_budget, spec)
     if name in forecast.FORECAST_MECHANISMS:
         forecast.warn_if_hopeless(
-            forecast.estimator_plan(est, n, d, name, share), stacklevel=4
+            forecast.estimator_plan(est, n, d, name, share),
+            stacklevel=caller_stacklevel(1),
         )
     # k only matters to the records of integer-k mechanisms (a fraction is
     # allowed only where the record does not depend on k)
@@ -169,6 +177,7 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         delta,
         record,
         share if private_centre(est) else None,
+        centred,
     )
 
 
@@ -204,14 +213,15 @@ def bound_parts(bound_epsilon: float) -> tuple[float, float]:
     return bound_epsilon - count, count
 
 
-def resolved_centered_norm(est, n=None, d=None):
-    """``centered_norm`` with ``"auto"`` resolved: ``"private"`` (a
-    released quantile of the centred norms) for a private mean with
-    ``clip=True`` when the forecast says the noise is worth a tighter bound
-    (:data:`AUTO_BOUND_THRESHOLD`), else ``None`` (``data_norm``; with
-    ``clip=False`` a released bound could decide whether a fit refuses).
-    Without ``n`` and ``d``, the decision of the fit being planned
-    (:func:`release_plan` makes it from public quantities only)."""
+def resolved_centered_norm(est, n, d):
+    """``centered_norm`` with ``"auto"`` resolved for a fit on ``n`` rows
+    of ``d`` features: ``"private"`` (a released quantile of the centred
+    norms) for a private mean with ``clip=True`` when the forecast says the
+    noise is worth a tighter bound (:data:`AUTO_BOUND_THRESHOLD`), else
+    ``None`` (``data_norm``; with ``clip=False`` a released bound could
+    decide whether a fit refuses). Public quantities only; a fit makes
+    this decision once and keeps it in its plan
+    (``ReleasePlan.centered_norm``)."""
     value = est.centered_norm
     if not (isinstance(value, str) and value == "auto"):
         return value
@@ -223,11 +233,8 @@ def resolved_centered_norm(est, n=None, d=None):
         return None  # no ε would be left for the mechanism
     if est.mechanism not in ("auto",) + forecast.FORECAST_MECHANISMS:
         return None  # no forecast for it: data_norm, as before issue 30
-    if n is None:
-        release = getattr(est, "_auto_releases_bound", True)
-    else:
-        plan = forecast.estimator_plan(est, n, d, centered_norm=None)
-        release = plan.best.loss_per_bound2 >= AUTO_BOUND_THRESHOLD
+    plan = forecast.estimator_plan(est, n, d, centered_norm=None)
+    release = plan.best.loss_per_bound2 >= AUTO_BOUND_THRESHOLD
     return "private" if release else None
 
 
@@ -300,16 +307,15 @@ def _check_parameters(est, n: int, d: int):
     if fixed and spec.uses_delta and delta is None:
         raise ValueError(f"mechanism={name!r} needs a delta")
     _check_share(est)
-    if private_centre(est) and est.centered_norm is not None:
-        centered_norm(est, 1.0, np.zeros(d))  # checks its value
+    _check_centered_norm(est, d)
     if est.data_norm == "private" and est.bound_range is None:
-        _bound_budget(est, 1.0)  # raises: bound_range is needed
+        _bound_budget(est, 1.0, None)  # raises: bound_range is needed
     if est.data_norm == "private" or est.centered_norm in ("auto", "private"):
         _check_bound_share(est)
     # the fit's decision for centered_norm="auto", from n, d and parameters
-    est._auto_releases_bound = resolved_centered_norm(est, n, d) == "private"
-    if data_norm == "private" or resolved_centered_norm(est) == "private":
-        _bound_budget(est, 1.0)  # bound_share and bound_range, checked
+    centred = resolved_centered_norm(est, n, d)
+    if data_norm == "private" or centred == "private":
+        _bound_budget(est, 1.0, centred)  # bound_share and bound_range
     name, share = forecast.choose(est, n, d)
     name, spec = resolve(name, est.delta)
     k = _check_n_components(est, name, d)
@@ -324,15 +330,15 @@ def _check_parameters(est, n: int, d: int):
         warnings.warn(
             f"mechanism={name!r} is not DP as published: {spec.privacy}",
             PrivacyWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
-    options = _check_public(est, name, spec, d)
+    options = _check_public(est, name, spec, d, centred)
     check_mechanism_options(name, options, n, d, max(int(k), 1), epsilon)
     kind = noise.check_noise_kind(est.noise)
     if spec.additive_noise:
         options.setdefault("noise", kind)
     if spec.warn_options is not None:
-        spec.warn_options(options, int(k), stacklevel=5)
+        spec.warn_options(options, int(k), stacklevel=caller_stacklevel(1))
     record = spec.guarantee(
         n,
         d,
@@ -362,9 +368,9 @@ def _check_parameters(est, n: int, d: int):
         warnings.warn(
             f"{record.label} is not fully proved as a program: {caveat}",
             UnprovedGuaranteeWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
-    return name, spec, data_norm, k, epsilon, delta, options, share
+    return name, spec, data_norm, k, epsilon, delta, options, share, centred
 
 
 def _check_share(est):
@@ -377,7 +383,7 @@ def _check_share(est):
     return share
 
 
-def _check_public(est, name, spec, d) -> dict:
+def _check_public(est, name, spec, d, centred) -> dict:
     """Every public parameter a fit reads, checked before any row is
     read or any budget charged; returns the mechanism's options (their
     values are checked by :mod:`dppca.mechanisms.option_checks`). After these
@@ -388,14 +394,12 @@ def _check_public(est, name, spec, d) -> dict:
         f"{p}='private'"
         for p, value in (
             ("data_norm", est.data_norm),
-            ("centered_norm", resolved_centered_norm(est)),
+            ("centered_norm", centred),
         )
         if isinstance(value, str) and value == "private"
     ]
     if private_centre(est):
         private.insert(0, "center=True (a private mean)")
-        if est.centered_norm is not None:
-            centered_norm(est, 1.0, np.zeros(d))  # checks its value
     elif not isinstance(est.center, (bool, np.bool_)):
         public_centre(est, d)
     if not est.clip and private:
@@ -406,19 +410,19 @@ def _check_public(est, name, spec, d) -> dict:
             "rows. Use clip=True (rows are clipped to the released bound) "
             "or public bounds and a public centre"
         )
-    if _private_bound_names(est) and est.bound_range is not None:
-        _bound_budget(est, 1.0)
+    if _private_bound_names(est, centred) and est.bound_range is not None:
+        _bound_budget(est, 1.0, centred)
         lower, upper = (float(v) for v in est.bound_range)
         if not (0 < lower < upper and math.isfinite(upper)):
             raise ValueError(
                 "bound_range must be (lower, upper) with 0 < lower < "
                 f"upper < inf; got {est.bound_range!r}"
             )
-    if _private_bound_names(est):
+    if _private_bound_names(est, centred):
         q = float(est.bound_quantile)
         if not 0 < q < 1:
             raise ValueError(f"bound_quantile must lie in (0, 1); got {q!r}")
-    _check_scales(est, d)
+    _check_scales(est, d, centred)
     options = dict(est.mechanism_options or {})
     accepted = spec.accepted_options(INTERNAL_OPTIONS)
     unknown = sorted(set(options) - accepted)
@@ -432,7 +436,7 @@ def _check_public(est, name, spec, d) -> dict:
     return options
 
 
-def _check_scales(est, d: int) -> None:
+def _check_scales(est, d: int, centred) -> None:
     """The float64 error bounds of :mod:`dppca.linalg.float_error` hold for
     bounds in ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` and centres at most ``10²⁰⁰``
     bounds away: checked here, on the public values (or the public range
@@ -441,7 +445,7 @@ def _check_scales(est, d: int) -> None:
     ranges = {}
     for name, value in (
         ("data_norm", est.data_norm),
-        ("centered_norm", resolved_centered_norm(est)),
+        ("centered_norm", centred),
     ):
         if isinstance(value, str) and value == "private":
             if est.bound_range is None:  # centered_norm="auto"
@@ -533,7 +537,7 @@ def _warn_ignored(est, name, spec, n, delta):
             )
             + ": privacy_spent_ reports delta = 0",
             PrivacyWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
     if not spec.uses_epsilon:
         warnings.warn(
@@ -545,7 +549,7 @@ def _warn_ignored(est, name, spec, n, delta):
                 else ""
             ),
             PrivacyWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
     if (
         est.centered_norm is not None
@@ -556,7 +560,7 @@ def _warn_ignored(est, name, spec, n, delta):
             f"centered_norm={est.centered_norm!r} is not used: it bounds "
             "the rows centred at a private mean (center=True)",
             PrivacyWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
     if delta is not None and delta >= 1.0 / n:
         warnings.warn(
@@ -564,13 +568,14 @@ def _warn_ignored(est, name, spec, n, delta):
             "then publish a whole row with probability delta; choose "
             "delta much smaller than 1/n",
             PrivacyWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
 
 
-def centered_norm(est, data_norm: float, mean) -> tuple[float, bool]:
-    """(bound on the centred rows, whether to clip them to it)."""
-    value = resolved_centered_norm(est)
+def centered_norm(est, data_norm: float, mean, value) -> tuple[float, bool]:
+    """(bound on the centred rows, whether to clip them to it) for
+    ``value``, the fit's ``centered_norm`` with ``"auto"`` resolved
+    (``ReleasePlan.centered_norm``)."""
     if value is None:
         return data_norm, True
     if isinstance(value, str):
@@ -592,19 +597,30 @@ def centered_norm(est, data_norm: float, mean) -> tuple[float, bool]:
     return value, True
 
 
-def _private_bound_names(est) -> list[str]:
+def _check_centered_norm(est, d) -> None:
+    """Check the value of ``centered_norm`` (``"auto"`` is resolved later,
+    into a valid value)."""
+    value = est.centered_norm
+    if private_centre(est) and not (isinstance(value, str) and value == "auto"):
+        centered_norm(est, 1.0, np.zeros(d), value)
+
+
+def _private_bound_names(est, centred) -> list[str]:
+    """The private bounds of a fit whose ``centered_norm`` resolves to
+    ``centred``."""
     names = []
     if est.data_norm == "private":
         names.append("data_norm")
-    if resolved_centered_norm(est) == "private" and private_centre(est):
+    if centred == "private" and private_centre(est):
         names.append("centered_norm")
     return names
 
 
-def _bound_budget(est, epsilon):
-    """(ε of each private bound, ε left) for the private bounds: a share
+def _bound_budget(est, epsilon, centred):
+    """(ε of each private bound, ε left) for the private bounds of a fit
+    whose ``centered_norm`` resolves to ``centred``: a share
     ``bound_share`` of the total, split evenly."""
-    names = _private_bound_names(est)
+    names = _private_bound_names(est, centred)
     if not names:
         return 0.0, epsilon
     share = _check_bound_share(est)
@@ -637,7 +653,7 @@ def _split(center_share, epsilon, delta):
             f"center_share = {center_share!r} leaves the "
             f"{' and the '.join(empty) or 'split'} with epsilon <= 0",
             PrivacyWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
         raise ValueError(
             f"center_share must be 'auto' or lie in (0, 1); got "
