@@ -50,6 +50,7 @@ from .estimator import (
     _generator,
     _snap,
 )
+from .fit_guard import caller_stacklevel
 from .float_state import owns_float_state
 from .postprocessing import FLOATS
 from .privacy import calibration, noise
@@ -322,12 +323,16 @@ class PrivateStandardScaler(
         steps = scaler_plan(self, n, d)
         if self.delta is not None and float(self.delta) >= 1.0 / n:
             message = "delta >= 1/n: choose delta much smaller than 1/n"
-            warnings.warn(message, PrivacyWarning, stacklevel=2)
+            warnings.warn(
+                message, PrivacyWarning, stacklevel=caller_stacklevel()
+            )
         if hasattr(self, "privacy_releases_") and self.accountant is None:
-            warnings.warn(REFIT_WARNING, PrivacyWarning, stacklevel=2)
+            warnings.warn(
+                REFIT_WARNING, PrivacyWarning, stacklevel=caller_stacklevel()
+            )
         records = [step.record for step in steps]
         for record in records:
-            warn_if_unproved(record, stacklevel=2)
+            warn_if_unproved(record, stacklevel=caller_stacklevel(inner=1))
         if self.accountant is not None and records:
             with self.accountant.exclusive():  # raises before any noise
                 self.accountant.charge(records, label=type(self).__name__)

@@ -30,13 +30,13 @@ from .float_error import (
 from .rows import (
     TAME_FACTOR,
     _as_rows,
-    _check_centre,
     _checked_norms,
     _factors_to,
     _public_scale,
     _refuse_long_rows,
     _refuse_overflow,
     _squares,
+    check_centre,
     row_norms,
     tame_rows,
 )
@@ -426,7 +426,7 @@ def clipped_second_moment(
     n, d = X.shape
     bound = _check_bound(bound)
     pre = None if pre_clip is None else _check_bound(pre_clip, "pre_clip")
-    centre = _check_centre(centre, d)
+    centre = check_centre(centre, d)
     chunk_rows = _check_chunk_rows(chunk_rows, d)
     scale = _public_scale(bound, centre, pre)
     if scale / bound > _MAX_PUBLIC_RATIO:

@@ -35,7 +35,10 @@ _SAFE_SQUARES = (2.0**-960, 2.0**960)
 _MAX_CLIP_RATIO = 1e290
 
 
-def _check_centre(centre, d: int):
+def check_centre(centre, d: int):
+    """``centre`` as a float vector of length ``d`` (or None), refused if
+    not finite or if a coordinate exceeds :data:`MAX_MAGNITUDE`, the range
+    where the float64 error bounds are verified."""
     if centre is None:
         return None
     centre = np.asarray(centre, dtype=float).ravel()
@@ -353,7 +356,7 @@ def unit_ball_rows(
             raise ValueError("unit_ball_rows expects a finite 2-D array")
         d = X.shape[1]
     if centre is not None:
-        centre = _check_centre(centre, d)
+        centre = check_centre(centre, d)
     X = tame_rows(X, _public_scale(bound, centre, pre_clip), pre_clip)
     if pre_clip is not None:
         factors = clip_factors(row_norms(X), pre_clip, True, n_features=d)

@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import forecast
 from ..fit_guard import caller_stacklevel
-from ..linalg import float_error
+from ..linalg import float_error, rows
 from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import (
     INTERNAL_OPTIONS,
@@ -470,7 +470,8 @@ def _check_scales(est, d: int, centred) -> None:
         return
     else:
         inner = outer
-        reach = float(np.linalg.norm(public_centre(est, d)))
+        centre = rows.check_centre(public_centre(est, d), d)  # as the rows
+        reach = float(np.linalg.norm(centre))
     if reach > 1e200 * inner[0]:
         raise ValueError(
             "the centre may lie more than 1e200 row bounds from the "

@@ -168,13 +168,6 @@ def test_functions_accept_any_row_beyond_a_tiny_pre_clip(norm):
     assert LOW <= bound.bound <= HIGH
 
 
-@pytest.mark.xfail(
-    reason="dppca/privacy/plan.py accepts a public centre with coordinates "
-    "beyond MAX_MAGNITUDE (1e150) when data_norm is large, and the rows "
-    "then refuse it after the charge (from public values only, alike on "
-    "neighbours): for the owner of plan.py's _check_scales",
-    strict=False,
-)
 def test_public_centre_beyond_verified_magnitude_refused_before_charge():
     X = rows_near(HIGH, 20, 3, seed=4)
     params = dict(data_norm=HIGH, center=np.full(3, 1.5e150))
