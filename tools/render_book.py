@@ -12,6 +12,7 @@ executed twice. HTML goes to _build/html (full) or _build/fast/_build/html
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -119,12 +120,67 @@ def prepare_source(src: Path) -> list[str]:
     ]
 
 
+#: Text that gives away the machine that built the book: a path into a
+#: virtual environment, the system's packages or a home or temporary folder.
+MACHINE_PATH = re.compile(
+    r"(?:site-packages|dist-packages|/\.venv/|/usr/lib/python|/home/\w|"
+    r"/root/|/tmp/|/work/)"
+)
+
+
+def stray_outputs(notebook: Path) -> list[str]:
+    """Outputs of an executed notebook that do not belong on a page: text
+    written to stderr (warnings, logging) and any output that names a path
+    of the build machine. One line per fault: cell number and the start of
+    the offending text."""
+    faults = []
+    cells = json.loads(notebook.read_text())["cells"]
+    for number, cell in enumerate(cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                text = "".join(output.get("text", ""))
+                if output.get("name") == "stderr":
+                    faults.append(f"cell {number}: stderr: {text[:120]!r}")
+                    continue
+            elif output.get("output_type") == "error":
+                continue  # a failing cell fails the build anyway
+            else:
+                data = output.get("data", {})
+                text = "".join(
+                    "".join(data.get(kind, ""))
+                    for kind in ("text/plain", "text/html", "text/markdown")
+                )
+            found = MACHINE_PATH.search(text)
+            if found:
+                start = max(found.start() - 40, 0)
+                faults.append(
+                    f"cell {number}: machine path: "
+                    f"{text[start : found.end() + 40]!r}"
+                )
+    return faults
+
+
 def render(mode: str) -> int:
     src = EXECUTED[mode]
     missing = prepare_source(src)
     if missing:
         print(
             f"no executed copy of {missing}: execute the chapters first",
+            file=sys.stderr,
+        )
+        return 1
+    stray = {
+        str(nb.relative_to(src)): stray_outputs(nb)
+        for nb in sorted((src / "chapters").rglob("*.ipynb"))
+    }
+    stray = {name: faults for name, faults in stray.items() if faults}
+    if stray:
+        for name, faults in stray.items():
+            for fault in faults:
+                print(f"{name}: {fault}", file=sys.stderr)
+        print(
+            "outputs that do not belong on a page (stderr or a path of this "
+            "machine): silence the warning where it is expected, or fix it",
             file=sys.stderr,
         )
         return 1
