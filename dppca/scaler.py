@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
@@ -316,32 +317,37 @@ class PrivateStandardScaler(
     @owns_float_state
     def fit(self, X, y=None):
         """Release the per-feature means (and variances) of ``X``: check the
-        public parameters, charge, read the rows, add the noise."""
+        public parameters, charge, read the rows, add the noise.
+
+        Every step reads the parameters as they were when the fit began (a
+        snapshot): a ``set_params`` from another thread during the fit
+        cannot change the noise drawn after the charge."""
+        p = SimpleNamespace(**self.get_params(deep=False))
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
-        lower, upper = check_bounds(self.bounds, d)
-        steps = scaler_plan(self, n, d)
-        if self.delta is not None and float(self.delta) >= 1.0 / n:
+        lower, upper = check_bounds(p.bounds, d)
+        steps = scaler_plan(p, n, d)
+        if p.delta is not None and float(p.delta) >= 1.0 / n:
             message = "delta >= 1/n: choose delta much smaller than 1/n"
             warnings.warn(
                 message, PrivacyWarning, stacklevel=caller_stacklevel()
             )
-        if hasattr(self, "privacy_releases_") and self.accountant is None:
+        if hasattr(self, "privacy_releases_") and p.accountant is None:
             warnings.warn(
                 REFIT_WARNING, PrivacyWarning, stacklevel=caller_stacklevel()
             )
         records = [step.record for step in steps]
         for record in records:
             warn_if_unproved(record, stacklevel=caller_stacklevel(inner=1))
-        if self.accountant is not None and records:
-            with self.accountant.exclusive():  # raises before any noise
-                self.accountant.charge(records, label=type(self).__name__)
-        rng = _generator(self.random_state) if steps else None
+        if p.accountant is not None and records:
+            with p.accountant.exclusive():  # raises before any noise
+                p.accountant.charge(records, label=type(self).__name__)
+        rng = _generator(p.random_state) if steps else None
         sums = clipped_sums(X.astype(np.float64), lower, upper)
-        noisy = {s.statistic: _draw(s, sums, self.noise, rng) for s in steps}
+        noisy = {s.statistic: _draw(s, sums, p.noise, rng) for s in steps}
         self._store(noisy, steps, lower, upper, n)
         self.privacy_releases_ = tuple(records)
-        requested = (float(self.epsilon), float(self.delta or 0.0))
+        requested = (float(p.epsilon), float(p.delta or 0.0))
         spent = basic_composition(records) if records else (0.0, 0.0)
         self.privacy_spent_ = _snap(spent, requested) if records else spent
         return self

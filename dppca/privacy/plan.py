@@ -587,8 +587,11 @@ def centered_norm(est, data_norm: float, mean, value) -> tuple[float, bool]:
                 "centered_norm must be None, 'auto', 'triangle', 'private' "
                 f"or a finite number > 0; got {est.centered_norm!r}"
             )
-        # ‖x − μ̂‖ ≤ ‖x‖ + ‖μ̂‖ ≤ R + ‖μ̂‖ holds for every clipped row
-        return data_norm + float(np.linalg.norm(mean)), False
+        # ‖x − μ̂‖ ≤ ‖x‖ + ‖μ̂‖ ≤ R + ‖μ̂‖ holds for every clipped row;
+        # ‖μ̂‖ ≤ R, so at most 2R (≤ the verified range) even where the
+        # computed ‖μ̂‖ rounds above R
+        bound = data_norm + float(np.linalg.norm(mean))
+        return min(bound, 2.0 * data_norm), False
     value = float(value)
     if not (math.isfinite(value) and value > 0):
         raise ValueError(

@@ -540,9 +540,14 @@ def norm_quantile(
         Budget of this release, > 0.
     lower, upper : float
         Public range of the candidates, ``0 < lower < upper``, chosen
-        without looking at the data. The release is always in it: if more
-        than a share ``1 − q`` of the norms exceed ``upper``, it is
-        ``upper`` (or near it).
+        without looking at the data. The release is always in it. When
+        some norms lie inside the range and more than a share ``1 − q``
+        exceed ``upper``, the utilities favour ``upper``, by a margin that
+        grows with ``n ε`` (with few rows the release may still fall far
+        below it); when every norm lies above ``upper`` (or below
+        ``lower``), all candidates score alike and the release is close
+        to uniform over the grid, so choose a range that holds the
+        quantile.
     grid_points : int, optional
         Number of candidates ``G`` in [2, 10,000]; default four per octave
         (:func:`candidate_grid`). The error bound grows as ``ln G``.

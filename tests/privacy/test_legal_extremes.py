@@ -17,6 +17,8 @@ comes before any charge to the ledger.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -24,8 +26,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_observable_outcomes import NAMES, SETTINGS, make, outcome
 
+from dppca import PrivatePCA
 from dppca.linalg import clipped_sums, float_error, rows
 from dppca.privacy import private_bounds
+from dppca.privacy.accounting import Accountant
 
 LOW = float_error.MIN_BOUND  # 1e-150
 HIGH = float_error.MAX_MAGNITUDE / 2  # 5e149
@@ -173,3 +177,29 @@ def test_public_centre_beyond_verified_magnitude_refused_before_charge():
     params = dict(data_norm=HIGH, center=np.full(3, 1.5e150))
     result = outcome(make("gaussian_approx", **params), X)
     assert result[0] == "raised"  # outcome() checks: before the charge
+
+
+def test_triangle_bound_at_the_largest_data_norm_is_never_refused():
+    """Red team (issue 38): with data_norm at the top of the verified range,
+    R + ‖μ̂‖ could round above it and the fit was refused after the charge
+    (9 of 30 seeds on D, 4 on D′). The bound is capped at 2R (‖μ̂‖ ≤ R)."""
+    rng = np.random.default_rng(3)
+    D = rng.normal(size=(40, 4))
+    D *= 2.5e149 / np.linalg.norm(D, axis=1, keepdims=True)
+    D_prime = D.copy()
+    D_prime[0] = [1e200, 1e-200, 0.0, 0.0]
+    for seed in range(30):
+        for X in (D, D_prime):
+            ledger = Accountant(10.0, 1e-5)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                PrivatePCA(
+                    2,
+                    epsilon=1.0,
+                    delta=1e-6,
+                    data_norm=5e149,
+                    centered_norm="triangle",
+                    mechanism="analyze_gauss",
+                    accountant=ledger,
+                    random_state=seed,
+                ).fit(X)
