@@ -1,9 +1,16 @@
 """Every release equals the one recorded before the package was reshaped
 (issue 28), on any CPU (issue 37).
 
-``tools/release_snapshots.py`` recomputes every mechanism's released arrays,
-guarantee records and spent budget under fixed seeds;
-``tests/data/release_snapshots.json`` keeps the expected *values*. Refresh
+``tools/release_snapshots.py`` recomputes, under fixed seeds on one small data
+set (N = 400, d = 6, k = 2): every mechanism of ``PrivatePCA`` × three
+centrings with its default options, and every fitted attribute of each fit
+(components, mean, variances, singular values, noise variance, the private
+bounds and the clipped-row count, the resolved mechanism and shares); every
+functional entry point with its defaults, and eight of them again with
+``noise="float"``; their guarantee records and spent budgets.
+``tests/data/release_snapshots.json`` keeps the expected *values*. Options
+outside these (``calibration="classical"``, a ``granularity``, other
+``centered_norm`` settings, sampler options) are not covered here. Refresh
 the file only for a mechanism whose release is meant to change:
 ``python tools/release_snapshots.py --out tests/data/release_snapshots.json``.
 
@@ -11,25 +18,33 @@ the file only for a mechanism whose release is meant to change:
 gives float results whose last bits depend on the CPU: which BLAS/LAPACK
 kernels OpenBLAS picks (``OPENBLAS_CORETYPE``) and which SIMD paths numpy
 dispatches (``NPY_DISABLE_CPU_FEATURES``) change the order of additions and
-fused multiply-adds. Measured on this data set under the default kernels,
-Sandybridge, Haswell without AVX-512, and Nehalem without AVX: the largest
-difference of any released array, relative to the array's largest entry,
-is 1.2e-13 (PPCA's components, which pass through an eigensolver and a
-sampler); records differ by at most a few units in the last place (numpy's
-SIMD ``exp``). A *changed release* moves far more: a different random draw,
-or two draws taken in another order, changes the noise and with it every
-entry by about the noise's size (relative 1e-3 to 1); a noise scale σ
-changed by a relative 1e-6 moves the released values by about 1e-6 of the
-noise's contribution, and the records' noise multiplier by exactly 1e-6.
-So arrays must agree to ``ARRAY_RTOL = 1e-9`` of their largest entry
-(four decades above the kernels' differences and two to three below the
-smallest change we must see; the ``test_a_perturbed_*`` tests check the
-latter), record floats to ``RECORD_RTOL = 1e-12``, and everything else
-(strings, integers, booleans, integer draws, shapes) exactly.
+fused multiply-adds. Measured on this data set across twelve OpenBLAS kernels
+with and without numpy's AVX2/AVX-512 paths: the largest difference of any
+released array, relative to the array's largest entry, is 1.2e-13 (PPCA's
+components, which pass through an eigensolver and a sampler); records differ
+by at most one unit in the last place (numpy's SIMD ``exp``). A *changed
+release* moves far more: a different random draw, or two draws taken in
+another order, changes every entry by about the noise's size (relative 1e-3
+to 1); the smallest change measured, the streaming step size multiplied by
+1 + 1e-6, moved a release by 4.4e-8 of its largest entry. So arrays must
+agree to ``ARRAY_RTOL = 1e-9`` of their largest entry (nearly four decades
+above the kernels' differences, 1.6 below that smallest change), record
+floats to ``RECORD_RTOL = 1e-12``, and everything else (strings, integers,
+booleans, integer draws, shapes) exactly.
 
-Eigenvectors are compared through their projectors ``v vᵀ``: an
-eigensolver's sign is a free choice that another kernel may make
-differently, while the order of the vectors is part of the release.
+A calibration change reaches a release through its record (the noise
+multiplier) and through its draws. An exact discrete sampler draws from
+rational parameters: a change of σ too small to move them (or of a σ that
+the discrete calibration overrides) leaves the draws and their law exactly
+as they were, so the release is the same and nothing can fail; a larger one
+changes the integer draws. The ``test_a_perturbed_*`` tests show that a
+1e-6 change of the binding σ is caught.
+
+The ``components_`` of ``PrivatePCA`` are compared with their signs (the
+estimator fixes each sign: its largest entry positive). The orthonormal
+``V`` a functional entry point returns is raw eigensolver output, whose signs
+another kernel may choose differently: it is compared through the projector
+``v vᵀ`` of each column, whose order is part of the release.
 """
 
 import json
@@ -119,6 +134,9 @@ def differences(got: dict, want: dict) -> list[str]:
     """Everything in which one computed release differs from the stored."""
     problems = value_differences(got.get("records"), want["records"], "records")
     problems += value_differences(got.get("spent"), want.get("spent"), "spent")
+    problems += value_differences(
+        got.get("fitted"), want.get("fitted"), "fitted"
+    )
     if sorted(got["arrays"]) != sorted(want["arrays"]):
         return problems + [f"arrays {sorted(got['arrays'])}"]
     for name, entry in want["arrays"].items():

@@ -56,6 +56,23 @@ MECHANISMS = {
 
 N, D, K, SEED = 400, 6, 2, 20240611
 
+#: Fitted attributes that are not released values (stored elsewhere: the
+#: records and the spent budget) or are public (the input width).
+NOT_RELEASES = {"privacy_releases_", "privacy_spent_", "n_features_in_"}
+
+#: Functional entry points run a second time with ``noise="float"`` (the
+#: float64 samplers, which the default safe noise does not exercise).
+FLOAT_NOISE = (
+    "analyze_gauss",
+    "mod_sulq",
+    "laplace_input_perturbation",
+    "gaussian_subspace_recovery",
+    "complex_gaussian_approximation",
+    "trace_sensitive_covariance",
+    "dp_pca_oja",
+    "noisy_power_method",
+)
+
 
 def module(*names):
     """The first of ``names`` that imports (old path, new path)."""
@@ -131,19 +148,22 @@ def estimator_snapshots(X):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 pca.fit(X)
-            arrays = {
-                # rows of components_ are the vectors: one per column of Vᵀ
-                "components_": stored(pca.components_.T, "subspace"),
-                "mean_": stored(pca.mean_),
-            }
-            for attribute in (
-                "explained_variance_",
-                "explained_variance_ratio_",
-            ):
-                if hasattr(pca, attribute):
-                    arrays[attribute] = stored(getattr(pca, attribute))
+            arrays, fitted = {}, {}
+            for attribute, value in sorted(vars(pca).items()):
+                if not attribute.endswith("_") or attribute.startswith("_"):
+                    continue
+                if attribute in NOT_RELEASES:
+                    continue
+                if isinstance(value, (np.ndarray, float, int, np.number)):
+                    # components_ signed: the estimator fixes each sign
+                    arrays[attribute] = stored(value)
+                else:  # names and public settings: compared exactly
+                    fitted[attribute] = json.loads(
+                        json.dumps(value, default=repr)
+                    )
             out[f"PrivatePCA/{name}/center={label}"] = {
                 "arrays": arrays,
+                "fitted": fitted,
                 "records": stored_records(pca.privacy_releases_),
                 # nan (no δ proved) as text: nan != nan
                 "spent": [
@@ -166,48 +186,59 @@ def functional_snapshots(X):
     streaming = module("dppca.streaming", "dppca.mechanisms.streaming")
     power_method = module("dppca.power_method", "dppca.mechanisms.power_method")
     private_bounds = dppca.private_bounds
-    calls = {
-        "analyze_gauss": lambda: dppca.analyze_gauss(X, 1.0, 1e-5, rng=SEED),
-        "mod_sulq": lambda: dppca.mod_sulq(X, 1.0, 1e-5, rng=SEED),
-        "laplace_input_perturbation": lambda: dppca.laplace_input_perturbation(
-            X, 1.0, rng=SEED
+    calls = {  # each takes the keyword arguments of one variant
+        "analyze_gauss": lambda **kw: dppca.analyze_gauss(
+            X, 1.0, 1e-5, rng=SEED, **kw
         ),
-        "wishart_input_perturbation": lambda: dppca.wishart_input_perturbation(
-            X, 1.0, rng=SEED
+        "mod_sulq": lambda **kw: dppca.mod_sulq(X, 1.0, 1e-5, rng=SEED, **kw),
+        "laplace_input_perturbation": lambda **kw: (
+            dppca.laplace_input_perturbation(X, 1.0, rng=SEED, **kw)
         ),
-        "wishart_input_perturbation_delta": lambda: (
-            dppca.wishart_input_perturbation_delta(X, 1e-5, rng=SEED)
+        "wishart_input_perturbation": lambda **kw: (
+            dppca.wishart_input_perturbation(X, 1.0, rng=SEED, **kw)
         ),
-        "ppca": lambda: dppca.ppca(X, K, 2.0, rng=SEED),
-        "amin_subspace": lambda: dppca.amin_subspace(X, K, 2.0, rng=SEED),
-        "gaussian_subspace_recovery": lambda: (
+        "wishart_input_perturbation_delta": lambda **kw: (
+            dppca.wishart_input_perturbation_delta(X, 1e-5, rng=SEED, **kw)
+        ),
+        "ppca": lambda **kw: dppca.ppca(X, K, 2.0, rng=SEED, **kw),
+        "amin_subspace": lambda **kw: dppca.amin_subspace(
+            X, K, 2.0, rng=SEED, **kw
+        ),
+        "gaussian_subspace_recovery": lambda **kw: (
             gaussian_approx.gaussian_subspace_recovery(
-                X, K, 1.0, 1e-5, rng=SEED
+                X, K, 1.0, 1e-5, rng=SEED, **kw
             )
         ),
-        "complex_gaussian_approximation": lambda: (
+        "complex_gaussian_approximation": lambda **kw: (
             complex_gaussian.complex_gaussian_approximation(
-                X, K, 1.0, 1e-5, rng=SEED
+                X, K, 1.0, 1e-5, rng=SEED, **kw
             )
         ),
-        "trace_sensitive_covariance": lambda: (
-            trace_sensitive.trace_sensitive_covariance(X, 1.0, 1e-5, rng=SEED)
+        "trace_sensitive_covariance": lambda **kw: (
+            trace_sensitive.trace_sensitive_covariance(
+                X, 1.0, 1e-5, rng=SEED, **kw
+            )
         ),
-        "dp_pca_oja": lambda: streaming.dp_pca_oja(
-            X, K, 1.0, 1e-5, eigengap=0.05, rng=SEED
+        "dp_pca_oja": lambda **kw: streaming.dp_pca_oja(
+            X, K, 1.0, 1e-5, eigengap=0.05, rng=SEED, **kw
         ),
-        "noisy_power_method": lambda: power_method.noisy_power_method(
-            X, K, 1.0, 1e-5, rng=SEED
+        "noisy_power_method": lambda **kw: power_method.noisy_power_method(
+            X, K, 1.0, 1e-5, rng=SEED, **kw
         ),
-        "norm_quantile": lambda: private_bounds.norm_quantile(
-            X, 0.9, 1.0, lower=0.01, upper=10.0, rng=SEED
+        "norm_quantile": lambda **kw: private_bounds.norm_quantile(
+            X, 0.9, 1.0, lower=0.01, upper=10.0, rng=SEED, **kw
         ),
     }
+    variants = [(name, call, {}, "") for name, call in calls.items()]
+    variants += [
+        (name, calls[name], {"noise": "float"}, "/noise=float")
+        for name in FLOAT_NOISE
+    ]
     out = {}
-    for name, call in calls.items():
+    for name, call, options, suffix in variants:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = call()
+            value = call(**options)
         if hasattr(value, "bound"):  # a PrivateBound
             arrays = {
                 "bound": stored(np.float64(value.bound)),
@@ -218,7 +249,7 @@ def functional_snapshots(X):
             array = np.asarray(value)
             arrays = {"release": stored(array, subspace_kind(array))}
             records = [dppca.guarantee_of(value)]
-        out[f"function/{name}"] = {
+        out[f"function/{name}{suffix}"] = {
             "arrays": arrays,
             "records": stored_records(records),
         }
