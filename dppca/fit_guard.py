@@ -100,7 +100,8 @@ def _leave(est) -> None:
 def caller_stacklevel(inner: int = 0) -> int:
     """The ``stacklevel`` for a warning issued ``inner`` frames below the
     function calling this one (0: by that function itself) that names the
-    first frame outside :data:`FIT_MODULES`: the caller of ``fit`` however
+    first frame outside ``FIT_MODULES`` (the package's fit code): the
+    caller of ``fit`` however
     many wrappers and steps lie between."""
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_globals.get("__name__") in FIT_MODULES:
