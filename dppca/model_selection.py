@@ -7,30 +7,41 @@ release too. The fits are charged to an
 the search plans them before the first one, and by default makes the choice
 with a differentially private mechanism charged to the same ledger:
 permute-and-flip over a bounded held-out score read from the released fold
-models only (:func:`row_scores`). Its folds are functions of ``n`` alone
-(:func:`label_free_splits`): a label is part of a person's row, and
-scikit-learn's ``StratifiedKFold`` moves training rows when one label
-changes. The choice by ``GridSearchCV``'s raw scores (through models fitted
-without privacy) is available only by request (``selection="non_private"``),
-and says what the ledger does not cover. :func:`budgeted_grid_search` gives
-the sensitivity and the composition argument.
+models only (:func:`row_scores`). The folds it makes itself are functions
+of ``n`` alone (:func:`label_free_splits`): a label is part of a person's
+row, and scikit-learn's ``StratifiedKFold`` moves training rows when one
+label changes. Explicit index splits are taken on the caller's word that
+they were computed without the data. Folds and scores are in
+``dppca.model_selection_scoring``. The choice by ``GridSearchCV``'s raw
+scores (through models fitted without privacy) is available only by request
+(``selection="non_private"``), and says what the ledger does not cover.
+:func:`budgeted_grid_search` gives the sensitivity and the composition
+argument.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from types import SimpleNamespace
 
 import numpy as np
 
+from . import model_selection_scoring as _scoring
+from .float_state import owns_float_state
+from .model_selection_scoring import (
+    held_out_utility,
+    label_free_splits,
+    row_scores,
+    score_scale,
+)
 from .privacy.guarantees import Release
 from .privacy.private_bounds import exact_epsilon, permute_and_flip
 from .validation import PrivacyWarning, as_generator
 
-#: Resolution of the per-row score: ``⌊L s(x)⌋`` with ``s(x)`` in [0, 1].
-SCORE_LEVELS = 2**20
+#: Resolution of the per-row score: ``⌊L s(x)⌋`` with ``s(x)`` in [0, 1]
+#: (defined in ``dppca.model_selection_scoring``).
+SCORE_LEVELS = _scoring.SCORE_LEVELS
 
 #: Share of the remaining ε the private selection takes by default.
 SELECTION_SHARE = 0.1
@@ -239,49 +250,6 @@ def _parallel_in_processes(n_jobs) -> bool:
     return active_jobs not in (None, 1)
 
 
-def label_free_splits(cv, n) -> list:
-    """The ``(train, test)`` splits of ``cv`` for ``n`` rows, from ``n``
-    alone: an int ``K`` (``KFold(K)``: contiguous blocks), a ``KFold``,
-    ``RepeatedKFold`` or ``ShuffleSplit`` (exactly these: they read only the
-    number of rows), or ``(train, test)`` index arrays the caller computed
-    without the data (e.g. ``KFold(5, shuffle=True,
-    random_state=seed).split(np.arange(n))``). Anything else is refused:
-    ``StratifiedKFold`` moves training rows when one label changes."""
-    from sklearn.model_selection import KFold, RepeatedKFold, ShuffleSplit
-
-    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
-        if cv < 2:
-            raise ValueError(f"cv must be at least 2; got {cv}")
-        cv = KFold(int(cv))
-    if type(cv) in (KFold, RepeatedKFold, ShuffleSplit):
-        pairs = cv.split(np.zeros((n, 1)))
-    elif hasattr(cv, "split") or isinstance(cv, (str, bytes)):
-        raise ValueError(
-            f"cv={type(cv).__name__} is not accepted: the folds must depend "
-            "on n alone (a label is part of a person's row; "
-            "StratifiedKFold moves training rows when one label changes). "
-            "Pass an int, a KFold, RepeatedKFold or ShuffleSplit, or a list "
-            "of (train, test) index arrays computed without the data"
-        )
-    else:
-        pairs = cv
-    splits = []
-    for pair in pairs:
-        train, test = (np.asarray(part) for part in pair)
-        for part in (train, test):
-            if part.ndim != 1 or part.size == 0 or part.dtype.kind not in "iu":
-                raise ValueError(
-                    "each split must be a pair of non-empty 1-D integer "
-                    "index arrays"
-                )
-            if part.min() < 0 or part.max() >= n:
-                raise ValueError(f"a split indexes outside the {n} rows")
-        splits.append((train, test))
-    if not splits:
-        raise ValueError("cv gave no split")
-    return splits
-
-
 def _step_records(step, n, d) -> list:
     """The records a fit of one private step would charge (dry run)."""
     from .estimator import PrivatePCA, planned_records
@@ -304,69 +272,6 @@ def _fit_records(fitted, steps, size, d) -> list:
 
 def _step_of(estimator, prefix):
     return estimator if not prefix else estimator.named_steps[prefix[:-2]]
-
-
-def _clip_rows(Z, bound):
-    norms = np.linalg.norm(Z, axis=1)
-    scale = np.minimum(1.0, bound / np.maximum(norms, np.finfo(float).tiny))
-    return Z * scale[:, None]
-
-
-def score_scale(pcas) -> float:
-    """The public scale ``S`` of the score, common to every candidate: the
-    largest bound on ``‖x̄ − μ̂‖`` among the candidates' PrivatePCA steps,
-    ``2R`` with a private centre (the clipped row and the released mean both
-    lie in the ball of radius ``R``), ``R`` otherwise (``R = data_norm``, or
-    the top of ``bound_range`` for a released one)."""
-    scale = 0.0
-    for pca in pcas:
-        private = pca.data_norm == "private"
-        R = float(pca.bound_range[1] if private else pca.data_norm)
-        centred = isinstance(pca.center, (bool, np.bool_)) and pca.center
-        scale = max(scale, 2 * R if centred else R)
-    return scale
-
-
-def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
-    """The bounded per-row score of rows ``Z`` under a fitted
-    :class:`dppca.PrivatePCA`: ``s(x) = ‖V̂ᵀ(x̄ − μ̂)‖²/S²`` in ``[0, 1]``,
-    with ``x̄`` the row clipped as the fit clips it (to ``data_norm_``
-    about the origin, or about a public centre), ``μ̂ = mean_``, ``V̂`` the
-    released axes and ``S`` the public :func:`score_scale`. Its mean is the
-    held-out variance the released subspace captures about the released
-    mean, in units of ``S²``, comparable across candidates.
-
-    It reads only the released model and the row itself (row ``i``'s score
-    from row ``i`` alone, in blocks whose sizes depend on ``n`` only), so
-    for a fixed model replacing one row changes one score by at most 1."""
-    V = np.asarray(pca.components_, dtype=np.float64)
-    mean = np.asarray(pca.mean_, dtype=np.float64)
-    centre = pca.center
-    private = isinstance(centre, (bool, np.bool_)) and centre
-    origin = np.zeros_like(mean) if private else mean
-    out = np.empty(Z.shape[0])
-    for start in range(0, Z.shape[0], block):
-        rows = Z[start : start + block]
-        rows = rows.toarray() if hasattr(rows, "toarray") else rows
-        rows = np.asarray(rows, dtype=np.float64) - origin
-        rows = origin + _clip_rows(rows, float(pca.data_norm_)) - mean
-        out[start : start + block] = np.sum((rows @ V.T) ** 2, axis=1)
-    return np.clip(np.nan_to_num(out / scale**2, nan=0.0), 0.0, 1.0)
-
-
-def _held_out_utility(fitted, X_test, scale) -> int:
-    """``Σ ⌊L s(x)⌋`` over the held-out rows: each term an integer in
-    ``[0, L]``, read from the fold's released model and the row."""
-    from sklearn.pipeline import Pipeline
-
-    Z = X_test
-    if isinstance(fitted, Pipeline):
-        for _, step in fitted.steps[:-1]:
-            if not (step is None or step == "passthrough"):
-                Z = step.transform(Z)
-        fitted = fitted.steps[-1][1]
-    levels = np.floor(row_scores(fitted, Z, scale) * SCORE_LEVELS)
-    return int(np.sum(np.minimum(levels.astype(np.int64), SCORE_LEVELS)))
 
 
 def selection_guarantee(epsilon) -> Release:
@@ -442,6 +347,7 @@ class PrivateGridSearch:
         return self._fitted().inverse_transform(X)
 
 
+@owns_float_state
 def budgeted_grid_search(
     estimator,
     param_grid,
@@ -463,8 +369,20 @@ def budgeted_grid_search(
     :class:`~dppca.privacy.accounting.Accountant` budget, choosing the
     candidate privately by default; or refuse before any fit.
 
-    **Folds** come from ``n`` alone (:func:`label_free_splits`; an int is
-    ``KFold`` without shuffle, for a classifier too): labels are private.
+    **Folds.** The folds the search makes itself (an int ``cv`` is
+    ``KFold`` without shuffle, for a classifier too; a ``KFold``,
+    ``RepeatedKFold`` or ``ShuffleSplit``) depend on ``n`` alone: labels are
+    private. An explicit list of ``(train, test)`` index arrays is taken on
+    the caller's word that it was computed without the data, labels
+    included (the search cannot tell); a generator of splits is refused,
+    and so is a split that repeats a row on a side, indexes outside the
+    rows or has a row on both sides (:func:`label_free_splits`).
+
+    **Floating point.** The search runs under the package's float state
+    (:func:`dppca.float_state.owns_float_state`: no caller's
+    ``np.errstate`` reaches the rows) and its held-out score takes norms
+    without overflow or underflow, so no row makes it warn or raise after
+    a charge; ``X`` is checked (finite, numeric) before any fit.
 
     **The budget.** ``m = (#candidates) × (#folds) + (1 if refit)`` fits,
     known before the first. With ``(ε_B, δ_B) = accountant.remaining()``
@@ -509,7 +427,8 @@ def budgeted_grid_search(
     only): ``GridSearchCV`` picks by its scores on the raw held-out rows,
     through any downstream model fitted without privacy. Returns the fitted
     ``GridSearchCV`` with ``selection_``, ``non_private_steps_`` and
-    ``privacy_note_``, and warns (:class:`dppca.PrivacyWarning`): the choice,
+    ``privacy_note_``, and warns (:class:`dppca.PrivacyWarning`) before the
+    first fit, so a search that fails midway has warned too: the choice,
     ``cv_results_``, ``best_score_``, ``best_index_`` and the non-private
     steps of ``best_estimator_`` are outside the ledger. ``random_state``
     must be None (GridSearchCV clones one estimator). Both return
@@ -522,8 +441,12 @@ def budgeted_grid_search(
     other than 1 or a process backend in ``joblib.parallel_config`` (a
     worker holds a copy of the ledger); a private estimator that is not a
     top-level step; a non-private step before a private one; a ``cv`` that
-    could read ``y``. The ledger must gain exactly the records planned
-    (``RuntimeError`` if not). Failing fits raise.
+    could read ``y``, a generator, or a split with repeated, out-of-range or
+    shared rows; a private step with ``clip=False`` (a later fold's fit
+    would refuse a long row after earlier folds were charged); an ``X``
+    with NaN or Inf. The ledger must gain exactly the records planned
+    (``RuntimeError`` if not). Failing fits raise; a failure of the scoring
+    or of the draw raises a ``RuntimeError`` that carries no held-out score.
     """
     from sklearn.base import clone
     from sklearn.model_selection import ParameterGrid
@@ -567,6 +490,7 @@ def budgeted_grid_search(
             "Pass random_state=None; nothing was fitted"
         )
     candidates = list(ParameterGrid(param_grid))
+    X = _checked_rows(X, steps)
     n, d = X.shape
     splits = label_free_splits(cv, n)
     m = len(candidates) * len(splits) + (1 if refit else 0)
@@ -669,11 +593,87 @@ def budgeted_grid_search(
     return search
 
 
+def _checked_rows(X, steps):
+    """``X`` validated before any fit as every fold's fit would validate it
+    (2-D, numeric, finite; ``ValueError`` otherwise), so that no fold's fit
+    refuses its rows after earlier folds were charged. For the same reason a
+    private step with ``clip=False`` (which refuses a row above its bound)
+    is refused: whether the search raised midway would depend on one row."""
+    from sklearn.utils import check_array
+
+    refusing = [
+        type(step).__name__
+        for _, step in steps
+        if step.get_params(deep=False).get("clip", True) is False
+    ]
+    if refusing:
+        raise ValueError(
+            f"a private step ({refusing[0]}) has clip=False: a row above "
+            "its bound would be refused by the fit of a later fold, after "
+            "the earlier folds were charged, so whether the search raised "
+            "would depend on one row. Use clip=True; nothing was fitted"
+        )
+    return check_array(
+        X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32)
+    )
+
+
+def _fold_utilities(job, seeded, scale) -> list:
+    """``U`` of every candidate: its fold models fitted (each fit charges
+    the ledger) and their held-out rows scored. On any exception the raw
+    scores are dropped from this frame before it propagates, and a failure
+    of the scoring itself is raised afresh, without the scoring's frames."""
+    from sklearn.utils import _safe_indexing
+
+    X, utilities, total = job.X, [], 0
+    try:
+        for params in job.candidates:
+            total = 0
+            for train, test in job.splits:
+                model = seeded(params).fit(_safe_indexing(X, train))
+                total += _scored(model, _safe_indexing(X, test), scale)
+                del model  # fold models are not released
+            utilities.append(total)
+    except BaseException:
+        utilities = total = None  # raw held-out scores: not in the traceback
+        raise
+    return utilities
+
+
+def _scored(model, X_test, scale) -> int:
+    """:func:`held_out_utility`, or a ``RuntimeError`` that carries neither
+    the rows nor the scores (raised outside the handler: no context)."""
+    failure = None
+    try:
+        return held_out_utility(model, X_test, scale)
+    except Exception as error:  # not expected: the scoring is total
+        failure = type(error).__name__
+    raise RuntimeError(
+        f"scoring the held-out rows failed ({failure}); the fold fits "
+        "already ran were charged. The error is not passed on: its frames "
+        "would hold held-out rows and scores"
+    )
+
+
+def _draw(utilities, epsilon, rng) -> int:
+    """Permute-and-flip over ``utilities``; on failure a ``RuntimeError``
+    without the frames that hold them."""
+    failure = None
+    try:
+        return int(
+            permute_and_flip(
+                np.asarray(utilities, dtype=np.int64), epsilon, rng
+            )
+        )
+    except Exception as error:  # not expected: integer utilities
+        failure = type(error).__name__
+    raise RuntimeError(f"the private selection's draw failed ({failure})")
+
+
 def _private_search(job, record, random_state):
     """Fit every candidate on every fold, score the held-out rows, charge
     and draw the private choice, refit it: a :class:`PrivateGridSearch`."""
     from sklearn.base import clone
-    from sklearn.utils import _safe_indexing
 
     base, steps, candidates, splits, X = (
         job.base, job.steps, job.candidates, job.splits, job.X,
@@ -690,26 +690,18 @@ def _private_search(job, record, random_state):
 
     pcas = [clone(base).set_params(**c) for c in candidates]
     scale = score_scale([_step_of(p, steps[-1][0]) for p in pcas])
-    utilities = []
-    for params in candidates:
-        total = 0
-        for train, test in splits:
-            model = seeded(params).fit(_safe_indexing(X, train))
-            total += _held_out_utility(model, _safe_indexing(X, test), scale)
-            del model  # fold models are not released
-        utilities.append(total)
     covered = np.zeros(X.shape[0], dtype=np.int64)
     for _, test in splits:
         np.add.at(covered, test, 1)
-    sensitivity = SCORE_LEVELS * int(covered.max())
-    job.accountant.charge([record], label="private model selection")
-    rng = as_generator(next(seeds))
-    index = permute_and_flip(
-        np.asarray(utilities, dtype=np.int64),
-        exact_epsilon(record.epsilon / sensitivity),
-        rng,
-    )
-    del utilities  # raw held-out scores: not released
+    sensitivity = SCORE_LEVELS * int(covered.max())  # from the splits alone
+    utilities = _fold_utilities(job, seeded, scale)
+    try:
+        job.accountant.charge([record], label="private model selection")
+        rng = as_generator(next(seeds))
+        epsilon = exact_epsilon(record.epsilon / sensitivity)
+        index = _draw(utilities, epsilon, rng)
+    finally:
+        del utilities  # raw held-out scores: not released, nor traced back
     result = PrivateGridSearch(
         best_index_=index,
         best_params_=dict(candidates[index]),
@@ -729,12 +721,6 @@ def _non_private_search(job, estimator, param_grid, y, scoring, options):
     about as outside the ledger."""
     from sklearn.model_selection import GridSearchCV
 
-    options = {**options, "error_score": "raise"}
-    search = GridSearchCV(
-        job.base, param_grid, cv=job.splits, refit=job.refit, scoring=scoring,
-        **options,
-    )  # fmt: skip
-    search.fit(job.X, y)
     outside = _non_private_steps(estimator)
     note = (
         "selection='non_private': the choice of best_params_ and the "
@@ -749,10 +735,18 @@ def _non_private_search(job, estimator, param_grid, y, scoring, options):
         + "; none of this is covered by the accountant's ledger, which "
         "holds only the private steps' fits"
     )
+    # before the search: a search that fails midway has warned too (this
+    # frame, budgeted_grid_search, its float-state wrapper, the caller)
+    warnings.warn(note, PrivacyWarning, stacklevel=4)
+    options = {**options, "error_score": "raise"}
+    search = GridSearchCV(
+        job.base, param_grid, cv=job.splits, refit=job.refit, scoring=scoring,
+        **options,
+    )  # fmt: skip
+    search.fit(job.X, y)
     search.selection_ = "non_private"
     search.non_private_steps_ = tuple(outside)
     search.privacy_note_ = note
-    warnings.warn(note, PrivacyWarning, stacklevel=3)
     return search
 
 

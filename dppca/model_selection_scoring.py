@@ -1,0 +1,204 @@
+"""The folds and the held-out score of :func:`dppca.budgeted_grid_search`.
+
+:func:`label_free_splits` makes or checks the ``(train, test)`` splits
+before any fit: the folds it makes itself are functions of ``n`` alone,
+and an explicit split is refused unless each person can appear at most
+once on each side of it (no repeated index, none out of range, no row on
+both sides). :func:`row_scores` is the bounded per-row score the private
+choice sums; it reads one released fold model and one row at a time, and
+neither warns nor raises whatever the row (a row of any finite length is
+clipped as the fit clips it, a row with NaN or Inf scores 0), so the
+scoring that follows the fold fits' charges behaves the same on
+neighbouring data sets.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import numbers
+
+import numpy as np
+
+from .float_state import owns_float_state
+from .linalg.rows import clip_rows
+
+#: Resolution of the per-row score: ``⌊L s(x)⌋`` with ``s(x)`` in [0, 1].
+SCORE_LEVELS = 2**20
+
+
+def label_free_splits(cv, n) -> list:
+    """The ``(train, test)`` splits of ``cv`` for ``n`` rows.
+
+    **Folds made here** depend on ``n`` alone: an int ``K`` (``KFold(K)``:
+    contiguous blocks), a ``KFold``, ``RepeatedKFold`` or ``ShuffleSplit``
+    (exactly these: they read only the number of rows). Any other splitter
+    is refused: ``StratifiedKFold`` moves training rows when one label
+    changes, and a label is part of a person's row.
+
+    **Explicit splits**, a list (or tuple) of ``(train, test)`` index
+    arrays, are taken on the caller's word that they were computed without
+    the data, labels included (e.g. ``list(KFold(5, shuffle=True,
+    random_state=seed).split(np.arange(n)))``): the package cannot tell
+    how a list of indices was made. A generator or other iterator of splits
+    is refused, as it is almost always a splitter's ``split(X, y)``, which
+    may read the labels; pass a list to give your word.
+
+    Every split is checked before any fit (``ValueError``): non-empty 1-D
+    integer arrays, indices within the ``n`` rows, no index repeated within
+    the training or the test side (a row repeated ``r`` times would be one
+    person in ``r`` of the rows a fit is charged for as replace-one), and
+    no row on both sides.
+    """
+    from sklearn.model_selection import KFold, RepeatedKFold, ShuffleSplit
+
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"cv must be at least 2; got {cv}")
+        cv = KFold(int(cv))
+    if type(cv) in (KFold, RepeatedKFold, ShuffleSplit):
+        pairs = list(cv.split(np.zeros((n, 1))))
+    elif hasattr(cv, "split") or isinstance(cv, (str, bytes)):
+        raise ValueError(
+            f"cv={type(cv).__name__} is not accepted: the folds must depend "
+            "on n alone (a label is part of a person's row; "
+            "StratifiedKFold moves training rows when one label changes). "
+            "Pass an int, a KFold, RepeatedKFold or ShuffleSplit, or a list "
+            "of (train, test) index arrays computed without the data"
+        )
+    elif isinstance(cv, collections.abc.Iterator):
+        raise ValueError(
+            "cv is an iterator (a generator of splits, such as a splitter's "
+            "split(X, y), which may read the labels): the search cannot "
+            "tell whether it read the data. Pass an int or a KFold, or a "
+            "list of (train, test) index arrays computed without the data "
+            "(labels included); nothing was fitted"
+        )
+    else:
+        pairs = list(cv)
+    splits = [_checked_split(pair, n) for pair in pairs]
+    if not splits:
+        raise ValueError("cv gave no split")
+    return splits
+
+
+def _checked_split(pair, n) -> tuple:
+    """One ``(train, test)`` pair as index arrays, or ``ValueError``."""
+    try:
+        train, test = (np.asarray(part) for part in pair)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "each split must be a pair (train, test) of index arrays"
+        ) from None
+    for part in (train, test):
+        if part.ndim != 1 or part.size == 0 or part.dtype.kind not in "iu":
+            raise ValueError(
+                "each split must be a pair of non-empty 1-D integer index "
+                "arrays"
+            )
+        if part.min() < 0 or part.max() >= n:
+            raise ValueError(
+                f"a split indexes outside the {n} rows; nothing was fitted"
+            )
+    why = {
+        "training": "its fit would be charged as a replace-one release on "
+        "rows one person fills several of",
+        "test": "one person's held-out score would be counted several times",
+    }
+    for side, part in (("training", train), ("test", test)):
+        if np.unique(part).size != part.size:
+            raise ValueError(
+                f"a split repeats a row on its {side} side: {why[side]}. "
+                "Each row may appear once per side; nothing was fitted"
+            )
+    if np.intersect1d(train, test).size:
+        raise ValueError(
+            "a split has rows on both its training and test sides: the "
+            "held-out score would read rows its fold model was fitted on. "
+            "Make the sides disjoint; nothing was fitted"
+        )
+    return train, test
+
+
+def score_scale(pcas) -> float:
+    """The public scale ``S`` of the score, common to every candidate: the
+    largest bound on ``‖x̄ − μ̂‖`` among the candidates' PrivatePCA steps,
+    ``2R`` with a private centre (the clipped row and the released mean both
+    lie in the ball of radius ``R``), ``R`` otherwise (``R = data_norm``, or
+    the top of ``bound_range`` for a released one)."""
+    scale = 0.0
+    for pca in pcas:
+        private = pca.data_norm == "private"
+        R = float(pca.bound_range[1] if private else pca.data_norm)
+        centred = isinstance(pca.center, (bool, np.bool_)) and pca.center
+        scale = max(scale, 2 * R if centred else R)
+    return scale
+
+
+def _clipped(rows, bound) -> tuple:
+    """``(clipped rows, finite)``: every finite row clipped to norm
+    ``bound`` by the package's clipping (:func:`dppca.linalg.rows.clip_rows`:
+    a row of any finite length, 1e200 or 1e-200 included, gets its norm
+    without overflow or underflow), every other row set to 0 and marked."""
+    finite = np.all(np.isfinite(rows), axis=1)
+    out = np.zeros_like(rows)
+    if finite.any():
+        out[finite] = clip_rows(rows[finite], bound)
+    return out, finite
+
+
+@owns_float_state
+def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
+    """The bounded per-row score of rows ``Z`` under a fitted
+    :class:`dppca.PrivatePCA`: ``s(x) = ‖V̂ᵀ(x̄ − μ̂)‖²/S²`` in ``[0, 1]``,
+    with ``x̄`` the row clipped as the fit clips it (to ``data_norm_``
+    about the origin, or about a public centre), ``μ̂ = mean_``, ``V̂`` the
+    released axes and ``S`` the public :func:`score_scale`. Its mean is the
+    held-out variance the released subspace captures about the released
+    mean, in units of ``S²``, comparable across candidates. A row with NaN
+    or Inf (after the steps before the PCA) scores 0.
+
+    It reads only the released model and the row itself (row ``i``'s score
+    from row ``i`` alone, in blocks whose sizes depend on ``n`` only), so
+    for a fixed model replacing one row changes one score by at most 1.
+    It runs under the package's float state and its norms are computed
+    without overflow or underflow, so no row makes it warn or raise."""
+    V = np.asarray(pca.components_, dtype=np.float64)
+    mean = np.asarray(pca.mean_, dtype=np.float64)
+    bound = float(pca.data_norm_)
+    centre = pca.center
+    private = isinstance(centre, (bool, np.bool_)) and centre
+    origin = np.zeros_like(mean) if private else mean
+    out = np.empty(Z.shape[0])
+    for start in range(0, Z.shape[0], block):
+        rows = Z[start : start + block]
+        rows = rows.toarray() if hasattr(rows, "toarray") else rows
+        rows = np.asarray(rows, dtype=np.float64) - origin
+        rows, finite = _clipped(rows, bound)
+        rows = origin + rows - mean
+        scores = np.sum((rows @ V.T) ** 2, axis=1)
+        out[start : start + block] = np.where(finite, scores, 0.0)
+    return np.clip(np.nan_to_num(out / scale**2, nan=0.0), 0.0, 1.0)
+
+
+def held_out_utility(fitted, X_test, scale) -> int:
+    """``Σ ⌊L s(x)⌋`` over the held-out rows: each term an integer in
+    ``[0, L]``, read from the fold's released model and the row."""
+    from sklearn.pipeline import Pipeline
+
+    Z = X_test
+    if isinstance(fitted, Pipeline):
+        for _, step in fitted.steps[:-1]:
+            if not (step is None or step == "passthrough"):
+                Z = step.transform(Z)
+        fitted = fitted.steps[-1][1]
+    levels = np.floor(row_scores(fitted, Z, scale) * SCORE_LEVELS)
+    return int(np.sum(np.minimum(levels.astype(np.int64), SCORE_LEVELS)))
+
+
+__all__ = [
+    "SCORE_LEVELS",
+    "held_out_utility",
+    "label_free_splits",
+    "row_scores",
+    "score_scale",
+]
