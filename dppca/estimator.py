@@ -466,11 +466,27 @@ class PrivatePCA(
 def _parameters(est):
     """A stand-in for ``est`` that holds its parameters as the fit began,
     and nothing else: every step of the fit reads them there, so neither a
-    parameter changed mid-fit (``set_params`` from another thread) nor an
-    attribute of an earlier fit can reach a later step."""
+    parameter changed mid-fit (``set_params`` from another thread, or an
+    array changed in place) nor an attribute of an earlier fit can reach a
+    later step."""
     params = object.__new__(type(est))
-    vars(params).update(est.get_params(deep=False))
+    frozen = {k: _copied(v) for k, v in est.get_params(deep=False).items()}
+    vars(params).update(frozen)
     return params
+
+
+def _copied(value):
+    """A copy of a mutable container parameter (a ``center`` array, a
+    ``bound_range`` list, an options dict), so that changing it in place
+    during the fit reaches no later step; other values (the accountant, a
+    generator) as they are."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_copied(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    return value
 
 
 def _fit(est, X, refit: bool) -> dict:

@@ -34,6 +34,7 @@ from .model_selection_scoring import (
     label_free_splits,
     row_scores,
     score_scale,
+    score_sensitivity,
 )
 from .privacy.guarantees import Release
 from .privacy.private_bounds import exact_epsilon, permute_and_flip
@@ -490,7 +491,7 @@ def budgeted_grid_search(
             "Pass random_state=None; nothing was fitted"
         )
     candidates = list(ParameterGrid(param_grid))
-    X = _checked_rows(X, steps)
+    X = _checked_rows(X, estimator, steps, candidates)
     n, d = X.shape
     splits = label_free_splits(cv, n)
     m = len(candidates) * len(splits) + (1 if refit else 0)
@@ -510,6 +511,11 @@ def budgeted_grid_search(
             raise BudgetExceededError(
                 f"selection_epsilon = {eps_sel:.3g} must be > 0 and below "
                 f"the ε left ({eps_left:.3g}); nothing fitted"
+            )
+        if not exact_epsilon(eps_sel / score_sensitivity(splits, n)) > 0:
+            raise BudgetExceededError(  # the draw would refuse it later
+                f"selection_epsilon = {eps_sel:.3g} is too small for an "
+                "exact draw at this sensitivity; nothing fitted"
             )
         chosen = [selection_guarantee(eps_sel)]
         eps_left -= eps_sel
@@ -593,18 +599,23 @@ def budgeted_grid_search(
     return search
 
 
-def _checked_rows(X, steps):
+def _checked_rows(X, estimator, steps, candidates):
     """``X`` validated before any fit as every fold's fit would validate it
     (2-D, numeric, finite; ``ValueError`` otherwise), so that no fold's fit
     refuses its rows after earlier folds were charged. For the same reason a
-    private step with ``clip=False`` (which refuses a row above its bound)
-    is refused: whether the search raised midway would depend on one row."""
+    private step with a false ``clip`` (which refuses a row above its
+    bound), in the estimator or in any candidate of the grid, is refused:
+    whether the search raised midway would depend on one row."""
+    from sklearn.base import clone
     from sklearn.utils import check_array
 
     refusing = [
         type(step).__name__
-        for _, step in steps
-        if step.get_params(deep=False).get("clip", True) is False
+        for fitted in [estimator]
+        + [clone(estimator).set_params(**c) for c in candidates]
+        for prefix, _ in steps
+        for step in [_step_of(fitted, prefix)]
+        if not bool(step.get_params(deep=False).get("clip", True))
     ]
     if refusing:
         raise ValueError(
@@ -690,10 +701,7 @@ def _private_search(job, record, random_state):
 
     pcas = [clone(base).set_params(**c) for c in candidates]
     scale = score_scale([_step_of(p, steps[-1][0]) for p in pcas])
-    covered = np.zeros(X.shape[0], dtype=np.int64)
-    for _, test in splits:
-        np.add.at(covered, test, 1)
-    sensitivity = SCORE_LEVELS * int(covered.max())  # from the splits alone
+    sensitivity = score_sensitivity(splits, X.shape[0])
     utilities = _fold_utilities(job, seeded, scale)
     try:
         job.accountant.charge([record], label="private model selection")

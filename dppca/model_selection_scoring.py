@@ -195,7 +195,17 @@ def held_out_utility(fitted, X_test, scale) -> int:
     return int(np.sum(np.minimum(levels.astype(np.int64), SCORE_LEVELS)))
 
 
+def score_sensitivity(splits, n: int) -> int:
+    """``L · max_i c_i``: how much one row can move a candidate's utility
+    (``c_i`` test folds hold row ``i``), from the splits alone."""
+    covered = np.zeros(n, dtype=np.int64)
+    for _, test in splits:
+        np.add.at(covered, test, 1)
+    return SCORE_LEVELS * int(covered.max())
+
+
 __all__ = [
+    "score_sensitivity",
     "SCORE_LEVELS",
     "held_out_utility",
     "label_free_splits",
