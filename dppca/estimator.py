@@ -301,7 +301,7 @@ class PrivatePCA(
         A budget shared by several fits: ``fit`` charges its records before
         drawing any noise, or raises ``BudgetExceededError`` if they would
         exceed it. It survives ``clone`` (``GridSearchCV`` charges the same
-        budget: ``dppca.forecast.budgeted_grid_search``). Without it, a
+        budget: ``dppca.model_selection.budgeted_grid_search``). Without it, a
         refit warns.
     random_state : None, int, numpy Generator or RandomState, default=None
         ``None`` draws fresh OS entropy (128 bits) at every fit. An integer

@@ -54,10 +54,6 @@ from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 
 from .mechanisms.registry import AUTO_CANDIDATES, RELEASES_EIGENVALUES
-
-# the grid search within one budget lives in dppca.model_selection (issue
-# 38); its name stays here for code that imports it from dppca.forecast
-from .model_selection import budgeted_grid_search
 from .privacy import calibration
 
 #: The shares of the budget ``center_share="auto"`` chooses from.
@@ -410,7 +406,6 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
 
 
 __all__ = [
-    "budgeted_grid_search",
     "CENTER_SHARES",
     "FORECAST_MECHANISMS",
     "ForecastRow",

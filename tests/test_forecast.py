@@ -11,7 +11,12 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
-from dppca import PrivacyWarning, PrivatePCA, PrivateStandardScaler
+from dppca import (
+    PrivacyWarning,
+    PrivatePCA,
+    PrivateStandardScaler,
+    budgeted_grid_search,
+)
 from dppca import forecast as fc
 from dppca.mechanisms import gaussian_approx as mv
 from dppca.privacy import calibration
@@ -207,7 +212,7 @@ def test_budgeted_grid_search_stays_within_the_budget_and_finishes():
     # a logistic regression after the private step: only the non-private
     # choice runs, by request, and it says what the ledger does not cover
     with pytest.warns(PrivacyWarning, match="logisticregression"):
-        search = fc.budgeted_grid_search(
+        search = budgeted_grid_search(
             pipe, grid, ledger, X, y, cv=3, selection="non_private"
         )
     assert search.selection_ == "non_private"
@@ -232,7 +237,7 @@ def test_budgeted_grid_search_with_a_private_scaler_splits_over_steps():
         PrivatePCA(data_norm=10.0, random_state=0),
         LogisticRegression(),
     )
-    search = fc.budgeted_grid_search(
+    search = budgeted_grid_search(
         pipe,
         {"privatepca__n_components": [1, 2]},
         ledger,
@@ -258,17 +263,15 @@ def test_budgeted_grid_search_refuses_before_any_fit():
     )
     pca = PrivatePCA(data_norm=10.0, random_state=0)
     with pytest.raises(BudgetExceededError, match="nothing"):
-        fc.budgeted_grid_search(pca, {"n_components": [1, 2]}, ledger, X)
+        budgeted_grid_search(pca, {"n_components": [1, 2]}, ledger, X)
     assert len(ledger.charges) == 1
     fresh = Accountant(1.0, 1e-5)
     with pytest.raises(ValueError, match="may not set"):
-        fc.budgeted_grid_search(pca, {"epsilon": [0.1, 1.0]}, fresh, X)
+        budgeted_grid_search(pca, {"epsilon": [0.1, 1.0]}, fresh, X)
     with pytest.raises(ValueError, match="n_jobs"):
-        fc.budgeted_grid_search(
-            pca, {"n_components": [1, 2]}, fresh, X, n_jobs=2
-        )
+        budgeted_grid_search(pca, {"n_components": [1, 2]}, fresh, X, n_jobs=2)
     with pytest.raises(ValueError, match="no private step"):
-        fc.budgeted_grid_search(LogisticRegression(), {"C": [1]}, fresh, X)
+        budgeted_grid_search(LogisticRegression(), {"C": [1]}, fresh, X)
     assert fresh.charges == ()
 
 
@@ -335,12 +338,12 @@ def test_budgeted_grid_search_refuses_private_fits_it_would_not_budget():
         _CountingPCA.fits.clear()
         ledger = Accountant(10.0, 1e-5)
         with pytest.raises(ValueError, match="private estimator"):
-            fc.budgeted_grid_search(estimator, grid, ledger, X, y, cv=3)
+            budgeted_grid_search(estimator, grid, ledger, X, y, cv=3)
         assert _CountingPCA.fits == [] and ledger.charges == ()
     # nor may the grid replace a budgeted step by something else
     ledger = Accountant(10.0, 1e-5)
     with pytest.raises(ValueError, match="may not replace"):
-        fc.budgeted_grid_search(
+        budgeted_grid_search(
             Pipeline([("pca", pca()), ("lr", LogisticRegression())]),
             {"pca": ["passthrough"]},
             ledger,
@@ -367,7 +370,7 @@ def test_budgeted_grid_search_refuses_a_non_private_step_before_a_private_one():
         ]
     )
     with pytest.raises(ValueError, match="input width"):
-        fc.budgeted_grid_search(
+        budgeted_grid_search(
             pipe, {"pca__center_share": ["auto", 0.1]}, ledger, X, y, cv=3
         )
     assert _CountingPCA.fits == [] and ledger.charges == ()
@@ -386,11 +389,11 @@ def test_budgeted_grid_search_refuses_a_process_backend_from_joblib_config():
     ledger = Accountant(10.0, 1e-5)
     with joblib.parallel_config(backend="loky", n_jobs=2):
         with pytest.raises(ValueError, match="n_jobs"):
-            fc.budgeted_grid_search(pca, grid, ledger, X, y, cv=2)
+            budgeted_grid_search(pca, grid, ledger, X, y, cv=2)
     assert ledger.charges == ()
     # threads share the ledger: allowed, and every fit is charged
     with joblib.parallel_config(backend="threading", n_jobs=2):
-        search = fc.budgeted_grid_search(
+        search = budgeted_grid_search(
             pca, grid, ledger, X, y, cv=2, compose=False, **NON_PRIVATE
         )
     assert len(ledger.charges) == search.n_budgeted_fits_ == 5
@@ -413,7 +416,7 @@ def test_budgeted_grid_search_checks_the_ledger_gained_the_planned_charges():
     )
     ledger = Accountant(10.0, 1e-5)
     with pytest.raises(RuntimeError, match="charged 0 release record"):
-        fc.budgeted_grid_search(
+        budgeted_grid_search(
             pipe,
             {"_ledgerdodgingpca__n_components": [1, 2]},
             ledger,
@@ -526,7 +529,7 @@ def test_budgeted_grid_search_runs_after_an_earlier_gaussian_release():
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        search = fc.budgeted_grid_search(
+        search = budgeted_grid_search(
             pipe,
             {"privatepca__n_components": [1, 2]},
             ledger,
@@ -599,7 +602,7 @@ def test_budgeted_grid_search_refuses_a_private_step_after_a_width_changing_one(
             ]
         )
         with pytest.raises(ValueError, match="changes the width"):
-            fc.budgeted_grid_search(
+            budgeted_grid_search(
                 pipe, {"first__n_components": [3]}, ledger, X, cv=2
             )
         assert ledger.charges == ()

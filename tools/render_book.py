@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -120,11 +121,27 @@ def prepare_source(src: Path) -> list[str]:
     ]
 
 
-#: Text that gives away the machine that built the book: a path into a
-#: virtual environment, the system's packages or a home or temporary folder.
+#: Text that gives away the machine that built the book: a virtual
+#: environment's or the system's packages, or a folder of this machine (the
+#: repository, the home, the temporary folder, Python's prefix), each read
+#: off the running machine rather than written here.
 MACHINE_PATH = re.compile(
-    r"(?:site-packages|dist-packages|/\.venv/|/usr/lib/python|/home/\w|"
-    r"/root/|/tmp/|/work/)"
+    "|".join(
+        [r"site-packages", r"dist-packages", r"/\.venv/"]
+        + [
+            re.escape(str(folder)) + r"(?=/|\b)"
+            for folder in sorted(
+                {
+                    ROOT,
+                    Path.home(),
+                    Path(tempfile.gettempdir()),
+                    Path(sys.prefix),
+                    Path(sys.base_prefix),
+                }
+            )
+            if len(folder.parts) > 1  # never "/" alone
+        ]
+    )
 )
 
 

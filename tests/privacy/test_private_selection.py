@@ -24,7 +24,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 
 from dppca import PrivacyWarning, PrivatePCA, PrivateStandardScaler
-from dppca import forecast as fc
+from dppca import model_selection as fc
 from dppca.privacy.accounting import Accountant
 
 #: Two public centres on either side of the origin; the data's mean sits
