@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
@@ -49,6 +48,7 @@ from .estimator import (
     REFIT_WARNING,
     SharedSeedWarningMixin,
     _generator,
+    _parameters,
     _snap,
 )
 from .fit_guard import caller_stacklevel
@@ -322,7 +322,7 @@ class PrivateStandardScaler(
         Every step reads the parameters as they were when the fit began (a
         snapshot): a ``set_params`` from another thread during the fit
         cannot change the noise drawn after the charge."""
-        p = SimpleNamespace(**self.get_params(deep=False))
+        p = _parameters(self)
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
         lower, upper = check_bounds(p.bounds, d)

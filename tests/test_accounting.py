@@ -5,6 +5,8 @@ Balle and Wang 2018), pure ε adding up, δ of approximate releases adding up, a
 the estimator's
 releases."""
 
+import math
+
 import dp_accounting
 import numpy as np
 import pytest
@@ -337,3 +339,17 @@ def test_accountant_refuses_before_drawing_noise():
     # a Gaussian release cannot fit a budget with delta = 0
     with pytest.raises(BudgetExceededError):
         PrivatePCA(2, epsilon=1e-3, delta=1e-9, **kw).fit(X)
+
+
+def test_advanced_composition_matches_its_formula():
+    from dppca.privacy.accounting import advanced_composition
+
+    # 0.1 √(200 ln 10⁶) + 100 · 0.1 (e^0.1 − 1), worked by hand
+    expected = 0.1 * math.sqrt(200 * 6 * math.log(10)) + 10 * math.expm1(0.1)
+    assert advanced_composition(0.1, 100, 1e-6) == pytest.approx(expected)
+    assert expected == pytest.approx(6.3083, abs=1e-4)
+    # beats basic composition (kε = 10) here, loses to it for k = 1
+    assert advanced_composition(0.1, 100, 1e-6) < 10
+    assert advanced_composition(0.1, 1, 1e-6) > 0.1
+    with pytest.raises(ValueError):
+        advanced_composition(0.1, 0, 1e-6)

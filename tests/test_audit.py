@@ -154,3 +154,23 @@ def test_audit_mechanism_refuses_too_few_or_non_integer_trials():
         audit_mechanism(laplace_release, 0.0, 1.0, float, trials=5, rng=0)
     with pytest.raises(ValueError, match="trials must be a positive integer"):
         audit_mechanism(laplace_release, 0.0, 1.0, float, trials=100.5, rng=0)
+
+
+def test_largest_power_is_the_edge_of_the_error_rate_region():
+    """On the edge, the rates force exactly ε (where the edge is inside
+    (0, 1)); a hair above it, they force more."""
+    from dppca.privacy.audit import epsilon_from_error_rates, largest_power
+
+    for eps, delta in [(0.5, 0.0), (1.0, 1e-5), (2.0, 0.01)]:
+        for alpha in np.linspace(0.001, 0.5, 40):
+            power = float(largest_power(alpha, eps, delta))
+            if not 0 < power < 1:
+                continue
+            forced = epsilon_from_error_rates(alpha, 1 - power, delta)
+            assert forced == pytest.approx(eps, rel=1e-9)
+            above = epsilon_from_error_rates(
+                alpha, 1 - min(power * (1 + 1e-6), 1.0), delta
+            )
+            assert above > eps
+    # the edge at α = 0.05 for (1, 0): e·0.05
+    assert float(largest_power(0.05, 1.0)) == pytest.approx(np.e * 0.05)

@@ -118,6 +118,19 @@ def basic_composition(releases: Iterable) -> tuple[float, float]:
     )
 
 
+def advanced_composition(epsilon: float, k: int, delta_prime: float) -> float:
+    """ε' of the advanced composition theorem (Dwork, Rothblum and Vadhan
+    2010; Dwork and Roth 2014, Thm 3.20): ``k`` adaptive (ε, δ)-DP releases
+    are together (ε', kδ + δ')-DP with
+    ε' = ε √(2k ln(1/δ')) + k ε (e^ε − 1)."""
+    epsilon, k = float(epsilon), int(k)
+    if not (math.isfinite(epsilon) and epsilon >= 0 and k >= 1):
+        raise ValueError("epsilon must be finite and >= 0, k an integer >= 1")
+    delta_prime = check_delta(delta_prime)
+    root = math.sqrt(2 * k * math.log(1 / delta_prime))
+    return epsilon * root + k * epsilon * math.expm1(epsilon)
+
+
 def gaussian_epsilon(
     noise_multipliers, delta: float, accountant: str = "pld"
 ) -> float:
@@ -446,6 +459,7 @@ __all__ = [
     "ACCOUNTANTS",
     "KINDS",
     "Release",
+    "advanced_composition",
     "basic_composition",
     "compose",
     "gaussian_epsilon",

@@ -116,6 +116,20 @@ def epsilon_from_error_rates(
     return float(best)
 
 
+def largest_power(false_positive, epsilon: float, delta: float = 0.0):
+    """Largest true-positive rate a test of false-positive rate α can reach
+    against an (ε, δ)-DP mechanism: the upper edge of the region the two
+    inequalities of :func:`epsilon_from_error_rates` leave,
+    ``min(e^ε α + δ, 1 − e^(−ε) (1 − δ − α))`` clipped to [0, 1]
+    (vectorised over α)."""
+    alpha = np.asarray(false_positive, dtype=float)
+    if np.any((alpha < 0) | (alpha > 1)) or not 0 <= delta < 1:
+        raise ValueError("rates must lie in [0, 1] and delta in [0, 1)")
+    one = np.exp(epsilon) * alpha + delta
+    two = 1 - np.exp(-epsilon) * (1 - delta - alpha)
+    return np.clip(np.minimum(one, two), 0.0, 1.0)
+
+
 def _error_rates(null, alt, threshold, direction):
     if direction == ">":
         return np.mean(null > threshold), np.mean(alt <= threshold)
