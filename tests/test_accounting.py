@@ -353,3 +353,11 @@ def test_advanced_composition_matches_its_formula():
     assert advanced_composition(0.1, 1, 1e-6) > 0.1
     with pytest.raises(ValueError):
         advanced_composition(0.1, 0, 1e-6)
+
+
+@pytest.mark.parametrize("k", [2.7, "3", True, 0, -1])
+def test_advanced_composition_refuses_a_k_that_is_not_a_count(k):
+    from dppca.privacy.accounting import advanced_composition
+
+    with pytest.raises(ValueError, match="k must be an integer"):
+        advanced_composition(0.1, k, 1e-5)

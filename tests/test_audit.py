@@ -174,3 +174,21 @@ def test_largest_power_is_the_edge_of_the_error_rate_region():
             assert above > eps
     # the edge at α = 0.05 for (1, 0): e·0.05
     assert float(largest_power(0.05, 1.0)) == pytest.approx(np.e * 0.05)
+
+
+@pytest.mark.parametrize(
+    "alpha, eps, delta",
+    [
+        (0.5, -1.0, 0.0),
+        (0.5, float("nan"), 0.0),
+        (float("nan"), 1.0, 0.0),
+        ([0.2, float("nan")], 1.0, 0.0),
+        (0.5, 1.0, 1.0),
+        (1.5, 1.0, 0.0),
+    ],
+)
+def test_largest_power_refuses_bad_input(alpha, eps, delta):
+    from dppca.privacy.audit import largest_power
+
+    with pytest.raises(ValueError):
+        largest_power(alpha, eps, delta)

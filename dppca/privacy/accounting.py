@@ -45,6 +45,7 @@ the two data sets.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import threading
 import uuid
@@ -123,9 +124,11 @@ def advanced_composition(epsilon: float, k: int, delta_prime: float) -> float:
     2010; Dwork and Roth 2014, Thm 3.20): ``k`` adaptive (ε, δ)-DP releases
     are together (ε', kδ + δ')-DP with
     ε' = ε √(2k ln(1/δ')) + k ε (e^ε − 1)."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be an integer >= 1; got {k!r}")
     epsilon, k = float(epsilon), int(k)
-    if not (math.isfinite(epsilon) and epsilon >= 0 and k >= 1):
-        raise ValueError("epsilon must be finite and >= 0, k an integer >= 1")
+    if not (math.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be finite and >= 0; got {epsilon!r}")
     delta_prime = check_delta(delta_prime)
     root = math.sqrt(2 * k * math.log(1 / delta_prime))
     return epsilon * root + k * epsilon * math.expm1(epsilon)

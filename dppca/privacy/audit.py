@@ -123,8 +123,11 @@ def largest_power(false_positive, epsilon: float, delta: float = 0.0):
     ``min(e^ε α + δ, 1 − e^(−ε) (1 − δ − α))`` clipped to [0, 1]
     (vectorised over α)."""
     alpha = np.asarray(false_positive, dtype=float)
-    if np.any((alpha < 0) | (alpha > 1)) or not 0 <= delta < 1:
+    epsilon, delta = float(epsilon), float(delta)
+    if not np.all((alpha >= 0) & (alpha <= 1)) or not 0 <= delta < 1:
         raise ValueError("rates must lie in [0, 1] and delta in [0, 1)")
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be finite and >= 0; got {epsilon!r}")
     one = np.exp(epsilon) * alpha + delta
     two = 1 - np.exp(-epsilon) * (1 - delta - alpha)
     return np.clip(np.minimum(one, two), 0.0, 1.0)
