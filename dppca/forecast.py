@@ -312,8 +312,9 @@ def auto_candidates(est) -> tuple:
     if k is None or isinstance(k, float):
         names = tuple(n for n in names if n in RELEASES_EIGENVALUES) or names
     if est.noise == "float":
-        allowed = est.allow_unproved or ()
-        allowed = (allowed,) if isinstance(allowed, str) else tuple(allowed)
+        from .estimator_checks import unproved_opt_ins
+
+        allowed = unproved_opt_ins(est)
         names = tuple(n for n in names if n in allowed) or names[:1]
     return names
 

@@ -151,6 +151,16 @@ def options_for(mechanism):
         ),
         ({"noise": "float"}, "allow_unproved='laplace'"),
         ({"mechanism": "ppca", "allow_unproved": "amin"}, "not fully proved"),
+        # a flag is not an opt-in, nor is a typo (refused, not a TypeError
+        # or a silent no-op)
+        ({"mechanism": "ppca", "allow_unproved": True}, "one by one"),
+        ({"noise": "float", "allow_unproved": 1}, "one by one"),
+        ({"mechanism": "ppca", "allow_unproved": ["ppca", 2]}, "one by one"),
+        ({"mechanism": "ppca", "allow_unproved": "ppcaa"}, "no registered"),
+        # bounds outside the range where float64 error bounds are verified:
+        # refused while planning, not an overflow or a division by zero
+        ({"data_norm": 1e-300}, "data_norm must lie in"),
+        ({"data_norm": 1e300}, "data_norm must lie in"),
     ],
 )
 def test_invalid_parameters_raise(params, message):

@@ -91,9 +91,9 @@ def _refuse_long_rows(count, total, largest, bound):
     """Refuse rows above a public bound (``clip=False``). The message names
     no count or norm of the rows: an error is an output too."""
     raise ValueError(
-        f"X has rows of norm above the public bound {bound:.6g}, which "
-        "clip=False refuses; pass clip=True to clip them or a larger public "
-        "bound"
+        f"X has rows of norm above the public bound {bound:.6g} (the norm "
+        "of x - c when a public centre c is subtracted), which clip=False "
+        "refuses; pass clip=True to clip them or a larger public bound"
     )
 
 

@@ -31,7 +31,6 @@ changed by another thread's fit of the same object between two steps).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,12 +38,17 @@ from fractions import Fraction
 import numpy as np
 
 from .. import forecast
+from ..estimator_checks import (
+    check_bound_share,
+    check_n_components,
+    opted_in,
+    unproved_opt_ins,
+)
 from ..fit_guard import caller_stacklevel
 from ..linalg import float_error, rows
 from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import (
     INTERNAL_OPTIONS,
-    RELEASES_EIGENVALUES,
     MechanismSpec,
     resolve,
 )
@@ -263,16 +267,8 @@ def private_centre(est) -> bool:
     return isinstance(centre, (bool, np.bool_)) and bool(centre)
 
 
-def _opted_in(est, name: str) -> bool:
-    allowed = est.allow_unproved
-    if allowed is None or allowed is False:
-        return False
-    if isinstance(allowed, str):
-        allowed = (allowed,)
-    return name in tuple(allowed)
-
-
 def _check_parameters(est, n: int, d: int):
+    unproved_opt_ins(est)  # refused before anything else is decided
     fixed = est.mechanism != "auto"
     if fixed:
         name, spec = resolve(est.mechanism, est.delta)
@@ -296,12 +292,22 @@ def _check_parameters(est, n: int, d: int):
                 "data_norm must be a finite number > 0 or 'private'; got "
                 f"{est.data_norm!r}"
             )
+        if not float_error.MIN_BOUND <= data_norm <= float_error.MAX_MAGNITUDE:
+            # the float64 error bounds (and the forecast's arithmetic) hold
+            # only there: refused here, before any charge, not as an
+            # overflow or a division by zero halfway through planning
+            raise ValueError(
+                "data_norm must lie in "
+                f"[{float_error.MIN_BOUND:g}, {float_error.MAX_MAGNITUDE:g}] "
+                "(float64 error bounds are verified only there; rescale the "
+                f"data and the bound together); got {est.data_norm!r}"
+            )
     if d < 2:
         raise ValueError(
             f"PrivatePCA needs at least 2 features; got n_features = {d}"
         )
     if fixed:
-        k = _check_n_components(est, name, d)
+        k = check_n_components(est, name, d)
     epsilon = check_epsilon(est.epsilon)
     delta = None if est.delta is None else check_delta(est.delta)
     if fixed and spec.uses_delta and delta is None:
@@ -311,14 +317,14 @@ def _check_parameters(est, n: int, d: int):
     if est.data_norm == "private" and est.bound_range is None:
         _bound_budget(est, 1.0, None)  # raises: bound_range is needed
     if est.data_norm == "private" or est.centered_norm in ("auto", "private"):
-        _check_bound_share(est)
+        check_bound_share(est)
     # the fit's decision for centered_norm="auto", from n, d and parameters
     centred = resolved_centered_norm(est, n, d)
     if data_norm == "private" or centred == "private":
         _bound_budget(est, 1.0, centred)  # bound_share and bound_range
     name, share = forecast.choose(est, n, d)
     name, spec = resolve(name, est.delta)
-    k = _check_n_components(est, name, d)
+    k = check_n_components(est, name, d)
     _warn_ignored(est, name, spec, n, delta)
     if spec.notion == "not_dp":
         if not est.allow_not_dp:
@@ -358,7 +364,7 @@ def _check_parameters(est, n: int, d: int):
     unproved = not record.proved or (kind == "float" and private_centre(est))
     if unproved and spec.notion != "not_dp":
         caveat = record.caveat or FLOAT_NOISE_CAVEAT
-        if not _opted_in(est, name):
+        if not opted_in(est, name):
             raise ValueError(
                 f"mechanism={name!r} with these settings is not fully "
                 f"proved as a program: {caveat}. Pass "
@@ -489,40 +495,6 @@ def public_centre(est, d: int) -> np.ndarray:
     return centre
 
 
-def _check_n_components(est, name: str, d: int):
-    """An int k (1 <= k < d; k = d too for the mechanisms that release a
-    noisy matrix), or, for those, None (k = d) or a fraction in (0, 1)
-    (returned as a float, resolved after the release)."""
-    k = est.n_components
-    whole = name in RELEASES_EIGENVALUES
-    if k is None or isinstance(k, (float, np.floating)):
-        if not whole:
-            raise ValueError(
-                f"n_components={k!r} needs the released spectrum, which "
-                f"mechanism={name!r} does not release; pass an integer, "
-                f"or one of {list(RELEASES_EIGENVALUES)}"
-            )
-        if k is None:
-            return d
-        if not 0.0 < float(k) < 1.0:
-            raise ValueError(
-                "a float n_components is a fraction of the released "
-                f"variance, in (0, 1); got {k!r}"
-            )
-        return float(k)
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(
-            f"n_components must be an integer, None or a fraction; got {k!r}"
-        )
-    top = d if whole else d - 1
-    if not 1 <= k <= top:
-        raise ValueError(
-            f"n_components must satisfy 1 <= n_components <= {top} "
-            f"(n_features = {d}, mechanism={name!r}); got {k}"
-        )
-    return int(k)
-
-
 def _warn_ignored(est, name, spec, n, delta):
     """A PrivacyWarning for every budget parameter the fit will not use,
     and for a δ too large to mean anything."""
@@ -627,7 +599,7 @@ def _bound_budget(est, epsilon, centred):
     names = _private_bound_names(est, centred)
     if not names:
         return 0.0, epsilon
-    share = _check_bound_share(est)
+    share = check_bound_share(est)
     derived = est.bound_range is None and names == ["centered_norm"]
     if not derived and (est.bound_range is None or len(est.bound_range) != 2):
         raise ValueError(
@@ -636,15 +608,6 @@ def _bound_budget(est, epsilon, centred):
         )
     spent = share * epsilon
     return spent / len(names), epsilon - spent
-
-
-def _check_bound_share(est) -> float:
-    share = float(est.bound_share)
-    if not (math.isfinite(share) and 0 < share < 1):
-        raise ValueError(
-            f"bound_share must lie in (0, 1); got {est.bound_share!r}"
-        )
-    return share
 
 
 def _split(center_share, epsilon, delta):
