@@ -143,6 +143,10 @@ def test_render_hides_the_parameters_cells(tmp_path):
     assert not render_book.hide_plumbing(path), "a second pass changes nothing"
 
 
+#: Every exercise's title begins with its grade (issue 39).
+GRADES = ("Warm-up", "Conceptual", "Derivation", "Project")
+
+
 def exercise_blocks(notebook):
     """(exercise labels, solution-start labels, solution-end count) of a
     chapter, in order."""
@@ -151,49 +155,96 @@ def exercise_blocks(notebook):
         if cell["cell_type"] != "markdown":
             continue
         text = "".join(cell["source"])
-        exercises += re.findall(r"```\{exercise\}\s*\n:label: (\S+)", text)
+        exercises += re.findall(r"```\{exercise\}[^\n]*\n:label: (\S+)", text)
         starts += re.findall(r"```\{solution-start\} (\S+)", text)
         ends += text.count("```{solution-end}")
     return exercises, starts, ends
 
 
+def exercise_grades(notebook) -> list[str]:
+    """The grade of each exercise: the first word of its title."""
+    grades = []
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] == "markdown":
+            text = "".join(cell["source"])
+            for title in re.findall(r"```\{exercise\}([^\n]*)\n", text):
+                grades.append(title.strip().split(":")[0].strip())
+    return grades
+
+
 def section_pages() -> set[str]:
     """The stems of the pages listed under a chapter's ``sections:`` in
     _toc.yml (sections of that chapter on pages of their own)."""
+    return set(chapter_sections())
+
+
+def chapter_sections() -> dict[str, str]:
+    """section page stem -> its chapter's page stem, from _toc.yml."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    found = set()
-
-    def walk(entries, nested):
-        for entry in entries or []:
-            if nested and "file" in entry:
-                found.add(Path(entry["file"]).name)
-            walk(entry.get("sections"), True)
-            walk(entry.get("chapters"), False)
-
+    found = {}
     for part in toc.get("parts", []):
-        walk(part.get("chapters"), False)
+        for entry in part.get("chapters") or []:
+            for section in entry.get("sections") or []:
+                found[Path(section["file"]).name] = Path(entry["file"]).name
     return found
+
+
+def chapter_pages() -> list[Path]:
+    """The numbered chapters' own pages (not the introduction, the sections
+    on pages of their own or the back matter)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbered = {
+        Path(entry["file"]).name
+        for part in toc.get("parts", [])
+        if part.get("numbered")
+        for entry in part.get("chapters") or []
+    }
+    return [nb for nb in toc_notebooks() if nb.stem in numbered]
 
 
 @pytest.mark.parametrize("notebook", toc_notebooks(), ids=lambda p: p.stem)
 def test_exercises_have_gated_collapsed_solutions(notebook):
-    """Every chapter (not the introduction or the references) has two to four
-    exercises; every exercise has one solution, opened after it and closed (the
-    code cells between the gates are executed like any other)."""
+    """Every exercise has one solution, opened after it and closed (the code
+    cells between the gates are executed like any other), and a graded title;
+    only chapters and their sections have exercises."""
     exercises, starts, ends = exercise_blocks(notebook)
-    if notebook.stem in section_pages():
-        # a section on its own page (_toc.yml's sections:): its chapter's
-        # page has the chapter's exercises
-        assert len(exercises) <= 4
-    elif notebook.stem[:2].isdigit() and notebook.stem[:2] != "00":
-        assert 2 <= len(exercises) <= 4, "two to four exercises per chapter"
-    else:
+    in_chapter = notebook.stem in section_pages() or notebook in chapter_pages()
+    if not in_chapter:
         assert not exercises
     assert starts == exercises, "each exercise is followed by its own solution"
     assert ends == len(starts), "every solution-start needs a solution-end"
     source = notebook.read_text()
     assert source.count(":class: dropdown") >= len(starts), (
         "solutions are collapsed (:class: dropdown)"
+    )
+    grades = exercise_grades(notebook)
+    assert len(grades) == len(exercises)
+    ungraded = [g for g in grades if g not in GRADES]
+    assert not ungraded, f"titles must begin with one of {GRADES}: {ungraded}"
+
+
+@pytest.mark.parametrize("chapter", chapter_pages(), ids=lambda p: p.stem)
+def test_every_chapter_has_graded_exercises_and_further_reading(chapter):
+    """At least four exercises per chapter (with its sections), one of them a
+    warm-up and one conceptual; the chapter's page ends with its notes and
+    further reading, after its exercises (issue 39)."""
+    pages = [chapter] + [
+        chapter.parent / f"{section}.ipynb"
+        for section, owner in chapter_sections().items()
+        if owner == chapter.stem
+    ]
+    grades = [g for page in pages for g in exercise_grades(page)]
+    assert len(grades) >= 4, (chapter.stem, grades)
+    assert "Warm-up" in grades and "Conceptual" in grades, grades
+    headings = [
+        line
+        for cell in json.loads(chapter.read_text())["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("## ")
+    ]
+    assert headings[-2:] == ["## Exercises", "## Notes and further reading"], (
+        headings[-3:]
     )
 
 

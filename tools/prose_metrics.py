@@ -48,6 +48,11 @@ HISTORY = re.compile(
     r"|\bbefore the fix\b|\bwas fixed\b|\bnow (?:draws|uses|releases|refuses)\b",
     re.IGNORECASE,
 )
+# Fenced blocks that hold no prose (code, math, figures, tables).
+NOT_PROSE = frozenset(
+    "{code-cell} {code} {code-block} {math} {literalinclude} {figure} "
+    "{image} {mermaid} {raw} {list-table} {table}".split()
+) | {""}
 # Abbreviations whose full stop does not end a sentence.
 ABBREVIATIONS = re.compile(
     r"\b(e\.g|i\.e|et al|cf|vs|etc|Thm|Thms|Alg|Algs|Eq|eq|Eqs|Sec|Fig|Figs|"
@@ -63,7 +68,9 @@ class Document:
     @property
     def crowded(self) -> list[tuple[int, str]]:
         return [
-            (n, p) for p in self.paragraphs if (n := inserted_values(p)) >= CROWDED
+            (n, p)
+            for p in self.paragraphs
+            if (n := inserted_values(p)) >= CROWDED
         ]
 
     @property
@@ -81,7 +88,9 @@ class Document:
 
     @property
     def history(self) -> list[str]:
-        return [m.group(0) for p in self.paragraphs for m in HISTORY.finditer(p)]
+        return [
+            m.group(0) for p in self.paragraphs for m in HISTORY.finditer(p)
+        ]
 
     @property
     def values(self) -> int:
@@ -100,8 +109,15 @@ def _plain(text: str) -> str:
     """Inline math and roles become one word each; markup goes."""
     text = INLINE_MATH.sub(" MATH ", text)
     text = GLUE.sub(" VALUE ", text)
-    text = ROLE.sub(lambda m: " " + (m.group(1).split()[0] if m.group(1).split() else "REF") + " ", text)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links keep their text
+    text = ROLE.sub(
+        lambda m: (
+            " " + (m.group(1).split()[0] if m.group(1).split() else "REF") + " "
+        ),
+        text,
+    )
+    text = re.sub(
+        r"\[([^\]]*)\]\([^)]*\)", r"\1", text
+    )  # links keep their text
     text = re.sub(r"[*_`]", "", text)
     return text
 
@@ -112,7 +128,9 @@ def sentences(paragraph: str) -> list[str]:
     for block in re.split(r"\n(?=\s*(?:[-*+]|\d+\.)\s)|\n#+\s", paragraph):
         text = " ".join(_plain(block).split())
         text = ABBREVIATIONS.sub(lambda m: m.group(1) + "<dot>", text)
-        for piece in re.split(r"(?<=[.!?])\s+(?=[A-Z(\"'])|(?<=[.!?]\))\s+", text):
+        for piece in re.split(
+            r"(?<=[.!?])\s+(?=[A-Z(\"'])|(?<=[.!?]\))\s+", text
+        ):
             piece = piece.replace("<dot>", ".").strip()
             if re.search(r"[A-Za-z]", piece):
                 out.append(piece)
@@ -167,10 +185,7 @@ def _visible_paragraphs(source: str) -> list[str]:
             hidden = (
                 directive == "{dropdown}"
                 or any(COLLAPSED_CLASS.match(o) for o in options)
-                or directive in {"", "{code-cell}", "{code}", "{code-block}",
-                                 "{math}", "{literalinclude}", "{glue:math}",
-                                 "{glue:figure}", "{figure}", "{image}",
-                                 "{mermaid}", "{raw}", "{list-table}", "{table}"}
+                or directive in NOT_PROSE
                 or directive.startswith("{glue")
             )
             stack.append((fence, hidden))
@@ -178,25 +193,25 @@ def _visible_paragraphs(source: str) -> list[str]:
             i = j
             continue
         if stripped.startswith("$$"):
-            if not (stripped.endswith("$$") and len(stripped) > 2 and stripped != "$$") or stripped == "$$":
+            # "$$" alone opens or closes a block; "$$ ... $$" on one line
+            # is a whole block
+            one_line = len(stripped) > 4 and stripped.endswith("$$")
+            if not one_line:
                 in_math = not in_math
             kept.append("")
             i += 1
             continue
-        if in_math or hidden_here or stripped.startswith("|") or stripped.startswith("("):
-            if stripped.startswith("(") and stripped.endswith(")="):
-                kept.append("")
-            elif in_math or hidden_here or stripped.startswith("|"):
-                kept.append("")
-            else:
-                kept.append(line)
+        is_target = stripped.startswith("(") and stripped.endswith(")=")
+        if in_math or hidden_here or stripped.startswith("|") or is_target:
+            kept.append("")  # math, collapsed text, tables, label lines
             i += 1
             continue
-        if stripped.startswith("#") or stripped.startswith(":label:") or re.match(r"^:\w[\w-]*:", stripped):
-            kept.append("")
-            if stripped.startswith("#"):
-                kept.append(stripped.lstrip("#").strip())
-                kept.append("")
+        if stripped.startswith("#"):
+            kept.extend(["", stripped.lstrip("#").strip(), ""])
+            i += 1
+            continue
+        if re.match(r"^:\w[\w-]*:", stripped):
+            kept.append("")  # a directive's option line
             i += 1
             continue
         kept.append(line)
