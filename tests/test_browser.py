@@ -75,6 +75,11 @@ def sound_site(root: Path) -> None:
             # a narrow output and a narrow table fit the 400 px column
             '<div class="cell_output"><pre>eps  error\n1.0  0.25</pre></div>'
             "<table><tr><td>mechanism</td><td>error</td></tr></table>"
+            # wider than a phone's column (374 px), in a box that scrolls and
+            # shows it (the stylesheet's edge shadow): fine at 390 px
+            '<div style="overflow-x: auto; background-image: '
+            'linear-gradient(to left, #0003, transparent)">'
+            '<table style="width: 390px"><tr><td>wide</td></tr></table></div>'
             # a pandas Styler table with cell padding (the book's stylesheet)
             "<style>#T_ok td { padding: 0 0.5em; }</style>"
             '<table id="T_ok"><tbody><tr><td>10000</td><td>0.1</td></tr>'
@@ -113,6 +118,18 @@ def test_each_planted_fault_is_reported(tmp_path):
         "phone.html": (
             "<p>See <code>" + "private_covariance_" * 5 + "</code>.</p>",
             "the page scrolls sideways by",
+        ),
+        # on a phone a table (or formula) wider than its box must not be cut
+        # off, nor scroll with nothing telling the reader there is more
+        "phonecut.html": (
+            '<div style="overflow-x: hidden"><table style="width: 390px">'
+            "<tr><td>cut</td></tr></table></div>",
+            "table cut off at 390 px",
+        ),
+        "phonenocue.html": (
+            '<div style="overflow-x: auto"><table style="width: 390px">'
+            "<tr><td>scrolls</td></tr></table></div>",
+            "table scrolls with no cue at 390 px",
         ),
         # a chapter too long to read: 26 screens of 800 px
         "long.html": (

@@ -46,6 +46,9 @@ $CHROMIUM) driven by Playwright. Checks:
   wider than the window (an unbreakable inline code name, a wide figure),
   naming the element that sticks out (a table or formula that scrolls in its
   own box is fine there);
+- no formula or table is cut off on a phone, nor scrolls there without a
+  cue: at 390 px one wider than the box holding it must sit in a box that
+  scrolls sideways and shows it (the stylesheet's edge shadows);
 - every image has a non-zero natural width (it was found and decoded);
 - every local request succeeds (no 404 for a stylesheet, script or figure);
 - every link to a page of the book resolves: the file exists and, for a
@@ -333,6 +336,56 @@ INSPECT = """([rawTex, notProse, tolerance, widthTolerance, minPadding]) => {
     };
 }"""
 
+#: At a phone's width: the formulas and tables a reader cannot see whole.
+#: A formula or table wider than the box that holds it must sit in a box that
+#: scrolls sideways *and* shows that it does (the stylesheet's edge shadows, a
+#: background gradient): otherwise it is cut off where the box clips it, or it
+#: scrolls with nothing telling the reader there is more. Each entry:
+#: [what, snippet, px hidden, "cut off" | "scrolls with no cue"].
+PHONE_CUTS = """() => {
+    const out = [];
+    const root = document.querySelector('.bd-article') || document.body;
+    const style = el => getComputedStyle(el);
+    const scrolls = el => ['auto', 'scroll'].includes(style(el).overflowX);
+    const cue = el => style(el).backgroundImage.includes('gradient');
+    const boxOf = el => {
+        for (let a = el.parentElement; a && a !== document.body
+             && a !== document.documentElement; a = a.parentElement) {
+            const s = style(a);
+            if (s.display === 'inline' || s.display === 'contents') continue;
+            if (s.overflowX !== 'visible') return a;
+        }
+        return null;
+    };
+    const hidden = el => el.closest('details:not([open])')
+        || el.getClientRects().length === 0;
+    const text = el => (el.getAttribute('aria-label')
+        || el.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60);
+    for (const el of root.querySelectorAll('mjx-container, table')) {
+        if (hidden(el)) continue;
+        const what = el.tagName === 'TABLE' ? 'table'
+            : el.getAttribute('display') === 'true' ? 'display formula'
+            : 'inline formula';
+        // a formula that scrolls in its own box
+        if (el.tagName !== 'TABLE' && scrolls(el)
+                && el.scrollWidth > el.clientWidth + 1) {
+            if (!cue(el)) out.push([what, text(el),
+                el.scrollWidth - el.clientWidth, 'scrolls with no cue']);
+            continue;
+        }
+        const box = boxOf(el);
+        if (!box) continue;  // the page scrolls: PHONE_SCROLL names it
+        const r = el.getBoundingClientRect(), b = box.getBoundingClientRect();
+        const hiddenPx = Math.round(r.right - b.right);
+        if (hiddenPx <= 1) continue;
+        if (scrolls(box) && cue(box)) continue;
+        out.push([what, text(el), hiddenPx,
+                  scrolls(box) ? 'scrolls with no cue' : 'cut off']);
+        if (out.length >= 20) break;
+    }
+    return out;
+}"""
+
 #: At a phone's width: how far the page as a whole is wider than the window,
 #: and the elements that stick out (those not inside a box that scrolls or
 #: clips, the innermost first).
@@ -426,6 +479,7 @@ def check_page(page, url: str, base: str):
             "() => requestAnimationFrame(r)))"
         )
         info["phone"] = page.evaluate(PHONE_SCROLL)
+        info["phoneCuts"] = page.evaluate(PHONE_CUTS)
     finally:
         page.set_viewport_size(VIEWPORT)
         page.remove_listener("console", on_console)
@@ -455,6 +509,11 @@ def check_page(page, url: str, base: str):
         problems.append(
             f"the page scrolls sideways by {round(over)} px at "
             f"{PHONE['width']} px wide: " + "; ".join(culprits or ["?"])
+        )
+    for what, snippet, out, how in info["phoneCuts"]:
+        problems.append(
+            f"{what} {how} at {PHONE['width']} px ({out} px out of view; "
+            f"let it scroll in a box with the edge cue): {snippet!r}"
         )
     for tex, out, width, column in info["overflows"]:
         problems.append(
