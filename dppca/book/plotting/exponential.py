@@ -113,7 +113,7 @@ def plot_success_probability(n_values, estimates, n_theorem, target, title):
         n_values, low, high, alpha=0.3, label="99% Clopper-Pearson band"
     )
     ax.plot(n_values, value, "o-", label="PPCA (exact sampler)")
-    ax.axvline(n_theorem, color="k", ls="--", label="n of Theorem 7")
+    ax.axvline(n_theorem, color="k", ls="--", label="n of Chaudhuri et al.'s Theorem 7")
     ax.axhline(target, color="r", ls=":", label=r"$1-\eta$")
     ax.set_xscale("log")
     ax.set_xlabel("n")

@@ -12,7 +12,7 @@ from .foundations import legend_under
 
 
 def plot_correlation_bound_panels(
-    panels, title: str = "MOD-SULQ: Theorem 15 bound and measured correlation"
+    panels, title: str = "MOD-SULQ: Chaudhuri et al.'s Theorem 15 bound and measured correlation"
 ):
     """Figure 1 of Chaudhuri et al. (2013): one panel per dimension d.
 
