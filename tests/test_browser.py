@@ -26,6 +26,23 @@ PIXEL = base64.b64decode(
 )
 
 
+def figure_svg(smallest: float | None, width_pt: float = 270.0) -> str:
+    """An SVG figure as the book's formatter writes it: its natural width in
+    pt and, in its metadata, its smallest text in pt."""
+    record = (
+        ""
+        if smallest is None
+        else f"<metadata><dc:description>dppca:smallest-text-pt={smallest:g}"
+        "</dc:description></metadata>"
+    )
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/" '
+        f'width="{width_pt}pt" height="90pt" viewBox="0 0 {width_pt} 90">'
+        f'{record}<rect width="{width_pt}" height="90" fill="#ccc"/></svg>'
+    )
+
+
 def page(body: str, head: str = "") -> str:
     return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
 
@@ -52,12 +69,15 @@ def sound_site(root: Path) -> None:
         book_html_fixes.mathjax_es5(), target_is_directory=True
     )
     (root / "_images" / "fig.png").write_bytes(PIXEL)
+    # a figure 360 px wide whose smallest text is 10 pt: 10 pt as shown
+    (root / "_images" / "figure.svg").write_text(figure_svg(10))
     (root / "index.html").write_text(
         '<meta http-equiv="Refresh" content="0; url=chapters/one.html" />'
     )
     (root / "chapters" / "one.html").write_text(
         math_page(
             '<h1 id="top">One</h1><img src="../_images/fig.png">'
+            '<img src="../_images/figure.svg">'
             '<a href="two.html#thm-1">Theorem 2.1</a><a href="#top">up</a>'
             '<a href="https://example.org/">elsewhere</a>'
             # typeset math, inline and display (which fits its column)
@@ -142,6 +162,22 @@ def test_each_planted_fault_is_reported(tmp_path):
             "request leaves the machine (blocked): https://cdn.jsdelivr.net",
         ),
     }
+    # figures whose text a reader sees below 9 pt: drawn small, or shown
+    # at half their natural width; and one without its record
+    (tmp_path / "_images" / "small.svg").write_text(figure_svg(6))
+    (tmp_path / "_images" / "unrecorded.svg").write_text(figure_svg(None))
+    faults["smallfigure.html"] = (
+        '<img src="../_images/small.svg">',
+        "figure small.svg: smallest text 6.0 pt at reading size",
+    )
+    faults["scaledfigure.html"] = (
+        '<img src="../_images/figure.svg" style="width: 180px">',
+        "figure figure.svg: smallest text 5.0 pt at reading size",
+    )
+    faults["unrecorded.html"] = (
+        '<img src="../_images/unrecorded.svg">',
+        "figure unrecorded.svg carries no record of its smallest text",
+    )
     for name, (body, _) in faults.items():
         (chapters / name).write_text(page(body))
     # math that MyST did not parse, and math MathJax could not typeset

@@ -50,6 +50,10 @@ $CHROMIUM) driven by Playwright. Checks:
   cue: at 390 px one wider than the box holding it must sit in a box that
   scrolls sideways and shows it (the stylesheet's edge shadows);
 - every image has a non-zero natural width (it was found and decoded);
+- every figure's smallest text is at least ``MIN_FIGURE_TEXT_PT`` (9 pt) as
+  the page shows it at 1280 px: the smallest text recorded in the figure's
+  SVG by the book's figure formatter, times the scale at which the page
+  draws the figure (a figure wider than the column is scaled down);
 - every local request succeeds (no 404 for a stylesheet, script or figure);
 - every link to a page of the book resolves: the file exists and, for a
   #fragment, the page has an element with that id (cross-references to theorems,
@@ -145,6 +149,57 @@ MAX_SCREENS = 25
 #: Cell padding (left + right, px) below which a Styler table's cells run
 #: together.
 MIN_CELL_PADDING = 4
+
+#: The smallest text a figure may show at reading size (1280 px window), in
+#: CSS points: its smallest text (recorded in the SVG by the book's figure
+#: formatter, dppca.book.plotting.figure_svg) times the scale at which the
+#: page shows it.
+MIN_FIGURE_TEXT_PT = 9.0
+
+#: Each figure of the book (an SVG under _images/) on the page, as shown:
+#: [file, smallest text in pt at natural size or null, natural width in pt or
+#: null, shown width in px]. Figures in closed toggles are not measured.
+FIGURE_TEXT = r"""async () => {
+    const out = [];
+    for (const img of document.querySelectorAll('img')) {
+        const src = img.currentSrc || img.src;
+        if (!/\/_images\/[^/]+\.svg([?#]|$)/.test(src)) continue;
+        const shown = img.getBoundingClientRect().width;
+        if (!shown) continue;
+        const svg = await (await fetch(src)).text();
+        const small = svg.match(/dppca:smallest-text-pt=([0-9.eE+-]+)/);
+        const width = svg.match(/<svg[^>]*\swidth="([0-9.]+)pt"/);
+        out.push([src.split('/').pop(), small ? parseFloat(small[1]) : null,
+                  width ? parseFloat(width[1]) : null, shown]);
+    }
+    return out;
+}"""
+
+
+def figure_text_problems(figures) -> list[str]:
+    """The figures whose smallest text a reader sees below
+    :data:`MIN_FIGURE_TEXT_PT` (or whose size cannot be told)."""
+    problems = []
+    for name, smallest, width_pt, shown in figures:
+        if smallest is None or width_pt is None:
+            problems.append(
+                f"figure {name} carries no record of its smallest text "
+                "(draw it with dppca.book.plotting.use_book_style)"
+            )
+            continue
+        # shown at `shown` CSS px for `width_pt` pt = width_pt * 4/3 px
+        scale = shown / (width_pt * 4 / 3)
+        seen = smallest * scale
+        if seen < MIN_FIGURE_TEXT_PT - 0.05:
+            problems.append(
+                f"figure {name}: smallest text {seen:.1f} pt at reading size "
+                f"(drawn at {smallest:g} pt, shown at {scale:.2f}x its "
+                f"natural width); at least {MIN_FIGURE_TEXT_PT:g} pt: draw "
+                "it at the column's width (6.5 in) or as small multiples"
+            )
+    return problems
+
+
 #: Raw TeX in a page's text: a dollar sign, a control word or symbol, a
 #: braced superscript or subscript.
 RAW_TEX = r"\$|\\[A-Za-z]+|\\[()\[\]{}]|[\^_]\{"
@@ -472,6 +527,7 @@ def check_page(page, url: str, base: str):
                 MIN_CELL_PADDING,
             ],
         )
+        info["figures"] = page.evaluate(FIGURE_TEXT)
         # the same page on a phone: laid out again, not reloaded
         page.set_viewport_size(PHONE)
         page.evaluate(
@@ -510,6 +566,7 @@ def check_page(page, url: str, base: str):
             f"the page scrolls sideways by {round(over)} px at "
             f"{PHONE['width']} px wide: " + "; ".join(culprits or ["?"])
         )
+    problems += figure_text_problems(info["figures"])
     for what, snippet, out, how in info["phoneCuts"]:
         problems.append(
             f"{what} {how} at {PHONE['width']} px ({out} px out of view; "

@@ -69,6 +69,44 @@ def _inline_figures_as_svg() -> None:
             "metadata": {"Date": None},
         }
         config.figure_formats = {"svg"}
+    # Each figure's SVG says how small its smallest text is, so the browser
+    # check can tell the size a reader sees (issue 40).
+    from matplotlib.figure import Figure
+
+    formatter = get_ipython().display_formatter.formatters["image/svg+xml"]
+    formatter.for_type(Figure, figure_svg)
+
+
+#: The key under which a figure's SVG records its smallest text, in points at
+#: the figure's natural size (the SVG's ``Description`` metadata).
+SMALLEST_TEXT_KEY = "dppca:smallest-text-pt"
+
+
+def smallest_text_pt(fig) -> float | None:
+    """The size, in points, of the smallest visible non-empty text of
+    ``fig`` (titles, labels, tick labels, legends, annotations), or ``None``
+    for a figure without text."""
+    from matplotlib.text import Text
+
+    sizes = [
+        text.get_fontsize()
+        for text in fig.findobj(Text)
+        if text.get_visible() and text.get_text().strip()
+    ]
+    return min(sizes) if sizes else None
+
+
+def figure_svg(fig) -> str | None:
+    """The SVG of ``fig`` as the book shows it (tight bounding box, no date),
+    with :data:`SMALLEST_TEXT_KEY` in its metadata; ``None`` for an empty
+    figure, like IPython's own formatter."""
+    from IPython.core.pylabtools import print_figure
+
+    smallest = smallest_text_pt(fig)
+    metadata = {"Date": None}
+    if smallest is not None:
+        metadata["Description"] = f"{SMALLEST_TEXT_KEY}={smallest:.3g}"
+    return print_figure(fig, "svg", bbox_inches="tight", metadata=metadata)
 
 
 def legend_outside(ax, **kwargs):
