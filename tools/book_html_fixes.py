@@ -23,6 +23,9 @@ The download menu of every page (the arrow in the top bar: the page as
 ``.ipynb`` or ``.md``, and print to ``.pdf``) gets a last entry, "Book (PDF)",
 linking to the whole book as one PDF, ``_static/dppca-book.pdf``.
 
+A numbered page's title gets its number ("4. The exponential mechanism"), as
+in the sidebar (Sphinx numbers only the sections' headings).
+
 The book's own stylesheet, ``tools/static/dppca-book.css``, is added to every
 page (the general index wraps its long names instead of running past the
 column).
@@ -114,8 +117,24 @@ def add_book_pdf(context) -> None:
             )
 
 
+def number_title(app, pagename, context) -> None:
+    """Give a numbered page's title its number ("4. The exponential
+    mechanism"), as the sidebar and its sections' headings ("4.1.") have it:
+    Sphinx numbers a chapter's sections but not the chapter's own title, and
+    the PDF printed from these pages lost the chapters' numbers."""
+    numbers = getattr(app.env, "toc_secnumbers", {}).get(pagename, {}).get("")
+    body = context.get("body")
+    if not numbers or not body or "<h1>" not in body:
+        return
+    label = ".".join(str(n) for n in numbers) + ". "
+    context["body"] = body.replace(
+        "<h1>", f'<h1><span class="section-number">{label}</span>', 1
+    )
+
+
 def fix_page(app, pagename, templatename, context, doctree) -> None:
     add_book_pdf(context)
+    number_title(app, pagename, context)
     # default_mode is read by pydata-sphinx-theme's layout.html
     if not context.get("default_mode"):
         context["default_mode"] = "auto"

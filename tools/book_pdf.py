@@ -16,8 +16,8 @@ How:
   every request that does not go to 127.0.0.1 is blocked, and is an error (the
   book serves everything itself, MathJax included);
 - the pages, in the order of the book's navigation (the sidebar of the root
-  page, which is _toc.yml's order: introduction, chapters, API reference, back
-  matter), are each printed with ``page.pdf()`` on A4, after MathJax has
+  page, which is _toc.yml's order: introduction, chapters, back matter; the
+  API reference is read online, ``ONLINE_ONLY_PARTS``), are each printed with ``page.pdf()`` on A4, after MathJax has
   typeset them, two at a time (``--jobs``): each of two worker processes runs
   its own Chromium and reads the pages it printed back with pypdf, so that
   both cores of a small runner work; the largest pages go first, and the
@@ -221,6 +221,12 @@ class Entry:
     #: the book's name and authors, as the page shows them
     book: str = ""
     authors: str = ""
+
+
+#: Parts of the book read online only: the API reference (generated from the
+#: package's docstrings, a quarter of the pages) stays out of the PDF; links
+#: to it from the chapters become links to the site's pages.
+ONLINE_ONLY_PARTS = frozenset({"API reference"})
 
 
 def root_page(html: Path) -> str:
@@ -546,7 +552,11 @@ def print_pages(
         with sync_playwright() as pw:
             # the navigation, the front matter and the footers: here
             browser, page = launch(pw, base, [])
-            entries = navigation(page, base, root_page(html))
+            entries = [
+                entry
+                for entry in navigation(page, base, root_page(html))
+                if entry.part not in ONLINE_ONLY_PARTS
+            ]
             for i, entry in enumerate(entries):
                 entry.pdf = workdir / f"{i:03d}.pdf"
             problems += print_entries(entries, html, base, jobs)
