@@ -29,6 +29,19 @@ HINTS = Path(__file__).resolve().parent / "chapter_seconds.json"
 SECONDS_KEY = "dppca_execution_seconds"
 
 
+def read_by(notebook: Path) -> list[Path]:
+    """Files of the book a notebook reads besides the package: the book's
+    lists (``_toc.yml``, ``chapters/*.yml``: the prerequisites behind the
+    introduction's diagram) and, for the introduction, the chapters (it draws
+    their titles)."""
+    paths = [ROOT / "_toc.yml", *sorted((ROOT / "chapters").glob("*.yml"))]
+    if notebook.stem == "00-introduction":
+        paths += sorted(
+            p for p in (ROOT / "chapters").glob("*.ipynb") if p != notebook
+        )
+    return paths
+
+
 def execution_key(notebook: Path, fast: bool) -> str:
     digest = hashlib.sha256()
     digest.update(f"FAST={fast}".encode())
@@ -36,6 +49,7 @@ def execution_key(notebook: Path, fast: bool) -> str:
         notebook,
         ROOT / "constraints.txt",
         *sorted((ROOT / "dppca").rglob("*.py")),
+        *read_by(notebook),
     ]:
         digest.update(path.relative_to(ROOT).as_posix().encode())
         digest.update(path.read_bytes())
