@@ -4,6 +4,7 @@ stripped notebooks and the execution cache key."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -94,25 +95,47 @@ def test_execution_cache_key_tracks_notebook_mode_and_package(
     copy.write_bytes(notebook.read_bytes())
     (fake_root / "constraints.txt").write_text("numpy==2\n")
     (fake_root / "dppca" / "core.py").write_text("x = 1\n")
+    (fake_root / "_toc.yml").write_text("root: chapters/00-introduction\n")
+    lists = fake_root / "chapters" / "prerequisites.yml"
+    lists.write_text("a: {chapters: [], toolkit: []}\n")
+    other = fake_root / "chapters" / "01-other.ipynb"
+    other.write_text("{}")
     monkeypatch.setattr(execute_chapters, "ROOT", fake_root)
-    before = execute_chapters.execution_key(copy, fast=False)
+    key = functools.partial(execute_chapters.execution_key, copy, fast=False)
+    before = key()
     (fake_root / "dppca" / "core.py").write_text("x = 2\n")
-    assert execute_chapters.execution_key(copy, fast=False) != before
+    assert key() != before
+    # the book's lists, and (for the introduction, which draws the chapters'
+    # dependencies) another chapter
+    for path, text in [
+        (lists, "b: {chapters: [], toolkit: []}\n"),
+        (other, '{"cells": []}'),
+    ]:
+        before = key()
+        path.write_text(text)
+        assert key() != before, path.name
 
 
-def test_every_part_but_the_back_matter_is_numbered():
+#: The appendices read as reference, unnumbered, at the end of the book.
+UNNUMBERED_PARTS = ["API reference", "Back matter"]
+
+
+def test_every_part_but_the_appendices_is_numbered():
     """Chapters are numbered in the sidebar and theorems per chapter (4.1,
-    ...): each
-    part of _toc.yml needs ``numbered: true`` (a part added without it breaks
-    the count)."""
+    ...): each part of _toc.yml needs ``numbered: true`` (a part added
+    without it breaks the count), but for the API reference and the back
+    matter, unnumbered and last; at most six numbered parts (issue 40)."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    captions = [part.get("caption") for part in toc["parts"]]
+    assert captions[-len(UNNUMBERED_PARTS) :] == UNNUMBERED_PARTS, captions
+    numbered = toc["parts"][: -len(UNNUMBERED_PARTS)]
     unnumbered = [
-        part["caption"]
-        for part in toc["parts"]
-        if part.get("caption") != "Back matter"
-        and part.get("numbered") is not True
+        part["caption"] for part in numbered if part.get("numbered") is not True
     ]
     assert not unnumbered, f"parts without `numbered: true`: {unnumbered}"
+    assert len(numbered) <= 6, captions
+    appendices = toc["parts"][-len(UNNUMBERED_PARTS) :]
+    assert not any(part.get("numbered") for part in appendices)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert config["sphinx"]["config"]["numfig_secnum_depth"] == 1
 

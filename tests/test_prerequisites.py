@@ -31,7 +31,20 @@ def prerequisites() -> dict:
 
 
 def pages() -> list[Path]:
-    return [nb for nb in toc_notebooks() if nb.stem != "00-introduction"]
+    """The notebooks of the numbered parts (not the introduction, the root,
+    nor the back matter)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    numbered = set()
+
+    def walk(entries):
+        for entry in entries or []:
+            numbered.add(Path(entry["file"]).name)
+            walk(entry.get("sections"))
+
+    for part in toc["parts"]:
+        if part.get("numbered"):
+            walk(part.get("chapters"))
+    return [nb for nb in toc_notebooks() if nb.stem in numbered]
 
 
 def prerequisite_line(notebook: Path) -> str | None:

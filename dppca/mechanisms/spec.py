@@ -19,6 +19,17 @@ import scipy.linalg
 
 from ..linalg.dense import top_k_eigh
 
+#: The descriptive fields of a :class:`MechanismSpec` that the book's map of
+#: the mechanisms shows; every registered mechanism fills each of them.
+DESCRIPTION_FIELDS = (
+    "releases",
+    "utility",
+    "sample_complexity",
+    "cost",
+    "wins_when",
+    "page",
+)
+
 
 @dataclass(frozen=True)
 class MechanismSpec:
@@ -89,10 +100,32 @@ class MechanismSpec:
     row_reason: str | None = None
     #: Line style of its curves in the book's figures.
     style: dict = field(default_factory=dict)
+    #: What the book's map of the mechanisms
+    #: (:func:`dppca.book.mechanism_map.mechanism_map`) says of it, in words
+    #: (:data:`DESCRIPTION_FIELDS`): what it releases, its utility bound with
+    #: the bound's assumptions, the number of rows it needs, its cost in
+    #: arithmetic, when it wins, and the page of the book (file stem) that
+    #: teaches it. Its privacy is not restated here: the map reads it from
+    #: ``short_notion`` and the guarantee record. Nothing that runs the
+    #: mechanism reads these fields.
+    releases: str = ""
+    utility: str = ""
+    sample_complexity: str = ""
+    cost: str = ""
+    wins_when: str = ""
+    page: str = ""
 
     @property
     def needs_delta(self) -> bool:
         return self.uses_delta
+
+    def missing_descriptions(self) -> list[str]:
+        """The fields of :data:`DESCRIPTION_FIELDS` left empty."""
+        return [
+            name
+            for name in DESCRIPTION_FIELDS
+            if not str(getattr(self, name)).strip()
+        ]
 
     def accepted_options(self, internal) -> set:
         """The parameters of ``options_of`` that have defaults, less
@@ -121,4 +154,9 @@ def select(options, *names) -> dict:
     return {name: options[name] for name in names if name in options}
 
 
-__all__ = ["MechanismSpec", "noisy_matrix_release", "select"]
+__all__ = [
+    "DESCRIPTION_FIELDS",
+    "MechanismSpec",
+    "noisy_matrix_release",
+    "select",
+]

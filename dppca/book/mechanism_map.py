@@ -1,0 +1,241 @@
+"""The map of every mechanism: one row per entry of the registry
+(:data:`dppca.mechanisms.registry.MECHANISMS`), for the book's page "A map
+of every mechanism".
+
+Nothing here is written by hand for a mechanism. Its privacy comes from the
+registry (``short_notion``) and from the guarantee record its own module
+builds (:mod:`dppca.privacy.guarantees`): the neighbouring relation, how the
+accountant composes it and whether it is proved for the program as it runs.
+The rest comes from the descriptive fields of its ``MechanismSpec``
+(:data:`dppca.mechanisms.spec.DESCRIPTION_FIELDS`). A mechanism added to the
+registry therefore appears in the map, and :func:`mechanism_map` refuses one
+whose description is incomplete.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ..mechanisms.registry import AUTO_CANDIDATES, MECHANISMS
+from ..mechanisms.spec import DESCRIPTION_FIELDS
+from .tables import table_of
+
+#: The public configuration at which the guarantee records of the map are
+#: built (every option at its default). A record can depend on it: PPCA's
+#: sampler is exact for k = 1 only.
+PROFILE = {"n": 10_000, "d": 20, "k": 2, "epsilon": 1.0, "delta": 1e-5}
+
+#: How :func:`dppca.privacy.accounting.compose` treats a record of each kind.
+ACCOUNTED = {
+    "zcdp": "ρ-zCDP, Rényi accountant",
+    "gaussian": "Gaussian, privacy-loss accountant",
+    "pure": "pure ε, added up",
+    "approximate": "(ε, δ), added up",
+    "ideal": "refused: its ε holds for the exact law only",
+}
+
+#: The columns of the map, in order (:func:`mechanism_map`).
+COLUMNS = (
+    "key",
+    "label",
+    "privacy",
+    "neighbours",
+    "accounted",
+    "proved",
+    "proved_text",
+    "chapter",
+    "link",
+    *DESCRIPTION_FIELDS,
+)
+
+
+def records(mechanisms: Mapping | None = None, **profile) -> dict:
+    """The guarantee record of every mechanism of ``mechanisms`` (default
+    the registry) at :data:`PROFILE` (updated by ``profile``), built by its
+    own ``guarantee`` with the default options (completed by its
+    ``check_options`` when it has one and accepts none)."""
+    at = {**PROFILE, **profile}
+    out = {}
+    for key, spec in (MECHANISMS if mechanisms is None else mechanisms).items():
+        options = {}
+        if spec.check_options is not None:
+            try:
+                options = spec.check_options({})
+            except ValueError:  # it needs a public choice (the streaming gap)
+                options = {}
+        out[key] = spec.guarantee(
+            at["n"], at["d"], at["k"], at["epsilon"], at["delta"], options
+        )
+    return out
+
+
+def _why_unproved(spec, record) -> str:
+    """What stands between the record and a proof for the program."""
+    if spec.notion == "not_dp":
+        return "no: the published claim fails"
+    reasons = []
+    if record.sampler == "approximate":
+        reasons.append("approximate sampler")
+    if record.noise == "float sampler":
+        reasons.append("float64 sampler")
+    elif record.noise == "float":
+        reasons.append("float64 noise")
+    return "no: " + ", ".join(reasons or [record.caveat])
+
+
+def _default_note(key) -> str:
+    """Whether ``mechanism="auto"`` may choose ``key``."""
+    cases = [
+        "with δ" if with_delta else "without δ"
+        for with_delta, keys in AUTO_CANDIDATES.items()
+        if key in keys
+    ]
+    if not cases:
+        return ""
+    cases = " and ".join(cases)
+    return f'; the default, mechanism="auto", may choose it {cases}'
+
+
+def mechanism_map(
+    mechanisms: Mapping | None = None,
+    numbers: Mapping[str, str] | None = None,
+    **profile,
+) -> pd.DataFrame:
+    """One row per mechanism of ``mechanisms`` (default the registry), in its
+    order, with the columns :data:`COLUMNS`.
+
+    ``numbers`` maps a page of the book (file stem) to its chapter number;
+    without it, or for a page it does not list, the chapter is the one the
+    guarantee record cites. ``link`` is the HTML page of the chapter, next
+    to the map's page. Raises ``ValueError`` naming every mechanism with an
+    empty descriptive field (:data:`~dppca.mechanisms.spec.DESCRIPTION_FIELDS`).
+    """
+    mechanisms = MECHANISMS if mechanisms is None else mechanisms
+    missing = {
+        key: spec.missing_descriptions()
+        for key, spec in mechanisms.items()
+        if spec.missing_descriptions()
+    }
+    if missing:
+        raise ValueError(
+            "the map needs every descriptive field of these mechanisms: "
+            + "; ".join(f"{key}: {', '.join(f)}" for key, f in missing.items())
+        )
+    found = records(mechanisms, **profile)
+    rows = []
+    for key, spec in mechanisms.items():
+        record = found[key]
+        number = (numbers or {}).get(spec.page)
+        rows.append(
+            {
+                "key": key,
+                "label": spec.label,
+                "privacy": spec.short_notion or spec.notion,
+                "neighbours": record.neighbours.split(" (")[0],
+                "accounted": ACCOUNTED[record.kind],
+                "proved": record.proved,
+                "proved_text": "yes"
+                if record.proved
+                else _why_unproved(spec, record),
+                "chapter": f"chapter {number}" if number else record.chapter,
+                "link": f"{spec.page}.html",
+                **{name: getattr(spec, name) for name in DESCRIPTION_FIELDS},
+            }
+        )
+        rows[-1]["wins_when"] += _default_note(key)
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+NBSP = "\u00a0"
+
+
+def _cell(text) -> str:
+    """Text for an HTML table cell (the Styler writes cells unescaped)."""
+    return html.escape(str(text), quote=False)
+
+
+def map_tables(frame: pd.DataFrame) -> tuple:
+    """The map as three narrow tables for the page (pandas Stylers made by
+    ``dppca.book.tables.table_of``, text aligned left): privacy and the
+    chapter that teaches each mechanism; what it releases, its utility bound
+    and the rows it needs; its cost and when it wins. When every mechanism
+    has the same neighbouring relation, the heading of the privacy column
+    names it once."""
+    relations = sorted(set(frame["neighbours"]))
+    shown = pd.DataFrame(
+        {
+            "mechanism": [
+                f"{_cell(label)}<br><code>{_cell(key)}</code>"
+                for label, key in zip(frame["label"], frame["key"])
+            ],
+            "privacy": [
+                _cell(p) if len(relations) == 1 else f"{_cell(p)}; {_cell(r)}"
+                for p, r in zip(frame["privacy"], frame["neighbours"])
+            ],
+            "chapter": [  # a chapter's number stays with its word
+                f'<a href="{_cell(link)}">{_cell(text).replace(" ", NBSP)}</a>'
+                for link, text in zip(frame["link"], frame["chapter"])
+            ],
+            **{
+                name: [_cell(text) for text in frame[name]]
+                for name in (
+                    "accounted",
+                    "proved_text",
+                    "releases",
+                    "utility",
+                    "sample_complexity",
+                    "cost",
+                    "wins_when",
+                )
+            },
+        }
+    )
+    layouts = (
+        {
+            "mechanism": "mechanism",
+            "privacy": (
+                f"privacy ({relations[0]} neighbours)"
+                if len(relations) == 1
+                else "privacy; neighbours"
+            ),
+            "accounted": "composed as",
+            "proved_text": "proved for the program",
+            "chapter": "taught in",
+        },
+        {
+            "mechanism": "mechanism",
+            "releases": "releases",
+            "utility": "utility bound (assumptions)",
+            "sample_complexity": "rows n needed",
+        },
+        {
+            "mechanism": "mechanism",
+            "cost": "cost (time, memory)",
+            "wins_when": "when it wins",
+        },
+    )
+    return tuple(
+        table_of(
+            shown, {name: (heading, "{}") for name, heading in columns.items()}
+        ).set_table_styles(
+            [
+                {"selector": cell, "props": [("text-align", "left")]}
+                for cell in ("th", "td")
+            ],
+            overwrite=False,
+        )
+        for columns in layouts
+    )
+
+
+__all__ = [
+    "ACCOUNTED",
+    "COLUMNS",
+    "PROFILE",
+    "map_tables",
+    "mechanism_map",
+    "records",
+]

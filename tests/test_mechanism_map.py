@@ -1,0 +1,145 @@
+"""The map of every mechanism (``dppca.book.mechanism_map``, the page
+``chapters/mechanism-map.ipynb``): one row per registered mechanism, every
+descriptive field filled where the mechanism is declared, the privacy read
+from the guarantee records, and links to chapters that exist."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dppca.book import mechanism_map
+from dppca.mechanisms import registry
+from dppca.mechanisms.spec import DESCRIPTION_FIELDS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+from bookpaths import ROOT  # noqa: E402
+
+
+def toc_numbers():
+    chapter_map = pytest.importorskip("dppca.book.plotting.chapter_map")
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return chapter_map.chapter_numbers(toc)
+
+
+@pytest.mark.parametrize("key", list(registry.MECHANISMS))
+def test_every_registered_mechanism_has_every_field(key):
+    spec = registry.MECHANISMS[key]
+    assert spec.missing_descriptions() == []
+    for name in DESCRIPTION_FIELDS:
+        assert str(getattr(spec, name)).strip(), (key, name)
+    assert (ROOT / "chapters" / f"{spec.page}.ipynb").exists(), spec.page
+
+
+def test_the_descriptions_name_only_registered_mechanisms():
+    assert set(registry.DESCRIPTIONS) <= set(registry.MECHANISMS)
+    for words in registry.DESCRIPTIONS.values():
+        assert set(words) <= set(DESCRIPTION_FIELDS)
+
+
+def test_the_map_has_one_full_row_per_mechanism():
+    frame = mechanism_map.mechanism_map(numbers=toc_numbers())
+    assert list(frame["key"]) == list(registry.MECHANISMS)
+    assert list(frame.columns) == list(mechanism_map.COLUMNS)
+    for column in frame.columns:
+        if column == "proved":
+            continue
+        assert all(str(v).strip() for v in frame[column]), column
+
+
+def test_privacy_comes_from_the_guarantee_records():
+    frame = mechanism_map.mechanism_map().set_index("key")
+    records = mechanism_map.records()
+    for key, record in records.items():
+        row = frame.loc[key]
+        assert row["proved"] == record.proved
+        assert (row["proved_text"] == "yes") == record.proved
+        assert record.neighbours.startswith(row["neighbours"])
+        assert row["accounted"] == mechanism_map.ACCOUNTED[record.kind]
+        assert row["privacy"] == registry.MECHANISMS[key].short_notion
+    # the package's record flags, not words typed in the map: the
+    # mechanisms that add Laplace or Gaussian noise are the proved ones
+    proved = set(frame.index[frame["proved"].astype(bool)])
+    assert proved == set(registry.ADDITIVE_NOISE)
+    # PPCA's record depends on k: an exact sampler at k = 1
+    assert records["ppca"].sampler == "approximate"
+    assert mechanism_map.records(k=1)["ppca"].sampler == "exact"
+
+
+def test_the_chapter_links_exist_and_match_the_records():
+    numbers = toc_numbers()
+    frame = mechanism_map.mechanism_map(numbers=numbers)
+    records = mechanism_map.records()
+    for _, row in frame.iterrows():
+        page = row["link"].removesuffix(".html")
+        assert (ROOT / "chapters" / f"{page}.ipynb").exists(), page
+        assert row["chapter"] == f"chapter {numbers[page]}"
+        # the chapter the map links is the one the guarantee record cites
+        assert records[row["key"]].chapter == row["chapter"], row["key"]
+    tables = mechanism_map.map_tables(frame)
+    html = tables[0].to_html()
+    for link in set(frame["link"]):
+        assert f'href="{link}"' in html
+
+
+def _test_spec(**changes):
+    words = {
+        name: f"{name} of the planted mechanism" for name in DESCRIPTION_FIELDS
+    }
+    words.update(page="13-using-dppca", **changes)
+    return dataclasses.replace(
+        registry.MECHANISMS["analyze_gauss"],
+        key="test_mechanism",
+        label="Test mechanism (planted)",
+        **words,
+    )
+
+
+def test_a_mechanism_registered_in_a_copy_of_the_registry_appears():
+    copy = {**registry.MECHANISMS, "test_mechanism": _test_spec()}
+    frame = mechanism_map.mechanism_map(copy, numbers=toc_numbers())
+    assert list(frame["key"]) == list(copy)
+    row = frame.set_index("key").loc["test_mechanism"]
+    assert row["utility"] == "utility of the planted mechanism"
+    assert row["link"] == "13-using-dppca.html"
+    for table in mechanism_map.map_tables(frame):
+        html = table.to_html()
+        assert "Test mechanism (planted)" in html
+        assert html.count("<tr>") == len(copy) + 1
+
+
+def test_a_mechanism_with_a_missing_field_is_refused():
+    copy = {**registry.MECHANISMS, "test_mechanism": _test_spec(cost=" ")}
+    with pytest.raises(ValueError, match="test_mechanism: cost"):
+        mechanism_map.mechanism_map(copy)
+
+
+def test_a_family_module_may_set_its_own_words():
+    """The registry fills only the fields a declaration leaves empty."""
+    spec = dataclasses.replace(
+        registry.MECHANISMS["laplace"], cost="set by the family module"
+    )
+    assert registry._described(spec).cost == "set by the family module"
+    bare = dataclasses.replace(spec, cost="")
+    assert (
+        registry._described(bare).cost
+        == registry.DESCRIPTIONS["laplace"]["cost"]
+    )
+
+
+def test_the_tables_escape_text_and_keep_the_mechanism_names():
+    frame = mechanism_map.mechanism_map()
+    tables = mechanism_map.map_tables(frame)
+    assert len(tables) == 3
+    for table in tables:
+        html = table.to_html()
+        for label in frame["label"]:
+            assert label in html
+        # no column heading of the raw frame leaks into the page
+        assert "sample_complexity" not in html
+        assert not re.search(r"<td[^>]*>\s*nan\s*</td>", html)
