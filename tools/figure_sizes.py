@@ -31,7 +31,11 @@ def figures(notebook: Path):
     cells = json.loads(notebook.read_text())["cells"]
     for index, cell in enumerate(cells):
         for output in cell.get("outputs", []):
-            svg = output.get("data", {}).get("image/svg+xml")
+            data = output.get("data", {})
+            # shown, or glued with display=False (myst-nb's record key)
+            svg = data.get("image/svg+xml") or data.get(
+                "application/papermill.record/image/svg+xml"
+            )
             if svg is None:
                 continue
             svg = "".join(svg)
