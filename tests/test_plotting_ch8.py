@@ -37,6 +37,32 @@ def test_groups_cover_each_mechanism_once_with_at_most_six():
     assert all(len(group) <= 6 for group in up.GROUPS.values())
 
 
+def test_marker_and_line_style_distinct_within_a_group():
+    for keys in up.GROUPS.values():
+        pairs = [
+            (up.PANEL_STYLE[key]["marker"], up.PANEL_STYLE[key]["linestyle"])
+            for key in keys
+        ]
+        assert len(set(pairs)) == len(pairs), keys
+
+
+def test_spectra_panels_one_per_data_set_within_the_column():
+    spectra = {
+        name: np.geomspace(0.5, 1e-14, d)
+        for name, d in (("a", 40), ("b", 500), ("c", 116))
+    }
+    fig = up.plot_spectra_panels(spectra, {"a": 4, "b": 8, "c": 10})
+    try:
+        visible = [ax for ax in fig.get_axes() if ax.get_visible()]
+        assert [ax.get_title().split(",")[0] for ax in visible] == list(spectra)
+        fig.canvas.draw()  # the constrained layout places the legends
+        assert fig.get_tightbbox().width <= up.WIDTH
+        texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+        assert min(t.get_fontsize() for t in texts) >= 9
+    finally:
+        matplotlib.pyplot.close(fig)
+
+
 def test_colours_distinct_within_a_group_and_fixed_per_mechanism():
     from matplotlib.colors import to_hex
 
@@ -72,7 +98,10 @@ def test_versus_n_panels_layout_optimum_on_top_and_fonts():
     try:
         axes = fig.get_axes()
         assert len(axes) == len(up.GROUPS) * 2
-        assert fig.get_size_inches()[0] == pytest.approx(7.0)
+        # within the page's text column, legends included
+        assert fig.get_size_inches()[0] == pytest.approx(up.WIDTH)
+        fig.canvas.draw()  # the constrained layout places the legends
+        assert fig.get_tightbbox().width <= up.WIDTH
         for ax in axes:
             optimum = [
                 line
@@ -106,6 +135,10 @@ def test_versus_epsilon_panels_one_per_group_shared_scale():
     labels = {key: key.replace("_", " ") for key in ALL}
     fig = up.plot_utility_versus_epsilon_panels(summary, labels, 0.6)
     try:
+        fig.canvas.draw()  # the constrained layout places the legends
+        assert fig.get_tightbbox().width <= up.WIDTH
+        texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+        assert min(t.get_fontsize() for t in texts) >= up.FONT_SIZE
         axes = fig.get_axes()
         assert len(axes) == len(up.GROUPS)
         assert len({ax.get_ylim() for ax in axes}) == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
 from .foundations import legend_under
 
@@ -20,95 +21,170 @@ RELEASE_COLOURS = {
     "complex noise, H": "C2",
 }
 
+#: Marker per release, so that the releases differ without colour: the real
+#: mechanism and the real part of the complex release coincide, so the one is
+#: a filled circle and the other a larger hollow square around it.
+RELEASE_MARKERS = {
+    "real noise": dict(marker="o", markersize=6),
+    "complex noise, Re H": dict(
+        marker="s", markersize=10, markerfacecolor="none", markeredgewidth=1.5
+    ),
+    "complex noise, H": dict(marker="D", markersize=6),
+}
+
 #: Colours of the two symmetry classes (real noise: β = 1, complex: β = 2).
 FIELD_COLOURS = {"real": "C0", "complex": "C1"}
 
+#: Line styles and markers of the two symmetry classes.
+FIELD_STYLES = {
+    "real": dict(linestyle="-", marker="o"),
+    "complex": dict(linestyle="--", marker="s"),
+}
+
+
+def _plain_log_ticks(axis, lower, upper):
+    """Label a logarithmic ``axis`` at the numbers 1, 2 and 5 (and 3, on a
+    range of less than a decade) times a power of ten between ``lower`` and
+    ``upper``, written plainly, and nowhere else (the default minor labels
+    of a log axis run into each other)."""
+    first, last = np.floor(np.log10(lower)), np.ceil(np.log10(upper))
+    steps = (1, 2, 3, 5) if upper < 10 * lower else (1, 2, 5)
+    values = [
+        m * 10.0**e
+        for e in range(int(first), int(last) + 1)
+        for m in steps
+        if lower <= m * 10.0**e <= upper
+    ]
+    axis.set_major_locator(FixedLocator(values))
+    axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
 
 def plot_errors_against_dimension(
-    d_values, measured: dict, references: dict, title: str
+    d_values,
+    measured: dict,
+    predictions: dict,
+    bounds: dict,
+    labels: dict,
+    compared: str,
+    title: str | None = None,
 ):
-    """Log-log mean errors against ``d`` (markers, one colour per release of
-    :data:`RELEASE_COLOURS`), with reference curves.
+    """Two log-log panels of mean errors against ``d``.
 
-    ``measured`` maps a release name to its mean errors; ``references`` maps
-    a label to ``(values, colour, linestyle)``.
+    Left: each release's measured error (markers of :data:`RELEASE_MARKERS`,
+    colours of :data:`RELEASE_COLOURS`) with the predictions. Right: the
+    measured error of the release ``compared`` with the references it is
+    compared with. ``measured`` maps a release to its mean errors;
+    ``predictions`` and ``bounds`` map a label to ``(values, colour,
+    linestyle)``; ``labels`` gives each release's name in the legends.
     """
-    fig, ax = plt.subplots()
-    for name, values in measured.items():
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(6.5, 4.6), layout="constrained"
+    )
+
+    def draw_measured(ax, name):
         ax.loglog(
             d_values,
-            values,
-            "o-",
+            measured[name],
+            "-",
             color=RELEASE_COLOURS[name],
-            label=f"measured, {name}",
+            label=f"measured, {labels[name]}",
+            **RELEASE_MARKERS[name],
         )
-    for label, (values, colour, style) in references.items():
-        ax.loglog(d_values, values, style, color=colour, label=label)
-    ax.set_xticks(d_values)
-    ax.set_xticklabels([str(d) for d in d_values])
-    ax.minorticks_off()
-    ax.set_xlabel("dimension d")
-    ax.set_ylabel(r"$\|\hat A_k - A_k\|_F$ (units of the noise $s$)")
-    ax.set_title(title)
-    legend_under(ax)
+        return measured[name]
+
+    panels = (
+        (left, list(measured), predictions, "error and its prediction"),
+        (right, [compared], bounds, "error, shape and bound"),
+    )
+    for ax, names, references, panel in panels:
+        shown = [draw_measured(ax, name) for name in names]
+        for label, (values, colour, style) in references.items():
+            ax.loglog(d_values, values, style, color=colour, label=label)
+            shown.append(values)
+        shown = np.concatenate([np.asarray(v, dtype=float) for v in shown])
+        _plain_log_ticks(ax.yaxis, shown.min() * 0.9, shown.max() * 1.1)
+        ax.set_ylim(shown.min() * 0.8, shown.max() * 1.25)
+        ax.xaxis.set_major_locator(FixedLocator([float(d) for d in d_values]))
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("dimension d")
+        ax.set_title(panel)
+        legend_under(ax, ncol=1, bbox_to_anchor=(0.5, -0.24))
+    left.set_ylabel(r"$\|\hat A_k - A_k\|_F$ (units of the noise $s$)")
+    if title:
+        fig.suptitle(title)
     return fig
 
 
 def plot_gap_statistics(
     spacings: dict, surmises: dict, gaps: dict, xs, slopes: dict, title: str
 ):
-    """Two panels. Left: step histograms of unfolded bulk spacings (``real``
-    and ``complex``) with Wigner's surmises (dashed). Right: empirical
-    ``P(gap < x)`` of the smallest noisy gap inside the top block, log-log,
+    """Two panels. Left: histograms of unfolded bulk spacings (``real`` as a
+    step line, ``complex`` filled) with Wigner's surmises (dashed for β = 1,
+    dotted for β = 2). Right: empirical ``P(gap < x)`` of the smallest noisy
+    gap inside the top block, log-log, one marker and line style per noise,
     with the fitted exponents in the legend."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(7.0, 4.2))
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(6.5, 4.4), layout="constrained"
+    )
     bins = np.linspace(0.0, 3.5, 36)
     grid = np.linspace(0.0, 3.5, 300)
+    surmise_styles = {"real": "--", "complex": ":"}
     for field, values in spacings.items():
         colour = FIELD_COLOURS[field]
+        filled = field == "complex"
         left.hist(
             values,
             bins=bins,
             density=True,
-            histtype="step",
+            histtype="stepfilled" if filled else "step",
+            alpha=0.35 if filled else 1.0,
             color=colour,
+            linewidth=1.2,
             label=f"{field} noise",
         )
         left.plot(
             grid,
             surmises[field][1](grid),
-            "--",
-            color=colour,
+            surmise_styles[field],
+            color="black" if filled else colour,
+            linewidth=1.5,
             label=surmises[field][0],
         )
     left.set_xlabel("unfolded spacing x")
     left.set_ylabel("density")
-    left.set_title("Bulk spacings of the noise")
-    left.legend(fontsize="small", loc="upper right")
+    left.set_title("bulk spacings")
+    legend_under(left, ncol=1, bbox_to_anchor=(0.5, -0.24))
     for field, values in gaps.items():
         cdf = np.array([np.mean(values < x) for x in xs])
         right.loglog(
             xs,
             cdf,
-            "o-",
             color=FIELD_COLOURS[field],
             label=f"{field} noise (slope {slopes[field]:.2f})",
+            **FIELD_STYLES[field],
         )
-    right.set_xticks(xs)
-    right.set_xticklabels([f"{x:g}" for x in xs])
-    right.minorticks_off()
+    right.xaxis.set_major_locator(FixedLocator([float(x) for x in xs]))
+    right.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    right.xaxis.set_minor_locator(NullLocator())
+    right.xaxis.set_minor_formatter(NullFormatter())
+    right.yaxis.set_minor_formatter(NullFormatter())
     right.set_xlabel("x (units of the noise s)")
     right.set_ylabel("P(smallest gap < x)")
-    right.set_title("Smallest gap in the noisy top block")
-    legend_under(right, ncol=1)
+    right.set_title("smallest gap of the top block")
+    legend_under(right, ncol=1, bbox_to_anchor=(0.5, -0.24))
     fig.suptitle(title)
-    fig.subplots_adjust(wspace=0.35, top=0.84)
     return fig
 
 
 __all__ = [
     "RELEASE_COLOURS",
+    "RELEASE_MARKERS",
     "FIELD_COLOURS",
+    "FIELD_STYLES",
     "plot_errors_against_dimension",
     "plot_gap_statistics",
 ]

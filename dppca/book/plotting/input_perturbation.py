@@ -5,14 +5,51 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import (
+    LogLocator,
+    MaxNLocator,
+    NullFormatter,
+    NullLocator,
+)
 
 from .experiments import legend_below
-from .foundations import legend_under
+from .foundations import LINE_STYLES, MARKERS, legend_under
+
+#: Line styles of the dashed reference curves, one per curve.
+REFERENCE_STYLES = ["--", ":", "-.", (0, (5, 2, 1, 2))]
+
+
+def sparse_log_labels(axis):
+    """Label a logarithmic ``axis`` sparsely, once its data are drawn: at
+    the powers of ten when it spans more than two and a half decades, else
+    at 1, 2 and 5 times them; no minor labels. The default minor labels of a
+    log axis crowd into each other."""
+    low, high = axis.get_view_interval()
+    wide = high > 0 and low > 0 and np.log10(high / low) > 2.5
+    subs = (1.0,) if wide else (1.0, 2.0, 5.0)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
+    axis.set_major_formatter(plt.FuncFormatter(_power_label))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _power_label(value, _position=None) -> str:
+    """A tick label m×10ᵏ (10ᵏ when m = 1), in mathtext."""
+    if not value > 0:
+        return ""
+    exponent = int(np.floor(np.log10(value) + 1e-9))
+    mantissa = int(round(value / 10.0**exponent))
+    if mantissa == 1:
+        return rf"$10^{{{exponent}}}$"
+    return rf"${mantissa}\times 10^{{{exponent}}}$"
 
 
 def plot_correlation_bound_panels(
-    panels, title: str = "MOD-SULQ: Chaudhuri et al.'s Theorem 15 bound and measured correlation"
+    panels,
+    title: str = (
+        "MOD-SULQ: Chaudhuri et al.'s Theorem 15 bound\n"
+        "and measured correlation"
+    ),
 ):
     """Figure 1 of Chaudhuri et al. (2013): one panel per dimension d.
 
@@ -28,7 +65,7 @@ def plot_correlation_bound_panels(
     fig, axes = plt.subplots(
         nrows,
         ncols,
-        figsize=(7.0, 2.6 * nrows + 1.0),
+        figsize=(6.4, 2.6 * nrows + 1.6),
         sharex=True,
         sharey=True,
         squeeze=False,
@@ -44,6 +81,8 @@ def plot_correlation_bound_panels(
     )
     shade = plt.get_cmap("viridis")(np.linspace(0.0, 0.85, len(all_eps)))
     colour = dict(zip(all_eps, shade))
+    # and one line style per ε, so that the curves differ without colour
+    style = dict(zip(all_eps, LINE_STYLES * 2))
     for ax, d in zip(axes, dims):
         panel = panels[d]
         for eps, values in panel["bounds"].items():
@@ -51,6 +90,7 @@ def plot_correlation_bound_panels(
                 panel["log10_n"],
                 values,
                 color=colour[eps],
+                ls=style[eps],
                 label=f"bound, ε={eps:g}",
             )
         for eps, (x, mean, low, high) in panel.get("empirical", {}).items():
@@ -91,14 +131,15 @@ def plot_loglog_series(
     with dashed
     reference curves (name -> y values)."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 3.6))
-    for name, y in series.items():
+        _, ax = plt.subplots(figsize=(6.4, 3.8))
+    for (name, y), marker in zip(series.items(), MARKERS * 2):
         if isinstance(y, tuple):
             y, low, high = y
             ax.fill_between(x, low, high, alpha=0.2)
-        ax.loglog(x, y, "o-", label=name)
-    for name, y in (references or {}).items():
-        ax.loglog(x, y, "--", label=name)
+        ax.loglog(x, y, marker=marker, ls="-", label=name)
+    for (name, y), ls in zip((references or {}).items(), REFERENCE_STYLES * 2):
+        ax.loglog(x, y, ls=ls, label=name)
+    sparse_log_labels(ax.yaxis)
     ax.xaxis.set_minor_formatter(
         NullFormatter()
     )  # label only the measured sizes
@@ -123,10 +164,13 @@ def plot_privacy_profiles(
     bottom line: a Monte Carlo estimate resolves nothing below about one
     over its number of samples."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 3.6))
+        _, ax = plt.subplots(figsize=(6.4, 3.6))
     bottom = 1e-300 if floor is None else floor
-    for name, y in curves.items():
-        if isinstance(y, tuple):
+    for (name, y), ls, marker in zip(
+        curves.items(), LINE_STYLES * 2, MARKERS * 2
+    ):
+        estimated = isinstance(y, tuple)
+        if estimated:
             y, low, high = y
             ax.fill_between(
                 epsilons,
@@ -134,7 +178,15 @@ def plot_privacy_profiles(
                 np.maximum(high, bottom),
                 alpha=0.25,
             )
-        ax.semilogy(epsilons, np.maximum(y, bottom), label=name)
+        # an estimate is drawn with markers, on top of an exact curve
+        ax.semilogy(
+            epsilons,
+            np.maximum(y, bottom),
+            ls=ls,
+            marker=marker if estimated else None,
+            ms=4,
+            label=name,
+        )
     if floor is not None:
         ax.set_ylim(floor, 1.5)
     if claimed is not None:
@@ -144,6 +196,7 @@ def plot_privacy_profiles(
             ms=12,
             label=f"claimed (ε, δ) = ({claimed[0]:g}, {claimed[1]:g})",
         )
+    sparse_log_labels(ax.yaxis)
     ax.set_xlabel(r"$\varepsilon'$")
     ax.set_ylabel(r"$\delta(\varepsilon')$")
     ax.set_title(title)
@@ -157,9 +210,11 @@ def plot_utility_comparison(
     """Captured-variance ratio q_F / q_F(PCA) against n for several mechanisms
     (name -> (mean, low, high))."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 3.6))
-    for name, (mean, low, high) in utilities.items():
-        ax.semilogx(n_values, mean, "o-", label=name)
+        _, ax = plt.subplots(figsize=(6.4, 3.8))
+    for (name, (mean, low, high)), ls, marker in zip(
+        utilities.items(), LINE_STYLES * 2, MARKERS * 2
+    ):
+        ax.semilogx(n_values, mean, ls=ls, marker=marker, label=name)
         ax.fill_between(n_values, low, high, alpha=0.2)
     ax.set_xlabel("n")
     ax.set_ylabel(r"$q_F(\hat V_k)/q_F(V_k)$")
@@ -185,7 +240,7 @@ def plot_estimated_profile(
     line. With ``sure_bound``, a dotted line at the ε' beyond which δ is
     zero surely."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 3.3))
+        _, ax = plt.subplots(figsize=(6.4, 3.3))
     value, low, high = (
         np.maximum(np.asarray(part, dtype=float), floor) for part in estimate
     )
@@ -213,8 +268,9 @@ def plot_estimated_profile(
         )
     ax.set_ylim(floor, 3 * high.max())
     ax.set_xlim(min(epsilons), max(epsilons))
+    ax.xaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
     ax.set_xlabel(r"$\varepsilon'$")
     ax.set_ylabel(r"$\delta(\varepsilon')$")
     ax.set_title(title)
-    legend_under(ax, ncol=3)
+    legend_under(ax, ncol=2)
     return ax

@@ -10,6 +10,42 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+from .foundations import legend_under
+
+#: Markers and line styles that tell the curves of one panel apart without
+#: colour, in order.
+CURVE_STYLES = [
+    dict(marker="o", linestyle="-"),
+    dict(marker="s", linestyle="--"),
+    dict(marker="D", linestyle=":"),
+    dict(marker="^", linestyle="-."),
+]
+
+
+def _plain_log_ticks(axis, values):
+    """Label a logarithmic ``axis`` at 1, 2 and 5 times the powers of ten
+    that ``values`` span if they span at most three decades (at the powers
+    of ten otherwise), with no minor labels: the default minor labels of a
+    log axis run into each other."""
+    values = np.asarray(values, dtype=float)
+    lower, upper = values.min() * 0.9, values.max() * 1.1
+    if upper <= 1000 * lower:
+        first, last = np.floor(np.log10(lower)), np.ceil(np.log10(upper))
+        axis.set_major_locator(
+            FixedLocator(
+                [
+                    m * 10.0**e
+                    for e in range(int(first), int(last) + 1)
+                    for m in (1, 2, 5)
+                    if lower <= m * 10.0**e <= upper
+                ]
+            )
+        )
+        axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
 
 
 def plot_paths_and_variation(times, paths, steps, mean_sq, predicted, title):
@@ -21,7 +57,7 @@ def plot_paths_and_variation(times, paths, steps, mean_sq, predicted, title):
     are their confidence intervals).
     """
     fig, (left, right) = plt.subplots(
-        1, 2, figsize=(9.0, 3.8), layout="constrained"
+        1, 2, figsize=(6.5, 3.8), layout="constrained"
     )
     left.plot(times, np.asarray(paths).T, lw=0.8)
     left.set_xlabel("t")
@@ -49,44 +85,59 @@ def plot_paths_and_variation(times, paths, steps, mean_sq, predicted, title):
 
 def plot_orders(steps, curves: dict, ylabel: str, title: str):
     """Error against step size on log-log axes, one curve per entry of
-    ``curves`` (label -> (errors, fitted slope)), with the slope in the
-    legend."""
-    fig, ax = plt.subplots()
-    for label, (errors, slope) in curves.items():
-        ax.loglog(steps, errors, "o-", label=f"{label} (slope {slope:.2f})")
+    ``curves`` (label -> (errors, fitted slope)), each with its own marker
+    and line style (:data:`CURVE_STYLES`), with the slope in the legend
+    under the axes."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.6))
+    for (label, (errors, slope)), style in zip(curves.items(), CURVE_STYLES):
+        ax.loglog(steps, errors, label=f"{label} (slope {slope:.2f})", **style)
+    _plain_log_ticks(
+        ax.yaxis, np.concatenate([np.ravel(e) for e, _ in curves.values()])
+    )
     ax.set_xlabel(r"step $\Delta t$")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    legend_under(ax, ncol=1, bbox_to_anchor=(0.5, -0.2))
     return fig
 
 
 def plot_traces(traces, truth: float, title: str):
-    """Markov-chain traces (one row per chain) with the target's mean as a
-    dotted line, on a vertical range symmetric about it (so that a region the
-    chains never visit shows as empty)."""
-    fig, ax = plt.subplots()
-    for i, trace in enumerate(np.atleast_2d(traces)):
-        ax.plot(trace, lw=0.6, label=f"chain {i + 1}")
-    ax.axhline(truth, color="k", ls=":", lw=1, label="target mean")
+    """Markov-chain traces (one row per chain, in thin lines of their own
+    colours: the chains are exchangeable, so no legend names them) with the
+    target's mean as a dotted line labelled on the plot, on a vertical range
+    symmetric about it (so that a region the chains never visit shows as
+    empty)."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    for trace in np.atleast_2d(traces):
+        ax.plot(trace, lw=0.6, alpha=0.8)
+    ax.axhline(truth, color="k", ls=":", lw=1.2)
+    ax.annotate(
+        "target mean",
+        xy=(1.0, truth),
+        xycoords=("axes fraction", "data"),
+        xytext=(-4, 4),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+    )
     reach = np.max(np.abs(np.asarray(traces) - truth))
     ax.set_ylim(truth - 1.05 * reach, truth + 1.05 * reach)  # symmetric
     ax.set_xlabel("iteration")
     ax.set_ylabel("state")
     ax.set_title(title)
-    ax.legend(fontsize="small", ncol=2, loc="upper right")
     return fig
 
 
 def plot_coverage(p, curves: dict, level: float, title: str):
     """Exact coverage probability against the true proportion, one curve per
-    interval (label -> coverages), with the nominal level dotted."""
-    fig, ax = plt.subplots()
-    for label, coverage in curves.items():
-        ax.plot(p, coverage, lw=1, label=label)
-    ax.axhline(level, color="k", ls=":", lw=1, label=f"nominal {level:.0%}")
+    interval (label -> coverages; solid, then dashed), with the nominal
+    level dotted."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    for (label, coverage), ls in zip(curves.items(), ["-", "--", "-."]):
+        ax.plot(p, coverage, ls=ls, lw=1.2, label=label)
+    ax.axhline(level, color="k", ls=":", lw=1.2, label=f"nominal {level:.0%}")
     ax.set_xlabel("true proportion p")
     ax.set_ylabel("coverage probability")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="lower center")
     return fig

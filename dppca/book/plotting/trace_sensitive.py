@@ -1,53 +1,117 @@
-"""Figures of the chapter on trace-sensitive covariance estimation (18)."""
+"""Figures of the chapter on trace-sensitive covariance estimation (18).
+Plotting only: the numbers come in."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import (
+    FixedLocator,
+    LogLocator,
+    NullFormatter,
+    NullLocator,
+)
 
-from . import legend_outside
+from .foundations import legend_under
+
+#: Marker, fill and colour per mechanism, shared by the chapter's figures,
+#: so that the mechanisms differ without colour too.
+MECHANISM_STYLE = {
+    "trace-sensitive": dict(color="C0", marker="o"),
+    "trace-sensitive (no projection)": dict(
+        color="C0", marker="o", markerfacecolor="none"
+    ),
+    "trace-sensitive (bounds rule)": dict(color="C9", marker="P"),
+    "separate release": dict(color="C1", marker="s"),
+    "Analyze Gauss": dict(color="C2", marker="D"),
+    "Amin et al.": dict(color="C3", marker="^"),
+    "Wishart (δ)": dict(color="C7", marker="X"),
+    "Wishart (published, not DP)": dict(color="C4", marker="v"),
+}
+
+
+def _style(name: str, i: int) -> dict:
+    markers = "osD^v<>ph*"
+    return MECHANISM_STYLE.get(
+        name, dict(color=f"C{i % 10}", marker=markers[i % len(markers)])
+    )
+
+
+def _plain_log_ticks(axis, lower, upper):
+    """Label a logarithmic ``axis`` at 1, 2 and 5 times the powers of ten
+    between ``lower`` and ``upper`` if it spans at most three decades (at
+    every other power of ten otherwise), with no minor labels: the default
+    minor labels of a log axis run into each other."""
+    if upper > 1000 * lower:
+        axis.set_major_locator(LogLocator(numticks=5))
+    else:
+        first, last = np.floor(np.log10(lower)), np.ceil(np.log10(upper))
+        values = [
+            m * 10.0**e
+            for e in range(int(first), int(last) + 1)
+            for m in (1, 2, 5)
+            if lower <= m * 10.0**e <= upper
+        ]
+        axis.set_major_locator(FixedLocator(values))
+        axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
 
 
 def plot_errors_by_dataset(
-    table, ax=None, ylabel="relative error", legend=True
+    frobenius, spectral, groups: dict, labels: dict | None = None
 ):
-    """Grouped bars, one group per data set (rows of ``table``) and one bar
-    per mechanism (columns), on a logarithmic axis; the legend outside (or
-    none, ``legend=False``)."""
-    ax = ax or plt.gca()
-    datasets, mechanisms = list(table.index), list(table.columns)
-    width = 0.8 / len(mechanisms)
-    x = np.arange(len(datasets))
-    for i, name in enumerate(mechanisms):
-        ax.bar(
-            x + (i - (len(mechanisms) - 1) / 2) * width,
-            table[name].to_numpy(),
-            width,
-            label=name,
-            color=f"C{i % 10}",
-        )
-    ax.set_yscale("log")
-    ax.set_xticks(x, datasets)
-    ax.set_ylabel(ylabel)
-    if legend:
-        legend_outside(ax, fontsize="small")
-    return ax
+    """Relative errors per data set as dots on a logarithmic axis: one row
+    of two panels (Frobenius, spectral norm) per group of mechanisms, each
+    mechanism with its own marker (:data:`MECHANISM_STYLE`), offset a
+    little within its data set's line so that no two cover each other.
+
+    ``frobenius`` and ``spectral``: tables with data sets as rows and
+    mechanisms as columns; ``groups``: title -> list of mechanisms (at most
+    six); ``labels``: the legend's name of a mechanism, where shorter."""
+    labels = labels or {}
+    fig = plt.figure(figsize=(6.5, 3.6 * len(groups)), layout="constrained")
+    rows = fig.subfigures(len(groups), 1)
+    for row, (title, mechanisms) in zip(np.atleast_1d(rows), groups.items()):
+        axes = row.subplots(1, 2, sharey=True)
+        for ax, table, norm in zip(
+            axes, (frobenius, spectral), ("Frobenius", "spectral")
+        ):
+            datasets = list(table.index)
+            y = np.arange(len(datasets))
+            shift = 0.6 / max(len(mechanisms) - 1, 1)
+            shown = table[mechanisms].to_numpy(dtype=float)
+            for i, name in enumerate(mechanisms):
+                ax.plot(
+                    table[name].to_numpy(),
+                    y + (i - (len(mechanisms) - 1) / 2) * shift,
+                    linestyle="none",
+                    markersize=7,
+                    label=labels.get(name, name),
+                    **_style(name, i),
+                )
+            ax.set_xscale("log")
+            _plain_log_ticks(ax.xaxis, shown.min() * 0.9, shown.max() * 1.1)
+            ax.set_yticks(y, datasets)
+            ax.set_ylim(len(datasets) - 0.5, -0.5)
+            ax.grid(axis="y", visible=False)
+            for boundary in y[:-1] + 0.5:
+                ax.axhline(boundary, color="0.85", lw=0.8)
+            ax.set_xlabel(f"‖Â − A‖ / ‖A‖, {norm} norm")
+        row.suptitle(title)
+        handles, names = axes[0].get_legend_handles_labels()
+        row.legend(handles, names, loc="outside lower center", ncol=3)
+    return fig
 
 
 def plot_error_versus_trace(table, ax=None, reference=None):
     """Mean error (rows: trace of A, columns: mechanisms), log-log, one
-    marker style per mechanism; ``reference`` (a Series on the same index,
-    e.g. ‖A‖_F) is drawn dashed in grey."""
-    ax = ax or plt.gca()
-    markers = "osD^v<>ph*"
+    marker per mechanism (:data:`MECHANISM_STYLE`); ``reference`` (a Series
+    on the same index, e.g. ‖A‖_F) is drawn dashed in grey. The legend goes
+    under the axes."""
+    ax = ax or plt.subplots(figsize=(6.5, 5.0))[1]
     for i, name in enumerate(table.columns):
-        ax.loglog(
-            table.index,
-            table[name],
-            marker=markers[i % len(markers)],
-            color=f"C{i % 10}",
-            label=name,
-        )
+        ax.loglog(table.index, table[name], label=name, **_style(name, i))
     if reference is not None:
         ax.loglog(
             reference.index,
@@ -56,17 +120,18 @@ def plot_error_versus_trace(table, ax=None, reference=None):
             color="grey",
             label=reference.name,
         )
+    _plain_log_ticks(ax.xaxis, table.index.min() * 0.9, table.index.max() * 1.1)
     ax.set_xlabel(r"trace of $A$ (mean squared row norm)")
     ax.set_ylabel(r"$\|\hat A - A\|_F$")
-    legend_outside(ax, fontsize="small")
+    legend_under(ax, bbox_to_anchor=(0.5, -0.2))
     return ax
 
 
 def plot_rate(traces, measured, bound, slope_line=None, ax=None):
     """The largest mean error over a family of spectra and the error bound
     against the trace (log-log), with an optional line of slope 1/2 through
-    ``slope_line = (trace, error)``."""
-    ax = ax or plt.gca()
+    ``slope_line = (trace, error)``. The legend goes under the axes."""
+    ax = ax or plt.subplots(figsize=(6.5, 4.2))[1]
     ax.loglog(traces, measured, "o-", color="C0", label="largest mean error")
     ax.loglog(traces, bound, "s:", color="C1", label="bound (probability 0.9)")
     if slope_line is not None:
@@ -81,8 +146,13 @@ def plot_rate(traces, measured, bound, slope_line=None, ax=None):
         )
     ax.set_xlabel(r"trace of $A$")
     ax.set_ylabel(r"$\|\hat A - A\|_F$")
-    legend_outside(ax, fontsize="small")
+    legend_under(ax, ncol=3, bbox_to_anchor=(0.5, -0.2))
     return ax
 
 
-__all__ = ["plot_error_versus_trace", "plot_errors_by_dataset", "plot_rate"]
+__all__ = [
+    "MECHANISM_STYLE",
+    "plot_error_versus_trace",
+    "plot_errors_by_dataset",
+    "plot_rate",
+]
