@@ -30,9 +30,16 @@ def book_inputs():
     return (
         prerequisites,
         chapter_map.page_titles(CHAPTERS, prerequisites),
-        chapter_map.chapter_numbers(toc, prerequisites),
+        chapter_map.chapter_numbers(toc, prerequisites, own_sections()),
         chapter_map.toolkit_sections(CHAPTERS),
     )
+
+
+def own_sections():
+    return {
+        path.stem: chapter_map.own_section_count(path)
+        for path in CHAPTERS.glob("*.ipynb")
+    }
 
 
 def yml_edges(prerequisites):
@@ -95,8 +102,13 @@ def test_every_page_and_toolkit_label_is_named():
     used = {label for e in prerequisites.values() for label in e["toolkit"]}
     assert used <= set(sections), sorted(used - set(sections))
     assert numbers["01-dp-for-matrices"] == "1"
-    assert numbers["01-what-dp-promises"] == "1.1"
-    assert numbers["10-auditing-the-package"] == "10.1"
+    # a section page continues its chapter's own sections, as Sphinx numbers
+    # them (the sidebar and the page's title show this number)
+    own = own_sections()
+    assert (
+        numbers["01-what-dp-promises"] == f"1.{own['01-dp-for-matrices'] + 1}"
+    )
+    assert numbers["10-auditing-the-package"] == f"10.{own['10-auditing'] + 1}"
     assert numbers["18-private-covariance"] == "18"
     toolkit = [p for p in prerequisites if p.startswith("toolkit-")]
     assert [numbers[p] for p in toolkit] == ["19", "20", "21", "22"]
@@ -138,6 +150,7 @@ def test_numbers_follow_the_toc_and_then_the_pages_it_lacks():
         ],
     }
     numbers = chapter_map.chapter_numbers(toc, ["b", "t1", "z", "t2"])
+    assert chapter_map.chapter_numbers(toc, (), {"a": 7})["a-1"] == "1.8"
     assert numbers == {
         "a": "1",
         "a-1": "1.1",

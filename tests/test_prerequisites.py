@@ -24,6 +24,8 @@ LIST = ROOT / "chapters" / "prerequisites.yml"
 LINE = re.compile(r"^\*\*Prerequisites:\*\*(?P<rest>.*)$", re.MULTILINE)
 DOC = re.compile(r"\{doc\}`(?:[^`<]*<)?(?P<target>[^`>]+)>?`")
 REF = re.compile(r"\{ref\}`(?:[^`<]*<)?(?P<target>[^`>]+)>?`")
+#: A numbered link to a section page, whose label is ``sec-<stem>``.
+NUMREF = re.compile(r"\{numref\}`[^`<]*<sec-(?P<target>[\w-]+)>`")
 
 
 def prerequisites() -> dict:
@@ -60,6 +62,7 @@ def prerequisite_line(notebook: Path) -> str | None:
 
 def line_targets(line: str) -> tuple[list[str], list[str]]:
     docs = [Path(m.group("target").strip()).stem for m in DOC.finditer(line)]
+    docs += [m.group("target") for m in NUMREF.finditer(line)]
     refs = [m.group("target").strip() for m in REF.finditer(line)]
     return docs, refs
 

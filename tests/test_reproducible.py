@@ -20,6 +20,7 @@ CHAPTERS = [
     for name in (
         "08-utility-experiments",
         "09-classification",
+        "08-utility-versus-epsilon",
         "12-peer-libraries",
     )
 ]

@@ -114,13 +114,19 @@ def chapter_edges(prerequisites: Mapping) -> list[tuple[str, str]]:
     return edges
 
 
-def chapter_numbers(toc: Mapping, pages=()) -> dict[str, str]:
+def chapter_numbers(
+    toc: Mapping, pages=(), own_sections=None
+) -> dict[str, str]:
     """The number Jupyter Book gives each page (file stem) of a
     ``_toc.yml`` mapping: its documents in numbered parts count 1, 2, ... in
-    order, a page listed under a chapter's ``sections`` is ``N.1``,
-    ``N.2``, ... Pages of ``pages`` that the table of contents does not list
-    at all (pages being written) follow the last chapter of ``chapters/``, in
-    their order; a page of an unnumbered part (the back matter) has none."""
+    order; a page listed under a chapter's ``sections`` continues the
+    numbering of the chapter's own ``##`` sections, as Sphinx numbers it: with
+    ``own_sections[chapter]`` such sections (:func:`own_section_count`), its
+    first section page is ``N.(s + 1)`` (``N.1`` without ``own_sections``).
+    Pages of ``pages`` that the table of contents does not list at all (pages
+    being written) follow the last chapter of ``chapters/``, in their order;
+    a page of an unnumbered part (the back matter) has none."""
+    own_sections = own_sections or {}
     numbers, listed, count, last = {}, set(), 0, 0
     for part in toc.get("parts", []):
         for chapter in part.get("chapters", []):
@@ -129,16 +135,47 @@ def chapter_numbers(toc: Mapping, pages=()) -> dict[str, str]:
             if part.get("numbered") is not True:
                 continue
             count += 1
-            numbers[Path(chapter["file"]).name] = str(count)
+            stem = Path(chapter["file"]).name
+            numbers[stem] = str(count)
             if chapter["file"].startswith("chapters/"):
                 last = count
-            for j, section in enumerate(chapter.get("sections") or [], 1):
+            first = own_sections.get(stem, 0) + 1
+            for j, section in enumerate(chapter.get("sections") or [], first):
                 numbers[Path(section["file"]).name] = f"{count}.{j}"
     for page in pages:
         if page not in listed:
             last += 1
             numbers[page] = str(last)
     return numbers
+
+
+def own_section_count(path: Path) -> int:
+    """How many ``##`` sections a page has (Sphinx numbers them N.1, N.2,
+    ... before the pages listed under it): level-two headings of its
+    markdown, outside fenced blocks."""
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text())["cells"]
+        texts = [
+            "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+        ]
+    else:
+        texts = [path.read_text()]
+    count = 0
+    for text in texts:
+        fence = None
+        for line in text.splitlines():
+            stripped = line.strip()
+            opened = re.match(r"^(`{3,}|~{3,})", stripped)
+            if fence is not None:
+                if stripped == fence:
+                    fence = None
+                continue
+            if opened:
+                fence = opened.group(1)
+                continue
+            if re.match(r"^## \S", line):
+                count += 1
+    return count
 
 
 def _heading(path: Path) -> str | None:
