@@ -160,6 +160,21 @@ def options_for(mechanism):
         # bounds outside the range where float64 error bounds are verified:
         # refused while planning, not an overflow or a division by zero
         ({"data_norm": 1e-300}, "data_norm must lie in"),
+        # no rho meets delta in float64: refused by a check python -O keeps
+        (
+            {"center": True, "center_share": 1 - 1e-16, "delta": 1e-6},
+            "no zCDP rho meets delta",
+        ),
+        # a chain started from the data's own subspace is not DP: an opt-in
+        # to an unproved program is not enough (red team, issue 38 round 4)
+        (
+            {
+                "mechanism": "ppca",
+                "allow_unproved": "ppca",
+                "mechanism_options": {"V0": "pca"},
+            },
+            "allow_not_dp=True",
+        ),
         ({"data_norm": 1e300}, "data_norm must lie in"),
     ],
 )
@@ -660,7 +675,11 @@ def test_ppca_records_say_what_is_not_proved():
         warnings.simplefilter("ignore", PrivacyWarning)
         chain = PrivatePCA(2, random_state=0, **base).fit(X)
         start = PrivatePCA(
-            2, mechanism_options={"V0": "pca"}, random_state=0, **base
+            2,
+            mechanism_options={"V0": "pca"},
+            allow_not_dp=True,
+            random_state=0,
+            **base,
         ).fit(X)
         exact = PrivatePCA(1, random_state=0, **base).fit(X)
     record = chain.privacy_releases_[-1]
@@ -691,6 +710,7 @@ def test_ppca_records_say_what_is_not_proved():
             {
                 "mechanism": "ppca",
                 "allow_unproved": "ppca",
+                "allow_not_dp": True,
                 "mechanism_options": {"V0": "pca"},
             },
             "data-dependent starting frame",
@@ -758,6 +778,7 @@ def test_data_dependent_start_is_really_the_pca_frame():
             mechanism_options={"V0": "pca", "n_sweeps": 1},
             center=False,
             allow_unproved="ppca",
+            allow_not_dp=True,
             random_state=0,
         ).fit(X)
     A = clipped_second_moment(X, 3.0).matrix

@@ -473,7 +473,14 @@ def _zcdp_rho(eps: float, dl: float) -> float:
         if hi - lo < 1e-13:
             break
     rho = float(np.exp(lo))
-    assert zcdp_delta(rho, eps) <= dl
+    if not zcdp_delta(rho, eps) <= dl:
+        # the only check that rho meets delta: an explicit refusal, which
+        # ``python -O`` cannot remove (an assert would be), never an
+        # under-calibrated rho
+        raise ValueError(
+            f"no zCDP rho meets delta = {dl!r} at epsilon = {eps!r} in "
+            "float64; use a larger epsilon or delta"
+        )
     return rho
 
 

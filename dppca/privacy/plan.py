@@ -339,6 +339,16 @@ def _check_parameters(est, n: int, d: int):
             stacklevel=caller_stacklevel(),
         )
     options = _check_public(est, name, spec, d, centred)
+    start = options.get("V0")
+    if isinstance(start, str) and start == "pca" and not est.allow_not_dp:
+        # the chain starts from the data's own top-k subspace: no ε holds
+        # for a finite chain (chapter 4), so an opt-in to an unproved
+        # program is not enough
+        raise ValueError(
+            "mechanism_options={'V0': 'pca'} starts the chain from the data's "
+            "own top-k subspace: the release is not differentially private "
+            "(chapter 4); pass allow_not_dp=True to run it anyway"
+        )
     check_mechanism_options(name, options, n, d, max(int(k), 1), epsilon)
     kind = noise.check_noise_kind(est.noise)
     if spec.additive_noise:

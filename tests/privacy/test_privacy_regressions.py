@@ -136,6 +136,7 @@ def test_data_dependent_start_is_in_the_record():
             data_norm=1.0,
             mechanism_options={"V0": "pca"},
             allow_unproved="ppca",
+            allow_not_dp=True,  # not DP: an unproved opt-in is not enough
             random_state=0,
         ).fit(X)
     caveat = estimator.privacy_releases_[-1].caveat
