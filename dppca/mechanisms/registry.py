@@ -144,7 +144,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "eigenvalues, or the Gaussian mechanism, as its bounds favour; its "
         "top-k subspace",
         utility="‖Ã − A‖_F ≤ 2√(tr(A)·‖E‖) + ‖z‖ for every A, z the "
-        "eigenvalue noise (the 2 cannot be lowered): Õ(d^(1/4)·√(tr(A)/n) "
+        "eigenvalue noise (the lemma's 2 cannot be lowered in general; the "
+        "package's Rayleigh-quotient release stays inside it): "
+        "Õ(d^(1/4)·√(tr(A)/n) "
         "+ √d/n) at fixed (ε, δ) [DLY22], plus the clipping bias",
         sample_complexity="A Frobenius error α needs n ≳ √d·tr(A)/α² + √d/α, "
         "up to logarithms",
@@ -177,8 +179,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "√(2 ln(d²/δ))/(nε) on and above the diagonal; its top-k "
         "eigenvectors and eigenvalues",
         utility="The bounds of Analyze Gauss with ‖E‖ ≈ 2β√d, of order "
-        "d√d·√ln(d/δ)/(nε); the lower bound on the top eigenvector's "
-        "correlation [CSS13, Thm 15] holds, loosely",
+        "d√d·√ln(d/δ)/(nε); [CSS13, Thm 15] bounds the top "
+        "eigenvector's expected correlation from above when n is small (a "
+        "limit, not a guarantee), and the measured correlation respects it",
         sample_complexity="n ≳ d√d·√ln(d/δ)/ε for the top eigenvector "
         "[CSS13, Thm 9], sharp in its rate",
         cost="n·d² + one d×d eigh; memory d²",
