@@ -69,20 +69,20 @@ from sklearn.base import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import forecast, postprocessing, report
+from .estimator_checks import private_centre
 from .fit_guard import OneFitAtATime, caller_stacklevel, one_fit_at_a_time
 from .float_state import owns_float_state
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
 from .privacy.guarantees import UnprovedGuaranteeWarning
+from .privacy.mean_plan import private_mean_plan
 from .privacy.plan import (
     TAIL_GUARD,
     bound_parts,
     bound_range_of,
     centered_norm,
     grid_points,
-    private_centre,
-    private_mean_plan,
     public_centre,
     release_plan,
 )
@@ -268,7 +268,7 @@ class PrivatePCA(
         ``data_norm="private"``. ``"auto"`` (default): ``"private"`` with
         the range ``(R/64, 2R)`` (centred rows of data in the R-ball lie
         within 2R) when ``clip=True`` and the forecast loses at least
-        ``dppca.privacy.plan.AUTO_BOUND_THRESHOLD`` of R² (else ``None``).
+        ``dppca.forecast.AUTO_BOUND_THRESHOLD`` of R² (else ``None``).
         Released bounds aim at a band below ``bound_quantile`` when nε is
         small (``private_bounds.band_utilities``), cost ``bound_share``
         of ε (a fifth of it for a private count of the clipped rows) and

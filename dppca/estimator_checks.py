@@ -91,3 +91,9 @@ def check_bound_share(est) -> float:
             f"bound_share must lie in (0, 1); got {est.bound_share!r}"
         )
     return share
+
+
+def private_centre(est) -> bool:
+    """``center`` is ``True`` (a Python or numpy bool): a private mean."""
+    centre = est.center
+    return isinstance(centre, (bool, np.bool_)) and bool(centre)

@@ -53,6 +53,9 @@ import warnings
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 
+import numpy as np
+
+from .estimator_checks import private_centre
 from .mechanisms.registry import AUTO_CANDIDATES, RELEASES_EIGENVALUES
 from .privacy import calibration
 
@@ -169,9 +172,9 @@ def noise_std(mechanism, n, d, epsilon, delta, noise="safe", options=None):
 
 def mean_error(n, d, data_norm, epsilon, delta, noise="safe") -> float:
     """``E‖μ̂ − μ‖²`` of the private mean :class:`dppca.PrivatePCA` would
-    release (its own plan, ``dppca.privacy.plan.private_mean_plan``),
+    release (its own plan, ``dppca.privacy.mean_plan.private_mean_plan``),
     capped at ``(2R)²``."""
-    from .privacy.plan import private_mean_plan
+    from .privacy.mean_plan import private_mean_plan
 
     est = SimpleNamespace(noise=noise)
     law, scale, _, _ = private_mean_plan(
@@ -326,7 +329,6 @@ def estimator_plan(
     on ``n`` rows of ``d`` features (public); ``mechanism``,
     ``center_share`` and ``centered_norm``, when given, replace the
     estimator's (``"auto"`` resolved as a fit would)."""
-    from .privacy.plan import private_centre, resolved_centered_norm
 
     mechanism = est.mechanism if mechanism is None else mechanism
     share = est.center_share if center_share is None else center_share
@@ -406,7 +408,42 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
         )
 
 
+#: ``centered_norm="auto"`` releases a bound only when the best forecast
+#: with ``centered_norm = data_norm`` loses at least this share of
+#: ``data_norm²`` (:mod:`dppca.forecast`): below it the noise is too small for
+#: a tighter bound to repay its budget and the rows it clips (a released 95%
+#: quantile clips about 5% of them), and the fit keeps every row, as
+#: scikit-learn's PCA does.
+AUTO_BOUND_THRESHOLD = 0.01
+
+
+def resolved_centered_norm(est, n, d):
+    """``centered_norm`` with ``"auto"`` resolved for a fit on ``n`` rows
+    of ``d`` features: ``"private"`` (a released quantile of the centred
+    norms) for a private mean with ``clip=True`` when the forecast says the
+    noise is worth a tighter bound (:data:`AUTO_BOUND_THRESHOLD`), else
+    ``None`` (``data_norm``; with ``clip=False`` a released bound could
+    decide whether a fit refuses). Public quantities only; a fit makes
+    this decision once and keeps it in its plan
+    (``ReleasePlan.centered_norm``)."""
+    value = est.centered_norm
+    if not (isinstance(value, str) and value == "auto"):
+        return value
+    clip = est.clip is True or est.clip is np.True_
+    if not (private_centre(est) and clip):
+        return None
+    share = est.center_share
+    if not isinstance(share, str) and float(share) + est.bound_share >= 1:
+        return None  # no ε would be left for the mechanism
+    if est.mechanism not in ("auto",) + FORECAST_MECHANISMS:
+        return None  # no forecast for it: data_norm, as before issue 30
+    plan = estimator_plan(est, n, d, centered_norm=None)
+    release = plan.best.loss_per_bound2 >= AUTO_BOUND_THRESHOLD
+    return "private" if release else None
+
+
 __all__ = [
+    "AUTO_BOUND_THRESHOLD",
     "CENTER_SHARES",
     "FORECAST_MECHANISMS",
     "ForecastRow",
@@ -419,5 +456,6 @@ __all__ = [
     "forecast",
     "mean_error",
     "noise_std",
+    "resolved_centered_norm",
     "warn_if_hopeless",
 ]

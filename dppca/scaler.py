@@ -21,7 +21,7 @@ have up to ``w_j²/n``.
 **Noise and budget.** ``delta=None``: Laplace, pure ε; a δ: analytic
 Gaussian. ``noise="safe"`` (default) rounds the sums to a grid and adds
 exact discrete noise, calibrated as ``PrivatePCA``'s private mean
-(``dppca.privacy.plan.private_mean_plan``): proved as a program;
+(``dppca.privacy.mean_plan.private_mean_plan``): proved as a program;
 ``"float"`` is float64 noise, recorded unproved. With both released, ``S``
 gets ``mean_share`` of ε (and δ), ``Q`` the rest (``with_std`` needs ``S``
 even when ``with_mean=False``, as scikit-learn's ``var_``); one
@@ -144,7 +144,7 @@ def _budget(est) -> list[tuple[str, float, float | None]]:
 
 def _step(statistic, d, epsilon, delta, kind, row_bound) -> Step:
     """Calibrate one release of ``d`` normalised sums (as
-    ``dppca.privacy.plan.private_mean_plan``)."""
+    ``dppca.privacy.mean_plan.private_mean_plan``)."""
     s = SENSITIVITY[statistic]
     l1, l2 = s * d, s * math.sqrt(d)
     unit = "w_j" if statistic == "mean" else "w_j² (about the midpoint)"

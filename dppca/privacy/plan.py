@@ -33,7 +33,6 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -42,9 +41,11 @@ from ..estimator_checks import (
     check_bound_share,
     check_n_components,
     opted_in,
+    private_centre,
     unproved_opt_ins,
 )
 from ..fit_guard import caller_stacklevel
+from ..forecast import AUTO_BOUND_THRESHOLD, resolved_centered_norm
 from ..linalg import float_error, rows
 from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import (
@@ -53,16 +54,13 @@ from ..mechanisms.registry import (
     resolve,
 )
 from ..validation import PrivacyWarning, check_delta, check_epsilon
-from . import calibration as privacy
 from . import noise, private_bounds
 from .guarantees import (
     FLOAT_NOISE_CAVEAT,
     Release,
     UnprovedGuaranteeWarning,
-    gaussian_release,
-    noise_record,
-    zcdp_release,
 )
+from .mean_plan import private_mean_plan
 
 #: The labels of the private bounds' records.
 BOUND_LABELS = {
@@ -84,13 +82,6 @@ POINTS_PER_OCTAVE = 8
 #: radius ``R`` lie within ``2R`` of a mean in that ball.
 AUTO_OCTAVES_BELOW = 6
 
-#: ``centered_norm="auto"`` releases a bound only when the best forecast
-#: with ``centered_norm = data_norm`` loses at least this share of
-#: ``data_norm²`` (:mod:`dppca.forecast`): below it the noise is too small for
-#: a tighter bound to repay its budget and the rows it clips (a released 95%
-#: quantile clips about 5% of them), and the fit keeps every row, as
-#: scikit-learn's PCA does.
-AUTO_BOUND_THRESHOLD = 0.01
 
 #: β of :func:`dppca.privacy.private_bounds.tail_guarded_quantile` for a fit's
 #: private bounds.
@@ -217,31 +208,6 @@ def bound_parts(bound_epsilon: float) -> tuple[float, float]:
     return bound_epsilon - count, count
 
 
-def resolved_centered_norm(est, n, d):
-    """``centered_norm`` with ``"auto"`` resolved for a fit on ``n`` rows
-    of ``d`` features: ``"private"`` (a released quantile of the centred
-    norms) for a private mean with ``clip=True`` when the forecast says the
-    noise is worth a tighter bound (:data:`AUTO_BOUND_THRESHOLD`), else
-    ``None`` (``data_norm``; with ``clip=False`` a released bound could
-    decide whether a fit refuses). Public quantities only; a fit makes
-    this decision once and keeps it in its plan
-    (``ReleasePlan.centered_norm``)."""
-    value = est.centered_norm
-    if not (isinstance(value, str) and value == "auto"):
-        return value
-    clip = est.clip is True or est.clip is np.True_
-    if not (private_centre(est) and clip):
-        return None
-    share = est.center_share
-    if not isinstance(share, str) and float(share) + est.bound_share >= 1:
-        return None  # no ε would be left for the mechanism
-    if est.mechanism not in ("auto",) + forecast.FORECAST_MECHANISMS:
-        return None  # no forecast for it: data_norm, as before issue 30
-    plan = forecast.estimator_plan(est, n, d, centered_norm=None)
-    release = plan.best.loss_per_bound2 >= AUTO_BOUND_THRESHOLD
-    return "private" if release else None
-
-
 def bound_range_of(est, name: str, data_norm) -> tuple[float, float]:
     """The public range of the candidates of the private bound ``name``:
     ``bound_range``, or for ``centered_norm="auto"`` without one
@@ -259,12 +225,6 @@ def grid_points(lower: float, upper: float) -> int:
     octaves = math.log2(upper) - math.log2(lower)
     points = math.ceil(POINTS_PER_OCTAVE * octaves) + 1
     return int(min(max(points, 2), private_bounds.MAX_GRID_POINTS))
-
-
-def private_centre(est) -> bool:
-    """``center`` is ``True`` (a Python or numpy bool): a private mean."""
-    centre = est.center
-    return isinstance(centre, (bool, np.bool_)) and bool(centre)
 
 
 def _check_parameters(est, n: int, d: int):
@@ -642,115 +602,6 @@ def _split(center_share, epsilon, delta):
     mean_delta = None if delta is None else share * delta
     mech_delta = None if delta is None else delta - mean_delta
     return (mean_eps, mean_delta), (epsilon - mean_eps, mech_delta)
-
-
-def _safe_gaussian_sigma(sigma, sensitivity, epsilon, delta, d, grid):
-    """σ of the safe Gaussian mean on ``grid``: at least ``sigma`` and the
-    discrete calibration with the rounding's √d cells."""
-    return max(
-        sigma,
-        privacy.discrete_gaussian_sigma(
-            sensitivity, epsilon, delta, grid, math.sqrt(d)
-        ),
-    )
-
-
-def _check_gaussian_mean_range(epsilon, delta, d) -> None:
-    """Refuse, from (ε, δ, d) alone, a safe Gaussian mean whose noise no
-    grid can hold. On a grid γ the noise is σ/γ = (Δ/γ + √d)/√(2ρ) grid
-    units (:func:`dppca.privacy.discrete_gaussian_sigma`), which falls
-    towards √d/√(2ρ) as γ grows: if that limit is below half the exact
-    sampler's range a coarse enough grid draws it, whatever the bound Δ;
-    otherwise the fit is refused before any charge, whatever the bound."""
-    limit = math.sqrt(d / (2.0 * privacy.zcdp_rho(epsilon, delta)))
-    if limit > noise.MAX_GAUSSIAN_GRID_SIGMA / 2:
-        raise ValueError(
-            "epsilon is too small: the private mean (ε = "
-            f"{epsilon:.3g}, δ = {delta:.3g}, d = {d}) would need a "
-            "discrete Gaussian beyond the exact sampler's range; "
-            "nothing was charged"
-        )
-
-
-def _drawable(sigma, grid) -> bool:
-    """Whether the exact discrete Gaussian sampler can draw σ/γ grid units."""
-    try:
-        noise.discrete_gaussian_parameters(
-            (Fraction(float(sigma)) / Fraction(float(grid))) ** 2
-        )
-    except ValueError:
-        return False
-    return True
-
-
-def private_mean_plan(est, n, d, bound, budget, pure):
-    """How the private mean will be drawn, and its guarantee record,
-    before any noise: ``(law, scale, grid, record)``."""
-    epsilon, delta = budget
-    l2_sensitivity = 2.0 * bound / n
-    kind = noise.check_noise_kind(est.noise)
-    safe = kind == "safe"
-    fields = dict(
-        row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
-        theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
-        chapter="chapter 13",
-        **noise_record(kind),
-    )
-    if pure or delta is None:
-        l1_sensitivity = l2_sensitivity * math.sqrt(d)
-        scale, grid = l1_sensitivity / epsilon, None
-        if safe:  # rounding to the grid grows the ℓ₁ sensitivity by d cells
-            grid = privacy.safe_granularity(
-                l1_sensitivity, d, scale, noise.MAX_LAPLACE_GRID_SCALE
-            )
-            scale = privacy.discrete_laplace_scale(
-                l1_sensitivity, epsilon, grid, d
-            )
-        record = Release("private mean (Laplace)", "pure", epsilon, **fields)
-        return "laplace", scale, grid, record
-    sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
-    grid = None
-    if safe:
-        _check_gaussian_mean_range(
-            epsilon, delta, d
-        )  # ... and its ℓ₂ sensitivity by √d cells
-        grid = privacy.safe_granularity(
-            l2_sensitivity,
-            math.sqrt(d),
-            sigma,
-            noise.MAX_GAUSSIAN_GRID_SIGMA,
-        )
-        sigma = _safe_gaussian_sigma(
-            sigma, l2_sensitivity, epsilon, delta, d, grid
-        )
-        while not _drawable(sigma, grid):
-            # the rounding's √d cells raised σ past the sampler's range: a
-            # coarser grid lowers σ/γ towards its limit, below half the range
-            # (checked above from ε, δ, d alone), so this ends
-            grid *= 2
-            sigma = _safe_gaussian_sigma(
-                sigma, l2_sensitivity, epsilon, delta, d, grid
-            )
-        # ρ of the σ used, with the rounding's √d cells
-        record = zcdp_release(
-            "private mean (Gaussian, safe noise)",
-            privacy.gaussian_zcdp_rho(
-                l2_sensitivity + math.sqrt(d) * grid, sigma
-            ),
-            epsilon,
-            delta,
-            **fields,
-        )
-    else:
-        record = gaussian_release(
-            "private mean (Gaussian)",
-            sigma,
-            l2_sensitivity,
-            epsilon,
-            delta,
-            **fields,
-        )
-    return "gaussian", sigma, grid, record
 
 
 __all__ = [

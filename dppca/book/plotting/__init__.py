@@ -109,6 +109,21 @@ def figure_svg(fig) -> str | None:
     return print_figure(fig, "svg", bbox_inches="tight", metadata=metadata)
 
 
+def interval_errorbar(ax, x, estimates, **kwargs):
+    """Draw Monte Carlo estimates (objects with ``value``, ``low`` and
+    ``high``, such as :func:`dppca.montecarlo.mean_ci`'s) at ``x`` with
+    their confidence intervals as error bars, caps of 3 pt; keyword
+    arguments go to :meth:`matplotlib.axes.Axes.errorbar`."""
+    import numpy as np
+
+    values = np.array([e.value for e in estimates])
+    low = np.array([e.low for e in estimates])
+    high = np.array([e.high for e in estimates])
+    return ax.errorbar(
+        x, values, yerr=[values - low, high - values], capsize=3, **kwargs
+    )
+
+
 def legend_outside(ax, **kwargs):
     """Draw the legend of ``ax`` to the right of the axes, where it covers no
     data (``savefig.bbox = "tight"`` widens the saved figure to hold it).

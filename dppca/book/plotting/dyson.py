@@ -22,6 +22,8 @@ from matplotlib.ticker import (
     NullLocator,
 )
 
+from . import interval_errorbar
+
 #: The width of the book's text column, in inches.
 COLUMN_WIDTH = 6.5
 
@@ -114,16 +116,7 @@ def plot_ratio_vs_noise(noise_levels, estimates, title: str | None = None):
     """Measured / predicted ratio with confidence intervals against the noise
     level."""
     fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.6))
-    values = np.array([e.value for e in estimates])
-    low = np.array([e.low for e in estimates])
-    high = np.array([e.high for e in estimates])
-    ax.errorbar(
-        noise_levels,
-        values,
-        yerr=[values - low, high - values],
-        fmt="o-",
-        capsize=3,
-    )
+    interval_errorbar(ax, noise_levels, estimates, fmt="o-")
     ax.axhline(1.0, color="k", lw=1, ls=":")
     ax.set_xscale("log")
     _ticks_at(ax.xaxis, noise_levels)
@@ -238,17 +231,8 @@ def plot_probability_curve(
     labelled in the legend."""
     fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.8))
     for (marker, style), (label, rows) in zip(_SERIES, estimates.items()):
-        values = np.array([e.value for e in rows])
-        low = np.array([e.low for e in rows])
-        high = np.array([e.high for e in rows])
-        ax.errorbar(
-            c_values,
-            values,
-            yerr=[values - low, high - values],
-            marker=marker,
-            ls=style,
-            capsize=3,
-            label=label,
+        interval_errorbar(
+            ax, c_values, rows, marker=marker, ls=style, label=label
         )
     if reference is not None:
         ax.axvline(

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
+from . import interval_errorbar
 from .foundations import legend_under
 
 #: Markers and line styles that tell the curves of one panel apart without
@@ -63,17 +64,7 @@ def plot_paths_and_variation(times, paths, steps, mean_sq, predicted, title):
     left.set_xlabel("t")
     left.set_ylabel("W(t)")
     left.set_title("sample paths")
-    values = np.array([e.value for e in mean_sq])
-    low = np.array([e.low for e in mean_sq])
-    high = np.array([e.high for e in mean_sq])
-    right.errorbar(
-        steps,
-        values,
-        yerr=[values - low, high - values],
-        fmt="o",
-        capsize=3,
-        label="simulated",
-    )
+    interval_errorbar(right, steps, mean_sq, fmt="o", label="simulated")
     right.loglog(steps, predicted, "--", label=r"$2T^2/n$")
     right.set_xlabel("steps n")
     right.set_ylabel(r"$E\,(\sum_k \Delta W_k^2 - T)^2$")

@@ -1,0 +1,128 @@
+"""How :class:`dppca.PrivatePCA` draws its private mean, and the guarantee
+record of that draw, from public quantities only (``n``, ``d``, the row
+bound and the mean's share of the budget): Laplace noise for a pure budget,
+analytic (or safe discrete) Gaussian noise otherwise. The release plan
+(:mod:`dppca.privacy.plan`), the private scaler and the forecast all read
+it, so the three cannot calibrate the mean differently.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from . import calibration as privacy
+from . import noise
+from .guarantees import Release, gaussian_release, noise_record, zcdp_release
+
+
+def _safe_gaussian_sigma(sigma, sensitivity, epsilon, delta, d, grid):
+    """σ of the safe Gaussian mean on ``grid``: at least ``sigma`` and the
+    discrete calibration with the rounding's √d cells."""
+    return max(
+        sigma,
+        privacy.discrete_gaussian_sigma(
+            sensitivity, epsilon, delta, grid, math.sqrt(d)
+        ),
+    )
+
+
+def _check_gaussian_mean_range(epsilon, delta, d) -> None:
+    """Refuse, from (ε, δ, d) alone, a safe Gaussian mean whose noise no
+    grid can hold. On a grid γ the noise is σ/γ = (Δ/γ + √d)/√(2ρ) grid
+    units (:func:`dppca.privacy.discrete_gaussian_sigma`), which falls
+    towards √d/√(2ρ) as γ grows: if that limit is below half the exact
+    sampler's range a coarse enough grid draws it, whatever the bound Δ;
+    otherwise the fit is refused before any charge, whatever the bound."""
+    limit = math.sqrt(d / (2.0 * privacy.zcdp_rho(epsilon, delta)))
+    if limit > noise.MAX_GAUSSIAN_GRID_SIGMA / 2:
+        raise ValueError(
+            "epsilon is too small: the private mean (ε = "
+            f"{epsilon:.3g}, δ = {delta:.3g}, d = {d}) would need a "
+            "discrete Gaussian beyond the exact sampler's range; "
+            "nothing was charged"
+        )
+
+
+def _drawable(sigma, grid) -> bool:
+    """Whether the exact discrete Gaussian sampler can draw σ/γ grid units."""
+    try:
+        noise.discrete_gaussian_parameters(
+            (Fraction(float(sigma)) / Fraction(float(grid))) ** 2
+        )
+    except ValueError:
+        return False
+    return True
+
+
+def private_mean_plan(est, n, d, bound, budget, pure):
+    """How the private mean will be drawn, and its guarantee record,
+    before any noise: ``(law, scale, grid, record)``."""
+    epsilon, delta = budget
+    l2_sensitivity = 2.0 * bound / n
+    kind = noise.check_noise_kind(est.noise)
+    safe = kind == "safe"
+    fields = dict(
+        row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
+        theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
+        chapter="chapter 13",
+        **noise_record(kind),
+    )
+    if pure or delta is None:
+        l1_sensitivity = l2_sensitivity * math.sqrt(d)
+        scale, grid = l1_sensitivity / epsilon, None
+        if safe:  # rounding to the grid grows the ℓ₁ sensitivity by d cells
+            grid = privacy.safe_granularity(
+                l1_sensitivity, d, scale, noise.MAX_LAPLACE_GRID_SCALE
+            )
+            scale = privacy.discrete_laplace_scale(
+                l1_sensitivity, epsilon, grid, d
+            )
+        record = Release("private mean (Laplace)", "pure", epsilon, **fields)
+        return "laplace", scale, grid, record
+    sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+    grid = None
+    if safe:
+        _check_gaussian_mean_range(
+            epsilon, delta, d
+        )  # ... and its ℓ₂ sensitivity by √d cells
+        grid = privacy.safe_granularity(
+            l2_sensitivity,
+            math.sqrt(d),
+            sigma,
+            noise.MAX_GAUSSIAN_GRID_SIGMA,
+        )
+        sigma = _safe_gaussian_sigma(
+            sigma, l2_sensitivity, epsilon, delta, d, grid
+        )
+        while not _drawable(sigma, grid):
+            # the rounding's √d cells raised σ past the sampler's range: a
+            # coarser grid lowers σ/γ towards its limit, below half the range
+            # (checked above from ε, δ, d alone), so this ends
+            grid *= 2
+            sigma = _safe_gaussian_sigma(
+                sigma, l2_sensitivity, epsilon, delta, d, grid
+            )
+        # ρ of the σ used, with the rounding's √d cells
+        record = zcdp_release(
+            "private mean (Gaussian, safe noise)",
+            privacy.gaussian_zcdp_rho(
+                l2_sensitivity + math.sqrt(d) * grid, sigma
+            ),
+            epsilon,
+            delta,
+            **fields,
+        )
+    else:
+        record = gaussian_release(
+            "private mean (Gaussian)",
+            sigma,
+            l2_sensitivity,
+            epsilon,
+            delta,
+            **fields,
+        )
+    return "gaussian", sigma, grid, record
+
+
+__all__ = ["private_mean_plan"]
