@@ -27,6 +27,7 @@ from dppca.linalg.clipped_sums import clipped_second_moment
 from dppca.linalg.rows import clip_factors, row_norms
 from dppca.mechanisms.registry import MECHANISMS, RELEASES_EIGENVALUES
 from dppca.privacy import analytic_gaussian_sigma
+from dppca.privacy.accounting import Accountant
 
 HAS_COVARIANCE = (
     importlib.util.find_spec("dppca.mechanisms.covariance") is not None
@@ -176,6 +177,34 @@ def options_for(mechanism):
             "allow_not_dp=True",
         ),
         ({"data_norm": 1e300}, "data_norm must lie in"),
+        # extremes of the other bounds: a ValueError naming the parameter the
+        # caller set, not a ZeroDivisionError or OverflowError in the forecast
+        ({"center": True, "centered_norm": 1e-200}, "centered_norm=1e-200"),
+        ({"center": True, "centered_norm": 1e200}, "centered_norm=1e[+]200"),
+        (
+            {"data_norm": "private", "bound_range": (1e-300, 1e300)},
+            "bound_range=",
+        ),
+        # centered_norm='auto' searches (data_norm / 64, 2 data_norm)
+        ({"center": True, "data_norm": 1e-149}, "choose data_norm in"),
+        ({"center": True, "data_norm": 4e149}, "choose data_norm in"),
+        # a learning rate that fails at a step of the public schedule
+        (
+            {
+                "mechanism": "streaming",
+                "delta": 1e-5,
+                "mechanism_options": {"learning_rate": lambda t: float("nan")},
+            },
+            "learning_rate[(]1[)] = nan",
+        ),
+        (
+            {
+                "mechanism": "streaming",
+                "delta": 1e-5,
+                "mechanism_options": {"learning_rate": lambda t: 1 / (t - 1)},
+            },
+            "learning_rate[(]1[)] raised ZeroDivisionError",
+        ),
     ],
 )
 def test_invalid_parameters_raise(params, message):
@@ -890,3 +919,26 @@ def test_centered_norm_without_private_mean_is_said():
     X, _ = spiked(n=100)
     with pytest.warns(PrivacyWarning, match="centered_norm=2.0 is not used"):
         PrivatePCA(2, data_norm=3.0, center=False, centered_norm=2.0).fit(X)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"center": True, "centered_norm": 1e-200},
+        {"data_norm": "private", "bound_range": (1e-300, 1e300)},
+        {
+            "mechanism": "streaming",
+            "mechanism_options": {"learning_rate": lambda t: 1 / (t - 2)},
+        },
+    ],
+)
+def test_public_parameter_refusals_charge_nothing(params):
+    """Refused while planning, from public values: the ledger is untouched."""
+    X, _ = spiked(n=300)
+    ledger = Accountant(epsilon=10.0, delta=1e-3)
+    base = {"n_components": 2, "data_norm": 3.0, "delta": 1e-5, "epsilon": 1.0}
+    with pytest.raises(ValueError):
+        PrivatePCA(**{**base, **params}, accountant=ledger, random_state=0).fit(
+            X
+        )
+    assert ledger.spent == (0.0, 0.0)

@@ -86,7 +86,7 @@ def _trace_sensitive(options, n, d, k, epsilon):
 
 
 def _streaming(options, n, d, k, epsilon):
-    streaming_schedule.streaming_plan(
+    plan = streaming_schedule.streaming_plan(
         n,
         k,
         batch_size=options.get("batch_size"),
@@ -106,6 +106,27 @@ def _streaming(options, n, d, k, epsilon):
     rate = options.get("learning_rate")
     if rate is not None and not callable(rate):
         raise ValueError("learning_rate must be a callable")
+    if rate is not None:
+        _check_rates(rate, plan.n_steps)
+
+
+def _check_rates(rate, n_steps):
+    """A learning rate ``t -> η_t`` evaluated at every step of the public
+    schedule (``t = 1, ..., n_steps``) before any charge: each value a
+    finite number > 0, and no exception (a fit would otherwise spend its
+    budget and then fail halfway through the pass)."""
+    for t in range(1, n_steps + 1):
+        try:
+            eta = float(rate(t))
+        except Exception as error:  # the caller's code, on public t only
+            raise ValueError(
+                f"learning_rate({t}) raised {type(error).__name__}: {error}"
+            ) from error
+        if not (math.isfinite(eta) and eta > 0):
+            raise ValueError(
+                f"learning_rate({t}) = {eta!r}: every step's rate must be a "
+                "finite number > 0"
+            )
 
 
 def _mod_sulq(options, n, d, k, epsilon):

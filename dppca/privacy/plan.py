@@ -252,13 +252,17 @@ def _check_parameters(est, n: int, d: int):
                 "data_norm must be a finite number > 0 or 'private'; got "
                 f"{est.data_norm!r}"
             )
-        if not float_error.MIN_BOUND <= data_norm <= float_error.MAX_MAGNITUDE:
+        if (
+            not float_error.MIN_BOUND
+            <= data_norm
+            <= float_error.MAX_MAGNITUDE / 2
+        ):
             # the float64 error bounds (and the forecast's arithmetic) hold
             # only there: refused here, before any charge, not as an
             # overflow or a division by zero halfway through planning
             raise ValueError(
                 "data_norm must lie in "
-                f"[{float_error.MIN_BOUND:g}, {float_error.MAX_MAGNITUDE:g}] "
+                f"[{float_error.MIN_BOUND:g}, {float_error.MAX_MAGNITUDE / 2:g}] "
                 "(float64 error bounds are verified only there; rescale the "
                 f"data and the bound together); got {est.data_norm!r}"
             )
@@ -278,10 +282,15 @@ def _check_parameters(est, n: int, d: int):
         _bound_budget(est, 1.0, None)  # raises: bound_range is needed
     if est.data_norm == "private" or est.centered_norm in ("auto", "private"):
         check_bound_share(est)
+    # the scales first: the forecast's arithmetic holds only inside them
+    _check_bound_range(est, None)
+    _check_scales(est, d, None)
     # the fit's decision for centered_norm="auto", from n, d and parameters
     centred = resolved_centered_norm(est, n, d)
     if data_norm == "private" or centred == "private":
         _bound_budget(est, 1.0, centred)  # bound_share and bound_range
+    _check_bound_range(est, centred)
+    _check_scales(est, d, centred)  # the resolved centred bound's too
     name, share = forecast.choose(est, n, d)
     name, spec = resolve(name, est.delta)
     k = check_n_components(est, name, d)
@@ -386,19 +395,11 @@ def _check_public(est, name, spec, d, centred) -> dict:
             "rows. Use clip=True (rows are clipped to the released bound) "
             "or public bounds and a public centre"
         )
-    if _private_bound_names(est, centred) and est.bound_range is not None:
-        _bound_budget(est, 1.0, centred)
-        lower, upper = (float(v) for v in est.bound_range)
-        if not (0 < lower < upper and math.isfinite(upper)):
-            raise ValueError(
-                "bound_range must be (lower, upper) with 0 < lower < "
-                f"upper < inf; got {est.bound_range!r}"
-            )
+    _check_bound_range(est, centred)
     if _private_bound_names(est, centred):
         q = float(est.bound_quantile)
         if not 0 < q < 1:
             raise ValueError(f"bound_quantile must lie in (0, 1); got {q!r}")
-    _check_scales(est, d, centred)
     options = dict(est.mechanism_options or {})
     accepted = spec.accepted_options(INTERNAL_OPTIONS)
     unknown = sorted(set(options) - accepted)
@@ -410,6 +411,19 @@ def _check_public(est, name, spec, d, centred) -> dict:
     if spec.check_options is not None:
         options = spec.check_options(options)
     return options
+
+
+def _check_bound_range(est, centred) -> None:
+    """``bound_range``, where a private bound uses it: ``(lower, upper)``
+    with ``0 < lower < upper < inf``."""
+    if _private_bound_names(est, centred) and est.bound_range is not None:
+        _bound_budget(est, 1.0, centred)
+        lower, upper = (float(v) for v in est.bound_range)
+        if not (0 < lower < upper and math.isfinite(upper)):
+            raise ValueError(
+                "bound_range must be (lower, upper) with 0 < lower < "
+                f"upper < inf; got {est.bound_range!r}"
+            )
 
 
 def _check_scales(est, d: int, centred) -> None:
@@ -435,8 +449,7 @@ def _check_scales(est, d: int, centred) -> None:
     for name, (lower, upper) in ranges.items():
         if not low <= lower <= upper <= high:
             raise ValueError(
-                f"{name} (or bound_range) must lie in [{low:g}, "
-                f"{high:g}], where float64 error bounds are verified"
+                _scale_message(est, name, (lower, upper), low, high)
             )
     outer = ranges["data_norm"]
     if private_centre(est):
@@ -453,6 +466,33 @@ def _check_scales(est, d: int, centred) -> None:
             "the centre may lie more than 1e200 row bounds from the "
             "origin: float64 clip factors would be subnormal"
         )
+
+
+def _scale_message(est, name, span, low, high) -> str:
+    """Why a bound's (public or candidate) values leave the verified
+    range ``[low, high]``, naming the parameter the caller set."""
+    where = f"[{low:g}, {high:g}], where float64 error bounds are verified"
+    if name == "data_norm" and est.data_norm != "private":
+        return f"data_norm={est.data_norm!r} must lie in {where}"
+    if name == "data_norm" or (
+        isinstance(est.centered_norm, str) and est.bound_range is not None
+    ):
+        return (
+            f"bound_range={tuple(est.bound_range)!r} (the candidates of a "
+            f"private bound) must lie in {where}"
+        )
+    if isinstance(est.centered_norm, str):
+        # "auto" or "private" without bound_range: candidates derived from
+        # data_norm
+        return (
+            f"with center=True and centered_norm={est.centered_norm!r}, the "
+            f"centred rows' bound is searched in ({span[0]:.3g}, "
+            f"{span[1]:.3g}) = (data_norm / 2**{AUTO_OCTAVES_BELOW}, "
+            f"2·data_norm), which must lie in {where}: choose data_norm in "
+            f"[{low * 2.0**AUTO_OCTAVES_BELOW:g}, {high / 2:g}], or pass "
+            "centered_norm (a number) or bound_range"
+        )
+    return f"centered_norm={est.centered_norm!r} must lie in {where}"
 
 
 def public_centre(est, d: int) -> np.ndarray:
