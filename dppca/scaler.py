@@ -1,6 +1,6 @@
 """``PrivateStandardScaler``: private per-feature means and variances on
 public per-feature ranges, charged to the same ledger as ``PrivatePCA``
-(issue 30).
+(chapter 13).
 
 **Released.** Feature j has a public range ``[a_j, b_j]``, width ``w_j``,
 midpoint ``c_j``. Entries are clipped and normalised, ``z_ij = (clip(x_ij,
@@ -54,15 +54,10 @@ from .estimator import (
 from .fit_guard import caller_stacklevel
 from .float_state import owns_float_state
 from .postprocessing import FLOATS
-from .privacy import calibration, noise
+from .privacy import noise
 from .privacy.accounting import basic_composition
-from .privacy.guarantees import (
-    Release,
-    gaussian_release,
-    noise_record,
-    warn_if_unproved,
-    zcdp_release,
-)
+from .privacy.guarantees import Release, warn_if_unproved
+from .privacy.mean_plan import vector_release_plan
 from .validation import PrivacyWarning, check_delta, check_epsilon
 
 #: Replace-one sensitivity per feature of the normalised sums (docstring).
@@ -143,44 +138,20 @@ def _budget(est) -> list[tuple[str, float, float | None]]:
 
 
 def _step(statistic, d, epsilon, delta, kind, row_bound) -> Step:
-    """Calibrate one release of ``d`` normalised sums (as
-    ``dppca.privacy.mean_plan.private_mean_plan``)."""
+    """Calibrate one release of ``d`` normalised sums through the package's
+    one vector-release calibration
+    (:func:`dppca.privacy.mean_plan.vector_release_plan`)."""
     s = SENSITIVITY[statistic]
-    l1, l2 = s * d, s * math.sqrt(d)
     unit = "w_j" if statistic == "mean" else "w_j² (about the midpoint)"
     theorem = "Laplace / analytic Gaussian mechanism on clipped column "
     theorem += f"sums, sensitivity {s:g} per feature in units of {unit}"
-    chapter = "dppca.scaler (issue 30)"
-    fields = dict(row_bound=row_bound, theorem=theorem, chapter=chapter)
-    fields.update(noise_record(kind))
-    label = f"private {statistic} (scaler, "
-    if delta is None:
-        scale, grid = l1 / epsilon, None
-        if kind == "safe":  # rounding grows the ℓ₁ sensitivity by d cells
-            grid = calibration.safe_granularity(
-                l1, d, scale, noise.MAX_LAPLACE_GRID_SCALE
-            )
-            scale = calibration.discrete_laplace_scale(l1, epsilon, grid, d)
-        record = Release(label + "Laplace)", "pure", epsilon, **fields)
-        return Step(statistic, "laplace", scale, grid, l1, l2, record)
-    sigma = calibration.analytic_gaussian_sigma(l2, epsilon, delta)
-    if kind == "float":
-        record = gaussian_release(
-            label + "Gaussian)", sigma, l2, epsilon, delta, **fields
-        )
-        return Step(statistic, "gaussian", sigma, None, l1, l2, record)
-    root = math.sqrt(d)  # ... and its ℓ₂ sensitivity by √d cells
-    grid = calibration.safe_granularity(
-        l2, root, sigma, noise.MAX_GAUSSIAN_GRID_SIGMA
+    fields = dict(row_bound=row_bound, theorem=theorem, chapter="chapter 13")
+    name = f"private {statistic} (scaler, "
+    l1, l2 = s * d, s * math.sqrt(d)
+    law, scale, grid, record = vector_release_plan(
+        l2, d, epsilon, delta, kind, name, fields, l1_sensitivity=l1
     )
-    sigma = max(
-        sigma,
-        calibration.discrete_gaussian_sigma(l2, epsilon, delta, grid, root),
-    )
-    rho = calibration.gaussian_zcdp_rho(l2 + root * grid, sigma)
-    label += "Gaussian, safe noise)"
-    record = zcdp_release(label, rho, epsilon, delta, **fields)
-    return Step(statistic, "gaussian", sigma, grid, l1, l2, record)
+    return Step(statistic, law, scale, grid, l1, l2, record)
 
 
 def scaler_plan(est, n: int, d: int) -> list[Step]:

@@ -1,9 +1,10 @@
-"""How :class:`dppca.PrivatePCA` draws its private mean, and the guarantee
-record of that draw, from public quantities only (``n``, ``d``, the row
-bound and the mean's share of the budget): Laplace noise for a pure budget,
-analytic (or safe discrete) Gaussian noise otherwise. The release plan
-(:mod:`dppca.privacy.plan`), the private scaler and the forecast all read
-it, so the three cannot calibrate the mean differently.
+"""One calibration for a private vector: how :class:`dppca.PrivatePCA`
+draws its private mean, and :class:`dppca.scaler.PrivateStandardScaler` its
+column sums, with the guarantee record of each draw, from public
+quantities only (``n``, ``d``, the bound and the budget): Laplace noise for
+a pure budget, analytic (or safe discrete) Gaussian noise otherwise. The
+release plan (:mod:`dppca.privacy.plan`), the scaler and the forecast all
+read it, so they cannot calibrate a vector release differently.
 """
 
 from __future__ import annotations
@@ -55,21 +56,24 @@ def _drawable(sigma, grid) -> bool:
     return True
 
 
-def private_mean_plan(est, n, d, bound, budget, pure):
-    """How the private mean will be drawn, and its guarantee record,
-    before any noise: ``(law, scale, grid, record)``."""
-    epsilon, delta = budget
-    l2_sensitivity = 2.0 * bound / n
-    kind = noise.check_noise_kind(est.noise)
+def vector_release_plan(
+    l2_sensitivity, d, epsilon, delta, kind, name, fields, l1_sensitivity=None
+):
+    """Calibrate one release of ``d`` numbers with replace-one ℓ₂
+    sensitivity ``l2_sensitivity`` and ℓ₁ sensitivity ``l1_sensitivity``
+    (default ``√d`` times the ℓ₂ one, its largest value):
+    Laplace noise for a pure budget (``delta`` None), analytic Gaussian
+    otherwise; with ``kind="safe"`` on a grid, as exact discrete noise whose
+    calibration counts the rounding's ``d`` (ℓ₁) or ``√d`` (ℓ₂) cells.
+    Returns ``(law, scale, grid, record)``, ``record`` labelled ``name``
+    with the extra ``fields``; raises (before any charge) when no grid can
+    hold the noise. The private mean, the private scaler and the forecast
+    all calibrate through it."""
+    fields = dict(fields, **noise_record(kind))
     safe = kind == "safe"
-    fields = dict(
-        row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
-        theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
-        chapter="chapter 13",
-        **noise_record(kind),
-    )
-    if pure or delta is None:
-        l1_sensitivity = l2_sensitivity * math.sqrt(d)
+    if delta is None:
+        if l1_sensitivity is None:
+            l1_sensitivity = l2_sensitivity * math.sqrt(d)
         scale, grid = l1_sensitivity / epsilon, None
         if safe:  # rounding to the grid grows the ℓ₁ sensitivity by d cells
             grid = privacy.safe_granularity(
@@ -78,51 +82,55 @@ def private_mean_plan(est, n, d, bound, budget, pure):
             scale = privacy.discrete_laplace_scale(
                 l1_sensitivity, epsilon, grid, d
             )
-        record = Release("private mean (Laplace)", "pure", epsilon, **fields)
+        record = Release(f"{name}Laplace)", "pure", epsilon, **fields)
         return "laplace", scale, grid, record
     sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
-    grid = None
-    if safe:
-        _check_gaussian_mean_range(
-            epsilon, delta, d
-        )  # ... and its ℓ₂ sensitivity by √d cells
-        grid = privacy.safe_granularity(
-            l2_sensitivity,
-            math.sqrt(d),
-            sigma,
-            noise.MAX_GAUSSIAN_GRID_SIGMA,
+    if not safe:
+        record = gaussian_release(
+            f"{name}Gaussian)", sigma, l2_sensitivity, epsilon, delta, **fields
         )
+        return "gaussian", sigma, None, record
+    _check_gaussian_mean_range(epsilon, delta, d)
+    # ... and its ℓ₂ sensitivity by √d cells
+    grid = privacy.safe_granularity(
+        l2_sensitivity, math.sqrt(d), sigma, noise.MAX_GAUSSIAN_GRID_SIGMA
+    )
+    sigma = _safe_gaussian_sigma(sigma, l2_sensitivity, epsilon, delta, d, grid)
+    while not _drawable(sigma, grid):
+        # the rounding's √d cells raised σ past the sampler's range: a
+        # coarser grid lowers σ/γ towards its limit, below half the range
+        # (checked above from ε, δ, d alone), so this ends
+        grid *= 2
         sigma = _safe_gaussian_sigma(
             sigma, l2_sensitivity, epsilon, delta, d, grid
         )
-        while not _drawable(sigma, grid):
-            # the rounding's √d cells raised σ past the sampler's range: a
-            # coarser grid lowers σ/γ towards its limit, below half the range
-            # (checked above from ε, δ, d alone), so this ends
-            grid *= 2
-            sigma = _safe_gaussian_sigma(
-                sigma, l2_sensitivity, epsilon, delta, d, grid
-            )
-        # ρ of the σ used, with the rounding's √d cells
-        record = zcdp_release(
-            "private mean (Gaussian, safe noise)",
-            privacy.gaussian_zcdp_rho(
-                l2_sensitivity + math.sqrt(d) * grid, sigma
-            ),
-            epsilon,
-            delta,
-            **fields,
-        )
-    else:
-        record = gaussian_release(
-            "private mean (Gaussian)",
-            sigma,
-            l2_sensitivity,
-            epsilon,
-            delta,
-            **fields,
-        )
+    # ρ of the σ used, with the rounding's √d cells
+    rho = privacy.gaussian_zcdp_rho(l2_sensitivity + math.sqrt(d) * grid, sigma)
+    record = zcdp_release(
+        f"{name}Gaussian, safe noise)", rho, epsilon, delta, **fields
+    )
     return "gaussian", sigma, grid, record
 
 
-__all__ = ["private_mean_plan"]
+def private_mean_plan(est, n, d, bound, budget, pure):
+    """How the private mean will be drawn, and its guarantee record,
+    before any noise: ``(law, scale, grid, record)``
+    (:func:`vector_release_plan` with sensitivity ``2R/n``)."""
+    epsilon, delta = budget
+    fields = dict(
+        row_bound=f"‖x_i‖₂ ≤ {bound:.6g} (clipped)",
+        theorem="Laplace / analytic Gaussian mechanism, sensitivity 2R/n",
+        chapter="chapter 13",
+    )
+    return vector_release_plan(
+        2.0 * bound / n,
+        d,
+        epsilon,
+        None if pure else delta,
+        noise.check_noise_kind(est.noise),
+        "private mean (",
+        fields,
+    )
+
+
+__all__ = ["private_mean_plan", "vector_release_plan"]
