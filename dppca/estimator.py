@@ -340,7 +340,8 @@ class PrivatePCA(
     mechanism_, center_share_ : str, float or None
         The mechanism that ran and the mean's share (``"auto"`` resolved).
     clipped_rows_ : dict
-        For each released bound, the private count of rows it clipped.
+        For each released bound, the private (noisy) count of rows it
+        clipped, post-processed into ``[0, n]``.
     row_bound_ : float
         The public bound the rows were divided by.
     data_norm_ : float
@@ -507,7 +508,11 @@ def _fit(est, X, refit: bool) -> dict:
     record = dataclasses.replace(plan.record, row_bound=rows_made.text)
     releases += rows_made.releases + [record]
     fitted = dict(
-        clipped_rows_={**clipped, **rows_made.clipped},
+        # post-processing: a noisy count, kept inside its possible range
+        clipped_rows_={
+            name: min(max(count, 0), n)
+            for name, count in {**clipped, **rows_made.clipped}.items()
+        },
         data_norm_=bound,
         mean_=rows_made.mean,
         row_bound_=rows_made.row_bound,
