@@ -75,7 +75,7 @@ from .float_state import owns_float_state
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
 from .privacy.accounting import BudgetExceededError, basic_composition
-from .privacy.guarantees import UnprovedGuaranteeWarning
+from .privacy.guarantees import UNCOMPOSABLE, UnprovedGuaranteeWarning
 from .privacy.mean_plan import private_mean_plan
 from .privacy.plan import (
     TAIL_GUARD,
@@ -118,8 +118,9 @@ def _snap(spent, requested):
 def _spent(releases, requested) -> tuple:
     """``privacy_spent_``: the basic composition of the records; with a
     release of kind ``"ideal"`` (an approximate sampler) its ε is the exact
-    law's and δ is ``nan``: no (ε, δ) is proved for the fit."""
-    if any(r.kind == "ideal" for r in releases):
+    law's and δ is ``nan``: no (ε, δ) is proved for the fit; with a
+    release of kind ``"none"`` (no guarantee) ε is ``inf``."""
+    if any(r.kind in UNCOMPOSABLE for r in releases):
         return math.fsum(r.epsilon for r in releases), math.nan
     return _snap(basic_composition(releases), requested)
 

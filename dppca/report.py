@@ -123,6 +123,8 @@ class PrivacyReport:
     def __str__(self) -> str:
         if self.epsilon is None:
             figure = "no ε could be composed"
+        elif self.epsilon in (math.inf, "inf"):
+            figure = "NONE: the fit is NOT differentially private"
         elif self.delta is None:
             figure = (
                 f"ε = {self.epsilon:.4g} for the exact law only; NO (ε, δ) "
@@ -187,7 +189,7 @@ def _tighter(records, delta) -> str:
     """When ``compose`` (an accountant) can give a smaller ε than basic
     composition."""
     accounted = [r for r in records if r.kind in ("gaussian", "zcdp")]
-    if any(r.kind == "ideal" for r in records) or not accounted:
+    if any(r.kind in ("ideal", "none") for r in records) or not accounted:
         return ""
     if len(accounted) == 1:
         return (
@@ -232,7 +234,13 @@ def estimator_report(est) -> PrivacyReport:
     records = list(est.privacy_releases_)
     epsilon, delta = est.privacy_spent_
     ideal = [r.label for r in records if r.kind == "ideal"]
-    if ideal:
+    none = [r.label for r in records if r.kind == "none"]
+    if none:
+        composition = (
+            ", ".join(none) + " has no privacy guarantee; privacy_spent_ "
+            "reads ε = inf"
+        )
+    elif ideal:
         composition = (
             "the sum of the releases' ε, as privacy_spent_; "
             + ", ".join(ideal)

@@ -87,6 +87,17 @@ def test_release_validation():
         Release("x", "pure", 1.0, 0.0, 2.0)
     with pytest.raises(ValueError, match="delta = 0"):
         Release("x", "pure", 1.0, 1e-5)
+    # no guarantee: kind 'none' exactly when epsilon is inf, never proved
+    with pytest.raises(ValueError, match="kind 'none'"):
+        Release("x", "none", 1.0, proved=False, caveat="c")
+    with pytest.raises(ValueError, match="kind 'none'"):
+        Release("x", "pure", float("inf"))
+    with pytest.raises(ValueError, match="not proved"):
+        Release("x", "none", float("inf"))
+    assert (
+        "NOT"
+        in Release("x", "none", float("inf"), proved=False, caveat="c").claim
+    )
     with pytest.raises(ValueError, match="accountant"):
         gaussian_epsilon([1.0], 1e-5, accountant="moments")
     with pytest.raises(TypeError, match="Release"):

@@ -965,3 +965,40 @@ def test_clipped_row_counts_are_post_processed_into_0_n():
         seen += list(est.clipped_rows_.values())
     assert all(0 <= c <= 60 for c in seen), seen
     assert 0 in seen or 60 in seen  # the clamp was needed at least once
+
+
+def test_a_chain_started_from_the_data_says_it_has_no_guarantee():
+    """V0='pca' (allowed only with allow_not_dp=True) is recorded as what it
+    is: kind 'none', ε = inf in the record, privacy_spent_ and the report;
+    an accountant and compose both refuse it."""
+    from dppca.privacy.accounting import compose
+
+    X, _ = spiked(n=300)
+    params = dict(
+        n_components=1,
+        epsilon=0.8,
+        data_norm=3.0,
+        center=False,
+        mechanism="ppca",
+        mechanism_options={"V0": "pca"},
+        allow_not_dp=True,
+        allow_unproved="ppca",
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PrivatePCA(**params).fit(X)
+        (record,) = est.privacy_releases_
+        assert record.kind == "none" and record.epsilon == np.inf
+        assert "NOT differentially private" in record.claim
+        eps, delta = est.privacy_spent_
+        assert eps == np.inf and np.isnan(delta)
+        report = est.privacy_report()
+        assert "NOT differentially private" in str(report)
+        assert '"epsilon": "inf"' in report.to_json()
+        with pytest.raises(ValueError, match="not differentially private"):
+            compose([est], 1e-6)
+        ledger = Accountant(epsilon=10.0, delta=1e-3)
+        with pytest.raises(ValueError, match="not differentially private"):
+            PrivatePCA(**params, accountant=ledger).fit(X)
+    assert ledger.spent == (0.0, 0.0)

@@ -35,6 +35,7 @@ ACCOUNTED = {
     "pure": "pure ε, added up",
     "approximate": "(ε, δ), added up",
     "ideal": "refused: its ε holds for the exact law only",
+    "none": "refused: not differentially private",
 }
 
 #: The columns of the map, in order (:func:`mechanism_map`).

@@ -12,6 +12,7 @@ sensitivity 1. This is the matrix Bingham distribution with parameter
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -108,7 +109,9 @@ def ppca_guarantee(
     not proved (chapter 4). A caller's ``V0`` that depends on the data voids
     even that. So PPCA is never recorded as proved, and a chain's release is
     of kind ``"ideal"``: its ε is that of the exact law, and the accountant
-    refuses to compose it (no (ε, δ) is proved for it).
+    refuses to compose it (no (ε, δ) is proved for it). A chain started at
+    the data's own top-k subspace (``V0="pca"``) has no guarantee at all: a
+    record of kind ``"none"``, with ε = inf.
     """
     exact = sampler == "fast" and k == 1 and V0 is None
     caveats = [FLOAT_SAMPLER_CAVEAT]
@@ -132,10 +135,12 @@ def ppca_guarantee(
             "chain started from a caller's V0: not ε-DP if V0 depends on the "
             "data",
         )
+    no_guarantee = isinstance(V0, str) and V0 == "pca"
+    kind = "none" if no_guarantee else "pure" if exact else "ideal"
     return Release(
         "PPCA",
-        "pure" if exact else "ideal",
-        float(epsilon),
+        kind,
+        math.inf if no_guarantee else float(epsilon),
         noise="float sampler",
         sampler="exact" if exact else "approximate",
         proved=False,

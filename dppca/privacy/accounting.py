@@ -89,6 +89,12 @@ def _releases(items) -> list[Release]:
                 "released arrays or fitted PrivatePCA estimators; got "
                 f"{type(item).__name__}"
             )
+    none = sorted({r.label for r in out if r.kind == "none"})
+    if none:
+        raise ValueError(
+            "cannot compose " + ", ".join(none) + ": not differentially "
+            "private (no ε holds for it). Compose the other releases alone."
+        )
     ideal = sorted({r.label for r in out if r.kind == "ideal"})
     if ideal:
         raise ValueError(

@@ -25,7 +25,10 @@ Every private output of the package carries a :class:`Release` record, the
   ``"approximate"``), or ``"ideal"`` for a release drawn by an approximate
   sampler: ``epsilon`` is then the pure ε of the exact law it approximates,
   and no (ε, δ) is proved for the release itself (its δ is (1 + e^ε)·t for an
-  unbounded total variation t), so the accountant refuses to compose it.
+  unbounded total variation t), so the accountant refuses to compose it;
+  ``"none"`` for a release with no privacy guarantee at all (a sampler
+  started from the data's own answer): ``epsilon`` is ``inf``, and the
+  accountant refuses it too.
 
 A release that is not fully proved announces it at call time with an
 :class:`UnprovedGuaranteeWarning` (a :class:`dppca.PrivacyWarning`), and
@@ -55,8 +58,12 @@ from ..validation import PrivacyWarning, power_of_ten_text
 #: Kinds of release, as the accountant composes them. Gaussian (an
 #: accountant), ρ-zCDP (the safe discrete Gaussian releases, through their
 #: Rényi curves), pure ε, or only (ε, δ) known; ``"ideal"`` (ε of the exact
-#: law only, from an approximate sampler) is never composed.
-KINDS = ("gaussian", "zcdp", "pure", "approximate", "ideal")
+#: law only, from an approximate sampler) and ``"none"`` (no guarantee:
+#: ε = inf) are never composed.
+KINDS = ("gaussian", "zcdp", "pure", "approximate", "ideal", "none")
+
+#: Kinds an accountant refuses to compose (no (ε, δ) is proved).
+UNCOMPOSABLE = ("ideal", "none")
 
 #: How the randomness of a release is drawn (module docstring).
 NOISE_KINDS = ("safe", "float", "float sampler", "none")
@@ -132,9 +139,19 @@ class Release:
             raise ValueError(
                 "only Gaussian and zCDP releases have a noise_multiplier"
             )
-        if self.kind in ("pure", "ideal") and self.delta != 0:
+        if self.kind in ("pure", "ideal", "none") and self.delta != 0:
             raise ValueError(f"a {self.kind} release has delta = 0")
-        if (self.kind == "ideal") != (self.sampler == "approximate"):
+        if (self.kind == "none") != (self.epsilon == math.inf):
+            raise ValueError(
+                "a release with no guarantee (kind 'none') has epsilon = "
+                "inf, and only such a release; got kind="
+                f"{self.kind!r}, epsilon={self.epsilon!r}"
+            )
+        if self.kind == "none" and self.proved:
+            raise ValueError("a release with no guarantee is not proved")
+        if self.kind != "none" and (self.kind == "ideal") != (
+            self.sampler == "approximate"
+        ):
             raise ValueError(
                 "a release from an approximate sampler is of kind 'ideal' "
                 "(its ε holds for the exact law only), and only such a "
@@ -164,6 +181,8 @@ class Release:
         """The claim in words, "(ε, δ)-DP" or "ε-DP", and the relation."""
         if self.kind == "pure":
             notion = f"{self.epsilon:.4g}-DP (pure)"
+        elif self.kind == "none":
+            notion = "NOT differentially private (no ε holds)"
         elif self.kind == "ideal":
             notion = (
                 f"{self.epsilon:.4g}-DP (pure) for the exact law only; no "
@@ -310,6 +329,7 @@ __all__ = [
     "Release",
     "Released",
     "SAMPLER_KINDS",
+    "UNCOMPOSABLE",
     "UNIT_ROWS",
     "UnprovedGuaranteeWarning",
     "gaussian_release",

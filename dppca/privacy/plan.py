@@ -252,17 +252,13 @@ def _check_parameters(est, n: int, d: int):
                 "data_norm must be a finite number > 0 or 'private'; got "
                 f"{est.data_norm!r}"
             )
-        if (
-            not float_error.MIN_BOUND
-            <= data_norm
-            <= float_error.MAX_MAGNITUDE / 2
-        ):
+        low, high = float_error.MIN_BOUND, float_error.MAX_MAGNITUDE / 2
+        if not low <= data_norm <= high:
             # the float64 error bounds (and the forecast's arithmetic) hold
             # only there: refused here, before any charge, not as an
             # overflow or a division by zero halfway through planning
             raise ValueError(
-                "data_norm must lie in "
-                f"[{float_error.MIN_BOUND:g}, {float_error.MAX_MAGNITUDE / 2:g}] "
+                f"data_norm must lie in [{low:g}, {high:g}] "
                 "(float64 error bounds are verified only there; rescale the "
                 f"data and the bound together); got {est.data_norm!r}"
             )
@@ -332,6 +328,12 @@ def _check_parameters(est, n: int, d: int):
         delta if spec.uses_delta else None,
         options,
     )
+    if record.kind == "none" and est.accountant is not None:
+        raise ValueError(
+            f"mechanism={name!r} with these settings is not differentially "
+            "private: an accountant cannot charge it. Fit without an "
+            "accountant"
+        )
     if record.kind == "ideal" and est.accountant is not None:
         raise ValueError(
             f"mechanism={name!r} with these settings draws from an "
