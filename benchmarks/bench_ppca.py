@@ -23,6 +23,7 @@ import numpy as np
 import timing
 
 from dppca import bingham
+from dppca.book.diagnostics import bingham as bingham_diagnostics
 
 PAPER_SWEEPS = 20000
 
@@ -92,7 +93,9 @@ def main(argv=None):
     system = bingham.BinghamEigenSystem(B)
     certified, accept = [], []
     for seed in range(args.seeds):
-        diag = bingham.window_diagnostic(B, k, rng=seed, system=system)
+        diag = bingham_diagnostics.window_diagnostic(
+            B, k, rng=seed, system=system
+        )
         certified.append(diag["certified"])
         accept.append(diag["acceptance"])
     if any(c is None for c in certified):

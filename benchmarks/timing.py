@@ -40,6 +40,22 @@ def best_time(fn, repeats: int = 3, clock=time.perf_counter) -> float:
     return min(times)
 
 
+def interleaved_best_times(
+    fns: dict, repeats: int = 3, clock=time.perf_counter
+) -> dict:
+    """The smallest of ``repeats`` timings of each ``fn()`` of ``fns``
+    (name -> callable), the functions run in turn, round after round, so
+    that a change in the machine's load falls on all of them alike: the
+    ratios of the results are measured in one run."""
+    best = {name: float("inf") for name in fns}
+    for _ in range(int(repeats)):
+        for name, fn in fns.items():
+            start = clock()
+            fn()
+            best[name] = min(best[name], clock() - start)
+    return best
+
+
 def eigh_and_gram_times(X, A) -> tuple[float, float]:
     """``(t_eigh, t_gram)``: one ``numpy.linalg.eigh`` of ``A`` (best of 5)
     and one ``XᵀX`` (best of 2), the units the benchmarks' ratios use."""

@@ -12,6 +12,7 @@ import pytest
 from scipy import integrate
 
 from dppca import bingham
+from dppca.book.diagnostics import bingham as bingham_diagnostics
 
 Z = 4.5
 
@@ -107,7 +108,7 @@ def sphere_truths():
     out = {}
     for spectrum in SPHERE_CASES:
         B = rotated(spectrum, rng)
-        est, se, ess = bingham.importance_expectation(
+        est, se, ess = bingham_diagnostics.importance_expectation(
             B,
             1,
             lambda Q: np.einsum("mi,mj->mij", Q[:, :, 0], Q[:, :, 0]),
@@ -144,7 +145,7 @@ def test_known_value_diag_43210():
     )
     m = np.mean(X[:, 0] ** 2)
     se = np.std(X[:, 0] ** 2, ddof=1) / np.sqrt(len(X))
-    truth, truth_se, _ = bingham.importance_expectation(
+    truth, truth_se, _ = bingham_diagnostics.importance_expectation(
         np.diag([4.0, 3, 2, 1, 0]), 1, lambda Q: Q[:, 0, 0] ** 2, 400000, rng
     )
     assert abs(m - truth) <= Z * np.hypot(se, truth_se)
@@ -213,7 +214,9 @@ def test_matrix_samplers_k2_against_importance_sampling(d, spectrum):
     A = B / np.abs(B).max()
     v1 = np.linalg.eigh(B)[1][:, -1]
     fn = matrix_functions(v1, A)
-    truth, truth_se, ess = bingham.importance_expectation(B, 2, fn, 300000, rng)
+    truth, truth_se, ess = bingham_diagnostics.importance_expectation(
+        B, 2, fn, 300000, rng
+    )
     assert ess > 10000
     results = {}
     for name, sampler, sweeps in (
@@ -236,14 +239,14 @@ def test_fast_gibbs_high_dimension_runs_and_is_orthonormal():
     V, stats = bingham.fast_gibbs(B, k, 3, rng=rng, return_stats=True)
     assert np.allclose(V.T @ V, np.eye(k), atol=1e-10)
     assert stats["draws"] == 3 * k and stats["accepted"] >= stats["draws"]
-    diag = bingham.crossing_diagnostic(B, k, max_sweeps=50, rng=rng)
+    diag = bingham_diagnostics.crossing_diagnostic(B, k, max_sweeps=50, rng=rng)
     assert diag["tau"] is not None and diag["certified"] >= diag["tau"]
 
 
 def test_mean_statistic_trace():
     X = np.ones((4, 3, 2))
     X[1] *= -1
-    F = bingham.mean_statistic_trace(X)
+    F = bingham_diagnostics.mean_statistic_trace(X)
     assert np.allclose(F, [np.sqrt(3), 0, np.sqrt(3) / 3, np.sqrt(3) / 2])
 
 
@@ -267,7 +270,9 @@ def test_fast_gibbs_lanczos_path_against_importance_sampling(monkeypatch):
     B = rotated([4.0, 3.0, 2.0] + [0.0] * (d - 3), rng)
     v1 = np.linalg.eigh(B)[1][:, -1]
     fn = matrix_functions(v1, B / 4.0)
-    truth, truth_se, ess = bingham.importance_expectation(B, 2, fn, 200000, rng)
+    truth, truth_se, ess = bingham_diagnostics.importance_expectation(
+        B, 2, fn, 200000, rng
+    )
     assert ess > 5000
     _, trace = bingham.fast_gibbs(
         B, 2, 600, rng=rng, record=lambda V: fn(V[None])[0]
@@ -279,7 +284,7 @@ def test_fast_gibbs_lanczos_path_against_importance_sampling(monkeypatch):
 def test_window_diagnostic_certifies_a_fast_mixing_case():
     rng = np.random.default_rng(12)
     B = rotated(50 * 0.7 ** np.arange(30), rng)
-    out = bingham.window_diagnostic(B, 3, rng=rng, max_sweeps=256)
+    out = bingham_diagnostics.window_diagnostic(B, 3, rng=rng, max_sweeps=256)
     assert out["certified"] is not None and out["certified"] >= 8
     assert out["traces"].shape[1] == out["certified"]
     assert all(c["between_z"] >= 0 and c["drift_z"] >= 0 for c in out["checks"])

@@ -6,6 +6,9 @@ render (make test)."""
 from __future__ import annotations
 
 import base64
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -282,3 +285,121 @@ def test_each_planted_fault_is_reported(tmp_path):
     ), failures
     sound_pages = ("chapters/one.html:", "chapters/two.html:")
     assert not any(f.startswith(sound_pages) for f in failures), failures
+
+
+#: A small Sphinx book in the book's theme, with the book's extension (its
+#: search scorer and its one search box): a page whose title holds "Wishart"
+#: and, alphabetically before it, a page with only a section on it; both
+#: with formulas next to "sensitivity", and code holding dollars and a TeX
+#: delimiter.
+SEARCH_BOOK = {
+    "conf.py": (
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(book_html_fixes.__file__).parent)!r})\n"
+        "project = 'Search'\n"
+        "extensions = ['book_html_fixes']\n"
+        "html_theme = 'sphinx_book_theme'\n"
+        "mathjax_path = 'mathjax/tex-mml-chtml.js'\n"
+    ),
+    "index.rst": (
+        "A small book\n============\n\n.. toctree::\n\n   alpha\n   laplace\n"
+    ),
+    "alpha.rst": (
+        "Alpha notes\n===========\n\nNotes on noise.\n\n"
+        "Wishart\n-------\n\n"
+        "The Wishart law, and the :math:`\\ell_1` sensitivity of a query.\n"
+    ),
+    "laplace.rst": (
+        "Laplace and Wishart noise\n=========================\n\n"
+        "The :math:`\\ell_1` sensitivity of the second moment, and a Wishart"
+        " draw.\n\n.. math::\n\n   \\Delta = \\max \\|A - A'\\|_1\n\n"
+        ".. code-block:: python\n\n   sensitivity = 2  # $x$, \\(y\\)\n"
+    ),
+}
+SEARCH_CHECKS = {
+    "word": "noise",
+    "target": "laplace.html",
+    "rank": ("Wishart", "laplace.html"),
+    "snippet_word": "sensitivity",
+}
+
+
+@pytest.fixture(scope="module")
+def search_book(tmp_path_factory) -> Path:
+    """The small book, built by Sphinx; the PDF the download menu links to
+    is an empty stand-in (tools/book_pdf.py prints the real one)."""
+    src = tmp_path_factory.mktemp("search_src")
+    for name, text in SEARCH_BOOK.items():
+        (src / name).write_text(text)
+    html = tmp_path_factory.mktemp("search_html")
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-q",
+            "-b",
+            "html",
+            str(src),
+            str(html),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    (html / book_html_fixes.BOOK_PDF).write_bytes(b"%PDF-1.4\n")
+    return html
+
+
+def test_the_search_of_a_sound_book_passes(search_book):
+    assert browser_check.run(search_book, **SEARCH_CHECKS) == []
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, (path, old)
+    path.write_text(text.replace(old, new))
+
+
+def test_each_planted_search_fault_is_reported(search_book, tmp_path):
+    site = tmp_path / "html"
+    shutil.copytree(search_book, site)
+    # the ranking: Sphinx's own score (ties broken alphabetically, "Alpha
+    # notes" first)
+    language_data = site / "_static" / "language_data.js"
+    replace_once(
+        language_data, "score: (result) => DppcaSearch.score(result),", ""
+    )
+    # the snippets: Sphinx's own text of the page (TeX, code and all)
+    replace_once(
+        language_data, "Search.htmlToText = DppcaSearch.htmlToText;", ""
+    )
+    # a second search box (the theme's header field)
+    replace_once(
+        site / "alpha.html",
+        '<article class="bd-article">',
+        '<article class="bd-article"><button class="btn search-button-field">'
+        "Search</button>",
+    )
+    # no search dialog: Ctrl+K opens nothing
+    page = site / "laplace.html"
+    page.write_text(
+        re.sub(
+            r'<dialog id="pst-search-dialog">.*?</dialog>',
+            "",
+            page.read_text(),
+            count=1,
+            flags=re.S,
+        )
+    )
+    failures = browser_check.run(site, **SEARCH_CHECKS)
+    expected = [
+        "search ranking: 'Wishart' lists alpha.html first, not laplace.html",
+        "search snippet with TeX",
+        "alpha.html: 2 search boxes at 1280 px",
+        "laplace.html: Ctrl+K does not open a search field",
+    ]
+    for fault in expected:
+        assert any(fault in f for f in failures), (fault, failures)
+    # and nothing else: the rest of the small book is sound
+    assert all(any(e in f for e in expected) for f in failures), failures

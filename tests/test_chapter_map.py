@@ -16,6 +16,7 @@ pytest.importorskip("matplotlib")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
+from dppca.book import contents  # noqa: E402
 from dppca.book.plotting import chapter_map  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
@@ -29,15 +30,15 @@ def book_inputs():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     return (
         prerequisites,
-        chapter_map.page_titles(CHAPTERS, prerequisites),
-        chapter_map.chapter_numbers(toc, prerequisites, own_sections()),
-        chapter_map.toolkit_sections(CHAPTERS),
+        contents.page_titles(CHAPTERS, prerequisites),
+        contents.chapter_numbers(toc, prerequisites, own_sections()),
+        contents.toolkit_sections(CHAPTERS),
     )
 
 
 def own_sections():
     return {
-        path.stem: chapter_map.own_section_count(path)
+        path.stem: contents.own_section_count(path)
         for path in CHAPTERS.glob("*.ipynb")
     }
 
@@ -72,7 +73,7 @@ def test_every_prerequisite_is_drawn_above_its_dependant(drawn):
     prerequisites, _, edges = drawn
     for edge in edges:
         assert edge.start[1] > edge.end[1], edge
-    toolkit = set(chapter_map.toolkit_sections(CHAPTERS).values())
+    toolkit = set(contents.toolkit_sections(CHAPTERS).values())
     apart = [p for p in prerequisites if p in toolkit]
     rows = chapter_map.layers(prerequisites, apart=apart)
     for earlier, page in yml_edges(prerequisites):
@@ -110,8 +111,9 @@ def test_every_page_and_toolkit_label_is_named():
     )
     assert numbers["10-auditing-the-package"] == f"10.{own['10-auditing'] + 1}"
     assert numbers["18-private-covariance"] == "18"
+    assert numbers["19-lower-bounds"] == "19"
     toolkit = [p for p in prerequisites if p.startswith("toolkit-")]
-    assert [numbers[p] for p in toolkit] == ["19", "20", "21", "22"]
+    assert [numbers[p] for p in toolkit] == ["20", "21", "22", "23"]
 
 
 def test_the_planned_toolkit_labels_match_the_written_pages():
@@ -120,12 +122,10 @@ def test_the_planned_toolkit_labels_match_the_written_pages():
         labels = set()
         for cell in json.loads(notebook.read_text())["cells"]:
             if cell["cell_type"] == "markdown":
-                labels |= set(
-                    chapter_map._LABEL.findall("".join(cell["source"]))
-                )
+                labels |= set(contents._LABEL.findall("".join(cell["source"])))
         planned = {
             label
-            for label, page in chapter_map.TOOLKIT_SECTIONS.items()
+            for label, page in contents.TOOLKIT_SECTIONS.items()
             if page == notebook.stem
         }
         assert planned <= labels, (notebook.stem, planned - labels)
@@ -149,8 +149,8 @@ def test_numbers_follow_the_toc_and_then_the_pages_it_lacks():
             {"caption": "Back matter", "chapters": [{"file": "chapters/z"}]},
         ],
     }
-    numbers = chapter_map.chapter_numbers(toc, ["b", "t1", "z", "t2"])
-    assert chapter_map.chapter_numbers(toc, (), {"a": 7})["a-1"] == "1.8"
+    numbers = contents.chapter_numbers(toc, ["b", "t1", "z", "t2"])
+    assert contents.chapter_numbers(toc, (), {"a": 7})["a-1"] == "1.8"
     assert numbers == {
         "a": "1",
         "a-1": "1.1",
@@ -193,7 +193,7 @@ def test_a_cycle_an_unknown_page_or_label_is_refused():
     with pytest.raises(ValueError, match="cycle"):
         chapter_map.layers(cycle)
     with pytest.raises(ValueError, match="not listed"):
-        chapter_map.chapter_edges({"a": {"chapters": ["zz"], "toolkit": []}})
+        contents.chapter_edges({"a": {"chapters": ["zz"], "toolkit": []}})
     with pytest.raises(ValueError, match="toolkit labels without a page"):
         chapter_map.draw_chapter_map(
             {"a": {"chapters": [], "toolkit": ["toolkit-nope"]}},
@@ -205,13 +205,11 @@ def test_a_cycle_an_unknown_page_or_label_is_refused():
 
 def test_titles_are_shortened_for_the_boxes():
     assert (
-        chapter_map.short_title("Gaussian input perturbation: MOD-SULQ")
+        contents.short_title("Gaussian input perturbation: MOD-SULQ")
         == "Gaussian input perturbation"
     )
     assert (
-        chapter_map.short_title("Classification in private subspaces (Table 2)")
+        contents.short_title("Classification in private subspaces (Table 2)")
         == "Classification in private subspaces"
     )
-    assert (
-        chapter_map.short_title("Toolkit: linear algebra") == "Linear algebra"
-    )
+    assert contents.short_title("Toolkit: linear algebra") == "Linear algebra"

@@ -9,7 +9,9 @@ import pytest
 import scipy.sparse
 from scipy import integrate, stats
 
+from dppca.book.bounds import complex_gaussian as cg_bounds
 from dppca.book.bounds import gaussian_approx as bounds
+from dppca.book.diagnostics import complex_gaussian as cg_diagnostics
 from dppca.mechanisms import complex_gaussian as cg
 from dppca.montecarlo import mean_ci, proportion_ci
 from dppca.privacy import (
@@ -130,7 +132,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="Hermitian"):
         cg.mahalanobis_distance(np.array([[0, 1j], [1j, 0]]), 1.0)
     with pytest.raises(ValueError):
-        cg.rank_k_errors(
+        cg_diagnostics.rank_k_errors(
             np.eye(3), 1, 1.0, 10, 0, field="real", output="rank_k"
         )
     with pytest.raises(ValueError):
@@ -303,8 +305,10 @@ def test_privacy_loss_law_on_the_worst_pair():
 def test_prediction_is_exact_at_small_noise(field, output):
     sig = np.array([6.0, 4.0, 2.5, 1.0, 0.0])
     s = 0.01
-    err = cg.rank_k_errors(np.diag(sig), 2, s, 4000, 12, field, output)
-    ratio = err**2 / cg.rank_k_error_prediction(sig, 2, s, field, output)
+    err = cg_diagnostics.rank_k_errors(
+        np.diag(sig), 2, s, 4000, 12, field, output
+    )
+    ratio = err**2 / cg_bounds.rank_k_error_prediction(sig, 2, s, field, output)
     assert abs(ratio.mean() - 1) < 4 * ratio.std() / np.sqrt(ratio.size)
 
 
@@ -313,15 +317,15 @@ def test_prediction_closed_form():
     # pairs i != j with lambda = (10, 8, 0, 0): (1,2) 1; (1,3) 100/81;
     # (1,4) 1; (2,3) 64/49; (2,4) 1 -- each twice; eigenvalues 4 k s²
     pairs = 2 * (1 + 100 / 81 + 1 + 64 / 49 + 1)
-    assert cg.rank_k_error_prediction(sig, 2, 1.0, "real") == pytest.approx(
-        8 + 2 * pairs
-    )
-    assert cg.rank_k_error_prediction(
+    assert cg_bounds.rank_k_error_prediction(
+        sig, 2, 1.0, "real"
+    ) == pytest.approx(8 + 2 * pairs)
+    assert cg_bounds.rank_k_error_prediction(
         sig, 2, 1.0, "complex", "hermitian"
     ) == pytest.approx(8 + 4 * pairs)
-    assert cg.rank_k_error_prediction(
+    assert cg_bounds.rank_k_error_prediction(
         sig, 2, 1.0, "complex", "real"
-    ) == cg.rank_k_error_prediction(sig, 2, 1.0, "real")
+    ) == cg_bounds.rank_k_error_prediction(sig, 2, 1.0, "real")
 
 
 def test_tiny_inner_gaps_prediction_bound_and_assumptions():
@@ -332,19 +336,24 @@ def test_tiny_inner_gaps_prediction_bound_and_assumptions():
     d, k, s = 12, 3, 1.0
     sig = tiny_gap_spectrum(d, k)
     assert not bounds.mv_gap_assumption_holds(sig, k, d, s)
-    assert cg.mv23_gap_condition(sig, k, s)
+    assert cg_bounds.mv23_gap_condition(sig, k, s)
     for field, output in (("complex", "real"), ("real", "real")):
-        err, E, F = cg.rank_k_errors(
+        err, E, F = cg_diagnostics.rank_k_errors(
             np.diag(sig), k, s, 1500, 13, field, output, return_noise=True
         )
-        assert np.all(err <= cg.davis_kahan_error_bound(sig, k, E, F))
+        assert np.all(err <= cg_bounds.davis_kahan_error_bound(sig, k, E, F))
         ratio = mean_ci(
-            err**2 / cg.rank_k_error_prediction(sig, k, s, field, output),
+            err**2
+            / cg_bounds.rank_k_error_prediction(sig, k, s, field, output),
             level=0.999,
         )
         assert ratio.low - 0.03 <= 1 <= ratio.high + 0.03, (field, ratio)
-    real = cg.rank_k_errors(np.diag(sig), k, s, 500, 14, "complex", "real")
-    herm = cg.rank_k_errors(np.diag(sig), k, s, 500, 14, "complex", "hermitian")
+    real = cg_diagnostics.rank_k_errors(
+        np.diag(sig), k, s, 500, 14, "complex", "real"
+    )
+    herm = cg_diagnostics.rank_k_errors(
+        np.diag(sig), k, s, 500, 14, "complex", "hermitian"
+    )
     assert np.all(real <= herm + 1e-9)
     assert np.mean(real) < 0.9 * np.mean(herm)
 
@@ -364,24 +373,24 @@ def test_real_part_identity():
 
 def test_davis_kahan_bound_is_infinite_without_the_gap():
     sig = np.array([3.0, 2.0, 1.0])
-    assert cg.davis_kahan_error_bound(sig, 1, 1.5, 0.1) == np.inf
-    assert np.isfinite(cg.davis_kahan_error_bound(sig, 1, 0.5, 0.1))
+    assert cg_bounds.davis_kahan_error_bound(sig, 1, 1.5, 0.1) == np.inf
+    assert np.isfinite(cg_bounds.davis_kahan_error_bound(sig, 1, 0.5, 0.1))
 
 
 def test_rate_shape_and_typical_norms():
     sig = np.array([10.0, 8.0, 1.0, 0.0])
-    assert cg.mv23_covariance_rate(sig, 2, 1.0) == pytest.approx(
+    assert cg_bounds.mv23_covariance_rate(sig, 2, 1.0) == pytest.approx(
         np.sqrt(8) * 8 / 7
     )
-    assert cg.mv23_covariance_rate(
+    assert cg_bounds.mv23_covariance_rate(
         sig, 2, 1.0
     ) == bounds.mv_covariance_corollary(sig, 2, 1.0)
     with pytest.raises(ValueError):
-        cg.mv23_covariance_rate(np.array([1.0, 1.0, 0.0]), 1, 1.0)
+        cg_bounds.mv23_covariance_rate(np.array([1.0, 1.0, 0.0]), 1, 1.0)
     rng = np.random.default_rng(16)
     d, k, s = 60, 3, 0.5
     Z = cg.gue_noise(d, s, rng, batch=(200,))
-    edge, top = cg.typical_noise_norms(d, k, s)
+    edge, top = cg_bounds.typical_noise_norms(d, k, s)
     norms = np.abs(np.linalg.eigvalsh(Z)).max(axis=-1)
     assert abs(norms.mean() / edge - 1) < 0.05  # edge, finite-d correction
     P = np.eye(d)[:, :k]
@@ -395,10 +404,14 @@ def test_error_grows_like_sqrt_kd_with_tiny_inner_gaps(d):
     prediction gives, 2 sqrt((d - k)/d) (pairs across the gap ~1 each)."""
     k = 4
     sig = tiny_gap_spectrum(d, k)
-    err = cg.rank_k_errors(np.diag(sig), k, 1.0, 300, d, "complex", "real")
-    ratio = np.sqrt(np.mean(err**2)) / cg.mv23_covariance_rate(sig, k, 1.0)
-    constant = np.sqrt(cg.rank_k_error_prediction(sig, k, 1.0)) / (
-        cg.mv23_covariance_rate(sig, k, 1.0)
+    err = cg_diagnostics.rank_k_errors(
+        np.diag(sig), k, 1.0, 300, d, "complex", "real"
+    )
+    ratio = np.sqrt(np.mean(err**2)) / cg_bounds.mv23_covariance_rate(
+        sig, k, 1.0
+    )
+    constant = np.sqrt(cg_bounds.rank_k_error_prediction(sig, k, 1.0)) / (
+        cg_bounds.mv23_covariance_rate(sig, k, 1.0)
     )
     assert 1.0 < constant < 2.2
     assert abs(ratio / constant - 1) < 0.05
@@ -416,7 +429,7 @@ def test_complex_drift_coefficient_by_finite_differences():
     Z = cg.gue_noise(4, np.sqrt(h), rng, batch=(m,))
     g = np.linalg.eigvalsh(np.diag(sig) + Z)
     samples = (g - sig - np.diagonal(Z, axis1=-2, axis2=-1).real) / h
-    predicted = cg.complex_eigenvalue_drift(sig)
+    predicted = cg_diagnostics.complex_eigenvalue_drift(sig)
     assert np.allclose(predicted, 2 * eigenvalue_drift(sig))
     for i in range(4):
         est = mean_ci(samples[:, i], level=0.999)
@@ -426,25 +439,25 @@ def test_complex_drift_coefficient_by_finite_differences():
 def test_wigner_surmises():
     s = np.linspace(0, 8, 40_001)
     for beta in (1, 2):
-        p = cg.wigner_surmise(s, beta)
+        p = cg_diagnostics.wigner_surmise(s, beta)
         assert integrate.trapezoid(p, s) == pytest.approx(1, abs=1e-6)
         assert integrate.trapezoid(s * p, s) == pytest.approx(1, abs=1e-6)
-        cdf = cg.wigner_surmise_cdf(s, beta)
+        cdf = cg_diagnostics.wigner_surmise_cdf(s, beta)
         assert np.allclose(np.gradient(cdf, s)[1:-1], p[1:-1], atol=1e-6)
     with pytest.raises(ValueError):
-        cg.wigner_surmise(s, 4)
+        cg_diagnostics.wigner_surmise(s, 4)
 
 
 def test_gue_spacings_follow_the_beta_two_surmise():
     rng = np.random.default_rng(18)
     d, s = 200, 1.0
     Z = cg.gue_noise(d, s, rng, batch=(30,))
-    spacings = cg.unfolded_spacings(
-        np.linalg.eigvalsh(Z), cg.semicircle_radius(d, s)
+    spacings = cg_diagnostics.unfolded_spacings(
+        np.linalg.eigvalsh(Z), cg_diagnostics.semicircle_radius(d, s)
     )
     assert abs(spacings.mean() - 1) < 0.05
     for s0 in (0.25, 0.5):
         p = proportion_ci(int(np.sum(spacings < s0)), spacings.size, 0.999)
-        assert p.low <= cg.wigner_surmise_cdf(s0, 2) <= p.high
+        assert p.low <= cg_diagnostics.wigner_surmise_cdf(s0, 2) <= p.high
         # beta = 1 puts 1.6 (s0 = 0.5) to 3 (s0 = 0.25) times more mass there
-        assert p.high < cg.wigner_surmise_cdf(s0, 1)
+        assert p.high < cg_diagnostics.wigner_surmise_cdf(s0, 1)

@@ -6,10 +6,10 @@ import pytest
 
 import dppca
 from dppca import covariance, sensitivity
+from dppca.book.diagnostics.bingham import importance_expectation
 from dppca.linalg import second_moment
 from dppca.mechanisms.covariance import amin_covariance_from_second_moment
 from dppca.privacy import circle_privacy_loss
-from dppca.samplers.bingham import importance_expectation
 
 
 def random_rows(n, d, rng):

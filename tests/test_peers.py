@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dppca.book import peers
+from dppca.book import flipped_bingham, peers
 from dppca.linalg import second_moment
 from dppca.privacy import three_block_privacy_loss
 from dppca.samplers.bingham import sample_vector_bingham
@@ -29,10 +29,10 @@ def exact_moments():
     rng = np.random.default_rng(20)
     out = {}
     for name, log_density in (
-        ("bingham", peers.bingham_log_density),
-        ("flipped", peers.flipped_log_density),
+        ("bingham", flipped_bingham.bingham_log_density),
+        ("flipped", flipped_bingham.flipped_log_density),
     ):
-        est, se, _ = peers.sphere_expectation(
+        est, se, _ = flipped_bingham.sphere_expectation(
             lambda U, f=log_density: f(B_TEST, U),
             lambda U: U[:, 0] ** 2,
             5,
@@ -99,12 +99,12 @@ def test_flipped_law_exceeds_the_claimed_epsilon():
     replaced row and ε/2 per added row. The Bingham law stays within ε/2 and ε/4; the law the
     libraries sample exceeds both charges on the worst-case pairs (exact quadrature)."""
     C, Cp = _worst_pair(20, 10, "replace")
-    flipped = _loss(peers.flipped_log_density, C, Cp, 1.0, 10)
-    bingham = _loss(peers.bingham_log_density, C, Cp, 1.0, 10)
+    flipped = _loss(flipped_bingham.flipped_log_density, C, Cp, 1.0, 10)
+    bingham = _loss(flipped_bingham.bingham_log_density, C, Cp, 1.0, 10)
     assert flipped > 1.2 and bingham <= 0.5 + 1e-9
     C, Cp = _worst_pair(1, 20, "add")
-    flipped = _loss(peers.flipped_log_density, C, Cp, 1.0, 20)
-    bingham = _loss(peers.bingham_log_density, C, Cp, 1.0, 20)
+    flipped = _loss(flipped_bingham.flipped_log_density, C, Cp, 1.0, 20)
+    bingham = _loss(flipped_bingham.bingham_log_density, C, Cp, 1.0, 20)
     assert flipped > 0.7 and bingham <= 0.25 + 1e-9
 
 
@@ -112,7 +112,12 @@ def test_three_block_loss_matches_the_circle_in_its_limit():
     """Consistency of the quadrature: the Bingham loss on the replace-one pair approaches the
     general bound 2 η = ε/2 from below as n grows (d = 5)."""
     losses = [
-        _loss(peers.bingham_log_density, *_worst_pair(n, 5, "replace"), 1.0, 5)
+        _loss(
+            flipped_bingham.bingham_log_density,
+            *_worst_pair(n, 5, "replace"),
+            1.0,
+            5,
+        )
         for n in (5, 50, 5000)
     ]
     assert losses[0] < losses[1] < losses[2] <= 0.5 + 1e-9
@@ -221,7 +226,7 @@ def test_first_vector_acceptance_collapses_as_n_grows():
     ]
     assert rates[0] > rates[1] + 1 > rates[2] + 2
     B = peers.vector_budget("diffprivlib_pca", 0.1, 4) / 4 * 16000 * A
-    assert peers.log10_acceptance_rates(B, 4000, rng)[0] > -1
+    assert flipped_bingham.log10_acceptance_rates(B, 4000, rng)[0] > -1
 
 
 # ------------------------------------------------------------------------------

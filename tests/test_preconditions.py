@@ -232,7 +232,7 @@ def test_acg_rejection_loop_is_bounded(monkeypatch):
     monkeypatch.setattr(bingham, "MAX_PROPOSALS_PER_DRAW", 200)
     lam = np.array([0.0, -1.0, -2.0])
     with pytest.raises(RuntimeError, match="MAX_PROPOSALS_PER_DRAW"):
-        bingham._acg_draw(lam, 60.0, 1.0, np.random.default_rng(0))
+        bingham.acg_draw(lam, 60.0, 1.0, np.random.default_rng(0))
 
 
 def test_hoff_theta_loop_is_bounded(monkeypatch):

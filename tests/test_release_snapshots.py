@@ -57,7 +57,10 @@ import pytest
 import release_snapshots  # tools/, put on sys.path by conftest.py
 
 import dppca
-from dppca.mechanisms import input_perturbation
+from dppca.mechanisms import (
+    input_perturbation,
+    input_perturbation_guarantees,
+)
 
 ARRAY_RTOL = 1e-9
 RECORD_RTOL = 1e-12
@@ -199,9 +202,10 @@ def test_a_perturbed_safe_sigma_is_caught(monkeypatch):
         sigma, granularity = original(*args, **kwargs)
         return sigma * (1 + 1e-6), granularity
 
-    monkeypatch.setattr(
-        input_perturbation, "safe_gaussian_input_calibration", bumped
-    )
+    # the draw (input_perturbation) and the record
+    # (input_perturbation_guarantees) both bind the calibration
+    for module in (input_perturbation, input_perturbation_guarantees):
+        monkeypatch.setattr(module, "safe_gaussian_input_calibration", bumped)
     got = analyze_gauss_entry("safe")
     problems = differences(got, EXPECTED["function/analyze_gauss"])
     assert any("noise_multiplier" in p for p in problems), problems
@@ -213,11 +217,12 @@ def test_a_perturbed_float_sigma_is_caught(monkeypatch):
     before = analyze_gauss_entry("float")
     assert differences(analyze_gauss_entry("float"), before) == []
     original = input_perturbation.analyze_gauss_sigma
-    monkeypatch.setattr(
-        input_perturbation,
-        "analyze_gauss_sigma",
-        lambda *a, **k: original(*a, **k) * (1 + 1e-6),
-    )
+    for module in (input_perturbation, input_perturbation_guarantees):
+        monkeypatch.setattr(
+            module,
+            "analyze_gauss_sigma",
+            lambda *a, **k: original(*a, **k) * (1 + 1e-6),
+        )
     problems = differences(analyze_gauss_entry("float"), before)
     assert any(p.startswith("release:") for p in problems), problems
 

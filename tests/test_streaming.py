@@ -245,6 +245,86 @@ def test_released_radius_stays_in_the_window_of_the_previous_one():
     assert np.all(radii[:-1] / radii[1:] <= 16.0 * (1 + 1e-12))
 
 
+@pytest.mark.parametrize("q, eps", [(0.75, 0.07), (0.5, 1.3), (0.9, 1e-3)])
+def test_private_radius_is_norm_quantile_bit_for_bit(q, eps):
+    """The pass's radius is norm_quantile's release: the same bound and the
+    same draws (the generators end in the same state), first step and
+    after a released radius, with and without a window at the range's
+    end."""
+    from dppca.privacy import private_bounds
+
+    norm_range, window = (1e-4, 10.0), 8.0
+    radius = streaming_step.PrivateRadius(q, eps, norm_range, window)
+    rows = np.random.default_rng(4)
+    for previous in (None, 0.01, 3.0, 9.0, 2e-4):
+        norms = np.abs(rows.standard_normal(150)) * rows.uniform(1e-3, 5)
+        a, b = np.random.default_rng(9), np.random.default_rng(9)
+        lo, hi = streaming_step.radius_candidates_range(
+            previous, norm_range, window
+        )
+        expected = private_bounds.norm_quantile(
+            norms, q, eps, lower=lo, upper=hi, rng=a
+        ).bound
+        assert radius(norms, previous, b) == expected
+        assert a.bit_generator.state == b.bit_generator.state
+    with pytest.raises(ValueError, match="radius_window"):
+        streaming_step.PrivateRadius(q, eps, norm_range, 1.0)
+    with pytest.raises(ValueError, match="quantile"):
+        streaming_step.PrivateRadius(1.0, eps, norm_range)
+
+
+def test_clipped_mean_of_gradients_is_the_clipped_gradient_mean():
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((257, 9))
+    w = rng.standard_normal(9)
+    w /= np.linalg.norm(w)
+    for rows in (X, scipy.sparse.csr_matrix(X * (rng.random(X.shape) < 0.3))):
+        G = streaming_step.gradient_rows(rows, w)
+        a = streaming_step.clipped_gradient_mean(rows, w, 0.8)
+        b = streaming_step.clipped_mean_of_gradients(G, 0.8)
+        assert np.array_equal(a.mean, b.mean)
+        assert (a.n_clipped, a.radius) == (b.n_clipped, b.radius)
+
+
+def test_a_private_step_does_its_work_once(monkeypatch):
+    """Work counted, not timed: the gradients of a minibatch are formed
+    once per step (for their norms and their mean), a dense array of rows
+    is scanned once by the checks, and its minibatches are views of it."""
+    from dppca.mechanisms import streaming_pass, streaming_rows
+
+    counts = {"gradients": 0, "scans": 0}
+    gradient_rows = streaming_pass.gradient_rows
+    largest = streaming_rows._largest_magnitude
+
+    def counted_gradients(*args):
+        counts["gradients"] += 1
+        return gradient_rows(*args)
+
+    def counted_scan(values):
+        counts["scans"] += 1
+        return largest(values)
+
+    monkeypatch.setattr(streaming_pass, "gradient_rows", counted_gradients)
+    monkeypatch.setattr(streaming_rows, "_largest_magnitude", counted_scan)
+    X = spiked_rows(3_000, 6, 5.0, np.random.default_rng(7))
+    batches = []
+    take = streaming_rows._RowBuffer.take
+
+    def recorded_take(self, m):
+        batch = take(self, m)
+        batches.append(batch)
+        return batch
+
+    monkeypatch.setattr(streaming_rows._RowBuffer, "take", recorded_take)
+    run = streaming.dp_pca_oja(
+        X, 2, 1.0, 1e-5, eigengap=0.2, rng=8, diagnostics=True
+    )
+    assert counts["gradients"] == run.plan.total_steps == len(batches)
+    assert counts["scans"] == 1
+    for batch in batches:
+        assert np.shares_memory(batch, X) and not batch.flags.writeable
+
+
 # -- the stream: chunks, sparse rows, Dask ---------------------------------------------
 
 

@@ -21,16 +21,33 @@ The console errors:
 
 The download menu of every page (the arrow in the top bar: the page as
 ``.ipynb`` or ``.md``, and print to ``.pdf``) gets a last entry, "Book (PDF)",
-linking to the whole book as one PDF, ``_static/dppca-book.pdf``.
+linking to the whole book as one PDF, ``_static/dppca-book.pdf``, which
+tools/book_pdf.py prints from the rendered HTML (``make pdf``, run by ``make
+book`` and, before the browser check, by ``make test``).
 
 A numbered page's title gets its number ("4. The exponential mechanism"), as
-in the sidebar (Sphinx numbers only the sections' headings).
+in the sidebar, unless Sphinx gave it one already (in the renders of issue 40
+it did, and the title read "3. 3. Laplace and Wishart ...").
 
 The book's own stylesheet, ``tools/static/dppca-book.css``, is added to every
 page (the general index wraps its long names instead of running past the
 column).
-tools/book_pdf.py prints it from the rendered HTML (``make pdf``, run by
-``make book`` and, before the browser check, by ``make test``).
+
+Search (issue 40; tools/browser_check.py checks all three on the built book):
+
+- ranking and snippets: ``tools/static/dppca-search.js`` becomes Sphinx's
+  ``html_search_scorer`` (inlined into the search page's
+  ``language_data.js``, after ``searchtools.js``): a page whose title holds
+  the query comes first, and a result's snippet is text of the article, with
+  no TeX, code cells or outputs (see the file);
+- one search box: pydata-sphinx-theme 0.17 puts its search field in a header
+  bar (``navbar_persistent``) unless the book says otherwise, and
+  sphinx-book-theme has one at the top of the sidebar too, so every page
+  showed two; the header's goes (the book sets ``navbar_persistent`` to
+  nothing, which also drops the otherwise empty header bar), and on the
+  search page, whose own field holds the query, the sidebar's goes as well.
+  The search dialog stays, so Ctrl+K (or the sidebar's field, or the
+  magnifier of the article's header on a phone) still opens it.
 """
 
 from __future__ import annotations
@@ -126,14 +143,29 @@ def number_title(app, pagename, context) -> None:
     body = context.get("body")
     if not numbers or not body or "<h1>" not in body:
         return
+    if '<h1><span class="section-number">' in body:
+        return  # Sphinx numbered it already: once is enough
     label = ".".join(str(n) for n in numbers) + ". "
     context["body"] = body.replace(
         "<h1>", f'<h1><span class="section-number">{label}</span>', 1
     )
 
 
+#: The sidebar's search field (sphinx-book-theme's ``html_sidebars``).
+SIDEBAR_SEARCH = "search-button-field.html"
+
+
+def one_search_box(pagename, context) -> None:
+    """On the search page, drop the sidebar's search field: the page's own
+    field, holding the query, is its search box."""
+    sidebars = context.get("sidebars")
+    if pagename == "search" and sidebars:
+        context["sidebars"] = [s for s in sidebars if s != SIDEBAR_SEARCH]
+
+
 def fix_page(app, pagename, templatename, context, doctree) -> None:
     add_book_pdf(context)
+    one_search_box(pagename, context)
     number_title(app, pagename, context)
     # default_mode is read by pydata-sphinx-theme's layout.html
     if not context.get("default_mode"):
@@ -152,13 +184,20 @@ def fix_page(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = unique
 
 
-#: The book's own static files (its stylesheet).
+#: The book's own static files (its stylesheet, its search scorer).
 STATIC = Path(__file__).resolve().parent / "static"
 STYLESHEET = "dppca-book.css"
+SEARCH_SCORER = STATIC / "dppca-search.js"
 
 
 def add_static(app, config) -> None:
     config.html_static_path = [*config.html_static_path, str(STATIC)]
+    # Sphinx reads the scorer relative to the configuration directory, which
+    # is a copy of the book's in a render (tools/render_book.py): absolute.
+    config.html_search_scorer = str(SEARCH_SCORER)
+    # pydata-sphinx-theme's default ([search-button-field]) unless set: a
+    # second search box, in a header bar that holds nothing else.
+    config.html_theme_options.setdefault("navbar_persistent", [])
 
 
 def setup(app):

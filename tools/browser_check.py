@@ -58,8 +58,20 @@ $CHROMIUM) driven by Playwright. Checks:
 - every link to a page of the book resolves: the file exists and, for a
   #fragment, the page has an element with that id (cross-references to theorems,
   equations, exercises, sections);
+- one search box: no page shows more than one search field (an input, or the
+  theme's button drawn as a field), at 1280 px nor at 390 px: the theme
+  stack put one in a header bar and one in the sidebar (issue 40);
 - the search page finds a word of chapter 4 and lists chapter 4 among the
-  results.
+  results;
+- the search ranks a page whose title holds the query first: "Wishart" lists
+  chapter 3 ("Laplace and Wishart input perturbation") first (Sphinx alone
+  listed it third, after pages with only a section on Wishart);
+- the search's snippets are text: no snippet of the results for
+  "sensitivity" holds TeX (``\\(``, ``\\[``, ``$``), and there is a snippet
+  to look at (tools/static/dppca-search.js takes them from the article
+  without formulas, code cells and outputs);
+- the keyboard shortcut of the search (Ctrl+K) still puts the cursor in a
+  search field, on chapter 3's page.
 
 It also reports each page's height in screens (of the 800 px high window
 at 1280 px), the longest first: a measure of how long a chapter reads. The
@@ -84,7 +96,7 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_HTML = ROOT / "_build" / "fast" / "_build" / "html"
@@ -101,6 +113,16 @@ CHROMIUM_ARGS = [
 #: A word of chapter 4 that the search must find there.
 SEARCH_WORD = "Bingham"
 SEARCH_TARGET = "chapters/04-exponential-mechanism.html"
+#: A word in one chapter's title, and that chapter: the search must list it
+#: first (other pages have a section on it, or mention it in a title further
+#: down). The page also takes the keyboard shortcut's check.
+RANK_WORD = "Wishart"
+RANK_TARGET = "chapters/03-laplace-and-wishart.html"
+#: A word found on many pages, most near formulas: the results' snippets must
+#: not show TeX.
+SNIPPET_WORD = "sensitivity"
+#: TeX in a snippet: an inline or display formula's delimiter, or a dollar.
+SNIPPET_TEX = re.compile(r"\\[(\[]|\$")
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -481,6 +503,42 @@ PHONE_SCROLL = """() => {
 }"""
 
 
+#: The search fields a reader sees on the page (an input, or the theme's
+#: button drawn as a field; a closed dialog's field is not seen), each named
+#: by where it sits: [tag.class, the nearest region with an id or a bd-
+#: class].
+SEARCH_BOXES = """() => [...document.querySelectorAll(
+        'input[type="search"], input[name="q"], .search-button-field')]
+    .filter(el => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.height > 0
+            && getComputedStyle(el).visibility !== 'hidden'
+            && !el.closest('dialog:not([open])');
+    })
+    .map(el => {
+        const region = el.parentElement.closest(
+            '[id], [class*="bd-"], [class*="sidebar"], header, article');
+        const name = e => {
+            const classes = typeof e.className === 'string'
+                ? e.className.split(' ').filter(c => c) : [];
+            const cls = classes.find(c => /search/.test(c)) || classes[0];
+            return e.tagName.toLowerCase() + (cls ? '.' + cls : '')
+                + (e.id ? '#' + e.id : '');
+        };
+        return name(el) + ' in ' + (region ? name(region) : 'body');
+    })"""
+
+
+def search_box_problems(boxes: list[str], width: int) -> list[str]:
+    """More than one search box on a page, at a window ``width`` px wide."""
+    if len(boxes) <= 1:
+        return []
+    return [
+        f"{len(boxes)} search boxes at {width} px (one is enough): "
+        + "; ".join(boxes)
+    ]
+
+
 def check_page(page, url: str, base: str):
     """Load one page; return (problems, info): ids, links, images and the
     number of formulas."""
@@ -528,6 +586,7 @@ def check_page(page, url: str, base: str):
             ],
         )
         info["figures"] = page.evaluate(FIGURE_TEXT)
+        info["searchBoxes"] = page.evaluate(SEARCH_BOXES)
         # the same page on a phone: laid out again, not reloaded
         page.set_viewport_size(PHONE)
         page.evaluate(
@@ -536,6 +595,7 @@ def check_page(page, url: str, base: str):
         )
         info["phone"] = page.evaluate(PHONE_SCROLL)
         info["phoneCuts"] = page.evaluate(PHONE_CUTS)
+        info["phoneSearchBoxes"] = page.evaluate(SEARCH_BOXES)
     finally:
         page.set_viewport_size(VIEWPORT)
         page.remove_listener("console", on_console)
@@ -543,6 +603,8 @@ def check_page(page, url: str, base: str):
         page.remove_listener("requestfailed", on_request_failed)
     for snippet in info["rawTex"]:
         problems.append(f"raw TeX in the text: {snippet!r}")
+    problems += search_box_problems(info["searchBoxes"], VIEWPORT["width"])
+    problems += search_box_problems(info["phoneSearchBoxes"], PHONE["width"])
     for message, tex in info["errors"]:
         problems.append(f"MathJax error {message!r} in {tex!r}")
     for what, out in info["wide"]:
@@ -603,9 +665,42 @@ def local_target(link: str, base: str) -> tuple[str, str] | None:
     return rel, unquote(parts.fragment)
 
 
+#: Whether the search has finished and every result's snippet has arrived
+#: (Sphinx fetches each result's page for it; a result with a description,
+#: an object of the API, has none).
+SEARCH_DONE = """() => {
+    const status = document.querySelector('#search-results .search-summary');
+    if (!status || !status.innerText.trim()) return false;
+    return [...document.querySelectorAll('#search-results ul.search > li')]
+        .every(li => li.querySelector(':scope > span')
+                     || li.querySelector('p.context'));
+}"""
+#: The results, in order: [link as written, snippet or null].
+SEARCH_RESULTS = """() => [...document.querySelectorAll(
+        '#search-results ul.search > li')]
+    .map(li => [li.querySelector('a').getAttribute('href'),
+                li.querySelector('p.context')
+                    ? li.querySelector('p.context').textContent : null])"""
+
+
+def search_results(page, base: str, word: str):
+    """Search ``word`` on search.html; return (results, problem): the results
+    as [link, snippet or None] in the order shown, and what went wrong
+    (None if the search finished and every snippet arrived)."""
+    page.goto(f"{base}search.html?q={quote(word)}", wait_until="load")
+    problem = None
+    try:
+        page.wait_for_function(SEARCH_DONE, timeout=30_000)
+    except Exception:
+        problem = (
+            f"search for {word!r} did not finish with every snippet within 30 s"
+        )
+    return page.evaluate(SEARCH_RESULTS), problem
+
+
 def search_finds(page, base: str, word: str, target: str) -> str | None:
     """None if search.html?q=word lists ``target``; else what went wrong."""
-    page.goto(f"{base}search.html?q={word}", wait_until="load")
+    page.goto(f"{base}search.html?q={quote(word)}", wait_until="load")
     selector = f"#search-results ul.search li a[href*='{target}']"
     try:
         page.wait_for_selector(selector, timeout=20_000)
@@ -618,13 +713,72 @@ def search_finds(page, base: str, word: str, target: str) -> str | None:
     return None
 
 
+def search_ranks_first(page, base: str, word: str, target: str) -> list[str]:
+    """The search for ``word`` must list ``target`` (a page whose title holds
+    the word) first."""
+    results, problem = search_results(page, base, word)
+    first = [link.split("#")[0] for link, _ in results[:3]]
+    if not first or first[0] != target:
+        return [
+            f"search ranking: {word!r} lists {first[0] if first else 'nothing'}"
+            f" first, not {target}, whose title holds it; first results: "
+            f"{first}"
+        ] + ([problem] if problem else [])
+    return []
+
+
+def search_snippets_are_text(page, base: str, word: str) -> list[str]:
+    """No snippet of the results for ``word`` shows TeX; there is at least
+    one snippet."""
+    results, problem = search_results(page, base, word)
+    problems = [problem] if problem else []
+    snippets = [(link, text) for link, text in results if text is not None]
+    if not snippets:
+        return problems + [f"search snippets: no snippet for {word!r}"]
+    tex = [(link, text) for link, text in snippets if SNIPPET_TEX.search(text)]
+    for link, text in tex[:3]:
+        at = SNIPPET_TEX.search(text).start()
+        problems.append(
+            f"search snippet with TeX ({len(tex)} of {len(snippets)} "
+            f"snippets for {word!r}): {link}: "
+            f"{text[max(at - 50, 0) : at + 50]!r}"
+        )
+    return problems
+
+
+#: After Ctrl+K: whether the cursor is in a search field the reader sees.
+SEARCH_FOCUSED = """() => {
+    const el = document.activeElement;
+    return !!el && el.matches('input[name="q"], input[type="search"]')
+        && el.getClientRects().length > 0;
+}"""
+
+
+def search_shortcut_works(page, base: str, rel: str) -> list[str]:
+    """On page ``rel``, Ctrl+K must put the cursor in a search field."""
+    page.goto(base + rel, wait_until="load")
+    page.keyboard.press("Control+k")
+    try:
+        page.wait_for_function(SEARCH_FOCUSED, timeout=5_000)
+    except Exception:
+        return [f"{rel}: Ctrl+K does not open a search field"]
+    page.keyboard.press("Escape")
+    return []
+
+
 def run(
-    html: Path, word: str | None = SEARCH_WORD, target: str = SEARCH_TARGET
+    html: Path,
+    word: str | None = SEARCH_WORD,
+    target: str = SEARCH_TARGET,
+    rank: tuple[str, str] = (RANK_WORD, RANK_TARGET),
+    snippet_word: str = SNIPPET_WORD,
 ):
     """Check the book in ``html``; return the list of failures (empty = pass).
 
-    ``word=None`` skips the search check (for sites without Sphinx's search
-    page)."""
+    ``word=None`` skips the search checks (for sites without Sphinx's search
+    page): ``word`` must list ``target``, ``rank`` is a word and the page
+    that must come first for it (where Ctrl+K is tried too), and
+    ``snippet_word`` a word whose snippets must be text."""
     from playwright.sync_api import sync_playwright
 
     failures: list[str] = []
@@ -686,6 +840,9 @@ def run(
                 miss = search_finds(page, base, word, target)
                 if miss:
                     failures.append(miss)
+                failures += search_ranks_first(page, base, *rank)
+                failures += search_snippets_are_text(page, base, snippet_word)
+                failures += search_shortcut_works(page, base, rank[1])
                 failures += [
                     f"search.html: request leaves the machine (blocked): {url}"
                     for url in dict.fromkeys(remote)
@@ -714,7 +871,9 @@ def run(
             failures.append(
                 f"broken anchor {link} (no id {fragment!r}) in {where}"
             )
-    found = not any(f.startswith("search for") for f in failures)
+    found = not any(
+        f.startswith(f"search for {word!r} did not list") for f in failures
+    )
     print(
         f"page heights in screens of {VIEWPORT['width']} x "
         f"{VIEWPORT['height']} px, longest first: the reading path (toggles "

@@ -27,10 +27,19 @@ synthetic_data
     sphere.
 peers
     Adapters for the peer libraries' PCA (extra ``peers``).
+flipped_bingham
+    The law the peer libraries' eigenvector samplers really draw from, and
+    the cost of their acceptance test.
+contents
+    The book's pages as data: numbers, titles, prerequisite edges, toolkit
+    sections.
 plotting
     The book's figures (extra ``plot``).
 bounds
     Every theorem's bound as a plain function, to compare measurements with.
+diagnostics
+    The chapters' diagnostics of the samplers and mechanisms: convergence
+    checks, sampler audits, Monte Carlo error draws, reference laws.
 time_limit
     A helper that shows a computation does not return in time.
 sparse_data

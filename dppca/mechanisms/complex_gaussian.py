@@ -69,20 +69,15 @@ positive semidefinite, trace at most one, ``n`` a positive integer) and ``k``
 with ``dppca.validation.check_k``; the caller vouches that ``A`` is
 ``X^T X / n`` of the ``n`` rows, each of norm at most one, of the data set.
 
-Utility. The paper's bound (abstract): roughly ``O~(sqrt(k d))`` whenever
-``sigma_k - sigma_{k+1}`` is appropriately large, where the real analysis of
-chapter 5 needs every gap ``sigma_i - sigma_{i+1}``, ``i <= k``, to be at
-least ``O~(sqrt(d))``. ``mv23_covariance_rate`` returns its shape with
-constants and logarithms set to one. ``rank_k_error_prediction`` is the
-leading-order mean squared error (Itô/first-order perturbation, no free
-constant) and ``davis_kahan_error_bound`` a deterministic bound, checkable
-on every draw, that needs only the k-th gap.
+Utility. The paper's bound and the book's predictions and bounds for this
+mechanism are in ``dppca.book.bounds.complex_gaussian``; chapter 16's Monte
+Carlo and random-matrix diagnostics in
+``dppca.book.diagnostics.complex_gaussian``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -99,7 +94,6 @@ from ..privacy.noise import (
     perturb_symmetric_goe,
 )
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
-from ..samplers.dyson import EigenvalueDrift
 from ..validation import (
     as_generator,
     check_choice,
@@ -111,7 +105,6 @@ from ..validation import (
     check_symmetric,
 )
 from . import gaussian_approx
-from .gaussian_approx import sum_of_squares_prediction
 from .spec import MechanismSpec, select
 
 #: Privacy notion of each mechanism of this module.
@@ -125,12 +118,6 @@ PRIVACY = {
 #: What the mechanism can return (module docstring).
 OUTPUTS = ("real", "hermitian", "rank_k")
 
-#: Fields of the noise in the Monte Carlo helpers: GUE or chapter 5's GOE.
-FIELDS = ("complex", "real")
-
-#: Dyson's eigenvalue drift ``sum_j c / (gamma_i - gamma_j)`` for complex
-#: noise: ``c = E|dZ_ij|^2 / dt = 4`` (twice the real ``c = 2``; beta = 2).
-COMPLEX_EIGENVALUE_DRIFT = 4.0
 
 #: ``E|dZ_ij|^2 / dt`` off the diagonal (real 2, imaginary 2).
 COMPLEX_OFF_DIAGONAL_VARIANCE_RATE = 4.0
@@ -411,290 +398,6 @@ def privacy_loss(output, M, M_prime, sigma: float) -> np.ndarray:
     return (to_m_prime - to_m) / (8.0 * check_positive(sigma, "sigma") ** 2)
 
 
-def directional_delta(noise_samples, difference, epsilon, level=0.999):
-    """Audit of a Hermitian noise sampler on one neighbouring pair.
-
-    ``noise_samples`` (batch × d × d) are draws of the noise ``Z``;
-    ``difference`` is ``A − A′`` (real symmetric). Every Gaussian noise law
-    acts on the pair through the variance ``v`` of ``t = ⟨Z, D⟩/‖D‖_F`` (real
-    Frobenius inner product): the release's likelihood ratio on the pair is
-    that of one coordinate. Returns ``(δ, δ_low, δ_high)``: the tight δ at
-    ``epsilon`` of the Gaussian mechanism with noise ``√v`` and shift
-    ``‖D‖_F``, at the estimated ``v`` and at the ends of its ``level``
-    chi-square interval (a smaller variance gives a larger δ). A sampler
-    with the calibrated law gives ``v = 4 s²`` along every direction.
-    """
-    from scipy import stats
-
-    from ..privacy.calibration import analytic_gaussian_delta
-
-    Z = np.asarray(noise_samples)
-    D = np.asarray(difference, dtype=float)
-    norm = float(np.linalg.norm(D))
-    t = np.real(np.einsum("bjl,jl->b", Z, D)) / norm
-    m = t.size
-    v = float(np.mean(t * t))  # the noise has mean zero
-    lo, hi = stats.chi2.ppf([(1 - level) / 2, (1 + level) / 2], m)
-    v_low, v_high = v * m / hi, v * m / lo
-    return tuple(
-        analytic_gaussian_delta(math.sqrt(x), norm, epsilon)
-        for x in (v, v_high, v_low)
-    )
-
-
-# ------------------------------------------------------------------------------
-# Utility: Monte Carlo, leading-order prediction, bounds
-# ------------------------------------------------------------------------------
-
-
-def rank_k_errors(
-    M,
-    k: int,
-    noise_sigma: float,
-    n_trials: int,
-    rng=None,
-    field: str = "complex",
-    output: str = "real",
-    *,
-    batch_size: int = 128,
-    return_noise: bool = False,
-):
-    """Monte Carlo draws of ``||release - M_k||_F`` at a given noise level.
-
-    ``M_k`` is the best rank-k approximation of ``M`` (top-k eigenpairs). The
-    release is built as by the mechanism with float noise: ``field="complex"``
-    adds ``gue_noise`` and applies ``output``; ``field="real"`` adds
-    chapter 5's ``G + G^T`` and returns ``U^_k diag(g^_1..k) U^_k^T`` (as
-    ``dppca.mechanisms.gaussian_approx.rank_k_covariance_approximation``;
-    ``output``
-    must then be ``"real"``). With ``return_noise`` also returns, per draw,
-    ``||Z||_2`` and ``||Z P_k||_F`` (``P_k`` the top-k eigenprojector of
-    ``M``), the inputs of ``davis_kahan_error_bound``.
-    """
-    M = check_symmetric(M)
-    d = M.shape[0]
-    k = check_k(k, d)
-    field, output = (
-        check_choice(field, FIELDS, "field"),
-        check_choice(output, OUTPUTS, "output"),
-    )
-    if field == "real" and output != "real":
-        raise ValueError("real noise gives a real release: use output='real'")
-    noise_sigma = check_positive(noise_sigma, "noise_sigma")
-    n_trials = check_n(n_trials)
-    batch_size = check_n(batch_size)
-    rng = as_generator(rng)
-    w, V = np.linalg.eigh(M)
-    w, V = w[::-1], V[:, ::-1]
-    target = (V[:, :k] * w[:k]) @ V[:, :k].T
-    errors, norms, top = [], [], []
-    for start in range(0, n_trials, batch_size):
-        m = min(batch_size, n_trials - start)
-        if field == "complex":
-            Z = gue_noise(d, noise_sigma, rng, batch=(m,))
-        else:
-            G = rng.standard_normal((m, d, d)) * noise_sigma
-            Z = G + np.swapaxes(G, -1, -2)
-        values, vectors = np.linalg.eigh(M + Z)
-        release = rank_k_output(
-            values[..., ::-1], vectors[..., ::-1], k, output
-        )
-        errors.append(np.linalg.norm(release - target, axis=(-2, -1)))
-        if return_noise:
-            norms.append(np.abs(np.linalg.eigvalsh(Z)).max(axis=-1))
-            top.append(np.linalg.norm(Z @ V[:, :k], axis=(-2, -1)))
-    errors = np.concatenate(errors)
-    if return_noise:
-        return errors, np.concatenate(norms), np.concatenate(top)
-    return errors
-
-
-def rank_k_error_prediction(
-    sigmas,
-    k: int,
-    noise_sigma: float,
-    field: str = "complex",
-    output: str = "real",
-) -> float:
-    """Leading-order ``E||release - M_k||_F^2`` of the rank-k release with
-    noisy eigenvalues, for a spectrum ``sigmas`` (non-increasing).
-
-    First-order perturbation (Itô's lemma at frozen gaps, as in chapter 5):
-    with target ``lambda = (sigma_1..k, 0, ...)`` the eigenvector part is
-    ``sum_{i != j} E|Z~_ij|^2 ((lambda_i - lambda_j)/(sigma_i - sigma_j))^2``
-    and the eigenvalue part ``sum_{i <= k} E Z~_ii^2 = 4 k s^2``, orthogonal to
-    it. ``E|Z~_ij|^2 = 2 s^2`` for real noise and for the real part of the
-    complex release (the first-order error of ``Re H^`` is built from ``Re
-    Z~`` only), ``4 s^2`` for the Hermitian output. Exact as ``s -> 0``; no
-    free constant.
-    """
-    check_choice(field, FIELDS, "field")
-    check_choice(output, OUTPUTS, "output")
-    sigmas = np.asarray(sigmas, dtype=float)
-    if sigmas.ndim != 1 or np.any(np.diff(sigmas) > 0):
-        raise ValueError("sigmas must be a non-increasing vector")
-    k = check_k(k, sigmas.size)
-    s = check_positive(noise_sigma, "noise_sigma")
-    lambdas = np.where(np.arange(sigmas.size) < k, sigmas, 0.0)
-    pairs = sum_of_squares_prediction(sigmas, lambdas, s)  # 2 s^2 sum_{i!=j}
-    factor = 2.0 if (field == "complex" and output == "hermitian") else 1.0
-    return float(4.0 * k * s**2 + factor * pairs)
-
-
-def mv23_gap_condition(sigmas, k: int, noise_sigma: float, c: float = 1.0):
-    """The gap assumption of [MV23] as this module reads it: only
-    ``sigma_k - sigma_{k+1} >= c sqrt(d) noise_sigma`` (the abstract's
-    "appropriately large gap"; constant and logarithms unknown, ``c``
-    free). Compare
-    ``dppca.book.bounds.gaussian_approx.mv_gap_assumption_holds``,
-    which needs every gap ``i <= k``."""
-    sigmas = np.asarray(sigmas, dtype=float)
-    k = check_k(k, sigmas.size)
-    gap = sigmas[k - 1] - sigmas[k]
-    return bool(
-        gap
-        >= c * np.sqrt(sigmas.size) * check_positive(noise_sigma, "noise_sigma")
-    )
-
-
-def mv23_covariance_rate(sigmas, k: int, noise_sigma: float) -> float:
-    """Shape of the utility bound of [MV23] for rank-k covariance
-    approximation, ``sqrt(k d) sigma_k / (sigma_k - sigma_{k+1})`` times the
-    noise, constant and logarithms set to one.
-
-    The abstract states "roughly O~(sqrt(k d))" under a large k-th gap; the
-    factor ``sigma_k / (sigma_k - sigma_{k+1})`` (about one when
-    ``sigma_{k+1} << sigma_k``) is the book's reading, the same as in the
-    2022 corollary
-    (``dppca.book.bounds.gaussian_approx.mv_covariance_corollary``).
-    """
-    sigmas = np.asarray(sigmas, dtype=float)
-    k = check_k(k, sigmas.size)
-    gap = sigmas[k - 1] - sigmas[k]
-    if not gap > 0:
-        raise ValueError("the bound needs sigma_k > sigma_{k+1}")
-    return float(
-        np.sqrt(k * sigmas.size)
-        * sigmas[k - 1]
-        / gap
-        * check_positive(noise_sigma, "noise_sigma")
-    )
-
-
-def davis_kahan_error_bound(
-    sigmas, k: int, noise_norm, top_k_noise
-) -> np.ndarray:
-    """A deterministic bound on ``||H^ - M_k||_F`` (hence on the real
-    output), for any Hermitian noise ``Z`` with ``||Z||_2 = noise_norm`` and
-    ``||Z P_k||_F = top_k_noise``; needs only the k-th gap ``g = sigma_k -
-    sigma_{k+1} > ||Z||_2``:
-
-        ||H^ - M_k||_F <= sqrt(k) ||Z||_2
-                          + 3 sqrt(2) max|sigma| ||Z P_k||_F / (g - ||Z||_2).
-
-    Proof (chapter 16): ``H^ = P^ (M + Z) P^`` and ``M_k = P M P`` with
-    ``P^``, ``P`` the top-k eigenprojectors. With ``Q = P^ - P``, ``H^ - M_k =
-    P^ Z P^ + Q M P + P M Q + Q M Q``; ``||P^ Z P^||_F <= sqrt(k) ||Z||_2``
-    (rank k), ``||Q||_2 <= 1`` and ``||Q||_F = sqrt(2) ||sin Theta||_F <=
-    sqrt(2) ||Z P||_F / (g - ||Z||_2)`` by the Davis–Kahan sin Theta theorem
-    (Weyl: ``sigma^_{k+1} <= sigma_{k+1} + ||Z||_2``). Returns ``inf`` where
-    ``g <= ||Z||_2``. Vectorised over the noise arrays.
-    """
-    sigmas = np.asarray(sigmas, dtype=float)
-    k = check_k(k, sigmas.size)
-    gap = sigmas[k - 1] - sigmas[k]
-    E = np.asarray(noise_norm, dtype=float)
-    F = np.asarray(top_k_noise, dtype=float)
-    scale = np.abs(sigmas).max()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bound = np.sqrt(k) * E + 3.0 * np.sqrt(2.0) * scale * F / (gap - E)
-    return np.where(gap > E, bound, np.inf)
-
-
-def typical_noise_norms(
-    d: int, k: int, noise_sigma: float, field: str = "complex"
-):
-    """Typical values of the inputs of ``davis_kahan_error_bound``:
-    the semicircle edge ``2 sqrt(d E|Z_ij|^2)`` for ``||Z||_2`` (``4 s
-    sqrt(d)`` complex, ``2 sqrt(2 d) s`` real) and ``sqrt(E||Z P_k||_F^2)``
-    (``2 s sqrt(k d)`` complex, ``s sqrt(2 k (d + 1))`` real)."""
-    field = check_choice(field, FIELDS, "field")
-    s = check_positive(noise_sigma, "noise_sigma")
-    if field == "complex":
-        return 4.0 * s * np.sqrt(d), 2.0 * s * np.sqrt(k * d)
-    return 2.0 * s * np.sqrt(2.0 * d), s * np.sqrt(2.0 * k * (d + 1))
-
-
-# ------------------------------------------------------------------------------
-# Complex Dyson Brownian motion (beta = 2) and level spacings
-# ------------------------------------------------------------------------------
-
-
-def complex_eigenvalue_drift(gamma) -> np.ndarray:
-    """Dyson's eigenvalue drift rate for complex noise, ``4 sum_{j != i} 1 /
-    (gamma_i - gamma_j)``: second-order perturbation gives ``sum_j
-    |dZ~_ij|^2 / (gamma_i - gamma_j)`` and ``E|dZ~_ij|^2 = 4 dt`` (real
-    noise: ``2 dt``, ``dppca.samplers.dyson.eigenvalue_drift``)."""
-    gamma = np.asarray(gamma, dtype=float)
-    return COMPLEX_EIGENVALUE_DRIFT * EigenvalueDrift(gamma.size)(gamma)
-
-
-def semicircle_radius(d: int, sigma: float, field: str = "complex") -> float:
-    """Edge ``2 sqrt(d E|Z_ij|^2)`` of the semicircle of the noise: ``4 sigma
-    sqrt(d)`` for ``gue_noise``, ``2 sqrt(2 d) sigma`` for ``G + G^T``."""
-    rate = 4.0 if check_choice(field, FIELDS, "field") == "complex" else 2.0
-    return float(2.0 * np.sqrt(rate * d) * check_positive(sigma, "sigma"))
-
-
-def unfolded_spacings(eigenvalues, radius: float, bulk: float = 0.5):
-    """Nearest-neighbour spacings of sorted eigenvalues (last axis), unfolded
-    by the semicircle density of radius ``radius`` (mean spacing one in the
-    bulk), keeping the central fraction ``bulk`` of them."""
-    ev = np.sort(np.asarray(eigenvalues, dtype=float), axis=-1)
-    if not 0 < bulk <= 1:
-        raise ValueError(f"bulk must lie in (0, 1]; got {bulk!r}")
-    d = ev.shape[-1]
-    mid = 0.5 * (ev[..., 1:] + ev[..., :-1])
-    density = (
-        d
-        * 2.0
-        / (np.pi * radius**2)
-        * np.sqrt(np.clip(radius**2 - mid**2, 0.0, None))
-    )
-    spacings = np.diff(ev, axis=-1) * density
-    m = spacings.shape[-1]
-    drop = int(round(m * (1 - bulk) / 2))
-    return spacings[..., drop : m - drop].ravel()
-
-
-def wigner_surmise(s, beta: int) -> np.ndarray:
-    """Wigner's surmise for the density of unfolded spacings: ``(pi/2) s
-    exp(-pi s^2/4)`` (``beta = 1``) and ``(32/pi^2) s^2 exp(-4 s^2/pi)``
-    (``beta = 2``); near zero ``~ s^beta``."""
-    s = np.asarray(s, dtype=float)
-    if beta == 1:
-        return np.pi / 2 * s * np.exp(-np.pi * s**2 / 4)
-    if beta == 2:
-        return 32 / np.pi**2 * s**2 * np.exp(-4 * s**2 / np.pi)
-    raise ValueError(f"beta must be 1 or 2; got {beta!r}")
-
-
-def wigner_surmise_cdf(s, beta: int) -> np.ndarray:
-    """CDF of ``wigner_surmise``: ``1 - exp(-pi s^2/4)`` (``beta = 1``),
-    ``erf(2 s/sqrt(pi)) - (4 s/pi) exp(-4 s^2/pi)`` (``beta = 2``); near
-    zero ``~ s^(beta + 1)``."""
-    from scipy.special import erf
-
-    s = np.asarray(s, dtype=float)
-    if beta == 1:
-        return 1 - np.exp(-np.pi * s**2 / 4)
-    if beta == 2:
-        return erf(2 * s / np.sqrt(np.pi)) - 4 * s / np.pi * np.exp(
-            -4 * s**2 / np.pi
-        )
-    raise ValueError(f"beta must be 1 or 2; got {beta!r}")
-
-
 # ------------------------------------------------------------------------------
 # The declaration: the complex Gaussian mechanism, once
 # ------------------------------------------------------------------------------
@@ -766,11 +469,8 @@ SPECS = (
 
 __all__ = [
     "SPECS",
-    "directional_delta",
     "PRIVACY",
     "OUTPUTS",
-    "FIELDS",
-    "COMPLEX_EIGENVALUE_DRIFT",
     "COMPLEX_OFF_DIAGONAL_VARIANCE_RATE",
     "vectorise_hermitian",
     "frobenius_sensitivity",
@@ -784,15 +484,4 @@ __all__ = [
     "complex_gaussian_approximation_from_second_moment",
     "complex_gaussian_approximation",
     "privacy_loss",
-    "rank_k_errors",
-    "rank_k_error_prediction",
-    "mv23_gap_condition",
-    "mv23_covariance_rate",
-    "davis_kahan_error_bound",
-    "typical_noise_norms",
-    "complex_eigenvalue_drift",
-    "semicircle_radius",
-    "unfolded_spacings",
-    "wigner_surmise",
-    "wigner_surmise_cdf",
 ]

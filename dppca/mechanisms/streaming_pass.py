@@ -11,18 +11,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..privacy import private_bounds
+from ..linalg import rows
 from ..privacy.noise import add_gaussian
 from ..validation import as_generator
 from .streaming_rows import _input_stream, _RowBuffer
 from .streaming_schedule import StepBudget, StreamingPlan, streaming_plan
 from .streaming_step import (
-    clipped_gradient_mean,
-    gradient_norms,
+    PrivateRadius,
+    clipped_mean_of_gradients,
     gradient_rows,
     mean_noise_scale,
     oja_update,
-    radius_candidates_range,
 )
 
 
@@ -86,8 +85,9 @@ def _run(
     plan = streaming_plan(n, k, batch_size=batch_size, n_steps=n_steps)
     private = budget is not None
     if private:
-        q = private_bounds.check_quantile(clip_quantile)
-        radius_candidates_range(None, norm_range, radius_window)  # checked
+        private_radius = PrivateRadius(
+            clip_quantile, budget.epsilon_range, norm_range, radius_window
+        )
     previous = None
     buffer = _RowBuffer(blocks)
     d = buffer.peek_dimension()
@@ -105,15 +105,10 @@ def _run(
             batch = buffer.take(plan.batch_size)
             m = plan.batch_size
             if private:
-                norms = gradient_norms(batch, w)
-                lo, hi = radius_candidates_range(
-                    previous, norm_range, radius_window
-                )
-                radius = private_bounds.norm_quantile(
-                    norms, q, budget.epsilon_range, lower=lo, upper=hi, rng=rng
-                ).bound
+                G = gradient_rows(batch, w)  # once: norms and mean
+                radius = private_radius(rows.row_norms(G), previous, rng)
                 previous = radius
-                clipped = clipped_gradient_mean(batch, w, radius)
+                clipped = clipped_mean_of_gradients(G, radius)
                 sigma, grid = mean_noise_scale(
                     radius, m, d, budget.rho_mean, noise
                 )

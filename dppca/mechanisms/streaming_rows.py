@@ -32,9 +32,15 @@ def scale_huge_rows(block):
     Rows below the threshold (every row of sane data) are untouched, and the
     block is then returned as it is, after two reductions (its largest and
     smallest entry) that allocate nothing of its size."""
-    limit = 2.0**HUGE_EXPONENT
     values = block.data if scipy.sparse.issparse(block) else block
-    if _largest_magnitude(values) <= limit:
+    return _scale_huge_rows(block, _largest_magnitude(values))
+
+
+def _scale_huge_rows(block, largest_entry: float):
+    """``scale_huge_rows`` given the block's largest ``|entry|`` (already
+    computed by the caller's check, so that a block is scanned once)."""
+    limit = 2.0**HUGE_EXPONENT
+    if largest_entry <= limit:
         return block
     if scipy.sparse.issparse(block):
         data = np.abs(block.data)
@@ -85,9 +91,10 @@ def _check_block(block, d: int | None):
         raise ValueError(
             f"a block of rows has {block.shape[1]} columns, expected {d}"
         )
-    if not math.isfinite(_largest_magnitude(values)):  # NaN or ±Inf
+    largest = _largest_magnitude(values)
+    if not math.isfinite(largest):  # NaN or ±Inf
         raise ValueError("X contains NaN or Inf")
-    return scale_huge_rows(block)
+    return _scale_huge_rows(block, largest)
 
 
 class _RowBuffer:
@@ -121,7 +128,9 @@ class _RowBuffer:
         return self.d
 
     def take(self, m: int):
-        """The next ``m`` rows as a fresh dense array or CSR matrix."""
+        """The next ``m`` rows as a dense array or CSR matrix: a read-only
+        view of the block when they lie in one dense block (nothing is
+        copied), a fresh array or matrix otherwise."""
         while self._count < m:
             if not self._pull():
                 raise ValueError(
@@ -145,7 +154,11 @@ class _RowBuffer:
             )
             out.sum_duplicates()
             return out
-        return np.concatenate(pieces) if len(pieces) > 1 else pieces[0].copy()
+        if len(pieces) > 1:
+            return np.concatenate(pieces)
+        view = pieces[0].view()
+        view.flags.writeable = False
+        return view
 
 
 def _is_dask(X) -> bool:

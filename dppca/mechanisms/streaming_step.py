@@ -79,7 +79,15 @@ def clipped_gradient_mean(X_batch, w, radius: float) -> ClippedMean:
     by ``2r(1 − η)/B``: the bound is attained up to ``η`` (about ``10⁻¹³``).
     Sparse rows are never densified.
     """
-    G = gradient_rows(X_batch, w)
+    return clipped_mean_of_gradients(gradient_rows(X_batch, w), radius)
+
+
+def clipped_mean_of_gradients(G, radius: float) -> ClippedMean:
+    """``clipped_gradient_mean`` from the gradients ``G = gradient_rows(X,
+    w)`` already computed (the pass computes them once per step, for their
+    norms and for the mean): the same mean, bit for bit. Row ``i`` of ``G``
+    depends on ``x_i`` and ``w`` alone, so the sensitivity argument of
+    ``clipped_gradient_mean`` holds as it stands."""
     # sparse rows are never densified, so a chunk may hold the most rows
     # the float64 proof allows; dense chunks stay within 16 MiB
     chunk = float_error.MAX_CHUNK_ROWS if scipy.sparse.issparse(G) else None
@@ -140,13 +148,63 @@ def radius_candidates_range(
         raise ValueError(
             f"radius_window must be a finite number > 1; got {window!r}"
         )
+    return _window(previous, lower, upper, W)
+
+
+def _window(previous, lower: float, upper: float, W: float):
+    """``radius_candidates_range`` for checked ``lower < upper`` and
+    ``W > 1``."""
     if previous is None:
         return lower, upper
     r = float(previous)
     lo, hi = max(lower, r / W), min(upper, r * W)
     if not lo < hi:
-        raise ValueError(f"previous radius {previous!r} outside {norm_range!r}")
+        raise ValueError(
+            f"previous radius {previous!r} outside {(lower, upper)!r}"
+        )
     return lo, hi
+
+
+class PrivateRadius:
+    """The private clipping radius of every step of a run.
+
+    ``radius(norms, previous, rng)`` is the release of
+    ``dppca.privacy.private_bounds.norm_quantile(norms, quantile, epsilon,
+    lower=lo, upper=hi, rng=rng).bound`` with ``(lo, hi) =
+    radius_candidates_range(previous, norm_range, window)``, bit for bit and
+    with the same draws: its utilities (``quantile_utilities``), then
+    permute-and-flip (``permute_and_flip``) at the same exact ε, on the same
+    candidate grid (``candidate_grid``). What is the same for every step of
+    a run is done once, when the run starts: the public parameters are
+    checked and ε is made exact. Each draw is pure ε-DP in the step's rows.
+    """
+
+    def __init__(
+        self,
+        quantile,
+        epsilon,
+        norm_range,
+        window: float = DEFAULT_RADIUS_WINDOW,
+    ):
+        self.quantile = private_bounds.check_quantile(quantile)
+        self.epsilon = private_bounds.exact_epsilon(epsilon)
+        radius_candidates_range(None, norm_range, window)  # checked
+        self.norm_range = tuple(float(v) for v in norm_range)
+        self.window = float(window)
+
+    def grid(self, previous) -> np.ndarray:
+        """The candidates of a step after a step that released
+        ``previous`` (``None``: the first step of a run)."""
+        lo, hi = _window(previous, *self.norm_range, self.window)
+        return private_bounds.candidate_grid(lo, hi)
+
+    def __call__(self, norms, previous, rng) -> float:
+        grid = self.grid(previous)
+        utilities = private_bounds.quantile_utilities(
+            norms, grid, self.quantile
+        )
+        index = private_bounds.permute_and_flip(utilities, self.epsilon, rng)
+        return float(grid[index])
 
 
 def oja_update(w, gradient, eta: float, basis=None) -> np.ndarray:
@@ -171,7 +229,9 @@ __all__ = [
     "DEFAULT_NORM_RANGE",
     "DEFAULT_RADIUS_WINDOW",
     "ClippedMean",
+    "PrivateRadius",
     "clipped_gradient_mean",
+    "clipped_mean_of_gradients",
     "gradient_norms",
     "gradient_rows",
     "mean_noise_scale",

@@ -3,11 +3,14 @@
 Its modules:
 
 calibration
-    Noise scales and privacy losses: Laplace and (analytic) Gaussian
-    calibration, the input-perturbation scales, zCDP conversions, the safe
-    (discrete) noise's grids, exact privacy-loss computations. Its functions
-    are re-exported here, so ``dppca.privacy.analytic_gaussian_sigma`` is
+    Noise scales: Laplace and (analytic) Gaussian calibration, the
+    input-perturbation scales, zCDP conversions, the safe (discrete) noise's
+    grids. Its functions are re-exported here, so
+    ``dppca.privacy.analytic_gaussian_sigma`` is
     ``dppca.privacy.calibration.analytic_gaussian_sigma``.
+privacy_loss
+    Privacy-loss random variables and exact privacy profiles, with which the
+    calibrations are checked on given pairs (re-exported here as well).
 noise
     The one place noise is drawn: safe discrete or float64 Laplace and
     Gaussian noise.
@@ -32,25 +35,19 @@ from .calibration import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,
     analyze_gauss_sigma,
-    circle_privacy_loss,
     composed_gaussian_sigma,
-    delta_from_privacy_losses,
     discrete_gaussian_sigma,
     discrete_laplace_scale,
     gaussian_mechanism_epsilon,
-    gaussian_pair_delta,
-    gaussian_privacy_loss_samples,
     gaussian_sigma_classical,
     gaussian_zcdp_rho,
     laplace_input_scale,
-    laplace_privacy_loss_samples,
     laplace_scale,
     mod_sulq_beta,
     rounded_sensitivity,
     safe_gaussian_input_calibration,
     safe_granularity,
     safe_laplace_input_calibration,
-    three_block_privacy_loss,
     upper_triangle,
     wishart_input_scale,
     wishart_privacy_profile,
@@ -60,6 +57,14 @@ from .calibration import (
     zcdp_epsilon,
     zcdp_rho,
     zcdp_rho_for,
+)
+from .privacy_loss import (
+    circle_privacy_loss,
+    delta_from_privacy_losses,
+    gaussian_pair_delta,
+    gaussian_privacy_loss_samples,
+    laplace_privacy_loss_samples,
+    three_block_privacy_loss,
 )
 
 __all__ = [

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 import dppca
 from dppca import audit, privacy
+from dppca.book.diagnostics import complex_gaussian as cg_diagnostics
 from dppca.mechanisms import complex_gaussian as cg
 from dppca.privacy import noise as noise_module
 from dppca.privacy.guarantees import UnprovedGuaranteeWarning
@@ -253,9 +254,9 @@ def test_directional_audit_catches_a_sampler_with_halved_off_diagonal_variance()
     broken = good.copy()
     broken[:, ~np.eye(d, dtype=bool)] *= np.sqrt(0.5)
     for D in (diagonal, off_diagonal):
-        _, low, high = cg.directional_delta(good, D, eps)
+        _, low, high = cg_diagnostics.directional_delta(good, D, eps)
         assert low <= delta <= high
-    _, low, high = cg.directional_delta(broken, diagonal, eps)
+    _, low, high = cg_diagnostics.directional_delta(broken, diagonal, eps)
     assert low <= delta <= high  # the diagonal pair cannot see it
-    value, low, _ = cg.directional_delta(broken, off_diagonal, eps)
+    value, low, _ = cg_diagnostics.directional_delta(broken, off_diagonal, eps)
     assert low > 3 * delta and value == pytest.approx(0.0507, abs=0.003)

@@ -25,6 +25,7 @@ import dppca
 from dppca import accounting, audit, privacy
 from dppca import input_perturbation as ip
 from dppca.mechanisms import gaussian_approx, power_method
+from dppca.mechanisms import input_perturbation_guarantees as ip_guarantees
 from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
@@ -69,12 +70,12 @@ def test_safe_gaussian_input_reports_at_least_the_exact_epsilon(
     n, d, eps = 1000, 3, 0.5
     if name == "mod_sulq":
         sigma_float = privacy.mod_sulq_beta(d, n, eps, DELTA)
-        record = ip.mod_sulq_guarantee(
+        record = ip_guarantees.mod_sulq_guarantee(
             n, d, eps, DELTA, noise="safe", granularity=granularity
         )
     else:
         sigma_float = privacy.analyze_gauss_sigma(n, eps, DELTA, calibration)
-        record = ip.analyze_gauss_guarantee(
+        record = ip_guarantees.analyze_gauss_guarantee(
             n,
             d,
             eps,
@@ -135,7 +136,7 @@ def test_custom_grid_regression_reports_the_grid_it_used():
 @pytest.mark.parametrize("granularity", [None, 2.0**-4, 2.0**-10])
 def test_safe_laplace_input_is_pure_at_its_epsilon(granularity):
     n, d, eps = 1000, 3, 0.5
-    record = ip.laplace_input_guarantee(
+    record = ip_guarantees.laplace_input_guarantee(
         n, d, eps, noise="safe", granularity=granularity
     )
     scale, grid = privacy.safe_laplace_input_calibration(d, n, eps, granularity)
@@ -195,12 +196,14 @@ def test_float_gaussian_paths_report_at_least_the_exact_epsilon():
     assert upper_norm == pytest.approx(math.sqrt(2) / n)
     cases = [
         (
-            ip.analyze_gauss_guarantee(n, d, eps, DELTA, noise="float"),
+            ip_guarantees.analyze_gauss_guarantee(
+                n, d, eps, DELTA, noise="float"
+            ),
             privacy.analyze_gauss_sigma(n, eps, DELTA),
             upper_norm,
         ),
         (
-            ip.mod_sulq_guarantee(n, d, eps, DELTA, noise="float"),
+            ip_guarantees.mod_sulq_guarantee(n, d, eps, DELTA, noise="float"),
             privacy.mod_sulq_beta(d, n, eps, DELTA),
             upper_norm,
         ),

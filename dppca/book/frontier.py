@@ -1,0 +1,342 @@
+"""The frontier map of chapter 19: every private mechanism of the book on
+spiked data, its error beside the minimax lower bound.
+
+:func:`run_frontier` runs each differentially private mechanism of
+:func:`dppca.book.mechanism_table.mechanisms` on the book's spiked rows on
+the sphere (:func:`dppca.book.synthetic_data.spiked_sphere_rows`) over a grid
+of ``n``, two dimensions and two values of ε, and records the Frobenius
+sin Θ error against the true top-k subspace. :func:`summarize` takes medians
+over seeds (and counts them) and adds the lower bound of
+:mod:`dppca.book.bounds.lower` with constant one; :func:`n_exponents`,
+:func:`epsilon_exponents` and :func:`d_exponents` fit log-log slopes. Every
+number is an error; nothing is timed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..mechanisms.registry import BY_EXPERIMENT_KEY
+from ..utility import sin_theta
+from .bounds import lower
+from .mechanism_table import mechanisms as mechanism_table
+from .synthetic_data import spiked_sphere_rows
+
+#: Rows of the mechanism table that are not run: the non-private and the
+#: data-independent baselines, and mechanisms that are not DP.
+REFERENCE_ROWS = {
+    "pca": "not private (the non-private reference)",
+    "random": "a data-independent baseline, not an estimator",
+}
+
+#: Median errors above this are saturated (a subspace that has lost the
+#: spike); the fits of a rate leave them out.
+SATURATION = 0.5
+
+#: A private excess below this fraction of non-private PCA's error is
+#: buried in the sampling error; the fits leave it out.
+BURIED = 0.5
+
+
+@dataclass(frozen=True)
+class FrontierGrid:
+    """The settings of the frontier map.
+
+    ``ns`` sample sizes, ``ds`` dimensions, ``epsilons`` privacy levels,
+    ``delta`` the δ of every (ε, δ) mechanism, ``spike`` the variance of the
+    first coordinate before the rows are normalised, ``k`` the number of
+    components and ``seeds`` the number of data sets per setting.
+    """
+
+    ns: tuple
+    ds: tuple
+    epsilons: tuple
+    delta: float
+    spike: float
+    k: int
+    seeds: int
+
+
+def frontier_grid(fast: bool) -> FrontierGrid:
+    """The chapter's grid: ``n`` over a factor 8 (FAST) or 32 (full).
+
+    Parameters
+    ----------
+    fast : bool
+        The test suite's small grid (4 sample sizes, 6 seeds) instead of the
+        book's (6 sample sizes, 20 seeds).
+
+    Returns
+    -------
+    FrontierGrid
+        Two dimensions (10, 40) and two ε (0.5, 2) in both modes.
+    """
+    ns = (
+        (1000, 2000, 4000, 8000)
+        if fast
+        else (500, 1000, 2000, 4000, 8000, 16000)
+    )
+    return FrontierGrid(
+        ns=ns,
+        ds=(10, 40),
+        epsilons=(0.5, 2.0),
+        delta=1e-6,
+        spike=20.0,
+        k=1,
+        seeds=6 if fast else 20,
+    )
+
+
+def frontier_mechanisms() -> tuple[dict, dict]:
+    """The mechanisms the map runs, and those it lists but skips.
+
+    Returns
+    -------
+    tuple of dict
+        ``(run, skipped)``: ``run`` maps key to
+        :class:`~dppca.book.mechanism_table.Mechanism` for every mechanism
+        with a differential-privacy notion; ``skipped`` maps the other rows
+        of the table to the reason.
+    """
+    run, skipped = {}, dict(REFERENCE_ROWS)
+    for key, mechanism in mechanism_table().items():
+        if key in REFERENCE_ROWS:
+            continue
+        spec = BY_EXPERIMENT_KEY[key]
+        if spec.notion == "not_dp":
+            skipped[key] = f"not DP: {mechanism.notion}"
+        else:
+            run[key] = mechanism
+    return run, skipped
+
+
+def _release(mechanism, X, A, n, k, epsilon, delta, rng):
+    if mechanism.from_moment is not None:
+        return mechanism.run_from_moment(A, n, k, epsilon, delta, rng)
+    return mechanism.from_rows(X, k, epsilon, delta, rng, {})
+
+
+def run_frontier(grid: FrontierGrid, seed: int = 0) -> pd.DataFrame:
+    """Run every private mechanism over the grid.
+
+    Parameters
+    ----------
+    grid : FrontierGrid
+        The settings.
+    seed : int
+        Root seed; each data set and each release has its own stream, so a
+        mechanism's errors do not depend on which others run.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (mechanism, d, ε, n, seed) with the Frobenius sin Θ
+        ``error``; the mechanism ``"pca"`` is non-private PCA on the same
+        data (one row per ε, for pairing).
+    """
+    run, _ = frontier_mechanisms()
+    keys = ["pca", *run]
+    table = mechanism_table()
+    rows = []
+    for d in grid.ds:
+        truth = np.eye(d)[:, : grid.k]
+        spikes = [grid.spike] * grid.k
+        for n in grid.ns:
+            for s in range(grid.seeds):
+                X = spiked_sphere_rows(
+                    n, d, spikes, np.random.default_rng([seed, d, n, s])
+                )
+                A = X.T @ X / n
+                for e, epsilon in enumerate(grid.epsilons):
+                    for i, key in enumerate(keys):
+                        rng = np.random.default_rng([seed, d, n, s, e, i])
+                        mechanism = table["pca"] if key == "pca" else run[key]
+                        V = _release(
+                            mechanism, X, A, n, grid.k, epsilon, grid.delta, rng
+                        )
+                        rows.append(
+                            dict(
+                                mechanism=key,
+                                d=d,
+                                epsilon=epsilon,
+                                n=n,
+                                seed=s,
+                                error=sin_theta(V, truth, norm="fro"),
+                            )
+                        )
+    return pd.DataFrame(rows)
+
+
+def summarize(raw: pd.DataFrame, grid: FrontierGrid) -> pd.DataFrame:
+    """Medians over seeds, the lower bound and the private excess.
+
+    Parameters
+    ----------
+    raw : pandas.DataFrame
+        The output of :func:`run_frontier`.
+    grid : FrontierGrid
+        Its settings (for the spike and ``k`` of the lower bound).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (mechanism, d, ε, n): ``median`` error, ``count`` of
+        seeds, ``bound`` (:func:`dppca.book.bounds.lower.minimax_rate`,
+        constant one), ``private_bound`` (its privacy term), ``ratio`` =
+        median / bound, and ``excess``, the median over seeds of
+        ``√max(error² − error_PCA², 0)`` with non-private PCA's error on the
+        same data: the part of the error privacy adds.
+    """
+    keys = ["d", "epsilon", "n", "seed"]
+    pca = raw[raw.mechanism == "pca"].set_index(keys)["error"]
+    private = raw[raw.mechanism != "pca"].copy()
+    paired = pca.reindex(pd.MultiIndex.from_frame(private[keys])).to_numpy()
+    private["added"] = private["error"].to_numpy() ** 2 - paired**2
+    out = (
+        private.groupby(["mechanism", "d", "epsilon", "n"], sort=False)
+        .agg(
+            median=("error", "median"),
+            count=("error", "size"),
+            added=("added", "mean"),
+        )
+        .reset_index()
+    )
+    out["excess"] = np.sqrt(np.maximum(out.pop("added"), 0.0))
+    pca_median = (
+        raw[raw.mechanism == "pca"]
+        .groupby(["d", "epsilon", "n"])["error"]
+        .median()
+        .rename("pca_median")
+    )
+    out = out.join(pca_median, on=["d", "epsilon", "n"])
+    signal = {d: lower.spiked_sphere_signal(d, grid.spike) for d in grid.ds}
+    out["bound"] = [
+        float(lower.minimax_rate(n, d, grid.k, eps, *signal[d]))
+        for n, d, eps in zip(out.n, out.d, out.epsilon)
+    ]
+    out["private_bound"] = [
+        float(lower.private_rate(n, d, grid.k, eps, *signal[d]))
+        for n, d, eps in zip(out.n, out.d, out.epsilon)
+    ]
+    out["ratio"] = out["median"] / out["bound"]
+    return out
+
+
+def _fitted(part) -> pd.Series:
+    """The settings a fit uses: not saturated, and a private excess of at
+    least :data:`BURIED` times non-private PCA's median error."""
+    return (part["median"] <= SATURATION) & (
+        part["excess"] >= BURIED * part["pca_median"]
+    )
+
+
+def _slope(x, y) -> float:
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def n_exponents(summary: pd.DataFrame, min_points: int = 3) -> pd.DataFrame:
+    """Log-log slopes in ``n``, per mechanism and regime (d, ε).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The output of :func:`summarize`.
+    min_points : int
+        Fewest unsaturated sample sizes for a fit.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (mechanism, d, ε): ``points`` used (median error at
+        most :data:`SATURATION`, excess at least :data:`BURIED` times PCA's),
+        ``error_slope`` of the median error, ``bound_slope`` of the lower
+        bound over the same ``n``, and ``excess_slope`` of the private
+        excess (NaN with fewer than ``min_points`` points).
+    """
+    rows = []
+    for (key, d, eps), part in summary.groupby(
+        ["mechanism", "d", "epsilon"], sort=False
+    ):
+        ok = part[_fitted(part)]
+        fit = len(ok) >= min_points
+        rows.append(
+            dict(
+                mechanism=key,
+                d=d,
+                epsilon=eps,
+                points=len(ok),
+                error_slope=_slope(ok.n, ok["median"]) if fit else np.nan,
+                bound_slope=_slope(ok.n, ok["bound"]) if fit else np.nan,
+                excess_slope=_slope(ok.n, ok["excess"]) if fit else np.nan,
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def _pairwise_slopes(summary, along: str, within: list) -> pd.DataFrame:
+    rows = []
+    for key, part in summary.groupby("mechanism", sort=False):
+        slopes = []
+        for _, pair in part.groupby(within):
+            pair = pair[_fitted(pair)]
+            if pair[along].nunique() == 2:
+                slopes.append(_slope(pair[along], pair["excess"]))
+        rows.append(
+            dict(
+                mechanism=key,
+                settings=len(slopes),
+                slope=float(np.median(slopes)) if slopes else np.nan,
+            )
+        )
+    return pd.DataFrame(rows)
+
+
+def epsilon_exponents(summary: pd.DataFrame) -> pd.DataFrame:
+    """Slope of the private excess in ε, from the two values of ε.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The output of :func:`summarize`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per mechanism, the median over (d, n) of the two-point slope, and
+        the number of settings where both points are unsaturated.
+    """
+    return _pairwise_slopes(summary, "epsilon", ["d", "n"])
+
+
+def d_exponents(summary: pd.DataFrame) -> pd.DataFrame:
+    """Slope of the private excess in ``d``, from the two dimensions.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The output of :func:`summarize`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`epsilon_exponents`, over (ε, n).
+    """
+    return _pairwise_slopes(summary, "d", ["epsilon", "n"])
+
+
+__all__ = [
+    "FrontierGrid",
+    "BURIED",
+    "REFERENCE_ROWS",
+    "SATURATION",
+    "d_exponents",
+    "epsilon_exponents",
+    "frontier_grid",
+    "frontier_mechanisms",
+    "n_exponents",
+    "run_frontier",
+    "summarize",
+]

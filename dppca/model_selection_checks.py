@@ -1,0 +1,311 @@
+"""What :func:`dppca.model_selection.budgeted_grid_search` checks, so that
+its fits stay within the ledger: the refusals before any fit (a private
+estimator the budget would not cover, a grid that replaces a private step, a
+private selection the package cannot score, worker processes that would
+charge a copy of the ledger, rows a later fold's fit would refuse), the dry
+run's records of each fit, and the check after the search that the ledger
+gained exactly the planned records.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+
+def private_steps(estimator) -> list[tuple[str, object]]:
+    """``(parameter prefix, step)`` of every private step (an estimator
+    with ``epsilon``, ``delta`` and ``accountant`` parameters), in a
+    Pipeline or alone."""
+    from sklearn.pipeline import Pipeline
+
+    def private(step):
+        keys = (
+            step.get_params(deep=False) if hasattr(step, "get_params") else {}
+        )
+        return {"epsilon", "delta", "accountant"} <= set(keys)
+
+    if isinstance(estimator, Pipeline):
+        return [
+            (f"{name}__", step)
+            for name, step in estimator.steps
+            if private(step)
+        ]
+    return [("", estimator)] if private(estimator) else []
+
+
+def is_private(obj) -> bool:
+    """A dppca private estimator: a :class:`dppca.PrivatePCA`, a
+    :class:`dppca.PrivateStandardScaler`, or any estimator with ``epsilon``,
+    ``delta`` and ``accountant`` parameters."""
+    from .estimator import PrivatePCA
+    from .scaler import PrivateStandardScaler
+
+    if isinstance(obj, (PrivatePCA, PrivateStandardScaler)):
+        return True
+    if isinstance(obj, type) or not hasattr(obj, "get_params"):
+        return False
+    try:
+        keys = obj.get_params(deep=False)
+    except TypeError:
+        return False
+    return {"epsilon", "delta", "accountant"} <= set(keys)
+
+
+def private_inside(value, found=None) -> list:
+    """Every private estimator in ``value``: itself, in its parameters
+    (``get_params(deep=True)``, recursively) or in lists, tuples, sets and
+    dicts of them."""
+    found = [] if found is None else found
+    if isinstance(value, (str, bytes, type)):
+        return found
+    if is_private(value) and not any(value is f for f in found):
+        found.append(value)
+    if isinstance(value, dict):
+        for item in value.values():
+            private_inside(item, found)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            private_inside(item, found)
+    elif hasattr(value, "get_params"):
+        try:
+            params = value.get_params(deep=True)
+        except TypeError:
+            params = {}
+        for item in params.values():
+            if item is not value:
+                private_inside(item, found)
+    return found
+
+
+def check_search_shape(estimator, steps, grids) -> None:
+    """Refuse, before any fit, a search whose fits the budget would not
+    cover: a private estimator anywhere but a top-level step the search
+    budgets (nested in a FeatureUnion, an inner Pipeline, a wrapper), a
+    ``param_grid`` value that carries one or replaces a step at or before
+    the last private step, a private step after a non-private one or after
+    a width-changing private one (all but a PrivateStandardScaler)."""
+    from sklearn.pipeline import Pipeline
+
+    budgeted = [step for _, step in steps]
+    hidden = [
+        obj
+        for obj in private_inside(estimator)
+        if not any(obj is step for step in budgeted)
+    ]
+    if hidden:
+        raise ValueError(
+            "the estimator holds a private estimator "
+            f"({type(hidden[0]).__name__}) that is not a top-level step of "
+            "the Pipeline (nested in a FeatureUnion, an inner Pipeline or "
+            "another wrapper): the search could neither split the budget "
+            "to it nor plan its charges. Make every private estimator a "
+            "top-level step; nothing was fitted"
+        )
+    for grid in grids:
+        for key, values in grid.items():
+            if private_inside(list(values)):
+                raise ValueError(
+                    f"param_grid[{key!r}] holds a private estimator: its "
+                    "fits would run with their own epsilon, outside the "
+                    "split of the budget. Put the private estimator in "
+                    "the Pipeline and search over its parameters "
+                    "(e.g. 'pca__n_components'); nothing was fitted"
+                )
+    if not isinstance(estimator, Pipeline) or not steps:
+        return
+    names = [name for name, _ in estimator.steps]
+    last = max(
+        i for i, (_, step) in enumerate(estimator.steps) if is_private(step)
+    )
+    fixed = set(names[: last + 1]) | {"steps"}
+    replaced = sorted(fixed & {key for grid in grids for key in grid})
+    if replaced:
+        raise ValueError(
+            f"param_grid may not replace the steps {replaced}: the search "
+            "plans the budget for the private steps and what they are "
+            "fitted on; search over their parameters instead. Nothing "
+            "was fitted"
+        )
+    from .scaler import PrivateStandardScaler
+
+    for name, step in estimator.steps[:last]:
+        if is_private(step) and not isinstance(step, PrivateStandardScaler):
+            raise ValueError(
+                f"the private step {name!r} changes the width a later "
+                "private step is fitted on, which the dry run takes from X: "
+                "only a PrivateStandardScaler may come first; nothing was "
+                "fitted"
+            )
+    for name, step in estimator.steps[: last + 1]:
+        if step is None or step == "passthrough" or is_private(step):
+            continue
+        raise ValueError(
+            f"the non-private step {name!r} comes before a private step: "
+            "the dry run needs each private step's input width and takes "
+            "it from X, which a step fitted on the data first (a feature "
+            "selection, say) may change, so the search could be refused "
+            "after spending most of the budget; and a non-private step "
+            "fitted on the data is not private preprocessing anyway. Put "
+            "the private steps first; nothing was fitted"
+        )
+
+
+def non_private_steps(estimator) -> list[str]:
+    """Names of the steps fitted on the rows without privacy."""
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(estimator, Pipeline):
+        return [] if is_private(estimator) else [type(estimator).__name__]
+    return [
+        name
+        for name, step in estimator.steps
+        if not (step is None or step == "passthrough" or is_private(step))
+    ]
+
+
+def check_private_selection(estimator, scoring, options) -> None:
+    """Refuse, before any fit, a private selection the package cannot
+    score with bounded sensitivity."""
+    from sklearn.pipeline import Pipeline
+
+    from .estimator import PrivatePCA
+
+    outside = non_private_steps(estimator)
+    last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else None
+    why = (
+        f"{outside} would be fitted on the rows (and labels) without "
+        "privacy, and the held-out scores would read them"
+        if outside
+        else "the held-out score is the variance a released PrivatePCA "
+        "captures, so the estimator (or the last step) must be one"
+        if not isinstance(last or estimator, PrivatePCA)
+        else "the package's bounded score is the only one with a known "
+        "sensitivity: scoring must be None"
+        if scoring is not None
+        else f"the GridSearchCV options {sorted(options)} do not apply"
+        if set(options) - {"n_jobs"}
+        else ""
+    )
+    if why:
+        raise ValueError(
+            f"selection='private' cannot run: {why}. Pass "
+            "selection='non_private' to choose by GridSearchCV's scores, "
+            "outside the ledger (it says so), or search a PrivatePCA, alone "
+            "or after PrivateStandardScaler steps; nothing was fitted"
+        )
+
+
+def parallel_in_processes(n_jobs) -> bool:
+    """Whether the search would run its fits in worker processes: an
+    explicit ``n_jobs`` other than 1, or, without one, joblib's active
+    configuration (``joblib.parallel_config``) with a process backend and
+    more than one job (thread backends share the ledger)."""
+    if n_jobs is not None:
+        return n_jobs != 1
+    from joblib.parallel import get_active_backend
+
+    backend, active_jobs = get_active_backend()
+    if getattr(backend, "supports_sharedmem", False):
+        return False  # threads (or sequential): one ledger
+    return active_jobs not in (None, 1)
+
+
+def step_records(step, n, d) -> list:
+    """The records a fit of one private step would charge (dry run)."""
+    from .estimator import PrivatePCA, planned_records
+    from .scaler import PrivateStandardScaler, scaler_plan
+
+    if isinstance(step, PrivatePCA):
+        return planned_records(step, n, d)
+    if isinstance(step, PrivateStandardScaler):
+        return [s.record for s in scaler_plan(step, n, d)]
+    raise TypeError(f"no dry run for {type(step).__name__}")
+
+
+def fit_records(fitted, steps, size, d) -> list:
+    return [
+        record
+        for prefix, _ in steps
+        for record in step_records(step_of(fitted, prefix), size, d)
+    ]
+
+
+def step_of(estimator, prefix):
+    return estimator if not prefix else estimator.named_steps[prefix[:-2]]
+
+
+def checked_rows(X, estimator, steps, candidates):
+    """``X`` validated before any fit as every fold's fit would validate it
+    (2-D, numeric, finite; ``ValueError`` otherwise), so that no fold's fit
+    refuses its rows after earlier folds were charged. For the same reason a
+    private step with a false ``clip`` (which refuses a row above its
+    bound), in the estimator or in any candidate of the grid, is refused:
+    whether the search raised midway would depend on one row."""
+    from sklearn.base import clone
+    from sklearn.utils import check_array
+
+    refusing = [
+        type(step).__name__
+        for fitted in [estimator]
+        + [clone(estimator).set_params(**c) for c in candidates]
+        for prefix, _ in steps
+        for step in [step_of(fitted, prefix)]
+        if not bool(step.get_params(deep=False).get("clip", True))
+    ]
+    if refusing:
+        raise ValueError(
+            f"a private step ({refusing[0]}) has clip=False: a row above "
+            "its bound would be refused by the fit of a later fold, after "
+            "the earlier folds were charged, so whether the search raised "
+            "would depend on one row. Use clip=True; nothing was fitted"
+        )
+    return check_array(
+        X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32)
+    )
+
+
+def check_ledger(job, before, best, extra):
+    """Defence in depth: the ledger gained exactly the records planned for
+    the fits that ran (every candidate on every fold, the chosen one
+    refitted) and the selection's."""
+    from sklearn.base import clone
+
+    from .privacy.accounting import _releases
+
+    steps, d = job.steps, job.d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = extra
+        for params in job.candidates:
+            fitted = clone(job.base).set_params(**params)
+            for train, _ in job.splits:
+                records = fit_records(fitted, steps, len(train), d)
+                expected += len(_releases(records))
+        if best is not None:
+            fitted = clone(job.base).set_params(**best)
+            expected += len(_releases(fit_records(fitted, steps, job.n, d)))
+    charged = len(job.accountant.releases) - before
+    if charged != expected:
+        raise RuntimeError(
+            f"the search charged {charged} release record(s) to the ledger "
+            f"where its plan expected {expected}: a private fit may have "
+            "run outside the budget split (or charged another ledger)"
+        )
+
+
+__all__ = [
+    "private_steps",
+    "is_private",
+    "private_inside",
+    "check_search_shape",
+    "non_private_steps",
+    "check_private_selection",
+    "parallel_in_processes",
+    "step_records",
+    "fit_records",
+    "step_of",
+    "checked_rows",
+    "check_ledger",
+]
