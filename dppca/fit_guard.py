@@ -3,9 +3,9 @@
 A fit of :class:`dppca.PrivatePCA` or :class:`dppca.PrivateStandardScaler`
 plans its releases, charges them, reads the rows and then writes its fitted
 attributes. Two threads fitting the *same* object at once would race on
-those attributes (and, before issue 38, on state a fit kept on the object
-between its steps, which let one fit release what only the other had
-charged). scikit-learn's own tools never do this: they clone the estimator
+those attributes (and on any state a fit kept on the object between its
+steps, which could let one fit release what only the other had charged).
+scikit-learn's own tools never do this: they clone the estimator
 for every fit. So a second fit of an object that another thread is fitting
 is refused, before it reads its parameters, charges a ledger or draws any
 noise, with a ``RuntimeError`` that says to fit a clone.

@@ -436,7 +436,7 @@ def resolved_centered_norm(est, n, d):
     if not isinstance(share, str) and float(share) + est.bound_share >= 1:
         return None  # no ε would be left for the mechanism
     if est.mechanism not in ("auto",) + FORECAST_MECHANISMS:
-        return None  # no forecast for it: data_norm, as before issue 30
+        return None  # no forecast for it: data_norm itself
     plan = estimator_plan(est, n, d, centered_norm=None)
     release = plan.best.loss_per_bound2 >= AUTO_BOUND_THRESHOLD
     return "private" if release else None

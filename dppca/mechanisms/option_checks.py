@@ -1,7 +1,7 @@
 """Checks of ``PrivatePCA``'s ``mechanism_options`` from public values only.
 
 :class:`dppca.PrivatePCA` runs these before it reads a row or charges a budget
-(issue 26: a fit refuses only from its public parameters). Each mechanism's
+(a fit refuses from its public parameters, before any charge). Each mechanism's
 function validates its options again when it runs; the checks here catch every
 value that function would refuse, using only ``n``, ``d``, ``k`` and ``ε``,
 so that no option error can surface after the budget is spent.

@@ -20,12 +20,18 @@ every one the fit will not use, and plans the fit's releases in order:
 3. the mechanism: the rest, with its guarantee record built by its own
    module.
 
-A fit refuses only here (issue 26): once the plan is made, the accountant is
-charged where the estimator says, and a charged fit reads the rows and
-returns a release. The plan is a value: nothing here writes on the
-estimator, and the fit's later steps read their decisions from the
-:class:`ReleasePlan` (issue 38: a decision kept on the estimator could be
-changed by another thread's fit of the same object between two steps).
+A fit refuses here, from public parameters, before any charge; once the
+plan is made, the accountant is charged where the estimator says, and a
+charged fit reads the rows and returns a release. Two refusals can still
+come after a charge: ``clip=False`` with a row above a public bound (a
+property of the data, outside the neighbouring relation's domain), and a
+safe Gaussian noise whose σ exceeds the exact sampler's range (about 2²⁶
+grid units) because ε and δ are both extremely small (e.g. ε = 1e-10 with
+δ = 1e-15); both depend on nothing a neighbour could change. The plan is a
+value: nothing here writes on the estimator, and the fit's later steps read
+their decisions from the :class:`ReleasePlan` (a decision kept on the
+estimator could be changed by another thread's fit of the same object
+between two steps).
 """
 
 from __future__ import annotations
@@ -374,7 +380,8 @@ def _check_public(est, name, spec, d, centred) -> dict:
     """Every public parameter a fit reads, checked before any row is
     read or any budget charged; returns the mechanism's options (their
     values are checked by :mod:`dppca.mechanisms.option_checks`). After these
-    checks a fit refuses only when the budget cannot pay for it."""
+    checks a fit refuses when the budget cannot pay for it, and in the two
+    cases the module docstring names."""
     if not isinstance(est.clip, (bool, np.bool_)):
         raise TypeError(f"clip must be True or False; got {est.clip!r}")
     private = [

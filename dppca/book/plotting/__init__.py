@@ -70,7 +70,7 @@ def _inline_figures_as_svg() -> None:
         }
         config.figure_formats = {"svg"}
     # Each figure's SVG says how small its smallest text is, so the browser
-    # check can tell the size a reader sees (issue 40).
+    # check can tell the size a reader sees.
     from matplotlib.figure import Figure
 
     formatter = get_ipython().display_formatter.formatters["image/svg+xml"]
