@@ -28,7 +28,14 @@ of ``dppca.samplers``. They are attributes, not import paths: ``import
 dppca.audit`` fails; ``from dppca import audit`` and ``dppca.audit`` work.
 """
 
-from . import montecarlo, privacy
+from . import exceptions, montecarlo, privacy
+from .exceptions import (
+    BudgetExceededError,
+    NotPrivateWarning,
+    PrivacyWarning,
+    UnprovedGuaranteeWarning,
+    UtilityWarning,
+)
 from .linalg import (
     haar_subspace,
     pca,
@@ -50,12 +57,7 @@ from .mechanisms.input_perturbation import (
     wishart_input_perturbation_delta,
 )
 from .privacy import audit, guarantees, private_bounds, sensitivity
-from .privacy.guarantees import (
-    Guarantee,
-    Released,
-    UnprovedGuaranteeWarning,
-    guarantee_of,
-)
+from .privacy.guarantees import Guarantee, Released, guarantee_of
 from .report import PrivacyReport
 from .samplers import bingham
 from .utility import (
@@ -66,7 +68,6 @@ from .utility import (
     top_vector_correlation,
 )
 from .validation import (
-    PrivacyWarning,
     as_generator,
     check_data,
     check_delta,
@@ -107,6 +108,10 @@ def __getattr__(name):
 
 
 __all__ = [
+    "BudgetExceededError",
+    "NotPrivateWarning",
+    "UtilityWarning",
+    "exceptions",
     "Guarantee",
     "PrivacyReport",
     "PrivacyWarning",

@@ -70,12 +70,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import forecast, postprocessing, report
 from .estimator_checks import private_centre
+from .exceptions import (
+    BudgetExceededError,
+    NotPrivateWarning,
+    PrivacyWarning,
+    UnprovedGuaranteeWarning,
+)
 from .fit_guard import OneFitAtATime, caller_stacklevel, one_fit_at_a_time
 from .float_state import owns_float_state
 from .linalg import clipped_sums, rows
 from .privacy import noise, private_bounds
-from .privacy.accounting import BudgetExceededError, basic_composition
-from .privacy.guarantees import UNCOMPOSABLE, UnprovedGuaranteeWarning
+from .privacy.accounting import basic_composition
+from .privacy.guarantees import UNCOMPOSABLE
 from .privacy.mean_plan import private_mean_plan
 from .privacy.plan import (
     TAIL_GUARD,
@@ -86,14 +92,9 @@ from .privacy.plan import (
     public_centre,
     release_plan,
 )
-from .validation import PrivacyWarning
 
 #: Start of the warning messages of the mechanism functions that
 #: :class:`PrivatePCA` raises itself, before fitting (not repeated).
-MECHANISM_WARNINGS_RAISED_ABOVE = (
-    "wishart_input_perturbation is NOT",
-    "PPCA started from a caller-supplied V0",
-)
 
 #: What :meth:`PrivatePCA.fit` warns on a refit without an accountant.
 REFIT_WARNING = (
@@ -736,10 +737,7 @@ def _run(plan, data, n, d, rng):
     with warnings.catch_warnings():
         # The estimator has already warned, in its own words, about the
         # conditions the mechanism functions warn about (release_plan).
-        for message in MECHANISM_WARNINGS_RAISED_ABOVE:
-            warnings.filterwarnings(
-                "ignore", message=message, category=PrivacyWarning
-            )
+        warnings.simplefilter("ignore", NotPrivateWarning)
         warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
         k_run = d if isinstance(k, float) else k
         run = spec.run_rows if spec.run_rows is not None else spec.run

@@ -56,6 +56,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .estimator_checks import private_centre
+from .exceptions import UtilityWarning
 from .mechanisms.registry import AUTO_CANDIDATES, RELEASES_EIGENVALUES
 from .privacy import calibration
 
@@ -65,14 +66,6 @@ CENTER_SHARES = (0.05, 0.1, 0.2, 0.3, 0.4)
 #: The mechanisms the forecast knows the noise of: the proved additive
 #: mechanisms that release from the second moment.
 FORECAST_MECHANISMS = ("gaussian_approx", "analyze_gauss", "laplace")
-
-
-class UtilityWarning(UserWarning):
-    """The forecast cannot show that a fit beats a random subspace, even on
-    the most favourable data within its bounds: its loss bound is at least
-    what a random k-subspace loses there (:mod:`dppca.forecast`). The bound
-    is often loose, so the fit may still do much better; the warning only
-    says the forecast cannot vouch for it."""
 
 
 @dataclass(frozen=True)

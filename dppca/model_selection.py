@@ -30,6 +30,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import model_selection_scoring as _scoring
+from .exceptions import PrivacyWarning
 from .float_state import owns_float_state
 from .model_selection_checks import (
     check_ledger,
@@ -51,7 +52,7 @@ from .model_selection_scoring import (
 )
 from .privacy.guarantees import Release
 from .privacy.private_bounds import exact_epsilon, permute_and_flip
-from .validation import PrivacyWarning, as_generator
+from .validation import as_generator
 
 #: Resolution of the per-row score: ``⌊L s(x)⌋`` with ``s(x)`` in [0, 1]
 #: (defined in ``dppca.model_selection_scoring``).

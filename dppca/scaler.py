@@ -51,6 +51,7 @@ from .estimator import (
     _parameters,
     _snap,
 )
+from .exceptions import PrivacyWarning
 from .fit_guard import caller_stacklevel
 from .float_state import owns_float_state
 from .postprocessing import FLOATS
@@ -58,7 +59,7 @@ from .privacy import noise
 from .privacy.accounting import basic_composition
 from .privacy.guarantees import Release, warn_if_unproved
 from .privacy.mean_plan import vector_release_plan
-from .validation import PrivacyWarning, check_delta, check_epsilon
+from .validation import check_delta, check_epsilon
 
 #: Replace-one sensitivity per feature of the normalised sums (docstring).
 SENSITIVITY = {"mean": 1.0, "variance": 0.25}

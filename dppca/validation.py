@@ -15,19 +15,6 @@ import numbers
 import numpy as np
 import scipy.sparse
 
-
-class PrivacyWarning(UserWarning):
-    """A call that runs but weakens or voids the privacy guarantee the caller
-    may expect.
-
-    Raised (as a warning, at call time) for a mechanism that is not
-    differentially private as published, for settings under which a stated
-    guarantee is only approximate, and for other privacy-relevant misuse that is
-    not an error. Turn it into an error with ``warnings.simplefilter("error",
-    dppca.PrivacyWarning)``.
-    """
-
-
 #: Slack allowed on ``||x_i|| <= 1`` for floating-point round-off of float64
 #: data (relative to 1).
 ROW_NORM_TOLERANCE = 1e-9

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..exceptions import PrivacyWarning, UnprovedGuaranteeWarning
 from ..linalg import haar_subspace, second_moment, top_k_subspace
 from ..mechanisms.registry import BY_EXPERIMENT_KEY
-from ..privacy.guarantees import UnprovedGuaranteeWarning
-from ..validation import PrivacyWarning
 
 
 @dataclass(frozen=True)

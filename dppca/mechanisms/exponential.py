@@ -17,13 +17,13 @@ import warnings
 
 import numpy as np
 
+from ..exceptions import NotPrivateWarning, PrivacyWarning
 from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
 from ..samplers import bingham
 from ..validation import (
-    PrivacyWarning,
     as_generator,
     check_data,
     check_epsilon,
@@ -207,7 +207,7 @@ def ppca_from_second_moment(
             "exponential "
             "mechanism; use the default Haar-uniform start unless V0 is "
             "data-independent",
-            PrivacyWarning,
+            NotPrivateWarning,
             stacklevel=3,
         )
     rng = as_generator(rng)
@@ -291,7 +291,7 @@ def _warn_options(options, k, stacklevel):
             "V0='pca' starts the chain at the non-private top-k subspace "
             "of the data: a data-dependent starting frame, so the "
             "release is not ε-DP",
-            PrivacyWarning,
+            NotPrivateWarning,
             stacklevel=stacklevel,
         )
     elif start is not None:
@@ -299,7 +299,7 @@ def _warn_options(options, k, stacklevel):
             "PPCA started from a caller-supplied V0: if it was computed "
             "from the private data, the finite chain's output leaks it "
             "beyond ε; pass only a data-independent frame",
-            PrivacyWarning,
+            NotPrivateWarning,
             stacklevel=stacklevel,
         )
 

@@ -50,6 +50,7 @@ import warnings
 
 import numpy as np
 
+from ..exceptions import NotPrivateWarning
 from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
@@ -65,7 +66,6 @@ from ..privacy.calibration import (
 from ..privacy.guarantees import released
 from ..privacy.noise import check_noise_kind, perturb_symmetric
 from ..validation import (
-    PrivacyWarning,
     as_generator,
     check_second_moment,
 )
@@ -352,7 +352,7 @@ def wishart_input_perturbation_from_second_moment(
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
     at most one) of the data set and that ``n`` is its true number of rows.
     """
-    warnings.warn(WISHART_NOT_DP_MESSAGE, PrivacyWarning, stacklevel=3)
+    warnings.warn(WISHART_NOT_DP_MESSAGE, NotPrivateWarning, stacklevel=3)
     A, n = _moment_and_n(A, n)
     record = wishart_published_guarantee(n, A.shape[0], epsilon)
     noisy = A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)

@@ -58,14 +58,13 @@ import dp_accounting
 from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant
 
-from ..validation import check_delta
-from .guarantees import (
-    KINDS,
-    Release,
+from ..exceptions import (
+    BudgetExceededError,
+    LedgerCopyError,
     UnprovedGuaranteeWarning,
-    gaussian_release,
-    zcdp_release,
 )
+from ..validation import check_delta
+from .guarantees import KINDS, Release, gaussian_release, zcdp_release
 
 #: Accountants of ``dp-accounting`` used for Gaussian releases.
 ACCOUNTANTS = ("pld", "rdp")
@@ -232,17 +231,6 @@ def compose(
     if basic_delta <= delta and basic_eps < eps:
         eps = basic_eps
     return eps, float(delta)
-
-
-class BudgetExceededError(RuntimeError):
-    """A release would take the composed privacy loss past the budget; raised
-    before any of its noise is drawn."""
-
-
-class LedgerCopyError(BudgetExceededError):
-    """A copy of an :class:`Accountant` in another process (a joblib or
-    multiprocessing worker) was asked to charge a release: refused before any
-    noise is drawn, since the caller's ledger would never see the charge."""
 
 
 #: The ledgers of this process by id, so that unpickling one in the process

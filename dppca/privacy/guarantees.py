@@ -53,7 +53,8 @@ import warnings
 
 import numpy as np
 
-from ..validation import PrivacyWarning, power_of_ten_text
+from ..exceptions import UnprovedGuaranteeWarning
+from ..validation import power_of_ten_text
 
 #: Kinds of release, as the accountant composes them. Gaussian (an
 #: accountant), ρ-zCDP (the safe discrete Gaussian releases, through their
@@ -85,12 +86,6 @@ FLOAT_SAMPLER_CAVEAT = (
     "float64 sampler: exact law in real arithmetic; no proof that the float "
     "program is private (chapter 10)"
 )
-
-
-class UnprovedGuaranteeWarning(PrivacyWarning):
-    """A release whose privacy claim is not fully proved for the program as
-    it runs (float noise, a float sampler, an approximate sampler or a
-    data-dependent start); the record's ``caveat`` says which."""
 
 
 @dataclasses.dataclass(frozen=True)

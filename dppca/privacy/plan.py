@@ -50,6 +50,11 @@ from ..estimator_checks import (
     private_centre,
     unproved_opt_ins,
 )
+from ..exceptions import (
+    NotPrivateWarning,
+    PrivacyWarning,
+    UnprovedGuaranteeWarning,
+)
 from ..fit_guard import caller_stacklevel
 from ..forecast import AUTO_BOUND_THRESHOLD, resolved_centered_norm
 from ..linalg import float_error, rows
@@ -59,13 +64,9 @@ from ..mechanisms.registry import (
     MechanismSpec,
     resolve,
 )
-from ..validation import PrivacyWarning, check_delta, check_epsilon
+from ..validation import check_delta, check_epsilon
 from . import noise, private_bounds
-from .guarantees import (
-    FLOAT_NOISE_CAVEAT,
-    Release,
-    UnprovedGuaranteeWarning,
-)
+from .guarantees import FLOAT_NOISE_CAVEAT, Release
 from .mean_plan import private_mean_plan
 
 #: The labels of the private bounds' records.
@@ -306,7 +307,7 @@ def _check_parameters(est, n: int, d: int):
             )
         warnings.warn(
             f"mechanism={name!r} is not DP as published: {spec.privacy}",
-            PrivacyWarning,
+            NotPrivateWarning,
             stacklevel=caller_stacklevel(),
         )
     options = _check_public(est, name, spec, d, centred)

@@ -78,12 +78,12 @@ def wishart_sample_complexity(
     """Jiang et al. (2016), Theorem 7: n above which the Wishart mechanism is
     a (ρ, η)-close
     approximation to the top eigenvector (ρ ≥ √2/2):
-    n ≥ [3(d+1) + √(2(d+1)(d+2) log(d/η)) + 2d log(d/η)] / (2ε(1−ρ²)(λ₁−λ₂)).
+    n ≥ 3[(d+1) + √(2(d+1)(d+2) log(d/η)) + 2d log(d/η)] / (2ε(1−ρ²)(λ₁−λ₂)).
 
-    The printed statement puts 2d log(d/η) inside the square root and a factor 3
-    on the first term only; its proof (Lemma 1, through λ₁(C) = 3/(2nε)) puts
-    that term outside the root and carries the factor 3 on every term. The
-    proof's version is used.
+    The factor 3 (from λ₁(C) = 3/(2nε)) multiplies the whole bracket, in the
+    statement and in the proof. Where the paper's text leaves the extent of
+    the square root unclear, the bracket follows Lemma 1, whose bound on
+    ‖W‖₂ it is: only 2(d+1)(d+2) log(d/η) is under the root.
     """
     eps = check_epsilon(epsilon)
     theta = np.log(d / eta)

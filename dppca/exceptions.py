@@ -1,0 +1,76 @@
+"""The package's warnings and errors, in one place.
+
+Warnings:
+
+- :class:`PrivacyWarning`: a call that runs but weakens or voids the privacy
+  guarantee a caller may expect; its subclasses
+  :class:`UnprovedGuaranteeWarning` (the claim is not fully proved for the
+  program as it runs) and :class:`NotPrivateWarning` (the release is not, or
+  may not be, differentially private as called);
+- :class:`UtilityWarning`: the forecast cannot show that a fit beats a random
+  subspace.
+
+Errors: :class:`BudgetExceededError` (an accountant refuses a charge) and its
+subclass :class:`LedgerCopyError` (a copy of a ledger in another process was
+asked to charge). Invalid arguments raise ``ValueError`` or ``TypeError``.
+
+Light on purpose (no import from the rest of the package): every module, a Dask
+worker's included, can import it.
+"""
+
+from __future__ import annotations
+
+
+class PrivacyWarning(UserWarning):
+    """A call that runs but weakens or voids the privacy guarantee the caller
+    may expect.
+
+    Raised (as a warning, at call time) for a mechanism that is not
+    differentially private as published, for settings under which a stated
+    guarantee is only approximate, and for other privacy-relevant misuse that is
+    not an error. Turn it into an error with ``warnings.simplefilter("error",
+    dppca.PrivacyWarning)``.
+    """
+
+
+class UnprovedGuaranteeWarning(PrivacyWarning):
+    """A release whose privacy claim is not fully proved for the program as
+    it runs (float noise, a float sampler, an approximate sampler or a
+    data-dependent start); the record's ``caveat`` says which."""
+
+
+class NotPrivateWarning(PrivacyWarning):
+    """A release that is not differentially private, or may not be, as
+    called: a mechanism that is not DP as published (the Wishart mechanism of
+    chapter 3), or a sampler started from a frame the caller supplies, which
+    voids the guarantee if it was computed from the private data."""
+
+
+class UtilityWarning(UserWarning):
+    """The forecast cannot show that a fit beats a random subspace, even on
+    the most favourable data within its bounds: its loss bound is at least
+    what a random k-subspace loses there (:mod:`dppca.forecast`). The bound
+    is often loose, so the fit may still do much better; the warning only
+    says the forecast cannot vouch for it."""
+
+
+class BudgetExceededError(RuntimeError):
+    """A release would take the composed privacy loss past the budget; raised
+    before any of its noise is drawn."""
+
+
+class LedgerCopyError(BudgetExceededError):
+    """A copy of an :class:`~dppca.privacy.accounting.Accountant` in another
+    process (a joblib or multiprocessing worker) was asked to charge a
+    release: refused before any noise is drawn, since the caller's ledger
+    would never see the charge."""
+
+
+__all__ = [
+    "BudgetExceededError",
+    "LedgerCopyError",
+    "NotPrivateWarning",
+    "PrivacyWarning",
+    "UnprovedGuaranteeWarning",
+    "UtilityWarning",
+]
