@@ -36,6 +36,17 @@ def book_inputs():
     )
 
 
+def chapter_inputs():
+    """What the introduction draws: the chapters only, each section page
+    folded into its chapter (``contents.chapters_only``)."""
+    prerequisites, titles, numbers, sections = book_inputs()
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    owner = contents.chapter_of(toc)
+    folded = contents.chapters_only(prerequisites, owner)
+    sections = {label: owner.get(p, p) for label, p in sections.items()}
+    return folded, titles, numbers, sections
+
+
 def own_sections():
     return {
         path.stem: contents.own_section_count(path)
@@ -53,7 +64,7 @@ def yml_edges(prerequisites):
 
 @pytest.fixture(scope="module")
 def drawn():
-    prerequisites, titles, numbers, sections = book_inputs()
+    prerequisites, titles, numbers, sections = chapter_inputs()
     fig, edges = chapter_map.draw_chapter_map(
         prerequisites, titles, numbers, sections
     )
@@ -113,7 +124,28 @@ def test_every_page_and_toolkit_label_is_named():
     assert numbers["18-private-covariance"] == "18"
     assert numbers["19-lower-bounds"] == "19"
     toolkit = [p for p in prerequisites if p.startswith("toolkit-")]
+    # the toolkit's chapters, not the section pages listed under them
+    toolkit = [
+        p for p in toolkit if not any(p.startswith(f"{q}-") for q in toolkit)
+    ]
     assert [numbers[p] for p in toolkit] == ["20", "21", "22", "23"]
+
+
+def test_the_map_folds_every_section_page_into_its_chapter():
+    folded, *_ = chapter_inputs()
+    raw, *_ = book_inputs()
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    owner = contents.chapter_of(toc)
+    sections = {p for p in raw if owner.get(p, p) != p}
+    assert sections, "the book has section pages"
+    assert not sections & set(folded)
+    for page, entry in raw.items():
+        chapter = owner.get(page, page)
+        for earlier in entry["chapters"]:
+            if owner.get(earlier, earlier) != chapter:
+                assert (
+                    owner.get(earlier, earlier) in folded[chapter]["chapters"]
+                )
 
 
 def test_the_planned_toolkit_labels_match_the_written_pages():

@@ -39,13 +39,12 @@ TOOLKIT_SECTIONS = {
         "toolkit-stochastic-calculus",
     ),
     **dict.fromkeys(
-        (
-            "toolkit-rejection-sampling",
-            "toolkit-mcmc",
-            "toolkit-clopper-pearson",
-            "toolkit-packing-fano",
-        ),
+        ("toolkit-rejection-sampling", "toolkit-mcmc"),
         "toolkit-sampling-statistics",
+    ),
+    **dict.fromkeys(
+        ("toolkit-clopper-pearson", "toolkit-packing-fano"),
+        "toolkit-sampling-statistics-intervals-and-packings",
     ),
 }
 
@@ -100,6 +99,37 @@ def chapter_numbers(
             last += 1
             numbers[page] = str(last)
     return numbers
+
+
+def chapter_of(toc: Mapping) -> dict[str, str]:
+    """The chapter (file stem) each page of a ``_toc.yml`` mapping belongs
+    to: a chapter to itself, a page listed under its ``sections`` to it."""
+    owner = {}
+    for part in toc.get("parts", []):
+        for chapter in part.get("chapters", []):
+            stem = Path(chapter["file"]).name
+            owner[stem] = stem
+            for section in chapter.get("sections") or []:
+                owner[Path(section["file"]).name] = stem
+    return owner
+
+
+def chapters_only(prerequisites: Mapping, owner: Mapping) -> dict:
+    """``prerequisites`` with every section page folded into its chapter
+    (``owner``, :func:`chapter_of`): a chapter needs what it or any of its
+    sections needs, outside itself, in order of first mention, and uses the
+    toolkit sections any of them uses. Pages ``owner`` does not know stay
+    as they are."""
+    folded: dict = {}
+    for page, entry in prerequisites.items():
+        chapter = owner.get(page, page)
+        into = folded.setdefault(chapter, {"chapters": [], "toolkit": []})
+        for key in ("chapters", "toolkit"):
+            for item in (entry or {}).get(key) or []:
+                item = owner.get(item, item) if key == "chapters" else item
+                if item != chapter and item not in into[key]:
+                    into[key].append(item)
+    return folded
 
 
 def own_section_count(path: Path) -> int:
@@ -191,6 +221,8 @@ def short_title(title: str) -> str:
 
 
 __all__ = [
+    "chapter_of",
+    "chapters_only",
     "TOOLKIT_SECTIONS",
     "chapter_edges",
     "chapter_numbers",
