@@ -1002,3 +1002,28 @@ def test_a_chain_started_from_the_data_says_it_has_no_guarantee():
         with pytest.raises(ValueError, match="not differentially private"):
             PrivatePCA(**params, accountant=ledger).fit(X)
     assert ledger.spent == (0.0, 0.0)
+
+
+def test_power_steps_pass_the_learning_rate_check():
+    """eta = inf is a power step (the default schedule's first steps, the
+    book's streaming protocol): accepted; nan, 0 and negative refused."""
+    from dppca.book.mechanism_table import STREAMING_PROTOCOL
+    from dppca.mechanisms import option_checks
+
+    option_checks._check_rates(STREAMING_PROTOCOL["learning_rate"], 5)
+    for bad in (float("nan"), 0.0, -1.0):
+        with pytest.raises(ValueError, match="must be a number > 0"):
+            option_checks._check_rates(lambda t, bad=bad: bad, 5)
+    X, _ = spiked(n=400)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PrivatePCA(
+            2,
+            epsilon=1.0,
+            delta=1e-5,
+            data_norm=3.0,
+            mechanism="streaming",
+            mechanism_options=dict(STREAMING_PROTOCOL),
+            random_state=0,
+        ).fit(X)
+    assert est.components_.shape == (2, 6)

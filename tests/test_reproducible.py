@@ -1,9 +1,9 @@
 """The chapters that run the peer libraries (8, 9, 12) give the same glued
-values on two executions with the same SEED in FAST mode (issue 27): nothing
+values on two executions with the same SEED in FAST mode: nothing
 they show depends on the speed of the machine.
 
 Each case executes its chapter twice through papermill (marker
-``notebook``): about 2 x 110 s for chapter 8, 2 x 30 s for chapter 9 and
+``notebook``): about 2 x 110 s for section 8.6 (08-utility-versus-n), 2 x 30 s for chapter 9 and
 2 x 140 s for chapter 12 on a busy 2-core machine.
 """
 
@@ -18,7 +18,7 @@ from bookpaths import ROOT
 CHAPTERS = [
     ROOT / "chapters" / f"{name}.ipynb"
     for name in (
-        "08-utility-experiments",
+        "08-utility-versus-n",
         "09-classification",
         "08-utility-versus-epsilon",
         "12-peer-libraries",

@@ -113,8 +113,9 @@ def _streaming(options, n, d, k, epsilon):
 def _check_rates(rate, n_steps):
     """A learning rate ``t -> η_t`` evaluated at every step of the public
     schedule (``t = 1, ..., n_steps``) before any charge: each value a
-    finite number > 0, and no exception (a fit would otherwise spend its
-    budget and then fail halfway through the pass)."""
+    number > 0 (``inf`` is a power step, as the default schedule's first
+    steps), and no exception (a fit would otherwise spend its budget and
+    then fail halfway through the pass)."""
     for t in range(1, n_steps + 1):
         try:
             eta = float(rate(t))
@@ -122,10 +123,10 @@ def _check_rates(rate, n_steps):
             raise ValueError(
                 f"learning_rate({t}) raised {type(error).__name__}: {error}"
             ) from error
-        if not (math.isfinite(eta) and eta > 0):
+        if not eta > 0:  # refuses nan, zero and negative rates
             raise ValueError(
                 f"learning_rate({t}) = {eta!r}: every step's rate must be a "
-                "finite number > 0"
+                "number > 0 (inf for a power step)"
             )
 
 
