@@ -47,6 +47,8 @@ def unproved_opt_ins(est) -> tuple[str, ...]:
 
 
 def opted_in(est, name: str) -> bool:
+    """Whether ``est`` opts in to the unproved mechanism ``name``
+    (``allow_unproved``)."""
     return name in unproved_opt_ins(est)
 
 
@@ -85,6 +87,7 @@ def check_n_components(est, name: str, d: int):
 
 
 def check_bound_share(est) -> float:
+    """``bound_share`` of ``est``, checked to lie in (0, 1)."""
     share = float(est.bound_share)
     if not (math.isfinite(share) and 0 < share < 1):
         raise ValueError(

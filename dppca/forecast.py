@@ -98,6 +98,7 @@ class Plan(tuple):
         return self[0]
 
     def to_dicts(self) -> list[dict]:
+        """The rows as dicts, best first."""
         return [asdict(row) for row in self]
 
     def to_frame(self):

@@ -134,9 +134,11 @@ class PrivateGridSearch:
         return self.best_estimator_
 
     def transform(self, X):
+        """Transform ``X`` with the refitted best estimator."""
         return self._fitted().transform(X)
 
     def inverse_transform(self, X):
+        """Map ``X`` back with the refitted best estimator."""
         return self._fitted().inverse_transform(X)
 
 

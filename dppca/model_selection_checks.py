@@ -225,6 +225,8 @@ def step_records(step, n, d) -> list:
 
 
 def fit_records(fitted, steps, size, d) -> list:
+    """The guarantee records one fit of ``fitted`` charges on ``size`` rows
+    of ``d`` features: those of each private step of ``steps``."""
     return [
         record
         for prefix, _ in steps
@@ -233,6 +235,8 @@ def fit_records(fitted, steps, size, d) -> list:
 
 
 def step_of(estimator, prefix):
+    """The step of a pipeline ``estimator`` whose parameters start with
+    ``prefix`` (``"pca__"``), or ``estimator`` itself for no prefix."""
     return estimator if not prefix else estimator.named_steps[prefix[:-2]]
 
 

@@ -4,7 +4,7 @@ they show depends on the speed of the machine.
 
 Each case executes its chapter twice through papermill (marker
 ``notebook``): about 2 x 110 s for section 8.6 (08-utility-versus-n), 2 x 30 s for chapter 9 and
-2 x 140 s for chapter 12 on a busy 2-core machine.
+2 x 40 s for chapter 12 and 2 x 60 s for its section 12.7 on a busy 2-core machine.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ CHAPTERS = [
         "09-classification",
         "08-utility-versus-epsilon",
         "12-peer-libraries",
+        "12-peer-libraries-privacy-and-utility",
     )
 ]
 

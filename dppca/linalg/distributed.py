@@ -345,6 +345,7 @@ class WorkerMemorySampler(WorkerPlugin):
         self.interval = float(interval)
 
     def setup(self, worker):
+        """Start sampling the worker process's resident memory."""
         import psutil
 
         self.samples = []
@@ -360,6 +361,7 @@ class WorkerMemorySampler(WorkerPlugin):
         self._thread.start()
 
     def teardown(self, worker):
+        """Stop sampling."""
         self._stop.set()
 
 

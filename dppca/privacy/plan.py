@@ -506,6 +506,8 @@ def _scale_message(est, name, span, low, high) -> str:
 
 
 def public_centre(est, d: int) -> np.ndarray:
+    """The public centre ``center`` of ``est`` as a finite vector of length
+    ``d``; raises ``ValueError`` otherwise."""
     centre = np.asarray(est.center, dtype=float).ravel()
     if centre.shape != (d,) or not np.all(np.isfinite(centre)):
         raise ValueError(
