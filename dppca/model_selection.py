@@ -242,6 +242,42 @@ def budgeted_grid_search(
     with NaN or Inf. The ledger must gain exactly the records planned
     (``RuntimeError`` if not). Failing fits raise; a failure of the scoring
     or of the draw raises a ``RuntimeError`` that carries no held-out score.
+
+    Parameters
+    ----------
+    estimator : PrivatePCA or Pipeline
+        The private estimator, or a Pipeline whose private steps come first.
+    param_grid : dict or list of dict
+        The candidates, as for ``GridSearchCV`` (never a budget parameter).
+    accountant : Accountant
+        The ledger whose remaining budget the search spends.
+    X : array-like of shape (n_samples, n_features)
+        The rows.
+    y : array-like of shape (n_samples,), optional
+        Labels, for a downstream model only (never for the folds).
+    cv : int, KFold, RepeatedKFold, ShuffleSplit or list of splits, default=5
+        The folds (see **Folds**).
+    refit : bool, default=True
+        Refit the chosen candidate on all rows (one more fit in the budget).
+    scoring : str or callable, optional
+        Only with ``selection="non_private"``.
+    compose : bool, default=True
+        Raise the per-step ε to the largest the accountant's composition
+        affords.
+    selection : {"private", "non_private"}, default="private"
+        How the candidate is chosen (see above).
+    selection_epsilon : float, optional
+        The ε of the private choice; default :data:`SELECTION_SHARE` of what is
+        left.
+    random_state : None or int, optional
+        Seeds distinct per fit; ``None`` draws fresh entropy for each.
+    **search_options
+        Passed to ``GridSearchCV`` (``selection="non_private"`` only).
+
+    Returns
+    -------
+    PrivateGridSearch or GridSearchCV
+        The fitted search (see above).
     """
     from sklearn.base import clone
     from sklearn.model_selection import ParameterGrid

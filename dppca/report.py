@@ -71,6 +71,31 @@ class PrivacyReport:
     releases' guarantee records (``Release.as_dict()``). ``budget``: the
     accountant's budget and what is left (None for a fit). ``parameters``:
     the estimator's public parameters (the seed withheld).
+
+    Parameters
+    ----------
+    subject : str
+        What the report is about (an estimator and its mechanism, a session).
+    epsilon, delta : float or None
+        The figure to report (see above).
+    composition : str
+        How the figure was composed, in words.
+    tighter : str
+        A tighter figure an accountant can give, in words (or empty).
+    neighbours, row_bounds, noise : list of str
+        The neighbouring relations, row bounds and noise kinds of the releases.
+    charges : list of dict
+        One entry per charge (see above).
+    proved : bool
+        Whether every release is proved private as the program runs.
+    caveats : list of str
+        What is not proved, release by release.
+    budget : dict or None
+        The accountant's budget and what is left.
+    parameters : dict
+        The public parameters (the seed withheld).
+    version : str
+        The version of ``dppca`` that made the releases.
     """
 
     subject: str

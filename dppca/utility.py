@@ -14,6 +14,18 @@ def captured_variance(A, V) -> float:
 
     Chaudhuri et al. (2013), eq. (2) and Sec. 6 (Figs. 3-5); ``V`` is ``d x k``
     orthonormal.
+
+    Parameters
+    ----------
+    A : array-like of shape (d, d)
+        A symmetric matrix, e.g. the second moment.
+    V : array-like of shape (d, k)
+        Orthonormal columns.
+
+    Returns
+    -------
+    float
+        ``tr(Vᵀ A V)``.
     """
     A = check_symmetric(A, name="A")
     V = check_orthonormal(V)
@@ -57,6 +69,16 @@ def subspace_distance(V, W) -> float:
 
     For two k-dimensional subspaces it equals sqrt(2) times the norm of the
     sines of their principal angles (Jiang et al. 2016, Theorem 6).
+
+    Parameters
+    ----------
+    V, W : array-like of shape (d, k)
+        Orthonormal columns spanning the two subspaces.
+
+    Returns
+    -------
+    float
+        ``‖V Vᵀ − W Wᵀ‖_F``.
     """
     V = check_orthonormal(V, name="V")
     W = check_orthonormal(W, name="W")
@@ -76,6 +98,20 @@ def sin_theta(V, U, norm=2) -> float:
     streaming and power-method analyses (chapters 14 and 17); with
     ``norm="fro"`` the root of the sum of the squared sines, which for two
     subspaces of the same dimension is ``subspace_distance(V, U) / √2``.
+
+    Parameters
+    ----------
+    V : array-like of shape (d, k_V)
+        Orthonormal columns of the reference subspace.
+    U : array-like of shape (d, k_U)
+        Orthonormal columns of the subspace measured against it.
+    norm : {2, "fro"}, default=2
+        The spectral or the Frobenius norm.
+
+    Returns
+    -------
+    float
+        ``‖(I − V Vᵀ) U‖`` in that norm.
     """
     V = check_orthonormal(V, name="V")
     U = check_orthonormal(U, name="U")

@@ -307,6 +307,24 @@ def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
 
     ``X`` is ``n x d`` with rows of norm at most 1 (checked). ``options``:
     ``vector_weights``, ``method`` (see ``iterative_eigenvectors``).
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped).
+    k : int
+        The dimension of the released subspace.
+    epsilon : float
+        The total ε (pure DP), > 0.
+    rng : None, int, SeedSequence or Generator, optional
+        Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    **options
+        ``vector_weights``, ``method``: see :func:`iterative_eigenvectors`.
+
+    Returns
+    -------
+    Released of shape (n_features, k)
+        Orthonormal columns, with their guarantee record (``.guarantee``).
     """
     X = check_data(X)
     return amin_subspace_from_second_moment(
@@ -388,6 +406,29 @@ def amin_covariance(
     ``X`` is ``n x d`` with rows of norm at most 1 (checked); ``options`` go to
     :func:`amin_covariance_from_second_moment` (``vector_split``, ``beta``,
     ``return_parts``).
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped).
+    k : int
+        The rank of the estimate.
+    epsilon : float
+        The total ε (pure DP), > 0.
+    eigenvalue_share : float, default=0.5
+        The share of ε spent on the eigenvalues; the rest goes to the
+        eigenvectors.
+    rng : None, int, SeedSequence or Generator, optional
+        Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    **options
+        ``vector_split``, ``beta``, ``return_parts``: see
+        :func:`amin_covariance_from_second_moment`.
+
+    Returns
+    -------
+    Released of shape (n_features, n_features)
+        The rank-k estimate of ``A``, with its guarantee record (or its parts,
+        with ``return_parts=True``).
     """
     X = check_data(X)
     return amin_covariance_from_second_moment(

@@ -183,6 +183,30 @@ def ppca_from_second_moment(
     guarantee does not cover: passing ``V0`` emits a
     :class:`dppca.PrivacyWarning`. A data-independent ``V0`` is harmless;
     silence the warning then with :func:`warnings.catch_warnings`.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_features, n_features)
+        The second moment ``XᵀX/n`` of rows of norm at most 1.
+    n : int
+        The number of rows behind ``A``.
+    k : int
+        The dimension of the released subspace.
+    epsilon : float
+        The ε of the exponential mechanism, > 0.
+    rng : None, int, SeedSequence or Generator, optional
+        Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    sampler : {"fast", "hoff"}, default="fast"
+        The Gibbs sampler (``k = 1`` with ``"fast"`` draws exactly).
+    n_sweeps : int, optional
+        Sweeps of the chain; default ``DEFAULT_SWEEPS[sampler]``.
+    V0 : array-like of shape (n_features, k), optional
+        A start for the chain instead of a Haar-uniform one (see above).
+
+    Returns
+    -------
+    Released of shape (n_features, k)
+        Orthonormal columns, with their guarantee record (``.guarantee``).
     """
     A, n = check_second_moment(A, n)
     d = A.shape[0]
@@ -232,6 +256,24 @@ def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
     ``scipy.sparse`` (only ``X^T X / n`` is used). ``sampler_options`` go to
     :func:`ppca_from_second_moment` (``sampler``, ``n_sweeps``, ``V0``). See
     :data:`PRIVACY` for what a finite chain guarantees.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped).
+    k : int
+        The dimension of the released subspace, 1 ≤ k < n_features.
+    epsilon : float
+        The ε of the exponential mechanism, > 0.
+    rng : None, int, SeedSequence or Generator, optional
+        Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    **sampler_options
+        ``sampler``, ``n_sweeps``, ``V0``: see :func:`ppca_from_second_moment`.
+
+    Returns
+    -------
+    Released of shape (n_features, k)
+        Orthonormal columns, with their guarantee record (``.guarantee``).
     """
     A = unit_rows_second_moment(
         X

@@ -217,7 +217,27 @@ def mod_sulq(
     """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by
     Theorem 5): returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and
     above the diagonal, β of eq. (5). ``noise``: ``"safe"`` or ``"float"``
-    (module docstring)."""
+    (module docstring).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
+        rescaled; ``dppca.linalg.rows`` clips explicitly).
+    epsilon, delta : float
+        The privacy budget: ε > 0 and 0 < δ < 1.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness; ``None`` draws fresh entropy.
+    noise : {"safe", "float"}, default="safe"
+        ``"safe"``: values rounded to a grid and exact discrete noise (proved
+        as a program); ``"float"``: float64 noise (recorded as unproved).
+
+    Returns
+    -------
+    Released of shape (n_features, n_features)
+        The noisy symmetric second moment with its guarantee record
+        (``.guarantee``); its top-k eigenvectors are the private subspace.
+    """
     A = unit_rows_second_moment(X)
     return mod_sulq_from_second_moment(
         A, np.shape(X)[0], epsilon, delta, rng, noise=noise
@@ -276,7 +296,30 @@ def analyze_gauss(
     """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one
     neighbours: XᵀX/n + E with E symmetric Gaussian, calibrated classically or
     exactly (Balle and Wang 2018). ``noise``: ``"safe"`` or ``"float"``
-    (module docstring)."""
+    (module docstring).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
+        rescaled; ``dppca.linalg.rows`` clips explicitly).
+    epsilon, delta : float
+        The privacy budget: ε > 0 and 0 < δ < 1.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness; ``None`` draws fresh entropy.
+    calibration : {"analytic", "classical"}, default="analytic"
+        The Gaussian's σ: the exact analytic calibration (Balle and Wang
+        2018) or the classical one.
+    noise : {"safe", "float"}, default="safe"
+        ``"safe"``: values rounded to a grid and exact discrete noise (proved
+        as a program); ``"float"``: float64 noise (recorded as unproved).
+
+    Returns
+    -------
+    Released of shape (n_features, n_features)
+        The noisy symmetric second moment with its guarantee record
+        (``.guarantee``); its top-k eigenvectors are the private subspace.
+    """
     A = unit_rows_second_moment(X)
     return analyze_gauss_from_second_moment(
         A, np.shape(X)[0], epsilon, delta, rng, calibration, noise=noise
@@ -332,7 +375,27 @@ def laplace_input_perturbation(
 ) -> np.ndarray:
     """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1;
     (ε, 0)-DP, Theorem 3). ``noise``: ``"safe"`` or ``"float"`` (module
-    docstring)."""
+    docstring).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
+        rescaled; ``dppca.linalg.rows`` clips explicitly).
+    epsilon : float
+        The privacy budget, ε > 0 (pure DP).
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness; ``None`` draws fresh entropy.
+    noise : {"safe", "float"}, default="safe"
+        ``"safe"``: values rounded to a grid and exact discrete noise (proved
+        as a program); ``"float"``: float64 noise (recorded as unproved).
+
+    Returns
+    -------
+    Released of shape (n_features, n_features)
+        The noisy symmetric second moment with its guarantee record
+        (``.guarantee``); its top-k eigenvectors are the private subspace.
+    """
     A = unit_rows_second_moment(X)
     return laplace_input_perturbation_from_second_moment(
         A, np.shape(X)[0], epsilon, rng, noise=noise
@@ -369,6 +432,22 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     output moves with the data and the mechanism is exactly (ε', 1 −
     e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
     :class:`dppca.PrivacyWarning`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
+        rescaled; ``dppca.linalg.rows`` clips explicitly).
+    epsilon : float
+        The ε the paper claims (> 0); the release is only (ε', 1 − e^(−ε/3))-DP.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    Released of shape (n_features, n_features)
+        The noisy symmetric second moment with its guarantee record
+        (``.guarantee``); its top-k eigenvectors are the private subspace.
     """
     A = unit_rows_second_moment(X)
     return wishart_input_perturbation_from_second_moment(
@@ -402,7 +481,24 @@ def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     """A correctly calibrated Wishart variant (the book's, not the paper's):
     A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP
     (chapter 3, its theorem). Honest but costly: the noise scale grows like
-    1/(nδ)."""
+    1/(nδ).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
+        rescaled; ``dppca.linalg.rows`` clips explicitly).
+    delta : float
+        The δ of the (0, δ)-DP guarantee, 0 < δ < 1.
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness; ``None`` draws fresh entropy.
+
+    Returns
+    -------
+    Released of shape (n_features, n_features)
+        The noisy symmetric second moment with its guarantee record
+        (``.guarantee``); its top-k eigenvectors are the private subspace.
+    """
     A = unit_rows_second_moment(X)
     return wishart_input_perturbation_delta_from_second_moment(
         A, np.shape(X)[0], delta, rng

@@ -288,6 +288,16 @@ class Accountant:
     the ledger in a child forked from its process. Run budgeted searches with
     ``n_jobs=1``; charges from several threads of the owning process are
     serialised by a lock.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget's ε, > 0.
+    delta : float, default=0.0
+        The budget's δ, in [0, 1).
+    accountant : {"pld", "rdp"}, default="pld"
+        The composition of Gaussian releases: privacy-loss distributions or
+        Rényi DP (``dp-accounting``).
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0, accountant="pld"):

@@ -96,6 +96,33 @@ class Release:
     ``noise_multiplier`` (Gaussian and zCDP releases only) is σ/Δ with Δ the
     replace-one ℓ₂ sensitivity of the released quantity (for a zCDP release,
     1/√(2ρ)), which lets an accountant compose it tightly.
+
+    Parameters
+    ----------
+    label : str
+        What was released (a mechanism, a private mean, a bound).
+    kind : {"gaussian", "zcdp", "pure", "approximate", "ideal", "none"}
+        How an accountant composes it (module docstring).
+    epsilon : float
+        The ε the release was calibrated to (``inf`` for kind ``"none"``).
+    delta : float, default=0.0
+        Its δ.
+    noise_multiplier : float, optional
+        σ/Δ, for Gaussian and zCDP releases only.
+    neighbours : str
+        The neighbouring relation (replace-one by default).
+    row_bound : str
+        The bound on the rows the proof assumes.
+    noise : {"safe", "float", "float sampler", "none"}, default="safe"
+        How the noise was drawn.
+    sampler : {"exact", "approximate"}, default="exact"
+        Whether the output has exactly the law the theorem analyses.
+    proved : bool, default=True
+        Whether the claim holds for the program as it runs.
+    caveat : str
+        What is not proved (required when ``proved`` is False).
+    theorem, chapter : str
+        The result the guarantee rests on, and where the book derives it.
     """
 
     label: str
@@ -270,6 +297,13 @@ class Released(np.ndarray):
 
     Behaves as the ndarray it wraps. Views and slices keep the record;
     ufuncs and ``np.linalg`` return plain ndarrays (module docstring).
+
+    Parameters
+    ----------
+    values : array-like
+        The released values.
+    guarantee : Release
+        Their guarantee record.
     """
 
     def __new__(cls, values, guarantee: Release):
@@ -310,7 +344,18 @@ def released(values, record: Release, *, warn: bool = True) -> Released:
 
 
 def guarantee_of(value) -> Release | None:
-    """The record carried by a released array (None for a plain array)."""
+    """The record carried by a released array (None for a plain array).
+
+    Parameters
+    ----------
+    value : object
+        A released array (or any value).
+
+    Returns
+    -------
+    Release or None
+        Its guarantee record, or None when it carries none.
+    """
     return getattr(value, "guarantee", None)
 
 
