@@ -1,11 +1,7 @@
 """The book's listing filter and bibliography style (tools/book_listings.py)."""
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 pybtex = pytest.importorskip("pybtex")
 import book_listings  # noqa: E402
 from pybtex.database import Entry, Person  # noqa: E402

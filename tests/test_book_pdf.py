@@ -8,14 +8,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import sys
 from pathlib import Path
 
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import book_html_fixes  # noqa: E402
 import book_pdf  # noqa: E402
+import pytest
 
 REQUIRE = os.environ.get("DPPCA_REQUIRE_BROWSER") == "1"
 

@@ -12,11 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import book_html_fixes  # noqa: E402
 import browser_check  # noqa: E402
+import pytest
 
 pytestmark = pytest.mark.skipif(
     not Path(browser_check.CHROMIUM).exists(),

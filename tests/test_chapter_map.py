@@ -6,21 +6,17 @@ needs it, at the book's width and with text of at least 9 points."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
 
 pytest.importorskip("matplotlib")
 import matplotlib.pyplot as plt  # noqa: E402
+from bookpaths import ROOT  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from dppca.book import contents  # noqa: E402
 from dppca.book.plotting import chapter_map  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from bookpaths import ROOT  # noqa: E402
 
 CHAPTERS = ROOT / "chapters"
 

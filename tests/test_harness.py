@@ -7,18 +7,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-import sys
 from pathlib import Path
 
+import execute_chapters
 import nbformat
 import papermill as pm
 import pytest
+import render_book
 import yaml
 from bookpaths import ROOT, toc_documents, toc_notebooks
-
-sys.path.insert(0, str(ROOT / "tools"))
-import execute_chapters  # noqa: E402
-import render_book  # noqa: E402
 
 
 def code_cells(path):

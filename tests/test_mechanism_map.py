@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sys
-from pathlib import Path
 
 import pytest
 import yaml
+from bookpaths import ROOT  # noqa: E402
 
 from dppca.book import contents, mechanism_map
 from dppca.mechanisms import registry
 from dppca.mechanisms.spec import DESCRIPTION_FIELDS
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from bookpaths import ROOT  # noqa: E402
 
 
 def toc_numbers():

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from bookpaths import ROOT, toc_notebooks  # noqa: E402
 
 LIST = ROOT / "chapters" / "prerequisites.yml"

@@ -4,10 +4,6 @@ version-history wording, as tools/prose_metrics.py measures them."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import prose_metrics  # noqa: E402
 from bookpaths import toc_notebooks  # noqa: E402
 

@@ -2,10 +2,6 @@
 lines per chapter and 2,500 in the whole book, as tools/visible_code.py
 counts them (visible cells and package listings outside dropdowns)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import visible_code  # noqa: E402
 from bookpaths import toc_notebooks  # noqa: E402
 

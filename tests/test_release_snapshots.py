@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import release_snapshots  # tools/, put on sys.path by conftest.py
+import release_snapshots  # tools/ (pytest pythonpath)
 
 import dppca
 from dppca.mechanisms import (

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from bookpaths import ROOT  # tools/, put on sys.path by conftest
+from bookpaths import ROOT  # tools/ (pytest pythonpath)
 from render_book import stray_outputs
 
 

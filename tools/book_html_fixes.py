@@ -53,6 +53,7 @@ Search (issue 40; tools/browser_check.py checks all three on the built book):
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -151,6 +152,81 @@ def number_title(app, pagename, context) -> None:
     )
 
 
+#: A table in a page's HTML body: a pandas Styler's (``dppca.book.tables``),
+#: a plain DataFrame's or one written in the prose (a docutils table).
+TABLE_TAG = re.compile(r"<table(?=[\s>])[^>]*>")
+CAPTION = re.compile(r"\s*<caption(?:\s[^>]*)?>")
+
+
+def count_tables(app, env) -> None:
+    """Before any page is written: how many tables each document holds, in
+    the order the HTML body will show them (raw HTML of cell outputs and
+    docutils tables), kept on the environment for :func:`number_tables`."""
+    from docutils import nodes
+
+    counts = {}
+    for docname in env.found_docs:
+        try:
+            tree = env.get_doctree(docname)
+        except Exception:  # a document without a doctree (e.g. genindex)
+            continue
+        count = sum(1 for _ in tree.findall(nodes.table))
+        for raw in tree.findall(nodes.raw):
+            if "html" in raw.get("format", ""):
+                count += len(TABLE_TAG.findall(raw.astext()))
+        counts[docname] = count
+    env.dppca_table_counts = counts
+
+
+def number_tables(app, pagename, context) -> None:
+    """Number every table of a numbered page as its chapter's figures are
+    numbered: "Table 4.3" is the chapter's third, counted through the
+    chapter page and then its section pages in order (a section page's
+    tables continue its chapter's count). The number leads the table's
+    caption (a Styler's ``set_caption``, :func:`dppca.book.tables.table_of`)
+    or becomes its caption."""
+    secnumbers = getattr(app.env, "toc_secnumbers", {})
+    numbers = secnumbers.get(pagename, {}).get("")
+    body = context.get("body")
+    if not numbers or not body or "<table" not in body:
+        return
+    chapter = numbers[0]
+    counts = getattr(app.env, "dppca_table_counts", {})
+    before = sum(
+        counts.get(doc, 0)
+        for doc, numbered in secnumbers.items()
+        if numbered.get("")
+        and numbered[""][0] == chapter
+        and tuple(numbered[""]) < tuple(numbers)
+    )
+    count = [before]
+
+    def label(match) -> str:
+        count[0] += 1
+        tag = match.group(0)
+        number = (
+            f'<span class="caption-number">Table {chapter}.{count[0]} </span>'
+        )
+        rest = body[match.end() :]
+        caption = CAPTION.match(rest)
+        if caption:
+            return tag + caption.group(0) + number
+        return f'{tag}<caption class="dppca-table-number">{number}</caption>'
+
+    out, last = [], 0
+    for match in TABLE_TAG.finditer(body):
+        out.append(body[last : match.start()])
+        piece = label(match)
+        caption = CAPTION.match(body, match.end())
+        if caption:
+            last = caption.end()
+        else:
+            last = match.end()
+        out.append(piece)
+    out.append(body[last:])
+    context["body"] = "".join(out)
+
+
 #: The sidebar's search field (sphinx-book-theme's ``html_sidebars``).
 SIDEBAR_SEARCH = "search-button-field.html"
 
@@ -167,6 +243,7 @@ def fix_page(app, pagename, templatename, context, doctree) -> None:
     add_book_pdf(context)
     one_search_box(pagename, context)
     number_title(app, pagename, context)
+    number_tables(app, pagename, context)
     # default_mode is read by pydata-sphinx-theme's layout.html
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
@@ -202,6 +279,7 @@ def add_static(app, config) -> None:
 
 def setup(app):
     app.connect("config-inited", add_static)
+    app.connect("env-updated", count_tables)
     app.add_css_file(STYLESHEET)
     app.connect("html-page-context", fix_page, priority=1000)  # after the theme
     app.connect("build-finished", copy_mathjax)

@@ -125,16 +125,20 @@ def proposals_text(values) -> list[str]:
     return out
 
 
-def table_of(frame, columns: dict, index: bool = False):
+def table_of(frame, columns: dict, index: bool = False, caption=None):
     """A table for the page (a pandas Styler, which the book's stylesheet
     pads): the columns of ``frame`` named in ``columns`` (``{column:
     (heading, format)}``, in that order), each with its own format (a format
     string such as ``"{:.3f}"`` or a function such as :func:`times_ten`),
-    "—" for a missing value, and no index unless ``index``."""
+    "—" for a missing value, no index unless ``index``, and ``caption``
+    above it when given. The book numbers every table of a chapter ("Table
+    4.3", tools/book_html_fixes.py), before its caption."""
     shown = frame[list(columns)].rename(
         columns={old: heading for old, (heading, _) in columns.items()}
     )
     styler = shown.style.format(
         {heading: rule for heading, rule in columns.values()}, na_rep=MISSING
     )
+    if caption is not None:
+        styler = styler.set_caption(str(caption))
     return styler if index else styler.hide(axis="index")

@@ -1,0 +1,54 @@
+"""Every table of a numbered page is numbered within its chapter
+(``tools/book_html_fixes.py``, ``number_tables``): the chapter page's tables
+first, then its section pages' in order; the number leads a caption."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+from book_html_fixes import TABLE_TAG, number_tables  # noqa: E402
+
+from dppca.book.tables import table_of  # noqa: E402
+
+
+def page(body):
+    return {"body": body}
+
+
+def app_with(secnumbers, counts):
+    env = SimpleNamespace(toc_secnumbers=secnumbers, dppca_table_counts=counts)
+    return SimpleNamespace(env=env)
+
+
+def test_a_section_page_continues_its_chapters_count():
+    secnumbers = {
+        "chapters/04": {"": (4,)},
+        "chapters/04-a": {"": (4, 9)},
+        "chapters/04-b": {"": (4, 10)},
+        "chapters/05": {"": (5,)},
+    }
+    counts = {"chapters/04": 2, "chapters/04-a": 3, "chapters/05": 1}
+    app = app_with(secnumbers, counts)
+    styler = table_of(
+        pd.DataFrame({"a": [1.0]}), {"a": ("a", "{:.1f}")}, caption="Noise"
+    ).to_html()
+    context = page(f"<p>x</p>{styler}<table class='table'><tr></tr></table>")
+    number_tables(app, "chapters/04-b", context)
+    body = context["body"]
+    # 2 on the chapter page and 3 on section 4.9 come first
+    assert "Table 4.6 </span>Noise" in body
+    assert "Table 4.7 </span>" in body
+    assert body.count("caption-number") == 2 == len(TABLE_TAG.findall(body))
+    # one caption per table: the number joined the Styler's own caption
+    assert body.count("<caption") == 2
+    chapter = page("<table id='T_x'></table>")
+    number_tables(app, "chapters/05", chapter)
+    assert "Table 5.1 " in chapter["body"]
+
+
+def test_pages_without_a_number_are_left_alone():
+    app = app_with({}, {})
+    context = page("<table></table>")
+    number_tables(app, "glossary", context)
+    assert context["body"] == "<table></table>"
