@@ -165,9 +165,10 @@ WIDTH_TOLERANCE = 2
 PHONE = {"width": 390, "height": 844}
 
 #: The longest reading path a chapter may have, in screens of ``VIEWPORT``
-#: (a lecture of QuantEcon's reads in 10 to 15): a page of ``chapters/``
-#: whose height with its toggles closed exceeds it fails the check.
-MAX_SCREENS = 25
+#: (a lecture of QuantEcon's reads in 10 to 15; the book's pages in 7 to 16):
+#: a page of ``chapters/`` whose height with its toggles closed exceeds it
+#: fails the check.
+MAX_SCREENS = 18
 #: Cell padding (left + right, px) below which a Styler table's cells run
 #: together.
 MIN_CELL_PADDING = 4
