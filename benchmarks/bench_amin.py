@@ -27,10 +27,10 @@ import numpy as np
 import timing
 from timing import best_time, eigh_and_gram_times, print_ratios
 
-from dppca import covariance
 from dppca.book import flipped_bingham, peers
 from dppca.book.time_limit import TimeLimitExceeded, call_with_time_limit
 from dppca.linalg import second_moment
+from dppca.mechanisms import covariance
 
 CENSUS_N, CENSUS_EPSILON = 199_523, 0.1
 

@@ -50,9 +50,9 @@ import scipy.linalg
 import scipy.sparse
 import timing
 
-from dppca import PrivacyWarning, PrivatePCA, top_k_subspace
+from dppca import PrivacyWarning, PrivatePCA
 from dppca.book import datasets
-from dppca.linalg import sparse_gram
+from dppca.linalg import sparse_gram, top_k_subspace
 from dppca.linalg.clipped_sums import clipped_row_sum, clipped_second_moment
 from dppca.linalg.rows import project_to_ball
 from dppca.mechanisms.gaussian_approx import (

@@ -18,8 +18,8 @@ import warnings
 import numpy as np
 import timing
 
-from dppca import input_perturbation as IP
-from dppca import top_k_subspace
+from dppca.linalg import top_k_subspace
+from dppca.mechanisms import input_perturbation as IP
 
 D, N, K = timing.size((513, 10_000, 10), (40, 500, 3))
 EPS, DELTA, REPEATS = 1.0, 1e-5, timing.size(7, 1)

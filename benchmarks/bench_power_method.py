@@ -37,7 +37,7 @@ def dask_throughput() -> None:
 
     n, d, chunk = timing.size((400_000, 200, 50_000), (20_000, 20, 5_000))
     rng = np.random.default_rng(0)
-    X = dppca.normalize_rows(rng.standard_normal((n, d)))
+    X = dppca.validation.normalize_rows(rng.standard_normal((n, d)))
     # OpenBLAS's threaded X.T @ X can be far slower than its single-threaded one on a busy
     # 2-core machine: take the faster of the two as the baseline, and print both.
     numpy_by_threads = {}
@@ -129,7 +129,7 @@ def versus_analyze_gauss() -> None:
         start = time.perf_counter()
         noisy = dppca.analyze_gauss(X, EPS, DELTA, rng=rng)
         noisy_seconds = time.perf_counter() - start
-        V_ag = dppca.top_k_subspace(noisy, k)
+        V_ag = dppca.linalg.top_k_subspace(noisy, k)
         ag_seconds = time.perf_counter() - start
         start = time.perf_counter()
         np.linalg.eigh(noisy)

@@ -22,8 +22,8 @@ import time
 import numpy as np
 import timing
 
-from dppca import bingham
 from dppca.book.diagnostics import bingham as bingham_diagnostics
+from dppca.samplers import bingham
 
 PAPER_SWEEPS = 20000
 

@@ -90,7 +90,7 @@ def as_real_array(X, *, name: str = "X") -> np.ndarray:
             f"pass {name}.toarray() (it needs n*d*8 bytes), or use a function "
             "that only "
             "needs XᵀX/n (the mechanisms' X entry points, "
-            "dppca.second_moment), which "
+            "dppca.linalg.second_moment), which "
             "accept sparse input"
         )
     try:
@@ -181,9 +181,10 @@ def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
             "||x_i|| <= 1. "
             "Divide the rows by a public bound R fixed without looking at "
             "the data, clipping the longer ones (dppca.PrivatePCA does both: "
-            "data_norm=R, clip=True). dppca.scale_to_unit_ball(X) and "
-            "dppca.normalize_rows(X) read the scale from the data: the "
-            "result is then NOT differentially private."
+            "data_norm=R, clip=True). "
+            "dppca.validation.scale_to_unit_ball(X) and "
+            "dppca.validation.normalize_rows(X) read the scale from the data: "
+            "the result is then NOT differentially private."
         )
 
 
@@ -377,7 +378,7 @@ def check_k_at_most(k, d: int) -> int:
     """Validate a number of directions ``k`` with ``1 <= k <= d`` (``k = d``
     allowed: used where
     a full basis is meaningful, e.g.
-    ``dppca.top_k_eigh``)."""
+    ``dppca.linalg.top_k_eigh``)."""
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be an integer; got {k!r}")
     k = int(k)
@@ -416,7 +417,7 @@ def check_second_moment(A, n, *, name: str = "A"):
             f"(the trace is the mean squared row norm; tolerance {tol:g}). Did "
             "you pass XᵀX "
             "without dividing by n, or unscaled rows? Use "
-            "dppca.second_moment(X)."
+            "dppca.linalg.second_moment(X)."
         )
     d = A.shape[0]
     try:
@@ -424,7 +425,7 @@ def check_second_moment(A, n, *, name: str = "A"):
     except np.linalg.LinAlgError:
         raise ValueError(
             f"{name} is not positive semidefinite (an eigenvalue below "
-            f"-{tol:g}), so it is not XᵀX/n. Use dppca.second_moment(X)."
+            f"-{tol:g}), so it is not XᵀX/n. Use dppca.linalg.second_moment(X)."
         ) from None
     return A, n
 

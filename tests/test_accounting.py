@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from dp_accounting.pld import pld_privacy_accountant
 
-from dppca import PrivatePCA, accounting
+from dppca import PrivatePCA
 from dppca.privacy import (
+    accounting,
     analyze_gauss_sigma,
     gaussian_mechanism_epsilon,
     zcdp_delta,

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from dppca import bingham
 from dppca.book.diagnostics import bingham as bingham_diagnostics
+from dppca.samplers import bingham
 
 Z = 4.5
 

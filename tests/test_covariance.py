@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca import covariance, sensitivity
 from dppca.book.diagnostics.bingham import importance_expectation
 from dppca.linalg import second_moment
+from dppca.mechanisms import covariance
 from dppca.mechanisms.covariance import amin_covariance_from_second_moment
-from dppca.privacy import circle_privacy_loss
+from dppca.privacy import circle_privacy_loss, sensitivity
 
 
 def random_rows(n, d, rng):
@@ -256,10 +256,10 @@ def test_safe_noise_puts_the_eigenvalues_on_a_grid():
     (float Laplace values almost never are: each is a multiple of 2**-50 with
     probability about 1/16), reproducible under a seed."""
     rng = np.random.default_rng(8)
-    X = dppca.normalize_rows(
+    X = dppca.validation.normalize_rows(
         rng.standard_normal((400, 6)) * np.arange(6, 0, -1)
     )
-    A = dppca.second_moment(X)
+    A = dppca.linalg.second_moment(X)
     runs = [
         amin_covariance_from_second_moment(
             A, 400, 3, 1.0, rng=seed, return_parts=True, noise="safe"

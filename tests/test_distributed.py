@@ -12,7 +12,10 @@ from dppca.mechanisms import power_method as pm
 def rows():
     rng = np.random.default_rng(0)
     scales = np.linspace(2.0, 0.3, 9)
-    return dppca.normalize_rows(rng.standard_normal((2345, 9)) * scales) * 0.9
+    return (
+        dppca.validation.normalize_rows(rng.standard_normal((2345, 9)) * scales)
+        * 0.9
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -23,8 +26,10 @@ def synchronous():
 
 def test_second_moment_matches_in_memory(rows):
     X = da.from_array(rows, chunks=(400, 4))  # uneven rows, split columns
-    A = dppca.second_moment(X)  # dispatches to the Dask path
-    np.testing.assert_allclose(A, dppca.second_moment(rows), rtol=0, atol=1e-15)
+    A = dppca.linalg.second_moment(X)  # dispatches to the Dask path
+    np.testing.assert_allclose(
+        A, dppca.linalg.second_moment(rows), rtol=0, atol=1e-15
+    )
     np.testing.assert_array_equal(A, A.T)
 
 
@@ -33,14 +38,14 @@ def test_validation_per_chunk_and_explicit_clipping(rows):
     bad[2000] *= 3.0
     X = da.from_array(bad, chunks=(400, 9))
     with pytest.raises(ValueError, match="norm > 1"):
-        dppca.second_moment(X)
+        dppca.linalg.second_moment(X)
     nan = rows.copy()
     nan[5, 3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         dist.second_moment_dask(da.from_array(nan, chunks=(400, 9)))
     np.testing.assert_allclose(
         dist.second_moment_dask(X, clip=True),
-        dppca.second_moment(dist.clip_rows(bad)),
+        dppca.linalg.second_moment(dist.clip_rows(bad)),
         atol=1e-15,
     )
     with pytest.raises(ValueError, match="norm > 1"):
@@ -66,7 +71,9 @@ def test_parquet_round_trip_reads_chunks_lazily(rows, tmp_path):
     X = dist.read_parquet_rows(path)
     assert X.shape == rows.shape and len(X.chunks[0]) == 5
     np.testing.assert_allclose(
-        dppca.second_moment(X), dppca.second_moment(rows), atol=1e-15
+        dppca.linalg.second_moment(X),
+        dppca.linalg.second_moment(rows),
+        atol=1e-15,
     )
     np.testing.assert_allclose(
         pm.noisy_power_method(X, 2, 1.0, 1e-6, rng=4),
@@ -101,9 +108,11 @@ def test_local_cluster_gives_the_same_answers(rows):
         client.register_plugin(dist.WorkerMemorySampler(0.01))
         X = da.from_array(rows, chunks=(250, 9))
         with dask.config.set(scheduler=client):
-            A = dppca.second_moment(X)
+            A = dppca.linalg.second_moment(X)
             V = pm.noisy_power_method(X, 2, 1.0, 1e-6, rng=9)
-        np.testing.assert_allclose(A, dppca.second_moment(rows), atol=1e-15)
+        np.testing.assert_allclose(
+            A, dppca.linalg.second_moment(rows), atol=1e-15
+        )
         np.testing.assert_allclose(
             V, pm.noisy_power_method(rows, 2, 1.0, 1e-6, rng=9), atol=1e-10
         )

@@ -20,9 +20,8 @@ from dppca import (
     PrivatePCA,
     UnprovedGuaranteeWarning,
     subspace_distance,
-    top_k_subspace,
 )
-from dppca.linalg import sparse_gram
+from dppca.linalg import sparse_gram, top_k_subspace
 from dppca.linalg.clipped_sums import clipped_second_moment
 from dppca.linalg.rows import clip_factors, row_norms
 from dppca.mechanisms.registry import MECHANISMS, RELEASES_EIGENVALUES

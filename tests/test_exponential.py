@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from dppca import exponential
 from dppca.book.bounds import exponential as bounds
 from dppca.linalg import haar_subspace, second_moment
+from dppca.mechanisms import exponential
 
 
 def random_rows(n, d, rng):

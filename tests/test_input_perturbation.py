@@ -4,9 +4,8 @@ validation, rng policy."""
 import numpy as np
 import pytest
 
-from dppca import input_perturbation as IP
-from dppca import top_k_subspace
-from dppca.linalg import moments
+from dppca.linalg import moments, top_k_subspace
+from dppca.mechanisms import input_perturbation as IP
 from dppca.privacy import (
     analyze_gauss_sigma,
     laplace_input_scale,

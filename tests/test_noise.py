@@ -8,10 +8,10 @@ import pytest
 from scipy import stats
 
 import dppca
-from dppca import input_perturbation as ip
 from dppca import privacy
 from dppca.linalg.moments import unit_rows_second_moment
 from dppca.mechanisms import gaussian_approx as ga
+from dppca.mechanisms import input_perturbation as ip
 from dppca.privacy import noise
 
 P_MIN = 1e-5  # a correct sampler fails a test below with probability about 1e-5
@@ -111,9 +111,12 @@ def test_rounding_moves_an_entry_by_at_most_its_change_plus_one_and_attains_it()
         v, w = dppca.privacy.sensitivity.random_unit_ball_pairs(
             d, 1, rng, on_sphere=False
         )
-        base = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.6
-        A = dppca.second_moment(np.vstack([base, v]))
-        B = dppca.second_moment(np.vstack([base, w]))
+        base = (
+            dppca.validation.normalize_rows(rng.standard_normal((n - 1, d)))
+            * 0.6
+        )
+        A = dppca.linalg.second_moment(np.vstack([base, v]))
+        B = dppca.linalg.second_moment(np.vstack([base, w]))
         change = noise.round_to_grid(A[iu], g) - noise.round_to_grid(B[iu], g)
         worst_l1 = max(worst_l1, np.abs(change).sum())
         worst_l2 = max(worst_l2, np.linalg.norm(change))
@@ -127,7 +130,9 @@ def test_rounding_moves_an_entry_by_at_most_its_change_plus_one_and_attains_it()
 
 def test_float_kind_is_the_previous_noise_draw_for_draw():
     d, b = 5, 0.3
-    A = dppca.second_moment(dppca.normalize_rows(np.ones((3, d))))
+    A = dppca.linalg.second_moment(
+        dppca.validation.normalize_rows(np.ones((3, d)))
+    )
     for dist, draw in (
         ("laplace", lambda r: r.laplace(0.0, b, size=(d, d))),
         ("gaussian", lambda r: r.normal(0.0, b, size=(d, d))),
@@ -192,7 +197,9 @@ def test_discrete_gaussian_sigma_closed_form():
 
 def _worst_pair(d=3, n=4, seed=0):
     rng = np.random.default_rng(seed)
-    shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    shared = (
+        dppca.validation.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    )
     e = np.eye(d)
     return np.vstack([shared, e[0]]), np.vstack([shared, e[1]])
 
@@ -203,7 +210,10 @@ def test_safe_laplace_mechanism_scale_law_and_exact_privacy_loss():
     eps = 1.0
     b, g = privacy.safe_laplace_input_calibration(d, n, eps)
     t = int(b / g)
-    A, A_prime = dppca.second_moment(X), dppca.second_moment(X_prime)
+    A, A_prime = (
+        dppca.linalg.second_moment(X),
+        dppca.linalg.second_moment(X_prime),
+    )
     iu = np.triu_indices(d)
     k, k_prime = (
         noise.round_to_grid(A[iu], g),
@@ -235,7 +245,7 @@ def test_safe_gaussian_mechanisms_have_the_calibrated_scale():
         d, n, eps, delta, sigma_float
     )
     assert sigma_float < sigma < 1.15 * sigma_float
-    A = dppca.second_moment(X)
+    A = dppca.linalg.second_moment(X)
     iu = np.triu_indices(d)
     rng = np.random.default_rng(10)
     outs = np.stack(
@@ -338,13 +348,16 @@ def test_safe_laplace_privacy_on_the_worst_l1_pairs():
         pairs = [(v, w)] + list(
             zip(*dppca.privacy.sensitivity.random_unit_ball_pairs(d, 500, rng))
         )
-        shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.7
+        shared = (
+            dppca.validation.normalize_rows(rng.standard_normal((n - 1, d)))
+            * 0.7
+        )
         for v, w in pairs:
             k = noise.round_to_grid(
-                dppca.second_moment(np.vstack([shared, v]))[iu], g
+                dppca.linalg.second_moment(np.vstack([shared, v]))[iu], g
             )
             k_prime = noise.round_to_grid(
-                dppca.second_moment(np.vstack([shared, w]))[iu], g
+                dppca.linalg.second_moment(np.vstack([shared, w]))[iu], g
             )
             assert np.abs(k - k_prime).sum() / t <= eps
 

@@ -167,8 +167,8 @@ def test_from_dppca_keeps_every_public_name():
     for name in dppca.__all__:
         assert getattr(dppca, name) is not None, name
     assert dppca.privacy.analytic_gaussian_sigma is not None
-    assert dppca.accounting.Accountant is not None
-    assert inspect.ismodule(dppca.sensitivity)
+    assert dppca.privacy.accounting.Accountant is not None
+    assert inspect.ismodule(dppca.privacy.sensitivity)
 
 
 def test_the_estimator_only_composes():

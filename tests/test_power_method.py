@@ -19,7 +19,7 @@ from dppca.privacy.sensitivity import power_step_sensitivity
 def _spiked_rows(n, d, top, rng):
     scales = np.full(d, 0.2)
     scales[: len(top)] = top
-    return dppca.normalize_rows(rng.standard_normal((n, d)) * scales)
+    return dppca.validation.normalize_rows(rng.standard_normal((n, d)) * scales)
 
 
 # --- calibration ------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def test_step_sensitivity_is_attained_and_never_exceeded():
         bound = power_step_sensitivity(n, k)
         worst = 0.0
         for _ in range(3000):
-            V = dppca.haar_subspace(d, k, rng)
+            V = dppca.linalg.haar_subspace(d, k, rng)
             v, w = rng.standard_normal((2, d))
             v *= rng.random() ** (1 / d) / np.linalg.norm(v)
             w *= rng.random() ** (1 / d) / np.linalg.norm(w)
@@ -113,7 +113,7 @@ def test_step_sensitivity_is_attained_and_never_exceeded():
             worst = max(worst, np.linalg.norm(D @ V))
         assert worst <= bound * (1 + 1e-12)
         # attained: orthogonal unit rows in span(V) (k >= 2), or v = V, w = 0 (k = 1)
-        V = dppca.haar_subspace(d, k, rng)
+        V = dppca.linalg.haar_subspace(d, k, rng)
         v = V[:, 0]
         w = V[:, 1] if k >= 2 else np.zeros(d)
         D = (np.outer(v, v) - np.outer(w, w)) / n
@@ -124,10 +124,12 @@ def test_step_sensitivity_is_attained_and_never_exceeded():
 
 
 def _neighbours(n, d, rng):
-    shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.6
+    shared = (
+        dppca.validation.normalize_rows(rng.standard_normal((n - 1, d))) * 0.6
+    )
     e = np.eye(d)
     X, X_prime = np.vstack([shared, e[0]]), np.vstack([shared, e[1]])
-    return dppca.second_moment(X), dppca.second_moment(X_prime)
+    return dppca.linalg.second_moment(X), dppca.linalg.second_moment(X_prime)
 
 
 def test_one_step_privacy_loss_is_the_gaussian_one():
@@ -203,7 +205,7 @@ def test_whole_run_privacy_loss_spends_the_target_delta():
 def test_entry_points_share_one_law():
     rng = np.random.default_rng(3)
     X = _spiked_rows(3000, 12, [3.0, 2.0, 1.5], rng)
-    A = dppca.second_moment(X)
+    A = dppca.linalg.second_moment(X)
     V_rows = pm.noisy_power_method(X, 3, 1.0, 1e-6, rng=7)
     V_moment = pm.noisy_power_method_from_second_moment(
         A, 3000, 3, 1.0, 1e-6, rng=7
@@ -213,21 +215,21 @@ def test_entry_points_share_one_law():
     )
     np.testing.assert_allclose(V_rows, V_moment, atol=1e-9)
     np.testing.assert_allclose(V_rows, V_sparse, atol=1e-9)
-    dppca.check_orthonormal(V_rows)
+    dppca.validation.check_orthonormal(V_rows)
 
 
 def test_utility_with_large_n_and_a_clear_gap():
     rng = np.random.default_rng(4)
     X = _spiked_rows(50_000, 30, [3.0, 2.5, 2.0], rng)
-    A = dppca.second_moment(X)
-    best = dppca.top_k_eigh(A, 3)[0].sum()
+    A = dppca.linalg.second_moment(X)
+    best = dppca.linalg.top_k_eigh(A, 3)[0].sum()
     V = pm.noisy_power_method(X, 3, 0.5, 1e-6, rng=rng)
     assert dppca.captured_variance(A, V) > 0.99 * best
     # with a tiny n the same ε gives a noisy subspace: far below the optimum
     V_small = pm.noisy_power_method(X[:50], 3, 0.5, 1e-6, rng=rng)
-    A_small = dppca.second_moment(X[:50])
+    A_small = dppca.linalg.second_moment(X[:50])
     assert dppca.captured_variance(A_small, V_small) < 0.9 * (
-        dppca.top_k_eigh(A_small, 3)[0].sum()
+        dppca.linalg.top_k_eigh(A_small, 3)[0].sum()
     )
 
 
@@ -239,7 +241,7 @@ def test_error_below_the_noise_over_gap_bound():
     # a valid second moment: trace <= 1 (rows of norm <= 1)
     eigenvalues = np.concatenate([[0.4, 0.2], np.linspace(0.01, 0.001, d - 2)])
     assert eigenvalues.sum() <= 1
-    Q = dppca.haar_subspace(d, d - 1, rng)
+    Q = dppca.linalg.haar_subspace(d, d - 1, rng)
     Q = np.column_stack([Q, np.linalg.svd(Q.T)[2][-1]])
     A = (Q * eigenvalues) @ Q.T
     U = Q[:, :k]
@@ -289,7 +291,9 @@ def test_registry_runs_it():
     rng = np.random.default_rng(8)
     X = _spiked_rows(500, 8, [2.0, 1.0], rng)
     V = mech(X, 2, 1.0, 1e-5, rng=3)
-    W = mech.run_from_moment(dppca.second_moment(X), 500, 2, 1.0, 1e-5, rng=3)
+    W = mech.run_from_moment(
+        dppca.linalg.second_moment(X), 500, 2, 1.0, 1e-5, rng=3
+    )
     np.testing.assert_allclose(V, W, atol=1e-9)
 
 
@@ -303,7 +307,9 @@ def test_safe_noise_run_spends_at_most_its_zcdp_budget():
 
     rng = np.random.default_rng(11)
     n, d, k, L = 5_000, 30, 2, 12
-    X = dppca.normalize_rows(rng.standard_normal((n, d)) * np.linspace(3, 1, d))
+    X = dppca.validation.normalize_rows(
+        rng.standard_normal((n, d)) * np.linspace(3, 1, d)
+    )
     run = pm.noisy_power_method(
         X, k, 1.0, 1e-6, n_iterations=L, rng=1, diagnostics=True, noise="safe"
     )
@@ -314,7 +320,7 @@ def test_safe_noise_run_spends_at_most_its_zcdp_budget():
     )
     assert run.sigma == pytest.approx(one * np.sqrt(L))
     assert grid == 2.0 ** np.round(np.log2(grid))  # a power of two
-    A = dppca.second_moment(X)
+    A = dppca.linalg.second_moment(X)
     safe = [
         dppca.captured_variance(
             A,

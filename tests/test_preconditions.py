@@ -13,14 +13,15 @@ import pytest
 import scipy.sparse
 
 import dppca
-from dppca import bingham, exponential
-from dppca import input_perturbation as IP
+from dppca.mechanisms import exponential
 from dppca.mechanisms import gaussian_approx as GA
+from dppca.mechanisms import input_perturbation as IP
+from dppca.samplers import bingham
 from dppca.validation import SECOND_MOMENT_TOLERANCE, check_second_moment
 
 
 def unit_rows(n=40, d=5, seed=0):
-    return dppca.normalize_rows(
+    return dppca.validation.normalize_rows(
         np.random.default_rng(seed).standard_normal((n, d))
     )
 
@@ -87,7 +88,11 @@ def _bad_moments():
         "100 I": (100 * np.eye(5), 10**12, r"has trace > 1"),
         "X^T X (not / n)": (X.T @ X, n, r"trace > 1.*dividing by n"),
         "-I": (-np.eye(5), n, "not positive semidefinite"),
-        "rows of norm 10": (dppca.second_moment(X) * 100, n, "trace > 1"),
+        "rows of norm 10": (
+            dppca.linalg.second_moment(X) * 100,
+            n,
+            "trace > 1",
+        ),
         "indefinite, trace < 1": (
             indefinite,
             n,
@@ -108,7 +113,7 @@ def test_second_moment_entry_points_refuse_impossible_matrices(entry, case):
 @pytest.mark.parametrize("entry", FROM_MOMENT)
 @pytest.mark.parametrize("n", [2.7, 40.0, True, 0, -3, "40"])
 def test_second_moment_entry_points_refuse_a_non_integer_n(entry, n):
-    A = dppca.second_moment(unit_rows())
+    A = dppca.linalg.second_moment(unit_rows())
     with pytest.raises(ValueError, match="n must be a positive integer"):
         FROM_MOMENT[entry](A, n)
 
@@ -117,9 +122,11 @@ def test_second_moment_entry_points_refuse_a_non_integer_n(entry, n):
 def test_second_moment_entry_points_accept_valid_matrices(entry):
     X = unit_rows()
     for A in (
-        dppca.second_moment(X),
-        dppca.second_moment(X.astype(np.float32)),
-        dppca.second_moment(dppca.normalize_rows(X).astype(np.float32)),
+        dppca.linalg.second_moment(X),
+        dppca.linalg.second_moment(X.astype(np.float32)),
+        dppca.linalg.second_moment(
+            dppca.validation.normalize_rows(X).astype(np.float32)
+        ),
         np.diag([1.0, 0, 0, 0, 0]),  # every row the same unit vector
         np.zeros((5, 5)),  # every row zero
     ):
@@ -222,7 +229,7 @@ def test_ppca_just_below_the_concentration_limit_returns(sampler):
     epsilon = 0.9 * bingham.MAX_CONCENTRATION / 50
     V = dppca.ppca(X, 2, epsilon, n_sweeps=3, sampler=sampler, rng=0)
     # at this concentration the draw sits on the top-2 eigenspace of A
-    top = dppca.pca(X, 2)
+    top = dppca.linalg.pca(X, 2)
     assert dppca.subspace_distance(V, top) < 1e-3
 
 
@@ -254,7 +261,7 @@ def test_wishart_as_published_warns_at_call_time():
         IP.wishart_input_perturbation(X, 1.0, rng=0)
     with pytest.warns(dppca.PrivacyWarning, match="NOT"):
         IP.wishart_input_perturbation_from_second_moment(
-            dppca.second_moment(X), 40, 1.0, rng=0
+            dppca.linalg.second_moment(X), 40, 1.0, rng=0
         )
     # the DP variant does not say NOT DP; it says its float64 Wishart draws
     # are not proved as a program (dppca.privacy.guarantees)
@@ -287,7 +294,7 @@ FROM_DATA = {
     ),
     "ppca_k1": lambda X, rng=0: dppca.ppca(X, 1, 1.0, rng=rng),
     "ppca_k2": lambda X, rng=0: dppca.ppca(X, 2, 1.0, rng=rng, n_sweeps=2),
-    "pca": lambda X, rng=0: dppca.pca(X, 2),
+    "pca": lambda X, rng=0: dppca.linalg.pca(X, 2),
 }
 
 
@@ -330,15 +337,17 @@ class _NoDense(scipy.sparse.csr_matrix):
 def test_second_moment_of_sparse_data_never_densifies_it():
     X = unit_rows()
     S = _NoDense(X)
-    np.testing.assert_allclose(dppca.second_moment(S), X.T @ X / 40, atol=1e-15)
-    out = dppca.check_data(S, accept_sparse=True)
+    np.testing.assert_allclose(
+        dppca.linalg.second_moment(S), X.T @ X / 40, atol=1e-15
+    )
+    out = dppca.validation.check_data(S, accept_sparse=True)
     assert scipy.sparse.issparse(out)
 
 
 def test_dense_only_functions_refuse_sparse_with_what_to_do():
     S = scipy.sparse.csr_matrix(unit_rows())
     with pytest.raises(TypeError, match=r"toarray\(\)"):
-        dppca.check_data(S)
+        dppca.validation.check_data(S)
     with pytest.raises(TypeError, match=r"toarray\(\)"):
         exponential.ppca_score(S, np.eye(5)[:, :2])
 
@@ -355,7 +364,7 @@ def test_complex_data_is_refused(entry):
 
 @pytest.mark.parametrize("entry", FROM_MOMENT)
 def test_complex_second_moment_is_refused(entry):
-    A = dppca.second_moment(unit_rows()).astype(complex)
+    A = dppca.linalg.second_moment(unit_rows()).astype(complex)
     with pytest.raises(TypeError, match="complex"):
         FROM_MOMENT[entry](A, 40)
 
@@ -365,15 +374,15 @@ def test_complex_second_moment_is_refused(entry):
 )
 def test_ragged_or_string_data_is_refused_with_the_package_error(bad):
     with pytest.raises(TypeError, match="X must"):
-        dppca.check_data(bad)
+        dppca.validation.check_data(bad)
 
 
 @pytest.mark.parametrize("value", ["1.0", True, np.bool_(True), 1 + 0j, None])
 def test_privacy_parameters_must_be_real_numbers(value):
     with pytest.raises(TypeError, match="epsilon must be a real number"):
-        dppca.check_epsilon(value)
+        dppca.validation.check_epsilon(value)
     with pytest.raises(TypeError, match="delta must be a real number"):
-        dppca.check_delta(value)
+        dppca.validation.check_delta(value)
     X = unit_rows()
     with pytest.raises(TypeError, match="epsilon"):
         IP.analyze_gauss(X, value, 1e-5, rng=0)
@@ -403,9 +412,9 @@ def test_rng_must_be_a_generator_seed_or_none(rng, entry):
 
 @pytest.mark.parametrize("k", ["2", 2.0, True])
 def test_k_of_the_wrong_type_gives_the_package_error(k):
-    M = dppca.second_moment(unit_rows())
+    M = dppca.linalg.second_moment(unit_rows())
     with pytest.raises(TypeError, match="k must be an integer"):
-        dppca.top_k_subspace(M, k)
+        dppca.linalg.top_k_subspace(M, k)
     with pytest.raises(TypeError, match="k must be an integer"):
         dppca.ppca(unit_rows(), k, 1.0, rng=0)
     with pytest.raises(TypeError, match="k must be an integer"):
@@ -414,17 +423,17 @@ def test_k_of_the_wrong_type_gives_the_package_error(k):
 
 @pytest.mark.parametrize("k", [6, 0, -1])
 def test_top_k_subspace_with_k_out_of_range_gives_the_package_error(k):
-    M = dppca.second_moment(unit_rows())
+    M = dppca.linalg.second_moment(unit_rows())
     with pytest.raises(ValueError, match=r"1 <= k <= d = 5"):
-        dppca.top_k_subspace(M, k)
-    assert dppca.top_k_subspace(M, 5).shape == (5, 5)
+        dppca.linalg.top_k_subspace(M, k)
+    assert dppca.linalg.top_k_subspace(M, 5).shape == (5, 5)
 
 
 def test_row_norm_error_shows_the_tolerance_not_the_rows():
     X = unit_rows()
     X[4] *= 1 + 1e-8
     with pytest.raises(ValueError, match=r"tolerance 1 \+ 10⁻⁹") as error:
-        dppca.check_data(X)
+        dppca.validation.check_data(X)
     assert "1.00000001" not in str(error.value)
     with pytest.raises(ValueError, match=r"norm > 1 \(tolerance"):
         IP.analyze_gauss(X, 1.0, 1e-5, rng=0)
@@ -437,7 +446,7 @@ def test_float32_rows_normalised_to_one_are_accepted():
     for d in (2, 5, 100, 2000):
         X = rng.standard_normal((500, d)).astype(np.float32)
         X /= np.linalg.norm(X, axis=1, keepdims=True)
-        assert dppca.check_data(X).dtype == np.float64
+        assert dppca.validation.check_data(X).dtype == np.float64
         IP.analyze_gauss(X, 1.0, 1e-5, rng=0)
         dppca.ppca(X, 1, 1.0, rng=0)
         IP.analyze_gauss(scipy.sparse.csr_matrix(X), 1.0, 1e-5, rng=0)
@@ -445,12 +454,14 @@ def test_float32_rows_normalised_to_one_are_accepted():
 
 def test_float32_tolerance_is_relative_to_its_epsilon_and_float64_stays_strict():
     eps32 = float(np.finfo(np.float32).eps)
-    X = dppca.normalize_rows(unit_rows())
+    X = dppca.validation.normalize_rows(unit_rows())
     too_long = (X * (1 + 64 * eps32)).astype(np.float32)
     with pytest.raises(ValueError, match=r"tolerance 1 \+ 9\.54×10⁻⁷"):
-        dppca.check_data(too_long)
+        dppca.validation.check_data(too_long)
     with pytest.raises(ValueError, match="norm > 1"):
-        dppca.check_data(X * (1 + 2 * eps32))  # float64 data: 1e-9 slack only
+        dppca.validation.check_data(
+            X * (1 + 2 * eps32)
+        )  # float64 data: 1e-9 slack only
 
 
 @pytest.mark.parametrize("size", [2.7, 3.0, True, "3"])
@@ -465,7 +476,9 @@ def test_object_arrays_of_real_numbers_remain_valid_data():
     from fractions import Fraction
 
     X = np.array([[Fraction(1, 2), 0.25], [0, np.float32(0.5)]], dtype=object)
-    np.testing.assert_allclose(dppca.check_data(X), [[0.5, 0.25], [0, 0.5]])
+    np.testing.assert_allclose(
+        dppca.validation.check_data(X), [[0.5, 0.25], [0, 0.5]]
+    )
 
 
 def test_sparse_rows_with_duplicate_entries_are_checked_by_their_sum():
@@ -476,5 +489,5 @@ def test_sparse_rows_with_duplicate_entries_are_checked_by_their_sum():
         shape=(2, 2),
     )
     with pytest.raises(ValueError, match=r"norm > 1"):
-        dppca.second_moment(S)
+        dppca.linalg.second_moment(S)
     assert S.data.size == 3  # the caller's matrix is not modified

@@ -5,9 +5,9 @@ import pytest
 from scipy import integrate, stats
 
 from dppca import privacy as P
-from dppca import sensitivity as S
 from dppca.mechanisms.input_perturbation import wishart_noise
 from dppca.montecarlo import proportion_ci
+from dppca.privacy import sensitivity as S
 
 
 def test_analytic_delta_matches_numerical_integration():

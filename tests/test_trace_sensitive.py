@@ -531,8 +531,8 @@ def test_subspace_is_the_top_eigenvectors_of_the_release():
     assert V.guarantee == cov.guarantee
     np.testing.assert_allclose(V.T @ V, np.eye(2), atol=1e-12)
     np.testing.assert_allclose(
-        dppca.projector(V),
-        dppca.projector(dppca.top_k_subspace(cov, 2)),
+        dppca.linalg.projector(V),
+        dppca.linalg.projector(dppca.linalg.top_k_subspace(cov, 2)),
         atol=1e-10,
     )
 
@@ -592,7 +592,9 @@ def test_subspace_is_the_top_eigenvectors_of_the_release():
     ],
 )
 def test_validation_errors(call, error):
-    X = dppca.normalize_rows(np.random.default_rng(0).standard_normal((20, 4)))
+    X = dppca.validation.normalize_rows(
+        np.random.default_rng(0).standard_normal((20, 4))
+    )
     with pytest.raises(error):
         call(X)
 
@@ -722,7 +724,7 @@ def test_release_never_reads_a_data_dependent_refusal(monkeypatch):
 
     monkeypatch.setattr(ts_spectrum, "verified_eigenvalues", refuse)
     rng = np.random.default_rng(3)
-    X = dppca.normalize_rows(rng.standard_normal((400, 6)))
+    X = dppca.validation.normalize_rows(rng.standard_normal((400, 6)))
     for method in ("separate", "adaptive"):
         out = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=1, method=method)
         assert np.all(np.isfinite(out))
@@ -769,7 +771,7 @@ def test_rayleigh_margin_bounds_the_float_error():
 
     rng = np.random.default_rng(5)
     d = 7
-    X = dppca.normalize_rows(rng.standard_normal((50, d)))
+    X = dppca.validation.normalize_rows(rng.standard_normal((50, d)))
     A = dppca.linalg.clipped_sums.clipped_second_moment(X, 1.0).matrix
     P = ts_spectrum.released_basis(A + 1e-3 * rng.standard_normal((d, d)))
     computed = ts_spectrum.rayleigh_quotients(A, P)
@@ -806,7 +808,9 @@ def test_authors_selection_discounts_the_trace_term_only():
     with pytest.raises(ValueError, match="selection"):
         ts_radius.choose_radius(0.01, hist, n, d, cal, selection="oracle")
     # same record whatever the rule: the rule is post-processing
-    X = dppca.normalize_rows(np.random.default_rng(2).standard_normal((n, 8)))
+    X = dppca.validation.normalize_rows(
+        np.random.default_rng(2).standard_normal((n, 8))
+    )
     r1 = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=0)
     r2 = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=0, selection="bounds")
     assert r1.guarantee == r2.guarantee

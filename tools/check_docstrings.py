@@ -37,7 +37,9 @@ def library_modules(package) -> list[str]:
     """The modules of ``package`` outside its ``book`` subpackage."""
     return [
         info.name
-        for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+        for info in pkgutil.walk_packages(
+            package.__path__, package.__name__ + "."
+        )
         if not info.name.startswith(package.__name__ + ".book")
     ]
 

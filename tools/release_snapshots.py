@@ -185,7 +185,7 @@ def functional_snapshots(X):
     )
     streaming = module("dppca.streaming", "dppca.mechanisms.streaming")
     power_method = module("dppca.power_method", "dppca.mechanisms.power_method")
-    private_bounds = dppca.private_bounds
+    private_bounds = dppca.privacy.private_bounds
     calls = {  # each takes the keyword arguments of one variant
         "analyze_gauss": lambda **kw: dppca.analyze_gauss(
             X, 1.0, 1e-5, rng=SEED, **kw

@@ -17,13 +17,12 @@ from pathlib import Path
 #: planned (:func:`toolkit_sections` prefers what the pages say).
 TOOLKIT_SECTIONS = {
     **dict.fromkeys(
-        (
-            "toolkit-principal-angles",
-            "toolkit-eigenvalue-perturbation",
-            "toolkit-davis-kahan",
-            "toolkit-haar-stiefel",
-        ),
+        ("toolkit-principal-angles", "toolkit-haar-stiefel"),
         "toolkit-linear-algebra",
+    ),
+    **dict.fromkeys(
+        ("toolkit-eigenvalue-perturbation", "toolkit-davis-kahan"),
+        "toolkit-linear-algebra-perturbation",
     ),
     **dict.fromkeys(
         (

@@ -29,7 +29,7 @@ def _check_sparse_rows(S) -> None:
             f"X has {int((norms > 1.0 + ROW_NORM_TOLERANCE).sum())} rows with "
             f"Euclidean norm > 1 (largest {norms.max():.6g}); rescale "
             "explicitly "
-            "(dppca.scale_to_unit_ball) before running a mechanism"
+            "(dppca.validation.scale_to_unit_ball) before running a mechanism"
         )
 
 

@@ -29,7 +29,7 @@ def second_moment(X) -> np.ndarray:
 
     This is the matrix whose principal subspace both Chaudhuri et al. (2013,
     Sec. 2) and Jiang et al. (2016, Sec. 2) privatise. ``X`` must pass
-    :func:`dppca.check_data <dppca.validation.check_data>`. A ``scipy.sparse``
+    :func:`dppca.validation.check_data`. A ``scipy.sparse``
     ``X`` is accepted and never
     densified: its rows are validated from the stored entries and ``XᵀX`` is a
     sparse product (only the ``d x d`` result is dense).

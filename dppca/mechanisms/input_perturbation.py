@@ -14,7 +14,8 @@ Four mechanisms of the book (chapters 2 and 3), all for replace-one neighbours
   W_d(d+1, 3/(2nε) I).
 
 Each function returns the noisy symmetric d x d matrix; the private subspace is
-``dppca.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each mechanism
+``dppca.linalg.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each
+mechanism
 really provides.
 
 The noise is drawn through ``dppca.privacy.noise``. ``noise="safe"`` (the
@@ -36,7 +37,7 @@ privacy proof rests on the continuous law's support and density, not on
 independent additive entries.
 
 The X entry points accept a dense array or a ``scipy.sparse`` matrix (only
-``XᵀX/n`` is needed; see ``dppca.second_moment``). The
+``XᵀX/n`` is needed; see ``dppca.linalg.second_moment``). The
 ``*_from_second_moment`` entry points check ``A`` and ``n`` with
 :func:`dppca.validation.check_second_moment` (symmetric, finite, positive
 semidefinite, trace at most one, ``n`` a positive integer); the caller still

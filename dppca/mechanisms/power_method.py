@@ -361,7 +361,8 @@ def data_operator(X, *, clip: bool = False):
     """``(multiply, n, d)`` for the rows ``X``: ``multiply(V) = Xᵀ (X V) /
     n``, never forming A.
 
-    ``X`` may be a numpy array (validated by :func:`dppca.check_data`), a
+    ``X`` may be a numpy array (validated by
+    :func:`dppca.validation.check_data`), a
     scipy.sparse matrix (finite entries, row norms <= 1) or a ``dask.array`` of
     rows (validated chunk by chunk on every pass,
     :func:`dppca.linalg.distributed.second_moment_operator`). ``clip=True``

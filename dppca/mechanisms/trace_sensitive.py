@@ -279,7 +279,7 @@ def trace_sensitive_covariance(
     (Dong, Liang and Yi 2022; module docstring).
 
     ``X`` is ``n x d`` (dense or scipy.sparse) with rows of norm at most one
-    (checked, ``dppca.check_data``). ``method="adaptive"`` (default)
+    (checked, ``dppca.validation.check_data``). ``method="adaptive"`` (default)
     estimates the trace and the norm profile, clips the rows to the chosen
     radius and releases separately or with Gaussian noise on the matrix;
     ``method="separate"`` is the paper's trace-sensitive release alone on

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from dppca import input_perturbation
+from dppca.mechanisms import input_perturbation
 
 
 @contextmanager

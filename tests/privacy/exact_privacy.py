@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dppca import accounting, audit
+from dppca.privacy import accounting, audit
 from dppca.privacy import noise as noise_module
 from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
@@ -38,7 +38,7 @@ def renyi_epsilon(shift, variance: float, delta: float, ratios=None) -> float:
     (ε, δ) never gives less than the exact ε. A release whose own ρ is
     smaller reports less than this bound, so checking "reported ≥ bound" is
     stronger than checking against the exact ε."""
-    from dppca import accounting
+    from dppca.privacy import accounting
     from dppca.privacy.guarantees import zcdp_release
 
     r = np.ones(len(shift)) if ratios is None else np.asarray(ratios, float)

@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dppca import audit
 from dppca.linalg import second_moment
 from dppca.mechanisms import complex_gaussian, streaming, trace_sensitive
+from dppca.privacy import audit
 
 EPSILON, DELTA = 1.0, 1e-5
 TRIALS = 1_500

@@ -28,9 +28,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dppca
-from dppca import audit, privacy
+from dppca import privacy
 from dppca.book.diagnostics import complex_gaussian as cg_diagnostics
 from dppca.mechanisms import complex_gaussian as cg
+from dppca.privacy import audit
 from dppca.privacy import noise as noise_module
 from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
@@ -41,7 +42,9 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 
 def shared_rows(n, d, seed):
     rng = np.random.default_rng(seed)
-    return dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    return (
+        dppca.validation.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    )
 
 
 def replace_last(n, d, v, w, seed=0):
@@ -51,7 +54,10 @@ def replace_last(n, d, v, w, seed=0):
 
 def vectorised_shift(X, X_prime):
     """‖vec(A) − vec(A')‖₂ and the imaginary block of the difference."""
-    A, A_prime = dppca.second_moment(X), dppca.second_moment(X_prime)
+    A, A_prime = (
+        dppca.linalg.second_moment(X),
+        dppca.linalg.second_moment(X_prime),
+    )
     diff = cg.vectorise_hermitian(A) - cg.vectorise_hermitian(A_prime)
     d = A.shape[0]
     return float(np.linalg.norm(diff)), diff[d + d * (d - 1) // 2 :]
@@ -68,7 +74,7 @@ def test_orthogonal_unit_rows_attain_the_bound(n, d):
     assert shift == pytest.approx(cg.frobenius_sensitivity(n), rel=1e-12)
     assert not np.any(imaginary)
     s = cg.noise_sigma(1.0, DELTA, n)
-    D = dppca.second_moment(X) - dppca.second_moment(X_prime)
+    D = dppca.linalg.second_moment(X) - dppca.linalg.second_moment(X_prime)
     assert cg.mahalanobis_distance(D, s) == pytest.approx(
         np.sqrt(2) / (2 * n * s), rel=1e-12
     )
@@ -109,7 +115,7 @@ def test_named_replacements_never_exceed_the_bound(v, w):
 )
 def test_random_pairs_never_exceed_the_bound(seed, d, n, radius_v, radius_w):
     rng = np.random.default_rng(seed)
-    v, w = dppca.normalize_rows(rng.standard_normal((2, d)))
+    v, w = dppca.validation.normalize_rows(rng.standard_normal((2, d)))
     X, X_prime = replace_last(n, d, radius_v * v, radius_w * w, seed)
     shift, imaginary = vectorised_shift(X, X_prime)
     assert shift <= cg.frobenius_sensitivity(n)
@@ -133,12 +139,12 @@ def test_rounding_grows_the_shift_by_at_most_d_cells(
     v, w = (
         (e[0], e[1])
         if orthogonal
-        else dppca.normalize_rows(rng.standard_normal((2, d)))
+        else dppca.validation.normalize_rows(rng.standard_normal((2, d)))
     )
     X, X_prime = replace_last(n, d, v, w, seed)
     cells = noise_module.round_to_grid(
-        dppca.second_moment(X), grid
-    ) - noise_module.round_to_grid(dppca.second_moment(X_prime), grid)
+        dppca.linalg.second_moment(X), grid
+    ) - noise_module.round_to_grid(dppca.linalg.second_moment(X_prime), grid)
     assert np.linalg.norm(cells) <= cg.frobenius_sensitivity(n) / grid + d
 
 
@@ -149,7 +155,10 @@ def test_safe_release_moves_by_the_rounded_shift_only():
     n, d = 100, 5
     e = np.eye(d)
     X, X_prime = replace_last(n, d, e[0], e[1])
-    A, A_prime = dppca.second_moment(X), dppca.second_moment(X_prime)
+    A, A_prime = (
+        dppca.linalg.second_moment(X),
+        dppca.linalg.second_moment(X_prime),
+    )
     sigma, grid = cg.safe_noise_sigma(1.0, DELTA, d, n)
     Y = cg.perturb_hermitian(A, sigma, 3, "safe", grid)
     Y_prime = cg.perturb_hermitian(A_prime, sigma, 3, "safe", grid)
@@ -191,7 +200,9 @@ def test_safe_release_reports_at_least_the_exact_epsilon(granularity):
     for below in (True, False):
         X, X_prime = audit.grid_boundary_pair(n, d, grid, below)
         shift, ratios = full_shift(
-            dppca.second_moment(X), dppca.second_moment(X_prime), grid
+            dppca.linalg.second_moment(X),
+            dppca.linalg.second_moment(X_prime),
+            grid,
         )
         if below:  # the rounding adds a cell to every real coordinate
             assert np.all(shift[: d + d * (d - 1) // 2] != 0)
@@ -210,7 +221,7 @@ def test_float_release_reports_the_exact_epsilon_of_the_worst_pair():
     n, d, k, eps = 1000, 3, 1, 0.5
     e = np.eye(d)
     X, X_prime = replace_last(n, d, e[0], e[1])
-    D = dppca.second_moment(X) - dppca.second_moment(X_prime)
+    D = dppca.linalg.second_moment(X) - dppca.linalg.second_moment(X_prime)
     sigma = cg.noise_sigma(eps, DELTA, n)
     forced = privacy.gaussian_mechanism_epsilon(
         1.0, cg.mahalanobis_distance(D, sigma), DELTA

@@ -92,7 +92,7 @@ def observe(call, mode: str):
 
 def base_rows() -> np.ndarray:
     rng = np.random.default_rng(5)
-    directions = dppca.normalize_rows(rng.standard_normal((N, D)))
+    directions = dppca.validation.normalize_rows(rng.standard_normal((N, D)))
     return directions * rng.uniform(0.2, 0.9, (N, 1))
 
 
@@ -285,7 +285,7 @@ ON_ROWS = {
 
 
 def _moment(X):
-    return dppca.second_moment(X)
+    return dppca.linalg.second_moment(X)
 
 
 #: name -> call on the second moment of the rows

@@ -111,7 +111,7 @@ def as_input(X, fmt: str):
 
 def in_ball(rng, n, d, radius, centre):
     """n rows strictly inside the ball of ``radius`` about ``centre``."""
-    directions = dppca.normalize_rows(rng.standard_normal((n, d)))
+    directions = dppca.validation.normalize_rows(rng.standard_normal((n, d)))
     lengths = rng.uniform(0.0, 0.999, (n, 1)) * radius
     return centre + directions * lengths
 
@@ -250,7 +250,7 @@ def test_regression_b_private_data_norm_clip_false_refusal(centered_norm):
     """Issue 26.1: data_norm="private", clip=False, one row of norm 50 among
     unit rows was refused 17 times in 20, its neighbour never."""
     rng = np.random.default_rng(0)
-    X = dppca.normalize_rows(rng.standard_normal((40, 3)))
+    X = dppca.validation.normalize_rows(rng.standard_normal((40, 3)))
     X[-1] *= 50.0
     X_prime = X.copy()
     X_prime[-1] /= 50.0
@@ -532,7 +532,7 @@ def out_of_bound(n, d, count, scale, seed=0):
     ``scale`` (> 1)."""
     rng = np.random.default_rng(seed)
     X = in_ball(rng, n, d, 1.0, np.zeros(d))
-    X[:count] = dppca.normalize_rows(X[:count]) * scale
+    X[:count] = dppca.validation.normalize_rows(X[:count]) * scale
     return X
 
 

@@ -22,10 +22,11 @@ import numpy as np
 import pytest
 
 import dppca
-from dppca import accounting, audit, privacy
-from dppca import input_perturbation as ip
+from dppca import privacy
 from dppca.mechanisms import gaussian_approx, power_method
+from dppca.mechanisms import input_perturbation as ip
 from dppca.mechanisms import input_perturbation_guarantees as ip_guarantees
+from dppca.privacy import accounting, audit
 from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
@@ -39,8 +40,8 @@ def boundary_shifts(n, d, grid, entries=None):
     for below in (True, False):
         X, X_prime = audit.grid_boundary_pair(n, d, grid, below)
         yield exact.grid_shift(
-            pick(dppca.second_moment(X)),
-            pick(dppca.second_moment(X_prime)),
+            pick(dppca.linalg.second_moment(X)),
+            pick(dppca.linalg.second_moment(X_prime)),
             grid,
         )
 
@@ -48,7 +49,9 @@ def boundary_shifts(n, d, grid, entries=None):
 def orthogonal_pair(n, d, seed=0):
     """Replace-one pair with orthogonal unit rows: ‖A − A'‖_F = √2/n."""
     rng = np.random.default_rng(seed)
-    shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    shared = (
+        dppca.validation.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    )
     e = np.eye(d)
     return np.vstack([shared, e[0]]), np.vstack([shared, e[1]])
 
@@ -102,9 +105,9 @@ def test_custom_grid_regression_reports_the_grid_it_used():
     this pair forces ε ≈ 0.86."""
     n, d, grid = 1000, 3, 2.0**-4
     X, X_prime = audit.grid_boundary_pair(n, d, grid)
-    A = dppca.second_moment(X)
+    A = dppca.linalg.second_moment(X)
     shift = exact.grid_shift(
-        exact.upper(A), exact.upper(dppca.second_moment(X_prime)), grid
+        exact.upper(A), exact.upper(dppca.linalg.second_moment(X_prime)), grid
     )
     assert np.array_equal(np.abs(shift), np.ones(6, dtype=int))
     beta = privacy.mod_sulq_beta(d, n, 1.0, DELTA)
@@ -191,7 +194,7 @@ def test_safe_power_method_step_reports_at_least_the_exact_epsilon():
 def test_float_gaussian_paths_report_at_least_the_exact_epsilon():
     n, d, eps = 1000, 3, 0.5
     X, X_prime = orthogonal_pair(n, d)
-    D = dppca.second_moment(X) - dppca.second_moment(X_prime)
+    D = dppca.linalg.second_moment(X) - dppca.linalg.second_moment(X_prime)
     upper_norm = float(np.linalg.norm(exact.upper(D)))
     assert upper_norm == pytest.approx(math.sqrt(2) / n)
     cases = [
@@ -243,7 +246,9 @@ def test_private_mean_reports_at_least_the_exact_epsilon(kind, delta):
     """Rows R·e1 and −R·e1 move the mean by the full 2R/n."""
     n, d, R, eps, share = 200, 3, 2.0, 1.0, 0.3
     rng = np.random.default_rng(1)
-    shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * R / 2
+    shared = (
+        dppca.validation.normalize_rows(rng.standard_normal((n - 1, d))) * R / 2
+    )
     e1 = np.eye(d)[0] * R
     X, X_prime = np.vstack([shared, e1]), np.vstack([shared, -e1])
     mechanism = "analyze_gauss" if delta else "laplace"

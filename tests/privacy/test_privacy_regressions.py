@@ -32,7 +32,7 @@ def far_pair(n, d, centre_norm, seed=0):
     distance 1 on the other side."""
     rng = np.random.default_rng(seed)
     c = np.full(d, centre_norm / np.sqrt(d))
-    offsets = dppca.normalize_rows(rng.standard_normal((n, d)))
+    offsets = dppca.validation.normalize_rows(rng.standard_normal((n, d)))
     offsets *= rng.uniform(0, 1, n)[:, None]
     X = c + offsets
     X[-1] = c + np.eye(d)[1]
@@ -108,7 +108,7 @@ def test_row_at_distance_three_is_clipped_by_a_third():
 
 def unit_rows(n=200, d=5, seed=0):
     rng = np.random.default_rng(seed)
-    return dppca.normalize_rows(rng.standard_normal((n, d))) * 0.9
+    return dppca.validation.normalize_rows(rng.standard_normal((n, d))) * 0.9
 
 
 def test_ppca_with_two_components_is_not_recorded_as_proved():

@@ -22,12 +22,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dppca
-from dppca import accounting, audit, privacy
+from dppca import privacy
 from dppca.linalg import clipped_sums, rows
 from dppca.mechanisms import trace_sensitive as ts
 from dppca.mechanisms import trace_sensitive_calibration as ts_calibration
 from dppca.mechanisms import trace_sensitive_radius as ts_radius
 from dppca.mechanisms import trace_sensitive_spectrum as ts_spectrum
+from dppca.privacy import accounting, audit
 from dppca.privacy.guarantees import zcdp_release
 
 DELTA = 1e-5
@@ -184,9 +185,9 @@ def test_random_pairs_stay_within_the_sensitivities():
     for trial in range(200):
         norms = rng.choice([1.0, 0.7, 0.2, 0.01], size=n)
         X, X_prime = pair_from(trial, n, d, norms, np.zeros(d))
-        X_prime[-1] = dppca.normalize_rows(rng.standard_normal((1, d)))[
-            0
-        ] * rng.choice([1.0, 0.5, 0.0])
+        X_prime[-1] = dppca.validation.normalize_rows(
+            rng.standard_normal((1, d))
+        )[0] * rng.choice([1.0, 0.5, 0.0])
         radius = rng.choice([1.0, 0.5, 0.125])
         worst["trace"] = max(
             worst["trace"], abs(trace_of(X) - trace_of(X_prime)) * n
@@ -270,7 +271,9 @@ def float_shifts(X, X_prime, radius):
 def worst_float_pairs(n, d):
     e = np.eye(d)
     rng = np.random.default_rng(3)
-    shared = dppca.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    shared = (
+        dppca.validation.normalize_rows(rng.standard_normal((n - 1, d))) * 0.5
+    )
     orthogonal = (np.vstack([shared, e[0]]), np.vstack([shared, e[1]]))
     zero_unit = (np.vstack([shared, np.zeros(d)]), np.vstack([shared, e[0]]))
     m = n // 3
