@@ -316,7 +316,7 @@ class PrivatePCA(
         Generator can be rewound to its state before the fit. So an
         estimator to be shared is fitted with ``None``; pickling a fitted
         estimator whose ``random_state`` is not ``None`` warns
-        (:class:`dppca.PrivacyWarning`).
+        (:class:`~dppca.exceptions.PrivacyWarning`).
 
     Attributes
     ----------

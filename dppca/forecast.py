@@ -41,9 +41,9 @@ subspace ``B² k/d``: its loss is ``B²(1 − k/d)``, the largest a random
 subspace can lose on data within the bound. When the forecast loss reaches
 that, the bound cannot show the private release beating a random subspace
 even on the most favourable data in the bound, and :class:`dppca.PrivatePCA`
-warns (:class:`UtilityWarning`) before fitting. The warning is about the
-forecast, not the fit: the bound is loose, and a fit it warns about may
-still capture far more than a random subspace.
+warns (:class:`~dppca.exceptions.UtilityWarning`) before fitting. The
+warning is about the forecast, not the fit: the bound is loose, and a fit it
+warns about may still capture far more than a random subspace.
 """
 
 from __future__ import annotations
@@ -381,9 +381,10 @@ def choose(est, n, d) -> tuple[str, object]:
 
 
 def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
-    """Warn (:class:`UtilityWarning`) when even the best forecast cannot
-    show that the fit beats a random k-subspace on the most favourable data
-    in the bound (its loss bound reaches a random subspace's loss)."""
+    """Warn (:class:`~dppca.exceptions.UtilityWarning`) when even the best
+    forecast cannot show that the fit beats a random k-subspace on the most
+    favourable data in the bound (its loss bound reaches a random subspace's
+    loss)."""
     best = plan.best
     if best.random_may_beat:
         warnings.warn(

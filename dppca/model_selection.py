@@ -191,7 +191,7 @@ def budgeted_grid_search(
     the accountant's composition affords (bisection over dry runs). The
     **dry run** plans every fit's records (any candidate may be refitted)
     and the choice's, and asks ``accountant.can_afford``; if not,
-    :class:`~dppca.privacy.accounting.BudgetExceededError` before any fit.
+    :class:`~dppca.exceptions.BudgetExceededError` before any fit.
     Each fit charges the ledger; the choice charges its record before its
     draw. Every fit draws its noise independently: the private steps'
     ``random_state`` is replaced by ``None`` (fresh entropy per fit) or, with
@@ -222,7 +222,8 @@ def budgeted_grid_search(
     only): ``GridSearchCV`` picks by its scores on the raw held-out rows,
     through any downstream model fitted without privacy. Returns the fitted
     ``GridSearchCV`` with ``selection_``, ``non_private_steps_`` and
-    ``privacy_note_``, and warns (:class:`dppca.PrivacyWarning`) before the
+    ``privacy_note_``, and warns
+    (:class:`~dppca.exceptions.PrivacyWarning`) before the
     first fit, so a search that fails midway has warned too: the choice,
     ``cv_results_``, ``best_score_``, ``best_index_`` and the non-private
     steps of ``best_estimator_`` are outside the ledger. ``random_state``

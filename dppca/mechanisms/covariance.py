@@ -319,7 +319,7 @@ def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
     rng : None, int, SeedSequence or Generator, optional
         Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
     **options
-        ``vector_weights``, ``method``: see :func:`iterative_eigenvectors`.
+        ``vector_weights``, ``method``: see ``iterative_eigenvectors``.
 
     Returns
     -------

@@ -181,8 +181,9 @@ def ppca_from_second_moment(
     computed from the private data (for instance the non-private PCA, the
     natural "warm start") leaks information that the exponential mechanism's
     guarantee does not cover: passing ``V0`` emits a
-    :class:`dppca.PrivacyWarning`. A data-independent ``V0`` is harmless;
-    silence the warning then with :func:`warnings.catch_warnings`.
+
+    :class:`~dppca.exceptions.PrivacyWarning`. A data-independent ``V0`` is
+    harmless; silence the warning then with :func:`warnings.catch_warnings`.
 
     Parameters
     ----------

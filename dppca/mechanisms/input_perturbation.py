@@ -26,11 +26,11 @@ Laplace / discrete Gaussian noise, calibrated for the rounding
 ``dppca.privacy.safe_gaussian_input_calibration``): private as a program.
 ``noise="float"`` is the float64 noise of the papers: differentially private as
 mathematics only (its low-order bits leak, chapter 10); such a release warns
-(:class:`dppca.privacy.guarantees.UnprovedGuaranteeWarning`).
+(:class:`~dppca.exceptions.UnprovedGuaranteeWarning`).
 
 Every function returns a :class:`dppca.privacy.guarantees.Released` array whose
 ``guarantee`` is the release's record, built by the ``*_guarantee`` function
-of the mechanism (:mod:`dppca.mechanisms.input_perturbation_guarantees`) from
+of the mechanism (``dppca.mechanisms.input_perturbation_guarantees``) from
 the same parameters (grid included) that drew the noise.
 The Wishart mechanisms are float only: their noise is a Wishart matrix, whose
 privacy proof rests on the continuous law's support and density, not on
@@ -410,7 +410,7 @@ def wishart_input_perturbation_from_second_moment(
     """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
     2): A + W with W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the
     claimed (ε, 0)-DP does not hold, and every call emits a
-    :class:`dppca.PrivacyWarning`.
+    :class:`~dppca.exceptions.PrivacyWarning`.
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
@@ -432,7 +432,7 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     Theorem 4 of the paper claims (ε, 0)-DP; chapter 3 shows the support of the
     output moves with the data and the mechanism is exactly (ε', 1 −
     e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
-    :class:`dppca.PrivacyWarning`.
+    :class:`~dppca.exceptions.PrivacyWarning`.
 
     Parameters
     ----------
@@ -463,7 +463,7 @@ def wishart_input_perturbation_delta_from_second_moment(
     """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~
     W_d(d+1, cI) with c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3,
     its theorem). Float64 Wishart draws only: the release warns
-    (:class:`dppca.privacy.guarantees.UnprovedGuaranteeWarning`).
+    (:class:`~dppca.exceptions.UnprovedGuaranteeWarning`).
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm

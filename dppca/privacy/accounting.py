@@ -11,7 +11,7 @@ private subspace): the (ε, δ) it was calibrated to, and, for the Gaussian
 mechanisms, its *noise multiplier* σ/Δ (noise standard deviation over ℓ₂
 sensitivity). The functions here read those records, and only them; a record
 that is not fully proved (``proved`` False) makes them warn
-(:class:`dppca.privacy.guarantees.UnprovedGuaranteeWarning`): the composed
+(:class:`~dppca.exceptions.UnprovedGuaranteeWarning`): the composed
 figure is
 then only as good as the unproved parts. Several releases compose:
 
@@ -267,7 +267,8 @@ class Accountant:
     ``charge(records)`` adds the guarantee records of one release (or of one
     fit of :class:`dppca.PrivatePCA`, which calls it before drawing any
     noise) if the composition of everything charged so far with them stays
-    within the budget, and raises :class:`BudgetExceededError` otherwise,
+    within the budget, and raises
+    :class:`~dppca.exceptions.BudgetExceededError` otherwise,
     leaving the ledger unchanged. Composition is :func:`compose` at the
     budget's δ (with ``accountant``). ``releases`` and ``charges`` are
     read-only tuples, so the ledger cannot be reset by accident; its state

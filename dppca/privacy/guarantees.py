@@ -31,7 +31,9 @@ Every private output of the package carries a :class:`Release` record, the
   accountant refuses it too.
 
 A release that is not fully proved announces it at call time with an
-:class:`UnprovedGuaranteeWarning` (a :class:`dppca.PrivacyWarning`), and
+
+:class:`~dppca.exceptions.UnprovedGuaranteeWarning` (a
+:class:`~dppca.exceptions.PrivacyWarning`), and
 :class:`dppca.PrivatePCA` refuses it unless the caller opts in by name.
 
 Functional entry points return their matrices as :class:`Released` arrays: a
