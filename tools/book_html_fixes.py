@@ -199,30 +199,20 @@ def number_tables(app, pagename, context) -> None:
         and numbered[""][0] == chapter
         and tuple(numbered[""]) < tuple(numbers)
     )
-    count = [before]
-
-    def label(match) -> str:
-        count[0] += 1
-        tag = match.group(0)
-        number = (
-            f'<span class="caption-number">Table {chapter}.{count[0]} </span>'
-        )
-        rest = body[match.end() :]
-        caption = CAPTION.match(rest)
-        if caption:
-            return tag + caption.group(0) + number
-        return f'{tag}<caption class="dppca-table-number">{number}</caption>'
-
-    out, last = [], 0
+    out, last, count = [], 0, before
     for match in TABLE_TAG.finditer(body):
-        out.append(body[last : match.start()])
-        piece = label(match)
+        count += 1
+        number = f'<span class="caption-number">Table {chapter}.{count} </span>'
         caption = CAPTION.match(body, match.end())
-        if caption:
+        if caption:  # the number leads the table's own caption
+            out += [body[last : caption.end()], number]
             last = caption.end()
         else:
+            out += [
+                body[last : match.end()],
+                f'<caption class="dppca-table-number">{number}</caption>',
+            ]
             last = match.end()
-        out.append(piece)
     out.append(body[last:])
     context["body"] = "".join(out)
 
