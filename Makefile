@@ -151,6 +151,7 @@ render-fast: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/ruff check --quiet .
+	$(BIN)/python tools/check_docstrings.py
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 check-stripped: $(STAMP)

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -75,6 +74,8 @@ from .exceptions import (
     NotPrivateWarning,
     PrivacyWarning,
     UnprovedGuaranteeWarning,
+    silenced,
+    warn,
 )
 from .fit_guard import OneFitAtATime, caller_stacklevel, one_fit_at_a_time
 from .float_state import owns_float_state
@@ -162,7 +163,7 @@ class SharedSeedWarningMixin(OneFitAtATime):
             key.endswith("_") and not key.startswith("_") for key in state
         )
         if self.random_state is not None and fitted:
-            warnings.warn(
+            warn(
                 f"pickling a fitted {type(self).__name__} with random_state="
                 f"{type(self.random_state).__name__}: it determines the "
                 "noise, which whoever loads the pickle can then recompute "
@@ -503,7 +504,7 @@ def _fit(est, X, refit: bool) -> dict:
     postprocessing.check_whiten(est, plan.name)
     if refit:
         level = caller_stacklevel()
-        warnings.warn(REFIT_WARNING, PrivacyWarning, stacklevel=level)
+        warn(REFIT_WARNING, PrivacyWarning, stacklevel=level)
     rng, releases, bound, mean_plan, clipped = _charge(est, plan, X)
     data, rows_made = _centred_rows(est, plan, X, bound, mean_plan, rng)
     V, values, total = _run(plan, data, n, d, rng)
@@ -642,7 +643,7 @@ def _warn_bound(name, out, n, lower, upper):
     """UtilityWarnings about a released bound (post-processing)."""
     where = {0: "bottom", out.grid.size - 1: "top"}.get(out.index)
     if where is not None:
-        warnings.warn(
+        warn(
             f"the private {name} ({out.bound:.4g}) is the {where} of its "
             f"range ({lower:.4g}, {upper:.4g}): the range may not contain "
             "the quantile, or n·epsilon is too small to find it",
@@ -650,7 +651,7 @@ def _warn_bound(name, out, n, lower, upper):
             stacklevel=caller_stacklevel(),
         )
     if out.clipped > 0.5 * n:
-        warnings.warn(
+        warn(
             f"the private (noisy) count of rows clipped at {name} = "
             f"{out.bound:.4g} is {min(out.clipped, n)} of {n}",
             forecast.UtilityWarning,
@@ -734,11 +735,10 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
 def _run(plan, data, n, d, rng):
     """Run the plan's mechanism on its input: ``(V, eigenvalues, total)``."""
     spec, k = plan.spec, plan.k
-    with warnings.catch_warnings():
-        # The estimator has already warned, in its own words, about the
-        # conditions the mechanism functions warn about (release_plan).
-        warnings.simplefilter("ignore", NotPrivateWarning)
-        warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
+    # The estimator has already warned, in its own words, about the
+    # conditions the mechanism functions warn about (release_plan); silenced
+    # for this thread only, so another thread's fit still warns.
+    with silenced(NotPrivateWarning, UnprovedGuaranteeWarning):
         k_run = d if isinstance(k, float) else k
         run = spec.run_rows if spec.run_rows is not None else spec.run
         args = (n, k_run, plan.epsilon, plan.delta, rng, plan.options)

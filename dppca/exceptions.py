@@ -14,11 +14,25 @@ Errors: :class:`BudgetExceededError` (an accountant refuses a charge) and its
 subclass :class:`LedgerCopyError` (a copy of a ledger in another process was
 asked to charge). Invalid arguments raise ``ValueError`` or ``TypeError``.
 
+Every warning of the package goes through :func:`warn`, so that a caller
+inside the package can silence some classes for its own context only
+(:func:`silenced`: this thread or asyncio task, never the process-wide
+filters of :mod:`warnings`, which other threads share).
+
 Light on purpose (no import from the rest of the package): every module, a Dask
 worker's included, can import it.
 """
 
 from __future__ import annotations
+
+import contextlib
+import contextvars
+import warnings
+
+#: The warning classes silenced in the current context (thread or task).
+_SILENCED: contextvars.ContextVar[tuple] = contextvars.ContextVar(
+    "dppca_silenced_warnings", default=()
+)
 
 
 class PrivacyWarning(UserWarning):
@@ -66,7 +80,30 @@ class LedgerCopyError(BudgetExceededError):
     would never see the charge."""
 
 
+def warn(message, category, stacklevel: int = 1) -> None:
+    """:func:`warnings.warn` unless ``category`` is silenced in this context
+    (:func:`silenced`); ``stacklevel`` as there, counted from the caller."""
+    if not issubclass(category, _SILENCED.get()):
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
+
+
+@contextlib.contextmanager
+def silenced(*categories):
+    """Within the block, :func:`warn` drops warnings of ``categories`` (and
+    their subclasses) raised in this thread or task only: the estimator runs
+    a mechanism function under it after warning in its own words, and other
+    threads keep every warning (``warnings.catch_warnings`` would change the
+    process-wide filters for the duration)."""
+    token = _SILENCED.set(_SILENCED.get() + tuple(categories))
+    try:
+        yield
+    finally:
+        _SILENCED.reset(token)
+
+
 __all__ = [
+    "silenced",
+    "warn",
     "BudgetExceededError",
     "LedgerCopyError",
     "NotPrivateWarning",

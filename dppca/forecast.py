@@ -49,14 +49,13 @@ warns about may still capture far more than a random subspace.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 
 import numpy as np
 
 from .estimator_checks import private_centre
-from .exceptions import UtilityWarning
+from .exceptions import UtilityWarning, warn
 from .mechanisms.registry import AUTO_CANDIDATES, RELEASES_EIGENVALUES
 from .privacy import calibration
 
@@ -387,7 +386,7 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
     loss)."""
     best = plan.best
     if best.random_may_beat:
-        warnings.warn(
+        warn(
             f"the best forecast ({best.mechanism}, center_share="
             f"{best.center_share}) loses {best.loss_per_bound2:.3g} B² of "
             "captured variance, at least the "

@@ -24,13 +24,12 @@ argument.
 from __future__ import annotations
 
 import math
-import warnings
 from types import SimpleNamespace
 
 import numpy as np
 
 from . import model_selection_scoring as _scoring
-from .exceptions import PrivacyWarning
+from .exceptions import PrivacyWarning, silenced, warn
 from .float_state import owns_float_state
 from .model_selection_checks import (
     check_ledger,
@@ -379,8 +378,7 @@ def budgeted_grid_search(
         chosen candidate, unknown before, so every candidate's must fit."""
         base = configured(scale)
         records, refits = list(chosen), []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with silenced(Warning):  # this thread only
             for params in candidates:
                 fitted = clone(base).set_params(**params)
                 for train, _ in splits:
@@ -546,7 +544,7 @@ def _non_private_search(job, estimator, param_grid, y, scoring, options):
     )
     # before the search: a search that fails midway has warned too (this
     # frame, budgeted_grid_search, its float-state wrapper, the caller)
-    warnings.warn(note, PrivacyWarning, stacklevel=4)
+    warn(note, PrivacyWarning, stacklevel=4)
     options = {**options, "error_score": "raise"}
     search = GridSearchCV(
         job.base, param_grid, cv=job.splits, refit=job.refit, scoring=scoring,

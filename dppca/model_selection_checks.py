@@ -9,8 +9,6 @@ gained exactly the planned records.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 
@@ -276,11 +274,11 @@ def check_ledger(job, before, best, extra):
     refitted) and the selection's."""
     from sklearn.base import clone
 
+    from .exceptions import silenced
     from .privacy.accounting import _releases
 
     steps, d = job.steps, job.d
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with silenced(Warning):  # this thread only
         expected = extra
         for params in job.candidates:
             fitted = clone(job.base).set_params(**params)

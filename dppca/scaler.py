@@ -37,7 +37,6 @@ variance lost in the noise is floored at the noise level, not blown up.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,7 +50,7 @@ from .estimator import (
     _parameters,
     _snap,
 )
-from .exceptions import PrivacyWarning
+from .exceptions import PrivacyWarning, warn
 from .fit_guard import caller_stacklevel
 from .float_state import owns_float_state
 from .postprocessing import FLOATS
@@ -283,7 +282,7 @@ class PrivateStandardScaler(
             message = "pickling a fitted PrivateStandardScaler whose "
             message += "random_state determines its noise, which whoever "
             message += "loads it can recompute and remove (fit with None)"
-            warnings.warn(message, PrivacyWarning, stacklevel=2)
+            warn(message, PrivacyWarning, stacklevel=2)
         return state
 
     @owns_float_state
@@ -301,13 +300,9 @@ class PrivateStandardScaler(
         steps = scaler_plan(p, n, d)
         if p.delta is not None and float(p.delta) >= 1.0 / n:
             message = "delta >= 1/n: choose delta much smaller than 1/n"
-            warnings.warn(
-                message, PrivacyWarning, stacklevel=caller_stacklevel()
-            )
+            warn(message, PrivacyWarning, stacklevel=caller_stacklevel())
         if hasattr(self, "privacy_releases_") and p.accountant is None:
-            warnings.warn(
-                REFIT_WARNING, PrivacyWarning, stacklevel=caller_stacklevel()
-            )
+            warn(REFIT_WARNING, PrivacyWarning, stacklevel=caller_stacklevel())
         records = [step.record for step in steps]
         for record in records:
             warn_if_unproved(record, stacklevel=caller_stacklevel(inner=1))

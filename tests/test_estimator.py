@@ -319,7 +319,12 @@ def test_each_mechanism_recovers_a_strong_subspace(mechanism):
     assert hasattr(est, "explained_variance_") == (
         mechanism in RELEASES_EIGENVALUES
         or mechanism
-        in ("gaussian_approx", "complex_gaussian", "trace_sensitive")
+        in (
+            "gaussian_approx",
+            "complex_gaussian",
+            "trace_sensitive",
+            "coinpress",
+        )
     )
     notion = MECHANISMS[mechanism].notion
     spent = est.privacy_spent_
@@ -1007,12 +1012,13 @@ def test_power_steps_pass_the_learning_rate_check():
     """eta = inf is a power step (the default schedule's first steps, the
     book's streaming protocol): accepted; nan, 0 and negative refused."""
     from dppca.book.mechanism_table import STREAMING_PROTOCOL
-    from dppca.mechanisms import option_checks
+    from dppca.mechanisms.streaming_schedule import rate_table
 
-    option_checks._check_rates(STREAMING_PROTOCOL["learning_rate"], 5)
+    table = rate_table(STREAMING_PROTOCOL["learning_rate"], 5)
+    assert float("inf") in table.values  # the protocol's power steps
     for bad in (float("nan"), 0.0, -1.0):
         with pytest.raises(ValueError, match="must be a number > 0"):
-            option_checks._check_rates(lambda t, bad=bad: bad, 5)
+            rate_table(lambda t, bad=bad: bad, 5)
     X, _ = spiked(n=400)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

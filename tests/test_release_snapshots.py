@@ -6,7 +6,7 @@ set (N = 400, d = 6, k = 2): every mechanism of ``PrivatePCA`` × three
 centrings with its default options, and every fitted attribute of each fit
 (components, mean, variances, singular values, noise variance, the private
 bounds and the clipped-row count, the resolved mechanism and shares); every
-functional entry point with its defaults, and eight of them again with
+functional entry point with its defaults, and nine of them again with
 ``noise="float"``; their guarantee records and spent budgets.
 ``tests/data/release_snapshots.json`` keeps the expected *values*. Options
 outside these (``calibration="classical"``, a ``granularity``, other

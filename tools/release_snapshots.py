@@ -45,6 +45,7 @@ MECHANISMS = {
     "gaussian_approx": {},
     "complex_gaussian": {},
     "trace_sensitive": {},
+    "coinpress": {},
     "streaming": {"mechanism_options": {"eigengap": 0.05}},
     "mod_sulq": {},
     "noisy_power_method": {},
@@ -69,6 +70,7 @@ FLOAT_NOISE = (
     "gaussian_subspace_recovery",
     "complex_gaussian_approximation",
     "trace_sensitive_covariance",
+    "coinpress_covariance",
     "dp_pca_oja",
     "noisy_power_method",
 )
@@ -183,6 +185,7 @@ def functional_snapshots(X):
     trace_sensitive = module(
         "dppca.trace_sensitive", "dppca.mechanisms.trace_sensitive"
     )
+    coinpress = module("dppca.mechanisms.coinpress")
     streaming = module("dppca.streaming", "dppca.mechanisms.streaming")
     power_method = module("dppca.power_method", "dppca.mechanisms.power_method")
     private_bounds = dppca.privacy.private_bounds
@@ -218,6 +221,9 @@ def functional_snapshots(X):
             trace_sensitive.trace_sensitive_covariance(
                 X, 1.0, 1e-5, rng=SEED, **kw
             )
+        ),
+        "coinpress_covariance": lambda **kw: coinpress.coinpress_covariance(
+            X, 1.0, 1e-5, rng=SEED, **kw
         ),
         "dp_pca_oja": lambda **kw: streaming.dp_pca_oja(
             X, K, 1.0, 1e-5, eigengap=0.05, rng=SEED, **kw

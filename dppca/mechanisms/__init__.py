@@ -17,6 +17,9 @@ trace_sensitive
     ``trace_sensitive_calibration`` (every step's noise),
     ``trace_sensitive_radius`` (the radius selection) and
     ``trace_sensitive_spectrum`` (the linear algebra of the releases).
+coinpress
+    Biswas, Dong, Kamath and Ullman's CoinPress covariance (iterative
+    whitening with weak priors).
 streaming
     One-pass DP-PCA (Oja with private clipping; deflation for k > 1); its
     parts in ``streaming_schedule`` (the plan, the budget, the learning

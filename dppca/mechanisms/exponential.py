@@ -13,11 +13,10 @@ sensitivity 1. This is the matrix Bingham distribution with parameter
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
-from ..exceptions import NotPrivateWarning, PrivacyWarning
+from ..exceptions import NotPrivateWarning, PrivacyWarning, warn
 from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
@@ -225,7 +224,7 @@ def ppca_from_second_moment(
     )
     if V0 is not None:
         V0 = bingham.start_frame(V0, d, k, None)
-        warnings.warn(
+        warn(
             "PPCA started from a caller-supplied V0: if V0 depends on the "
             "private data, "
             "the output of the finite chain leaks it beyond the ε of the "
@@ -318,7 +317,7 @@ def _warn_options(options, k, stacklevel):
     sweeps = options.get("n_sweeps")
     exact = sampler == "fast" and k == 1 and options.get("V0") is None
     if not exact and sweeps is not None and default and sweeps < default:
-        warnings.warn(
+        warn(
             f"PPCA with k = {k} runs a Gibbs chain; {sweeps} sweeps is "
             f"fewer than the default {default}, so the release is further "
             "from the exact ε-DP law "
@@ -330,7 +329,7 @@ def _warn_options(options, k, stacklevel):
     if isinstance(start, str):
         if start != "pca":
             raise ValueError(f"V0 must be an array or 'pca'; got {start!r}")
-        warnings.warn(
+        warn(
             "V0='pca' starts the chain at the non-private top-k subspace "
             "of the data: a data-dependent starting frame, so the "
             "release is not ε-DP",
@@ -338,7 +337,7 @@ def _warn_options(options, k, stacklevel):
             stacklevel=stacklevel,
         )
     elif start is not None:
-        warnings.warn(
+        warn(
             "PPCA started from a caller-supplied V0: if it was computed "
             "from the private data, the finite chain's output leaks it "
             "beyond ε; pass only a data-independent frame",

@@ -47,11 +47,9 @@ of norm at most one, and that ``n`` is the true number of rows.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..exceptions import NotPrivateWarning
+from ..exceptions import NotPrivateWarning, warn
 from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
@@ -416,7 +414,7 @@ def wishart_input_perturbation_from_second_moment(
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
     at most one) of the data set and that ``n`` is its true number of rows.
     """
-    warnings.warn(WISHART_NOT_DP_MESSAGE, NotPrivateWarning, stacklevel=3)
+    warn(WISHART_NOT_DP_MESSAGE, NotPrivateWarning, stacklevel=3)
     A, n = _moment_and_n(A, n)
     record = wishart_published_guarantee(n, A.shape[0], epsilon)
     noisy = A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)

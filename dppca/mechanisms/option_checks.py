@@ -18,6 +18,7 @@ from ..privacy.private_bounds import check_quantile
 from ..samplers import bingham
 from ..validation import check_choice, check_positive, check_positive_int
 from . import (
+    coinpress,
     covariance,
     exponential,
     streaming_schedule,
@@ -85,6 +86,28 @@ def _trace_sensitive(options, n, d, k, epsilon):
         )
 
 
+def _coinpress(options, n, d, k, epsilon):
+    if "centre" in options:
+        raise ValueError(
+            "coinpress takes its centre from PrivatePCA's center, not from "
+            "mechanism_options"
+        )
+    t = options.get("n_iterations", coinpress.DEFAULT_ITERATIONS)
+    t = check_positive_int(t, "n_iterations")
+    # d ≥ 2, n, ε, t and the shares, as the release will check them (δ is
+    # the estimator's, checked there; any δ in (0, 1) serves here)
+    coinpress.coinpress_calibration(
+        n, d, epsilon, 0.5, n_iterations=t, shares=options.get("shares")
+    )
+    beta = options.get("beta")
+    if beta is not None and not 0 < float(beta) < 1:
+        raise ValueError(f"beta must lie in (0, 1); got {beta!r}")
+    if options.get("cov_upper") is not None:
+        upper = check_positive(options["cov_upper"], "cov_upper")
+        if not math.isfinite(upper):
+            raise ValueError("cov_upper must be finite")
+
+
 def _streaming(options, n, d, k, epsilon):
     plan = streaming_schedule.streaming_plan(
         n,
@@ -107,27 +130,10 @@ def _streaming(options, n, d, k, epsilon):
     if rate is not None and not callable(rate):
         raise ValueError("learning_rate must be a callable")
     if rate is not None:
-        _check_rates(rate, plan.n_steps)
-
-
-def _check_rates(rate, n_steps):
-    """A learning rate ``t -> η_t`` evaluated at every step of the public
-    schedule (``t = 1, ..., n_steps``) before any charge: each value a
-    number > 0 (``inf`` is a power step, as the default schedule's first
-    steps), and no exception (a fit would otherwise spend its budget and
-    then fail halfway through the pass)."""
-    for t in range(1, n_steps + 1):
-        try:
-            eta = float(rate(t))
-        except Exception as error:  # the caller's code, on public t only
-            raise ValueError(
-                f"learning_rate({t}) raised {type(error).__name__}: {error}"
-            ) from error
-        if not eta > 0:  # refuses nan, zero and negative rates
-            raise ValueError(
-                f"learning_rate({t}) = {eta!r}: every step's rate must be a "
-                "number > 0 (inf for a power step)"
-            )
+        # evaluated once, here, before the charge: the pass reads this table
+        options["learning_rate"] = streaming_schedule.rate_table(
+            rate, plan.n_steps
+        )
 
 
 def _mod_sulq(options, n, d, k, epsilon):
@@ -141,17 +147,23 @@ CHECKS: dict[str, Callable] = {
     "amin": _amin,
     "noisy_power_method": _power_method,
     "trace_sensitive": _trace_sensitive,
+    "coinpress": _coinpress,
     "streaming": _streaming,
     "mod_sulq": _mod_sulq,
 }
 
 
-def check_mechanism_options(name, options, n, d, k, epsilon) -> None:
+def check_mechanism_options(name, options, n, d, k, epsilon) -> dict:
     """Raise ``ValueError`` for any option value that mechanism ``name``
-    would refuse, from the public ``n, d, k, ε`` only."""
+    would refuse, from the public ``n, d, k, ε`` only. Returns the options
+    the mechanism is to run with: a copy, in which a streaming
+    ``learning_rate`` callable is replaced by the table of its values
+    (:class:`~dppca.mechanisms.streaming_schedule.RateTable`), read once."""
+    options = dict(options)
     check = CHECKS.get(name)
     if check is not None:
-        check(dict(options), int(n), int(d), int(k), float(epsilon))
+        check(options, int(n), int(d), int(k), float(epsilon))
+    return options
 
 
 __all__ = ["CHECKS", "check_mechanism_options"]

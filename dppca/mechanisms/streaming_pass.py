@@ -15,7 +15,12 @@ from ..linalg import rows
 from ..privacy.noise import add_gaussian
 from ..validation import as_generator
 from .streaming_rows import _input_stream, _RowBuffer
-from .streaming_schedule import StepBudget, StreamingPlan, streaming_plan
+from .streaming_schedule import (
+    StepBudget,
+    StreamingPlan,
+    rate_table,
+    streaming_plan,
+)
 from .streaming_step import (
     PrivateRadius,
     clipped_mean_of_gradients,
@@ -93,7 +98,11 @@ def _run(
     d = buffer.peek_dimension()
     if k > d - 1:
         raise ValueError(f"k must be < d = {d}; got k = {k}")
-    schedules = schedules(d, plan.n_steps)
+    # every step's rate, evaluated and checked before a row is read
+    rates = [
+        rate_table(schedule, plan.n_steps).values
+        for schedule in schedules(d, plan.n_steps)
+    ]
     rng = as_generator(rng)
     basis = np.zeros((d, 0))
     records = []
@@ -130,7 +139,7 @@ def _run(
                     None,
                     0,
                 )
-            eta = float(schedules[j](t))
+            eta = rates[j][t - 1]
             if diagnostics:
                 records.append(
                     StepRecord(

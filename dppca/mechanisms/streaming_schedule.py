@@ -197,6 +197,44 @@ def oja_learning_rate(
     return rate
 
 
+@dataclass(frozen=True)
+class RateTable:
+    """A learning rate evaluated once, before any charge: ``rate(t)`` is
+    ``values[t - 1]`` for the steps ``t = 1, ..., len(values)`` of the
+    public schedule. A caller's callable is read once into a table, so the
+    pass uses exactly the values that were checked (a callable that
+    answers differently on a second call cannot fail after the charge)."""
+
+    values: tuple
+
+    def __call__(self, t: int) -> float:
+        return self.values[int(t) - 1]
+
+
+def step_rate(rate, t: int) -> float:
+    """``float(rate(t))``, refused unless a number > 0 (``inf`` is a power
+    step, as the default schedule's first steps); an exception raised by
+    the caller's callable becomes a ``ValueError`` naming the step."""
+    try:
+        eta = float(rate(t))
+    except Exception as error:  # the caller's code, on a public t only
+        raise ValueError(
+            f"learning_rate({t}) raised {type(error).__name__}: {error}"
+        ) from error
+    if not eta > 0:  # refuses nan, zero and negative rates
+        raise ValueError(
+            f"learning_rate({t}) = {eta!r}: every step's rate must be a "
+            "number > 0 (inf for a power step)"
+        )
+    return eta
+
+
+def rate_table(rate, n_steps: int) -> RateTable:
+    """The rates of the steps ``1, ..., n_steps``, each checked by
+    :func:`step_rate`, as a :class:`RateTable`."""
+    return RateTable(tuple(step_rate(rate, t) for t in range(1, n_steps + 1)))
+
+
 def _schedules(k, eigengap, learning_rate):
     """A function ``(d, T) -> one learning-rate callable per component``
     (checked now, built once ``d`` is known)."""
@@ -228,6 +266,9 @@ def _schedules(k, eigengap, learning_rate):
 
 
 __all__ = [
+    "RateTable",
+    "rate_table",
+    "step_rate",
     "CONTRACTION_TARGET",
     "DEFAULT_OFFSET",
     "DEFAULT_RANGE_SHARE",

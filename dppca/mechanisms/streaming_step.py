@@ -207,6 +207,13 @@ class PrivateRadius:
         return float(grid[index])
 
 
+def _project_out(v, basis):
+    """``P v`` with ``P = I − U Uᵀ`` (``U = basis``; ``v`` without one)."""
+    if basis is not None and basis.shape[1]:
+        return v - basis @ (basis.T @ v)
+    return v
+
+
 def oja_update(w, gradient, eta: float, basis=None) -> np.ndarray:
     """``P(w + η ĝ)/‖P(w + η ĝ)‖`` with ``P = I − U Uᵀ`` (``U = basis``,
     orthonormal columns; ``P = I`` without it): post-processing of the
@@ -215,10 +222,15 @@ def oja_update(w, gradient, eta: float, basis=None) -> np.ndarray:
     if math.isinf(eta) and eta > 0:  # a power step: w ← P ĝ / ‖P ĝ‖
         v = np.array(gradient, dtype=float)
     else:
-        v = np.asarray(w, dtype=float) + eta * np.asarray(gradient, float)
-    if basis is not None and basis.shape[1]:
-        v = v - basis @ (basis.T @ v)
-    norm = float(np.linalg.norm(v))
+        with np.errstate(over="ignore", invalid="ignore"):  # handled below
+            v = np.asarray(w, dtype=float) + eta * np.asarray(gradient, float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = _project_out(v, basis)
+        norm = float(np.linalg.norm(v))
+    if not math.isfinite(norm) and math.isfinite(eta) and eta > 1:
+        # η ĝ (or its norm) overflowed: the same direction is w/η + ĝ
+        v = _project_out(np.asarray(w, float) / eta + gradient, basis)
+        norm = float(np.linalg.norm(v))
     if not (math.isfinite(norm) and norm > 0):
         raise ArithmeticError("the Oja step produced a zero or non-finite w")
     return v / norm

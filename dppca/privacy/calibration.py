@@ -83,6 +83,16 @@ def analytic_gaussian_sigma(
     return _analytic_gaussian_sigma(float(l2_sensitivity), eps, dl)
 
 
+#: The bracket of the analytic calibration's root search, in log σ: beyond
+#: it σ (or σ²) leaves float64, and the search would not end (a δ below
+#: about 1e-300 is never met).
+_LOG_SIGMA_MIN, _LOG_SIGMA_MAX = -690.0, 690.0
+_SIGMA_RANGE_MESSAGE = (
+    "no noise scale sigma in float64's range makes the Gaussian mechanism "
+    "(epsilon={eps!r}, delta={dl!r})-DP; use a larger epsilon or delta"
+)
+
+
 @functools.lru_cache(maxsize=4096)  # a pure function of public figures
 def _analytic_gaussian_sigma(
     l2_sensitivity: float, eps: float, dl: float
@@ -96,8 +106,12 @@ def _analytic_gaussian_sigma(
     lo, hi = np.log(l2_sensitivity) - 10.0, np.log(l2_sensitivity) + 10.0
     while gap(lo) < 0:
         lo -= 10.0
+        if lo < _LOG_SIGMA_MIN:
+            raise ValueError(_SIGMA_RANGE_MESSAGE.format(eps=eps, dl=dl))
     while gap(hi) > 0:
         hi += 10.0
+        if hi > _LOG_SIGMA_MAX:  # δ below float64's reach (the 1e-300 floor)
+            raise ValueError(_SIGMA_RANGE_MESSAGE.format(eps=eps, dl=dl))
     return float(np.exp(optimize.brentq(gap, lo, hi, xtol=1e-14, rtol=1e-12)))
 
 

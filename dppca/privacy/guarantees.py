@@ -51,11 +51,10 @@ from __future__ import annotations
 import dataclasses
 import math
 import textwrap
-import warnings
 
 import numpy as np
 
-from ..exceptions import UnprovedGuaranteeWarning
+from ..exceptions import UnprovedGuaranteeWarning, warn
 from ..validation import power_of_ten_text
 
 #: Kinds of release, as the accountant composes them. Gaussian (an
@@ -287,7 +286,7 @@ def noise_record(noise: str) -> dict:
 def warn_if_unproved(record: Release, stacklevel: int = 3) -> None:
     """Say at call time that a release is not fully proved."""
     if not record.proved:
-        warnings.warn(
+        warn(
             f"{record.label} is not fully proved as a program: {record.caveat}",
             UnprovedGuaranteeWarning,
             stacklevel=stacklevel,

@@ -84,7 +84,14 @@ def vector_release_plan(
             )
         record = Release(f"{name}Laplace)", "pure", epsilon, **fields)
         return "laplace", scale, grid, record
-    sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+    try:
+        sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+    except ValueError as error:  # δ beyond float64's reach: before any charge
+        raise ValueError(
+            f"{name}Gaussian) cannot be calibrated at its share of the budget "
+            f"(ε = {epsilon:.3g}, δ = {delta:.3g}): {error}; nothing was "
+            "charged"
+        ) from error
     if not safe:
         record = gaussian_release(
             f"{name}Gaussian)", sigma, l2_sensitivity, epsilon, delta, **fields

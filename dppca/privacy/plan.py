@@ -37,7 +37,6 @@ between two steps).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +53,7 @@ from ..exceptions import (
     NotPrivateWarning,
     PrivacyWarning,
     UnprovedGuaranteeWarning,
+    warn,
 )
 from ..fit_guard import caller_stacklevel
 from ..forecast import AUTO_BOUND_THRESHOLD, resolved_centered_norm
@@ -66,6 +66,7 @@ from ..mechanisms.registry import (
 )
 from ..validation import check_delta, check_epsilon
 from . import noise, private_bounds
+from .calibration import analytic_gaussian_sigma
 from .guarantees import FLOAT_NOISE_CAVEAT, Release
 from .mean_plan import private_mean_plan
 
@@ -157,6 +158,7 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
             delta = None
             mean_budget = (mean_budget[0], None)
     _check_noise_range(est, d, names, count_eps, mean_budget, spec)
+    _check_mechanism_noise_range(est, d, spec, epsilon, delta)
     if name in forecast.FORECAST_MECHANISMS:
         forecast.warn_if_hopeless(
             forecast.estimator_plan(est, n, d, name, share),
@@ -209,6 +211,37 @@ def _check_noise_range(est, d, names, count_eps, mean_budget, spec) -> None:
         )
 
 
+def _check_mechanism_noise_range(est, d, spec, epsilon, delta) -> None:
+    """Refuse, before any charge, a budget at which the mechanism's safe
+    noise cannot be drawn on any grid, from a necessary condition on public
+    values. Every additive mechanism rounds at least ``d`` entries in one
+    release to a grid γ, which adds ``√d`` cells to its ℓ₂ sensitivity
+    (``d`` to its ℓ₁ one), and that release is (ε, δ)-DP for the program,
+    so its noise is at least ``√d · σ₁`` grid units, ``σ₁`` the least
+    Gaussian noise per unit sensitivity at (ε, δ) (analytic calibration;
+    ``d/ε`` units for Laplace noise), whatever γ. Above half the exact
+    sampler's range no grid holds it. (Budgets that pass this condition can
+    still be refused by the sampler after the charge, on values that are
+    public or released: a waste of budget, not a leak.)"""
+    if not spec.additive_noise or noise.check_noise_kind(est.noise) != "safe":
+        return
+    if delta is None:
+        units = d / epsilon
+        limit = noise.MAX_LAPLACE_GRID_SCALE
+    else:
+        units = math.sqrt(d) * analytic_gaussian_sigma(1.0, epsilon, delta)
+        limit = noise.MAX_GAUSSIAN_GRID_SIGMA
+    if units > limit / 2:
+        raise ValueError(
+            f"epsilon={est.epsilon!r}, delta={est.delta!r} is too small for "
+            f"safe noise: the mechanism's share (ε = {epsilon:.3g}"
+            + ("" if delta is None else f", δ = {delta:.3g}")
+            + f", d = {d}) would need at least {units:.3g} grid units of "
+            "noise on any grid, beyond the exact sampler's range; nothing was "
+            "charged"
+        )
+
+
 def bound_parts(bound_epsilon: float) -> tuple[float, float]:
     """(ε of the quantile, ε of the clipped count) of one private bound."""
     count = bound_epsilon * COUNT_SHARE
@@ -234,6 +267,15 @@ def grid_points(lower: float, upper: float) -> int:
     return int(min(max(points, 2), private_bounds.MAX_GRID_POINTS))
 
 
+def _refuse_bool(value, name: str) -> None:
+    """A bound given as ``True`` (or a numpy bool) would be read as 1.0: a
+    ``TypeError``, as for ε and δ."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"{name} must be a number, not a boolean; got {value!r}"
+        )
+
+
 def _check_parameters(est, n: int, d: int):
     unproved_opt_ins(est)  # refused before anything else is decided
     fixed = est.mechanism != "auto"
@@ -253,6 +295,7 @@ def _check_parameters(est, n: int, d: int):
             )
         data_norm = "private"
     else:
+        _refuse_bool(est.data_norm, "data_norm")
         data_norm = float(est.data_norm)
         if not (math.isfinite(data_norm) and data_norm > 0):
             raise ValueError(
@@ -285,6 +328,7 @@ def _check_parameters(est, n: int, d: int):
         _bound_budget(est, 1.0, None)  # raises: bound_range is needed
     if est.data_norm == "private" or est.centered_norm in ("auto", "private"):
         check_bound_share(est)
+    _check_shares_leave_epsilon(est)
     # the scales first: the forecast's arithmetic holds only inside them
     _check_bound_range(est, None)
     _check_scales(est, d, None)
@@ -305,7 +349,7 @@ def _check_parameters(est, n: int, d: int):
                 "published (chapter 3); pass allow_not_dp=True to run it "
                 "anyway"
             )
-        warnings.warn(
+        warn(
             f"mechanism={name!r} is not DP as published: {spec.privacy}",
             NotPrivateWarning,
             stacklevel=caller_stacklevel(),
@@ -321,7 +365,9 @@ def _check_parameters(est, n: int, d: int):
             "own top-k subspace: the release is not differentially private "
             "(chapter 4); pass allow_not_dp=True to run it anyway"
         )
-    check_mechanism_options(name, options, n, d, max(int(k), 1), epsilon)
+    options = check_mechanism_options(
+        name, options, n, d, max(int(k), 1), epsilon
+    )
     kind = noise.check_noise_kind(est.noise)
     if spec.additive_noise:
         options.setdefault("noise", kind)
@@ -359,12 +405,32 @@ def _check_parameters(est, n: int, d: int):
                 f"allow_unproved={name!r} to run it anyway, or choose a "
                 "proved mechanism (see the PrivatePCA docstring)"
             )
-        warnings.warn(
+        warn(
             f"{record.label} is not fully proved as a program: {caveat}",
             UnprovedGuaranteeWarning,
             stacklevel=caller_stacklevel(),
         )
     return name, spec, data_norm, k, epsilon, delta, options, share, centred
+
+
+def _check_shares_leave_epsilon(est) -> None:
+    """``center_share`` and ``bound_share`` are each a share of the total ε:
+    where both are spent (a private centre and a private bound the caller
+    asked for), their sum must leave the mechanism some ε."""
+    share = est.center_share
+    wants_bound = est.data_norm == "private" or est.centered_norm == "private"
+    if (
+        private_centre(est)
+        and wants_bound
+        and not (isinstance(share, str) and share == "auto")
+    ):
+        total = float(share) + check_bound_share(est)
+        if not total < 1:
+            raise ValueError(
+                f"center_share + bound_share = {share!r} + "
+                f"{est.bound_share!r} = {total:.6g} leaves the mechanism no "
+                "epsilon; their sum must be < 1"
+            )
 
 
 def _check_share(est):
@@ -522,7 +588,7 @@ def _warn_ignored(est, name, spec, n, delta):
     and for a δ too large to mean anything."""
     if delta is not None and not spec.uses_delta:
         private_mean = private_centre(est)
-        warnings.warn(
+        warn(
             f"delta={delta!r} is not used by mechanism={name!r}, which "
             "is pure ε-DP"
             + (
@@ -535,7 +601,7 @@ def _warn_ignored(est, name, spec, n, delta):
             stacklevel=caller_stacklevel(),
         )
     if not spec.uses_epsilon:
-        warnings.warn(
+        warn(
             f"epsilon={est.epsilon!r} is not used by mechanism={name!r}, "
             "which is (0, δ)-DP"
             + (
@@ -551,14 +617,14 @@ def _warn_ignored(est, name, spec, n, delta):
         and est.centered_norm != "auto"
         and not private_centre(est)
     ):
-        warnings.warn(
+        warn(
             f"centered_norm={est.centered_norm!r} is not used: it bounds "
             "the rows centred at a private mean (center=True)",
             PrivacyWarning,
             stacklevel=caller_stacklevel(),
         )
     if delta is not None and delta >= 1.0 / n:
-        warnings.warn(
+        warn(
             f"delta={delta:g} >= 1/n = {1.0 / n:.3g}: a mechanism may "
             "then publish a whole row with probability delta; choose "
             "delta much smaller than 1/n",
@@ -586,6 +652,7 @@ def centered_norm(est, data_norm: float, mean, value) -> tuple[float, bool]:
         # computed ‖μ̂‖ rounds above R
         bound = data_norm + float(np.linalg.norm(mean))
         return min(bound, 2.0 * data_norm), False
+    _refuse_bool(value, "centered_norm")
     value = float(value)
     if not (math.isfinite(value) and value > 0):
         raise ValueError(
@@ -638,7 +705,7 @@ def _split(center_share, epsilon, delta):
     parts = {"private mean": share, "mechanism": 1.0 - share}
     empty = [name for name, part in parts.items() if not part > 0]
     if empty or not math.isfinite(share):
-        warnings.warn(
+        warn(
             f"center_share = {center_share!r} leaves the "
             f"{' and the '.join(empty) or 'split'} with epsilon <= 0",
             PrivacyWarning,

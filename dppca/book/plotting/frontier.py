@@ -27,6 +27,7 @@ GROUPS = {
         "noisy_power_method",
         "trace_sensitive",
         "streaming",
+        "coinpress",
     ),
 }
 

@@ -1,0 +1,253 @@
+"""The faults left by the last red team of the privacy fixes (issue 38's
+follow-ups), each closed: a learning rate read once before the charge, an
+Oja step that cannot overflow, a δ below float64's reach refused while
+planning, and the estimator's silencing of its mechanisms' warnings kept to
+its own thread."""
+
+import math
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+from dppca import PrivatePCA
+from dppca.exceptions import NotPrivateWarning, UnprovedGuaranteeWarning
+from dppca.mechanisms import input_perturbation
+from dppca.mechanisms.streaming_step import oja_update
+from dppca.privacy.accounting import Accountant
+from dppca.privacy.calibration import analytic_gaussian_sigma
+
+pytestmark = pytest.mark.privacy
+
+
+def rows(n=1200, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * np.array([3.0] + [1.0] * (d - 1))
+    return X / np.linalg.norm(X, axis=1).max()
+
+
+def streaming(rate, ledger):
+    return PrivatePCA(
+        2,
+        epsilon=1.0,
+        delta=1e-5,
+        data_norm=1.0,
+        center=False,
+        mechanism="streaming",
+        allow_unproved="streaming",
+        mechanism_options={"learning_rate": rate},
+        accountant=ledger,
+        random_state=0,
+    )
+
+
+def test_a_learning_rate_is_read_once_before_the_charge():
+    """A callable that answers a valid rate on its first call for a step and
+    nan on any later one: the fit evaluates it once per step (before the
+    charge) and runs the pass on those values, so it returns."""
+    calls = {}
+
+    def flaky(t):
+        calls[t] = calls.get(t, 0) + 1
+        return 0.5 if calls[t] == 1 else math.nan
+
+    ledger = Accountant(epsilon=10.0, delta=1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = streaming(flaky, ledger).fit(rows())
+    assert calls and set(calls.values()) == {1}
+    assert np.all(np.isfinite(est.components_))
+    assert ledger.spent[0] > 0
+
+
+@pytest.mark.parametrize("eta", [1e200, 1e300])
+def test_a_huge_learning_rate_is_a_power_step_not_an_overflow(eta):
+    """w + η ĝ overflows for η near float64's limit; the step takes the same
+    direction w/η + ĝ. Both fits return, with the release of η = inf (power
+    steps) to rounding, and each charged once."""
+    X = rows()
+    got = []
+    for rate in (lambda t: eta, lambda t: math.inf):
+        ledger = Accountant(epsilon=10.0, delta=1e-3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got.append(streaming(rate, ledger).fit(X).components_)
+        assert ledger.spent[0] > 0
+    assert np.allclose(got[0], got[1], rtol=0, atol=1e-12)
+
+
+def test_oja_update_keeps_the_direction_when_the_step_overflows():
+    rng = np.random.default_rng(1)
+    w, g = rng.standard_normal(4), 1e10 * rng.standard_normal(4)
+    w /= np.linalg.norm(w)
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(np.linalg.norm(w + 1e300 * g))
+    step = oja_update(w, g, 1e300)
+    assert np.allclose(step, g / np.linalg.norm(g), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("delta", [5e-302, 1e-305])
+def test_a_delta_below_reach_is_refused_while_planning(delta):
+    """The analytic calibration searched for σ without end below δ = 1e-300
+    (its root function floors δ(σ) at 1e-300); now a ValueError, and a fit
+    whose private mean gets such a share of δ is refused before its ledger
+    is charged."""
+    with pytest.raises(ValueError, match="float64's range"):
+        analytic_gaussian_sigma(1.0, 1.0, delta)
+    ledger = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(ValueError, match="nothing was charged"):
+        PrivatePCA(
+            2,
+            delta=delta * 20,
+            data_norm=1.0,
+            accountant=ledger,
+            random_state=0,
+        ).fit(rows(n=300))
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_fit_silences_warnings_in_its_own_thread_only():
+    """The estimator silences the warnings of the mechanism it runs (it has
+    warned in its own words); another thread's warnings all reach the caller
+    meanwhile. With process-wide filters (the old catch_warnings) the
+    Wishart calls below lost their warnings whenever a fit was running."""
+    X, big = rows(n=400), rows(n=20000, d=120)  # the fits' mechanism is slow
+    stop = threading.Event()
+    fits = []
+
+    def fit_in_a_loop():
+        while not stop.is_set():
+            PrivatePCA(
+                2,
+                epsilon=1.0,
+                delta=1e-5,
+                data_norm=1.0,
+                center=False,
+                mechanism="analyze_gauss",
+                noise="float",
+                allow_unproved="analyze_gauss",
+                random_state=0,
+            ).fit(big)
+            fits.append(1)
+
+    calls = 0
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        worker = threading.Thread(target=fit_in_a_loop)
+        worker.start()
+        try:  # Wishart releases while at least 4 fits run
+            while len(fits) < 4:
+                input_perturbation.wishart_input_perturbation(X, 1.0, rng=0)
+                calls += 1
+        finally:
+            stop.set()
+            worker.join()
+    wishart = [
+        w
+        for w in seen
+        if issubclass(w.category, NotPrivateWarning)
+        and "Wishart" in str(w.message)
+    ]
+    assert calls > 0 and len(wishart) == calls
+    # the fits' own warning (float noise) still reaches the caller
+    assert any(issubclass(w.category, UnprovedGuaranteeWarning) for w in seen)
+
+
+@pytest.mark.parametrize(
+    "mechanism, epsilon, delta",
+    [
+        ("analyze_gauss", 1e-10, 1e-15),
+        ("gaussian_approx", 1e-6, 1e-300),
+        ("streaming", 1e-10, 1e-15),
+        ("noisy_power_method", 1e-10, 1e-15),
+        ("laplace", 1e-14, 1e-3),
+    ],
+)
+def test_safe_noise_beyond_any_grid_is_refused_before_the_charge(
+    mechanism, epsilon, delta
+):
+    """At these budgets the exact sampler cannot draw the mechanism's noise
+    on any grid (at least √d·σ₁ grid units, or d/ε for Laplace noise); the
+    sampler used to refuse after the charge."""
+    ledger = Accountant(epsilon=1e16, delta=0.9)
+    options = {"eigengap": 0.1} if mechanism == "streaming" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="too small for safe noise"):
+            PrivatePCA(
+                2,
+                epsilon=epsilon,
+                delta=delta,
+                data_norm=1.0,
+                center=False,
+                mechanism=mechanism,
+                allow_unproved=mechanism,
+                mechanism_options=options,
+                accountant=ledger,
+                random_state=0,
+            ).fit(rows(n=500, d=6))
+    assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"data_norm": True},
+        {"data_norm": np.True_},
+        {"data_norm": 1.0, "centered_norm": True},
+        {"data_norm": 1.0, "centered_norm": np.False_},
+    ],
+)
+def test_a_boolean_bound_is_a_type_error(params):
+    """True would be read as a bound of 1.0."""
+    with pytest.raises(TypeError, match="not a boolean"):
+        PrivatePCA(2, **params).fit(rows(n=300))
+
+
+def test_shares_that_leave_no_epsilon_name_the_shares():
+    """center_share 0.9 and bound_share 0.1 leave the mechanism ε = 0: the
+    message names the two shares, not a derived ε of 0.0."""
+    ledger = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(ValueError, match="center_share [+] bound_share"):
+        PrivatePCA(
+            2,
+            delta=1e-5,
+            data_norm="private",
+            bound_range=(0.01, 100.0),
+            center_share=0.9,
+            accountant=ledger,
+        ).fit(rows(n=300))
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_tiny_noise_multipliers_are_accounted_without_exhausting_memory():
+    """ε = 1e12 with float noise: the PLD accountant tried to allocate
+    petabytes (MemoryError in the ledger's dry run). Below
+    PLD_MIN_MULTIPLIER the Rényi accountant answers; above it the PLD still
+    does (its ε differs from the Rényi one)."""
+    from dppca.privacy import accounting
+
+    tiny = accounting.PLD_MIN_MULTIPLIER / 10
+    assert accounting.gaussian_epsilon([tiny], 1e-5) == (
+        accounting.gaussian_epsilon([tiny], 1e-5, "rdp")
+    )
+    usual = 2.0
+    assert accounting.gaussian_epsilon([usual], 1e-5) < (
+        accounting.gaussian_epsilon([usual], 1e-5, "rdp")
+    )
+    ledger = Accountant(epsilon=1e16, delta=0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        PrivatePCA(
+            2,
+            epsilon=1e12,
+            delta=1e-5,
+            data_norm=1.0,
+            noise="float",
+            mechanism="analyze_gauss",
+            allow_unproved="analyze_gauss",
+            accountant=ledger,
+            random_state=0,
+        ).fit(rows(n=300))
+    assert 0 < ledger.spent[0] <= 1e12 * (1 + 1e-9)
