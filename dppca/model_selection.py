@@ -50,7 +50,7 @@ from .model_selection_scoring import (
     score_sensitivity,
 )
 from .privacy.guarantees import Release
-from .privacy.private_bounds import exact_epsilon, permute_and_flip
+from .privacy.selection import exact_epsilon, permute_and_flip
 from .validation import as_generator
 
 #: Resolution of the per-row score: ``⌊L s(x)⌋`` with ``s(x)`` in [0, 1]

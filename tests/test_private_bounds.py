@@ -20,11 +20,10 @@ from dppca.privacy.private_bounds import (
     PrivateBound,
     candidate_grid,
     centred_norm_quantile,
-    exact_epsilon,
     norm_quantile,
-    permute_and_flip,
     quantile_utilities,
 )
+from dppca.privacy.selection import exact_epsilon, permute_and_flip
 
 
 def pf_law_by_orders(utilities, epsilon):

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse
 
 from ..linalg import clipped_sums, float_error, rows
-from ..privacy import private_bounds
+from ..privacy import private_bounds, selection
 from ..privacy.calibration import rounded_sensitivity, safe_granularity
 from ..privacy.noise import MAX_GAUSSIAN_GRID_SIGMA, check_noise_kind
 from .streaming_schedule import _positive_int
@@ -187,7 +187,7 @@ class PrivateRadius:
         window: float = DEFAULT_RADIUS_WINDOW,
     ):
         self.quantile = private_bounds.check_quantile(quantile)
-        self.epsilon = private_bounds.exact_epsilon(epsilon)
+        self.epsilon = selection.exact_epsilon(epsilon)
         radius_candidates_range(None, norm_range, window)  # checked
         self.norm_range = tuple(float(v) for v in norm_range)
         self.window = float(window)
@@ -203,7 +203,7 @@ class PrivateRadius:
         utilities = private_bounds.quantile_utilities(
             norms, grid, self.quantile
         )
-        index = private_bounds.permute_and_flip(utilities, self.epsilon, rng)
+        index = selection.permute_and_flip(utilities, self.epsilon, rng)
         return float(grid[index])
 
 

@@ -26,24 +26,10 @@ that its expected utility is never below that of the exponential mechanism at
 the same ε (and up to twice better); Ding et al. (2021) show it is report
 noisy max with exponential noise.
 
-**Exact, as a program.** Every step is exact integer arithmetic, so the
-output has exactly the law the theorem analyses (up to the uniformity of the
-generator's integers, as everywhere in ``dppca.privacy.noise``):
-
-* the counts are integers, and row ``i``'s norm is computed from row ``i``
-  alone (whatever its rounding error), so the *computed* utilities have
-  sensitivity 1 exactly;
-* the order is ``rng.permutation`` (unbiased bounded integers);
-* ε is taken as an exact fraction ``ε' = a/b`` of the float, rounded down to
-  a multiple of ``2⁻⁶¹`` when finer (never for ``ε ≥ 2⁻⁹``; ``ε' ≤ ε``, so
-  the release is ε-DP a fortiori), and each coin
-  ``exp(−a (u* − u_r)/(2b))`` is drawn by ``dppca.privacy.noise.bernoulli_exp``
-  (Canonne, Kamath and Steinke 2020, Algorithm 1) as the AND of
-  ``exp(−w)`` and ``exp(−s/(2b))`` with ``a (u* − u_r) = 2b w + s``.
-
-Drawing every coin up front, in the visiting order, and returning the first
-candidate whose coin is heads gives the same law as flipping them one at a
-time (the coins of candidates after the first head are never looked at).
+**Exact, as a program.** The counts are integers, and row ``i``'s norm is
+computed from row ``i`` alone (whatever its rounding error), so the
+*computed* utilities have sensitivity 1 exactly; the selection is drawn
+exactly by :func:`dppca.privacy.selection.permute_and_flip`.
 
 **Accuracy.** Let ``τ = (2/ε)(ln G + ln(1/β))``. With probability at least
 ``1 − β`` the released ``b`` has ``u* − u(b) < τ``, i.e.::
@@ -96,6 +82,7 @@ from ..linalg import float_error, rows
 from ..validation import as_generator, check_epsilon
 from . import noise
 from .guarantees import Release
+from .selection import THEOREM, permute_and_flip
 
 #: Default density of the grid: candidates per doubling of the bound.
 POINTS_PER_OCTAVE = 4
@@ -104,16 +91,6 @@ POINTS_PER_OCTAVE = 4
 MIN_GRID_POINTS = 2
 MAX_GRID_POINTS = 10_000
 
-#: ε is used as an exact multiple of 2**-EPSILON_BITS (rounded down when the
-#: float is finer): the coins' denominators 2b then stay within 2**62.
-EPSILON_BITS = 61
-
-#: Largest whole part of an exponent handed to one call of the exact sampler.
-_WHOLE_CHUNK = 2**62
-
-#: (MS20): McKenna and Sheldon, NeurIPS 2020 (theorem number not cited: not
-#: checked against the paper's numbering).
-THEOREM = "permute-and-flip (MS20), ε-DP for a utility of sensitivity 1"
 CHAPTER = "chapter 13"
 ROW_BOUND = "any rows (norms only)"
 COUNT_THEOREM = (
@@ -234,21 +211,6 @@ def candidate_grid(lower, upper, grid_points=None) -> np.ndarray:
     return grid
 
 
-def exact_epsilon(epsilon) -> Fraction:
-    """ε as the exact fraction the sampler uses: the float itself (or a
-    given Fraction), or the largest multiple of ``2⁻⁶¹`` below it when it is
-    finer (for a float, only when ``ε < 2⁻⁹``). Never above ``epsilon``."""
-    if isinstance(epsilon, Fraction):
-        if not epsilon > 0:
-            raise ValueError(f"epsilon must be > 0; got {epsilon!r}")
-        eps = epsilon
-    else:
-        eps = Fraction(check_epsilon(epsilon))
-    if eps.denominator > 2**EPSILON_BITS:
-        eps = Fraction(math.floor(eps * 2**EPSILON_BITS), 2**EPSILON_BITS)
-    return eps
-
-
 def _check_norms(norms) -> np.ndarray:
     norms = np.asarray(norms, dtype=float)
     if norms.ndim != 1 or norms.size < 1:
@@ -314,69 +276,6 @@ def quantile_utilities(norms, grid, quantile) -> np.ndarray:
     target = math.ceil(Fraction(q) * n)  # exact: no float rounding of q n
     counts = np.searchsorted(np.sort(norms), np.asarray(grid), side="right")
     return -np.abs(counts.astype(np.int64) - target)
-
-
-def _bernoulli_exp_whole(whole: list[int], rng) -> np.ndarray:
-    """Exact Bernoulli(exp(−w)) for non-negative Python integers ``w`` (of
-    any size: beyond 2**62 as a product of such draws)."""
-    left = [int(w) for w in whole]
-    step = np.array([min(w, _WHOLE_CHUNK) for w in left], dtype=np.int64)
-    out = noise.bernoulli_exp(step, 1, rng)
-    for i, w in enumerate(left):  # only for ε (u* − u_r)/2 > 2**62
-        while out[i] and w > _WHOLE_CHUNK:
-            w -= _WHOLE_CHUNK
-            chunk = min(w, _WHOLE_CHUNK)
-            out[i] = noise.bernoulli_exp(np.array([chunk]), 1, rng)[0]
-    return out
-
-
-@owns_float_state
-def permute_and_flip(utilities, epsilon, rng=None, penalty=None) -> int:
-    """Index chosen by permute-and-flip (MS20) for integer utilities of
-    sensitivity 1, drawn exactly.
-
-    Parameters
-    ----------
-    utilities : array_like of int
-        ``u_1, …, u_G``.
-    epsilon : float or Fraction
-        The privacy parameter; used as :func:`exact_epsilon` of it (a
-        Fraction is used as is).
-    rng : numpy.random.Generator, int or None
-        Randomness (:func:`dppca.validation.as_generator`).
-    penalty : array_like of non-negative int, optional
-        A public, data-independent penalty ``h_r`` in half-nats: the scores
-        become ``ε u_r/2 − h_r/2`` (a base measure ``∝ exp(−h_r/2)``, as in
-        the exponential mechanism with a prior). This is permute-and-flip
-        with the real utility ``u_r − h_r/ε``, whose sensitivity is still 1
-        (the penalty does not depend on the data): ε-DP as before.
-
-    Returns
-    -------
-    int
-        ``r`` with probability ``E_π[Π_{s before r}(1 − p_s) p_r]``,
-        ``p_s = exp(−(S* − S_s))`` with scores ``S_s = ε u_s/2 − h_s/2``,
-        ``π`` a uniformly random order.
-    """
-    u = np.asarray(utilities)
-    if u.ndim != 1 or u.size < 1 or u.dtype.kind not in "iu":
-        raise ValueError("utilities must be a non-empty 1-D integer array")
-    eps = exact_epsilon(epsilon)
-    rng = as_generator(rng)
-    a, den = eps.numerator, 2 * eps.denominator
-    h = [0] * u.size if penalty is None else [int(v) for v in penalty]
-    if len(h) != u.size or min(h) < 0:
-        raise ValueError("penalty must be non-negative, one per utility")
-    # scores times 2b, exact integers: a u_r − b h_r
-    scores = [a * int(v) - eps.denominator * hr for v, hr in zip(u, h)]
-    top = max(scores)
-    gaps = [top - sc for sc in scores]
-    order = rng.permutation(u.size)
-    whole, rest = zip(*(divmod(gaps[r], den) for r in order))
-    heads = noise.bernoulli_exp(np.array(rest, dtype=np.int64), den, rng)
-    heads &= _bernoulli_exp_whole(list(whole), rng)
-    # a candidate of utility u* has p = 1: at least one head
-    return int(order[int(np.argmax(heads))])
 
 
 # ------------------------------------------------------------------------------
@@ -728,8 +627,6 @@ __all__ = [
     "candidate_grid",
     "centred_norm_quantile",
     "check_quantile",
-    "exact_epsilon",
     "norm_quantile",
-    "permute_and_flip",
     "quantile_utilities",
 ]
