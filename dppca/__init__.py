@@ -7,7 +7,8 @@ functions. Everything else lives in its subpackage, in the manner of
 scikit-learn's:
 
 - :mod:`dppca.estimator`: ``PrivatePCA``, the scikit-learn estimator, and
-  :mod:`dppca.scaler`, :mod:`dppca.model_selection`, :mod:`dppca.forecast`;
+  :mod:`dppca.scaler`, :mod:`dppca.private_covariance`,
+  :mod:`dppca.model_selection`, :mod:`dppca.forecast`;
 - ``dppca.mechanisms``: one module per mechanism family, and the registry
   of every mechanism ``PrivatePCA`` runs;
 - :mod:`dppca.privacy`: calibrations, noise, sensitivities, guarantee
@@ -51,6 +52,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "PrivatePCA": ("estimator", "PrivatePCA"),
     "PrivateStandardScaler": ("scaler", "PrivateStandardScaler"),
+    "PrivateCovariance": ("private_covariance", "PrivateCovariance"),
     "Accountant": ("privacy.accounting", "Accountant"),
     "forecast": ("forecast", None),
     "budgeted_grid_search": ("model_selection", "budgeted_grid_search"),
@@ -73,6 +75,7 @@ __all__ = [
     # estimators, budget and report
     "PrivatePCA",
     "PrivateStandardScaler",
+    "PrivateCovariance",
     "budgeted_grid_search",
     "Accountant",
     "PrivacyReport",

@@ -564,6 +564,12 @@ def _charge_steps(est, plan, X):
     # a released data_norm is charged first (the mean's noise depends on
     # it); a released centred bound only with the mean and the mechanism
     early = "data_norm" in plan.bound_names
+    if early:
+        # the mean's noise scales with the released bound: planned now at
+        # both ends of the candidates, so that no bound the release can
+        # take is refused after the charge (a σ beyond float64's range)
+        for end in est.bound_range:
+            _mean_plan(est, plan, n, d, float(end))
     if early and est.accountant is not None:
         # a dry run of the whole fit first, its mean planned at the top of
         # bound_range (the records' ε do not depend on it)

@@ -48,6 +48,7 @@ FIT_MODULES = frozenset(
         "dppca.fit_guard",
         "dppca.float_state",
         "dppca.privacy.plan",
+        "dppca.private_covariance",
         "dppca.scaler",
     }
 )

@@ -213,12 +213,16 @@ def parallel_in_processes(n_jobs) -> bool:
 def step_records(step, n, d) -> list:
     """The records a fit of one private step would charge (dry run)."""
     from .estimator import PrivatePCA, planned_records
+    from .private_covariance import PrivateCovariance
+    from .private_covariance import planned_records as covariance_records
     from .scaler import PrivateStandardScaler, scaler_plan
 
     if isinstance(step, PrivatePCA):
         return planned_records(step, n, d)
     if isinstance(step, PrivateStandardScaler):
         return [s.record for s in scaler_plan(step, n, d)]
+    if isinstance(step, PrivateCovariance):
+        return covariance_records(step, n, d)
     raise TypeError(f"no dry run for {type(step).__name__}")
 
 

@@ -98,11 +98,13 @@ def _run(
     d = buffer.peek_dimension()
     if k > d - 1:
         raise ValueError(f"k must be < d = {d}; got k = {k}")
-    # every step's rate, evaluated and checked before a row is read
-    rates = [
-        rate_table(schedule, plan.n_steps).values
-        for schedule in schedules(d, plan.n_steps)
-    ]
+    # every step's rate, evaluated and checked before a row is read, once
+    # per schedule (a caller's callable serves every component)
+    tables, rates = {}, []
+    for schedule in schedules(d, plan.n_steps):
+        if id(schedule) not in tables:
+            tables[id(schedule)] = rate_table(schedule, plan.n_steps).values
+        rates.append(tables[id(schedule)])
     rng = as_generator(rng)
     basis = np.zeros((d, 0))
     records = []

@@ -448,12 +448,24 @@ def safe_laplace_input_calibration(
     n, eps = check_n(n), check_epsilon(epsilon)
     entries = d * (d + 1) // 2
     sensitivity = 2.0 * d / n
-    if granularity is None:
+    chosen = granularity is None
+    if chosen:
         granularity = safe_granularity(
             sensitivity, entries, sensitivity / eps, MAX_LAPLACE_GRID_SCALE
         )
     g = check_granularity(granularity)
-    return discrete_laplace_scale(sensitivity, eps, g, entries), g
+    scale = discrete_laplace_scale(sensitivity, eps, g, entries)
+    while chosen and scale / g > MAX_LAPLACE_GRID_SCALE:
+        # t = ⌈(Δ₁/γ + m)/ε⌉ falls towards m/ε (m entries) as γ grows
+        if entries / eps > MAX_LAPLACE_GRID_SCALE / 2:
+            raise ValueError(
+                f"epsilon={epsilon!r} is too small for safe Laplace noise on "
+                f"the {entries} entries of A: the exact sampler's range "
+                "cannot hold it on any grid"
+            )
+        g *= 2
+        scale = discrete_laplace_scale(sensitivity, eps, g, entries)
+    return scale, g
 
 
 def safe_gaussian_input_calibration(

@@ -10,6 +10,7 @@ read it, so they cannot calibrate a vector release differently.
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 from . import calibration as privacy
@@ -82,10 +83,30 @@ def vector_release_plan(
             scale = privacy.discrete_laplace_scale(
                 l1_sensitivity, epsilon, grid, d
             )
+            limit = noise.MAX_LAPLACE_GRID_SCALE
+            while scale / grid > limit:
+                # the rounding's d cells raised t past the sampler's range:
+                # t = ⌈(Δ₁/γ + d)/ε⌉ falls towards d/ε as γ grows
+                if d / epsilon > limit / 2:
+                    raise ValueError(
+                        f"{name}Laplace) at ε = {epsilon:.3g} on d = {d} "
+                        "coordinates needs a noise scale beyond the exact "
+                        "sampler's range; nothing was charged"
+                    )
+                grid *= 2
+                scale = privacy.discrete_laplace_scale(
+                    l1_sensitivity, epsilon, grid, d
+                )
         record = Release(f"{name}Laplace)", "pure", epsilon, **fields)
         return "laplace", scale, grid, record
     try:
         sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
+        if (
+            not sigma**2 >= sys.float_info.min
+        ):  # σ² below float64's normal range
+            raise ValueError(
+                f"the noise scale sigma = {sigma:.3g} underflows float64"
+            )
     except ValueError as error:  # δ beyond float64's reach: before any charge
         raise ValueError(
             f"{name}Gaussian) cannot be calibrated at its share of the budget "

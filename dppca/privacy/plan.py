@@ -268,9 +268,11 @@ def grid_points(lower: float, upper: float) -> int:
 
 
 def _refuse_bool(value, name: str) -> None:
-    """A bound given as ``True`` (or a numpy bool) would be read as 1.0: a
-    ``TypeError``, as for ε and δ."""
-    if isinstance(value, (bool, np.bool_)):
+    """A bound given as ``True`` (a numpy bool, or an array of one) would be
+    read as 1.0: a ``TypeError``, as for ε and δ."""
+    if isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, np.ndarray) and value.dtype == bool
+    ):
         raise TypeError(
             f"{name} must be a number, not a boolean; got {value!r}"
         )
@@ -323,6 +325,8 @@ def _check_parameters(est, n: int, d: int):
     if fixed and spec.uses_delta and delta is None:
         raise ValueError(f"mechanism={name!r} needs a delta")
     _check_share(est)
+    if not isinstance(est.centered_norm, str):  # used or not: never a bool
+        _refuse_bool(est.centered_norm, "centered_norm")
     _check_centered_norm(est, d)
     if est.data_norm == "private" and est.bound_range is None:
         _bound_budget(est, 1.0, None)  # raises: bound_range is needed
@@ -419,18 +423,26 @@ def _check_shares_leave_epsilon(est) -> None:
     asked for), their sum must leave the mechanism some ε."""
     share = est.center_share
     wants_bound = est.data_norm == "private" or est.centered_norm == "private"
-    if (
-        private_centre(est)
-        and wants_bound
-        and not (isinstance(share, str) and share == "auto")
-    ):
-        total = float(share) + check_bound_share(est)
-        if not total < 1:
+    if not (private_centre(est) and wants_bound):
+        return
+    if isinstance(share, str) and share == "auto":
+        # the forecast tries every share of forecast.CENTER_SHARES
+        largest = max(forecast.CENTER_SHARES)
+        if not largest + check_bound_share(est) < 1:
             raise ValueError(
-                f"center_share + bound_share = {share!r} + "
-                f"{est.bound_share!r} = {total:.6g} leaves the mechanism no "
-                "epsilon; their sum must be < 1"
+                f"center_share='auto' tries shares of ε up to {largest}, and "
+                f"bound_share={est.bound_share!r} leaves the mechanism no "
+                f"epsilon at that share: use bound_share < {1 - largest:g} "
+                "or a fixed center_share"
             )
+        return
+    total = float(share) + check_bound_share(est)
+    if not total < 1:
+        raise ValueError(
+            f"center_share + bound_share = {share!r} + "
+            f"{est.bound_share!r} = {total:.6g} leaves the mechanism no "
+            "epsilon; their sum must be < 1"
+        )
 
 
 def _check_share(est):

@@ -174,7 +174,7 @@ def test_safe_noise_beyond_any_grid_is_refused_before_the_charge(
     options = {"eigengap": 0.1} if mechanism == "streaming" else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(ValueError, match="too small for safe noise"):
+        with pytest.raises(ValueError, match="too small for safe"):
             PrivatePCA(
                 2,
                 epsilon=epsilon,
@@ -251,3 +251,81 @@ def test_tiny_noise_multipliers_are_accounted_without_exhausting_memory():
             random_state=0,
         ).fit(rows(n=300))
     assert 0 < ledger.spent[0] <= 1e12 * (1 + 1e-9)
+
+
+def test_a_released_bound_cannot_make_the_mean_fail_after_the_charge():
+    """data_norm='private' with a huge ε and a bound range reaching 1e-150:
+    the private mean's σ at a small released bound underflowed (σ² = 0,
+    ZeroDivisionError) after the bound was charged, on some data sets and
+    not on their neighbours. The mean is now planned at both ends of the
+    range first: refused before any charge, whatever the rows."""
+    rng = np.random.default_rng(0)
+    U = rng.standard_normal((40, 6))
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    for m in (3, 4):  # neighbours: m rows of norm 1e-146, the rest 1e-149
+        X = U.copy()
+        X[:m] *= 1e-146
+        X[m:] *= 1e-149
+        ledger = Accountant(epsilon=1e300, delta=0.9)
+        with pytest.raises(ValueError, match="nothing was charged"):
+            PrivatePCA(
+                2,
+                epsilon=1e30,
+                delta=1e-6,
+                data_norm="private",
+                bound_range=(1e-150, 1e49),
+                centered_norm="triangle",
+                mechanism="analyze_gauss",
+                accountant=ledger,
+                random_state=0,
+            ).fit(X)
+        assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"data_norm": np.array(True)},
+        {"data_norm": 1.0, "center": False, "centered_norm": True},
+    ],
+)
+def test_boolean_bounds_in_any_wrapping_are_type_errors(params):
+    with pytest.raises(TypeError, match="not a boolean"):
+        PrivatePCA(2, **params).fit(rows(n=300))
+
+
+def test_auto_centre_shares_that_leave_no_epsilon_name_bound_share():
+    with pytest.raises(ValueError, match="bound_share=0.99"):
+        PrivatePCA(
+            2,
+            delta=1e-6,
+            data_norm="private",
+            bound_range=(0.01, 10.0),
+            bound_share=0.99,
+        ).fit(rows(n=300))
+
+
+def test_the_scaler_refuses_laplace_noise_beyond_any_grid_before_the_charge():
+    from dppca import PrivateStandardScaler
+
+    ledger = Accountant(epsilon=1e16, delta=0.9)
+    with pytest.raises(ValueError, match="nothing was charged"):
+        PrivateStandardScaler(
+            bounds=(-1.0, 1.0), epsilon=1e-11, accountant=ledger
+        ).fit(rows(n=300))
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_learning_rate_serves_every_component_with_one_evaluation():
+    from dppca.mechanisms import streaming
+
+    calls = {}
+
+    def counted(t):
+        calls[t] = calls.get(t, 0) + 1
+        return 0.5
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        streaming.dp_pca_oja(rows(), 2, 1.0, 1e-5, learning_rate=counted, rng=0)
+    assert calls and set(calls.values()) == {1}

@@ -1,0 +1,362 @@
+"""Tests of dppca.private_covariance.PrivateCovariance (issue 43): the
+surface of scikit-learn's EmpiricalCovariance (estimator checks, agreement
+at huge ε, mahalanobis / score / error_norm against scikit-learn's own
+methods given the same covariance), a positive semidefinite release at
+every ε, parameter validation, Pipeline, clone and budgeted_grid_search."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.base import clone
+from sklearn.covariance import EmpiricalCovariance
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from dppca import PrivacyWarning, PrivateStandardScaler, budgeted_grid_search
+from dppca.exceptions import UnprovedGuaranteeWarning
+from dppca.privacy.accounting import Accountant, BudgetExceededError
+from dppca.private_covariance import (
+    PrivateCovariance,
+    planned_records,
+    psd_floor,
+)
+
+#: Checks skipped by name with the reason: none is needed.
+SKIPPED_CHECKS: dict[str, str] = {}
+
+
+@parametrize_with_checks(
+    [
+        PrivateCovariance(data_norm=5.0, delta=1e-6),
+        PrivateCovariance(
+            data_norm=5.0, delta=1e-6, center=False, mechanism="trace_sensitive"
+        ),
+    ],
+    expected_failed_checks=lambda estimator: SKIPPED_CHECKS,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def data(n=4000, d=4, seed=0):
+    """Rows in a box (every row within R of the origin, and of the box's
+    centre within R/2 + a bit: nothing is clipped) with unequal spreads."""
+    rng = np.random.default_rng(seed)
+    half = np.array([2.0, 1.0, 0.5, 0.25])[:d]
+    centre = np.array([1.0, -1.0, 0.5, 0.0])[:d]
+    X = centre + half * rng.uniform(-1, 1, size=(n, d))
+    R = float(np.linalg.norm(np.abs(centre) + half))  # a public bound
+    return X, R
+
+
+def rel_error(est, ref):
+    return np.linalg.norm(est.covariance_ - ref.covariance_) / np.linalg.norm(
+        ref.covariance_
+    )
+
+
+@pytest.mark.parametrize("mechanism", ["analyze_gauss", "trace_sensitive"])
+@pytest.mark.parametrize("center", [True, False, "public"])
+def test_huge_epsilon_matches_empirical_covariance(mechanism, center):
+    """ε = 1e7: what is left is the noise grid and a noise of order 1e-7;
+    the covariance is scikit-learn's within 1e-3 (relative Frobenius)."""
+    X, R = data()
+    public = np.array([1.0, -1.0, 0.5, 0.0])
+    if center == "public":
+        centre, bound = public, float(np.linalg.norm([2.0, 1.0, 0.5, 0.25]))
+        ref = EmpiricalCovariance(assume_centered=True).fit(X - public)
+        ref.location_ = public
+    else:
+        centre, bound = center, R
+        ref = EmpiricalCovariance(assume_centered=not center).fit(X)
+    est = PrivateCovariance(
+        epsilon=1e7,
+        delta=1e-9,
+        data_norm=bound,
+        center=centre,
+        mechanism=mechanism,
+        random_state=0,
+    ).fit(X)
+    assert rel_error(est, ref) < 1e-3
+    np.testing.assert_allclose(est.location_, ref.location_, atol=1e-4 * R)
+    np.testing.assert_allclose(
+        est.precision_ @ est.covariance_, np.eye(4), atol=1e-8
+    )
+    assert est.n_features_in_ == 4 and est.mechanism_ == mechanism
+    assert est.privacy_spent_ == (1e7, 1e-9)
+
+
+def test_moderate_epsilon_is_close_and_ordered():
+    """ε = 1 on 20000 rows: a few per cent of the Frobenius norm, and the
+    error falls when n grows (one seed per n; the noise is 1/n)."""
+    errors = []
+    for n in (2000, 20000):
+        X, R = data(n=n, seed=1)
+        ref = EmpiricalCovariance().fit(X)
+        est = PrivateCovariance(
+            epsilon=1.0, delta=1e-8, data_norm=R, random_state=3
+        ).fit(X)
+        errors.append(rel_error(est, ref))
+    assert errors[1] < 0.1
+    assert errors[1] < errors[0]
+
+
+@pytest.mark.parametrize("mechanism", ["analyze_gauss", "trace_sensitive"])
+@pytest.mark.parametrize("floor", ["auto", 0.0, 1e-3])
+def test_released_covariance_is_psd_at_every_epsilon(mechanism, floor):
+    """Small n and ε: the noisy matrix is far from PSD; the release never
+    is, its eigenvalues sit at or above the stated floor, and precision_
+    inverts it (pseudo-inverts it for a zero floor)."""
+    X, R = data(n=30, seed=2)
+    for seed in range(5):
+        est = PrivateCovariance(
+            epsilon=0.3,
+            delta=1e-6,
+            data_norm=R,
+            mechanism=mechanism,
+            min_eigenvalue=floor,
+            random_state=seed,
+        ).fit(X)
+        C = est.covariance_
+        assert np.array_equal(C, C.T)
+        values = np.linalg.eigvalsh(C)
+        scale = est.row_bound_**2
+        assert values.min() >= est.min_eigenvalue_ - 1e-12 * scale
+        if floor == "auto":
+            assert est.min_eigenvalue_ > 0
+        else:
+            assert est.min_eigenvalue_ == pytest.approx(floor * scale)
+        inverse = scipy.linalg.pinvh(C)
+        error = np.linalg.norm(est.precision_ - inverse)
+        assert error <= 1e-6 * np.linalg.norm(inverse)
+
+
+def test_psd_floor_projects_an_indefinite_matrix():
+    M = np.array([[1.0, 2.0], [2.0, -3.0]])
+    values = np.linalg.eigvalsh(M)
+    assert values.min() < 0
+    C, P = psd_floor(M, 0.0)
+    np.testing.assert_allclose(
+        np.linalg.eigvalsh(C), [0.0, values.max()], atol=1e-12
+    )
+    C, P = psd_floor(M, 0.5)
+    np.testing.assert_allclose(np.linalg.eigvalsh(C), [0.5, values.max()])
+    np.testing.assert_allclose(P @ C, np.eye(2), atol=1e-12)
+
+
+def _sklearn_with(est):
+    """scikit-learn's EmpiricalCovariance holding ``est``'s covariance and
+    location (its own pinvh precision)."""
+    ref = EmpiricalCovariance().fit(np.zeros((2, est.n_features_in_)))
+    ref.covariance_ = est.covariance_.copy()
+    ref.location_ = est.location_.copy()
+    ref.precision_ = scipy.linalg.pinvh(est.covariance_)
+    return ref
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_methods_agree_with_sklearn_given_the_same_covariance(center):
+    X, R = data(n=500, seed=4)
+    held_out = data(n=50, seed=5)[0]
+    est = PrivateCovariance(
+        epsilon=2.0, delta=1e-6, data_norm=R, center=center, random_state=0
+    ).fit(X)
+    ref = _sklearn_with(est)
+    np.testing.assert_allclose(est.get_precision(), ref.get_precision())
+    np.testing.assert_allclose(
+        est.mahalanobis(held_out), ref.mahalanobis(held_out), rtol=1e-9
+    )
+    assert est.score(held_out) == pytest.approx(ref.score(held_out), 1e-10)
+    comp = np.cov(held_out.T)
+    for norm in ("frobenius", "spectral"):
+        for scaling in (True, False):
+            for squared in (True, False):
+                options = dict(norm=norm, scaling=scaling, squared=squared)
+                assert est.error_norm(comp, **options) == pytest.approx(
+                    ref.error_norm(comp, **options), rel=1e-10
+                )
+    with pytest.raises(NotImplementedError):
+        est.error_norm(comp, norm="nuclear")
+    # the squared distances sklearn returns, by hand for one row
+    x = held_out[0] - est.location_
+    assert est.mahalanobis(held_out[:1])[0] == pytest.approx(
+        x @ np.linalg.solve(est.covariance_, x), rel=1e-8
+    )
+
+
+BAD = [
+    (dict(data_norm=None), ValueError, "data_norm is required"),
+    (dict(data_norm=-1.0), ValueError, "data_norm must be"),
+    (dict(data_norm=True), TypeError, "data_norm must be a number"),
+    (dict(data_norm="private"), TypeError, "data_norm must be a number"),
+    (dict(delta=None), ValueError, "delta is required"),
+    (dict(delta=1.5), ValueError, "delta"),
+    (dict(epsilon=0.0), ValueError, "epsilon"),
+    (dict(clip=False), ValueError, "clip=False is not supported"),
+    (dict(clip="yes"), TypeError, "clip must be True or False"),
+    (dict(mechanism="laplace"), ValueError, "mechanism must be one of"),
+    (dict(noise="exact"), ValueError, "noise"),
+    (dict(center_share=1.0), ValueError, "center_share must lie in"),
+    (dict(center_share=True), TypeError, "center_share must be a number"),
+    (dict(centered_norm="private"), ValueError, "centered_norm must be"),
+    (dict(centered_norm=0.0), ValueError, "centered_norm must be"),
+    (dict(center=np.ones(3)), ValueError, "center must be"),
+    (dict(center=[np.nan] * 4), ValueError, "center must be"),
+    (dict(min_eigenvalue=-1.0), ValueError, "min_eigenvalue must be"),
+    (dict(min_eigenvalue="none"), ValueError, "min_eigenvalue must be"),
+]
+
+
+@pytest.mark.parametrize("params,error,match", BAD)
+def test_parameter_validation(params, error, match):
+    X, R = data(n=100)
+    est = PrivateCovariance(**{"delta": 1e-6, "data_norm": R, **params})
+    with pytest.raises(error, match=match):
+        est.fit(X)
+    assert not hasattr(est, "covariance_")
+
+
+def test_one_feature_is_refused_with_its_count():
+    with pytest.raises(ValueError, match="n_features = 1"):
+        PrivateCovariance(delta=1e-6, data_norm=1.0).fit(np.zeros((5, 1)))
+
+
+def test_unfitted_methods_raise():
+    from sklearn.exceptions import NotFittedError
+
+    est = PrivateCovariance(delta=1e-6, data_norm=1.0)
+    for call in (
+        est.get_precision,
+        lambda: est.mahalanobis(np.zeros((1, 2))),
+        lambda: est.score(np.zeros((1, 2))),
+        lambda: est.error_norm(np.eye(2)),
+    ):
+        with pytest.raises(NotFittedError):
+            call()
+
+
+def test_pipeline_charges_one_ledger_and_scores():
+    """A PrivateStandardScaler then a PrivateCovariance: both charge one
+    ledger, in order; the Pipeline's score is the covariance's on the
+    scaled rows."""
+    X, R = data(n=1000, seed=6)
+    ledger = Accountant(4.0, 1e-5)
+    lower, upper = X.min(axis=0) - 1, X.max(axis=0) + 1  # public by fiat
+    scaler = PrivateStandardScaler(
+        bounds=(lower, upper), epsilon=1.0, accountant=ledger, random_state=0
+    )
+    cov = PrivateCovariance(
+        epsilon=1.0,
+        delta=1e-6,
+        data_norm=4.0,
+        accountant=ledger,
+        random_state=0,
+    )
+    pipe = Pipeline([("scale", scaler), ("cov", cov)]).fit(X)
+    assert ledger.charges == ("PrivateStandardScaler", "PrivateCovariance")
+    records = pipe["scale"].privacy_releases_ + pipe["cov"].privacy_releases_
+    assert ledger.releases == records
+    Z = pipe["scale"].transform(X[:100])
+    assert pipe.score(X[:100]) == pytest.approx(pipe["cov"].score(Z))
+    # a second covariance fit exceeds the budget: refused before its noise
+    spent = ledger.spent
+    with pytest.raises(BudgetExceededError):
+        clone(cov).set_params(epsilon=10.0).fit(Z)
+    assert ledger.spent == spent
+    assert ledger.charges == ("PrivateStandardScaler", "PrivateCovariance")
+
+
+def test_clone_and_get_params():
+    ledger = Accountant(1.0, 1e-6)
+    centre = np.array([0.5, -0.5])
+    est = PrivateCovariance(
+        epsilon=0.5,
+        delta=1e-7,
+        data_norm=3.0,
+        center=centre,
+        mechanism="trace_sensitive",
+        min_eigenvalue=0.0,
+        accountant=ledger,
+        random_state=7,
+    )
+    params = est.get_params()
+    assert params["center"] is centre and params["accountant"] is ledger
+    copy = clone(est)
+    assert copy.accountant is ledger  # the ledger survives clone
+    for key, value in params.items():
+        if key != "center":
+            assert copy.get_params()[key] == value
+    np.testing.assert_array_equal(copy.center, centre)
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    a, b = est.fit(X), copy.fit(X)
+    np.testing.assert_array_equal(a.covariance_, b.covariance_)  # one seed
+    assert len(ledger.releases) == 2
+
+
+def test_float32_dataframe_and_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, R = data(n=300)
+    frame = pd.DataFrame(X.astype(np.float32), columns=list("abcd"))
+    est = PrivateCovariance(delta=1e-6, data_norm=R, random_state=0).fit(frame)
+    assert list(est.feature_names_in_) == list("abcd")
+    assert est.covariance_.dtype == np.float64
+    assert est.mahalanobis(frame).shape == (300,)
+
+
+def test_refit_without_accountant_and_pickle_warn():
+    X, R = data(n=100)
+    est = PrivateCovariance(delta=1e-6, data_norm=R)
+    est.fit(X)
+    with pytest.warns(PrivacyWarning, match="refitting"):
+        est.fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pickle.dumps(est)  # random_state None: nothing to warn about
+    est.set_params(random_state=0)
+    with pytest.warns(PrivacyWarning, match="pickling"):
+        pickle.dumps(est)
+
+
+def test_float_noise_warns_and_report():
+    X, R = data(n=100)
+    est = PrivateCovariance(delta=1e-6, data_norm=R, noise="float")
+    with pytest.warns(UnprovedGuaranteeWarning):
+        est.fit(X)
+    report = est.privacy_report()
+    assert report.epsilon == 1.0 and report.delta == 1e-6
+    assert "PrivateCovariance" in report.subject
+
+
+def test_budgeted_grid_search_non_private_selection():
+    """The search plans every fit's records (planned_records) before the
+    first one and the ledger gains exactly those; the choice by
+    GridSearchCV's scores (the Gaussian log-likelihood of the held-out
+    rows) is outside the ledger, and says so."""
+    X, R = data(n=600, seed=8)
+    ledger = Accountant(6.0, 1e-5)
+    est = PrivateCovariance(delta=1e-7, data_norm=R)
+    grid = {"center_share": [0.1, 0.4], "mechanism": ["analyze_gauss"]}
+    with pytest.warns(PrivacyWarning, match="covered by the accountant"):
+        search = budgeted_grid_search(
+            est, grid, ledger, X, cv=3, selection="non_private"
+        )
+    assert search.n_budgeted_fits_ == 2 * 3 + 1
+    assert len(ledger.charges) == 7
+    best = search.best_estimator_
+    assert best.center_share in (0.1, 0.4)
+    assert best.guarantees_ == tuple(planned_records(best, 600, 4))
+    assert ledger.spent[0] <= 6.0 + 1e-9
+
+
+def test_budgeted_grid_search_private_selection_is_refused_before_any_fit():
+    """The private choice scores a released PrivatePCA; for a covariance it
+    is refused, nothing charged."""
+    X, R = data(n=100)
+    ledger = Accountant(1.0, 1e-5)
+    est = PrivateCovariance(delta=1e-7, data_norm=R)
+    with pytest.raises(ValueError, match="selection='private' cannot run"):
+        budgeted_grid_search(est, {"center_share": [0.1, 0.4]}, ledger, X)
+    assert ledger.spent == (0.0, 0.0)
