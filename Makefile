@@ -116,7 +116,7 @@ privacy: $(STAMP)
 ## bundled OpenBLAS; NPY_DISABLE_CPU_FEATURES ignores names a CPU or numpy does not know.
 ## About 2 x 2 min on 2 cores; make portable-snapshots (inside make test) reruns only the snapshots
 PORTABLE_RUNS := Sandybridge:X86_V3,X86_V4,AVX512_ICL,AVX512_SPR Haswell:X86_V4,AVX512_ICL,AVX512_SPR
-PORTABLE_TESTS ?= tests/test_release_snapshots.py tests/privacy
+PORTABLE_TESTS ?= tests/policy/test_release_snapshots.py tests/privacy
 PORTABLE_JOBS ?= auto
 define KERNEL_NAME
 import numpy, threadpoolctl
@@ -135,7 +135,7 @@ portable-check: $(STAMP)
 
 portable-snapshots: $(STAMP)
 	@$(MAKE) --no-print-directory portable-check PORTABLE_JOBS=0 \
-	  PORTABLE_TESTS=tests/test_release_snapshots.py
+	  PORTABLE_TESTS=tests/policy/test_release_snapshots.py
 
 unit: $(STAMP)
 	$(BLAS1) $(BIN)/python -m pytest -n auto tests -m "not notebook"

@@ -9,7 +9,7 @@ import time
 #: ``--quick`` on the command line (removed from ``sys.argv`` here, before a
 #: script parses its own arguments): small sizes and one repetition, so that
 #: ``make test`` runs every benchmark to the end in seconds
-#: (tests/test_benchmarks.py) and an API change that breaks one fails CI.
+#: (tests/policy/test_benchmarks.py) and an API change that breaks one fails CI.
 QUICK = "--quick" in sys.argv[1:]
 if QUICK:
     sys.argv.remove("--quick")

@@ -7,7 +7,7 @@ integer ``random_state``, and for every functional entry point with
 guarantee records' ``as_dict()`` and the spent budget. Printed as JSON
 (sorted keys, floats written so that they read back exactly);
 ``tests/data/release_snapshots.json`` keeps the expected output and
-``tests/test_release_snapshots.py`` compares it with a tolerance (see there
+``tests/policy/test_release_snapshots.py`` compares it with a tolerance (see there
 why values, not hashes of their bytes: the last bits of a float result
 depend on the CPU's BLAS kernels and SIMD paths).
 

@@ -9,7 +9,7 @@ The release is permute-and-flip on integer utilities
 
 (r's position in a uniform order is k with probability 1/G, and the k
 candidates before it are a uniform k-subset of the others; e_k is the
-elementary symmetric polynomial). ``tests/test_private_bounds.py`` checks
+elementary symmetric polynomial). ``tests/unit/privacy/test_private_bounds.py`` checks
 the sampler against this law; here it is computed on both data sets of a
 neighbouring pair, from the utilities the module itself computes, and every
 output's log-ratio is checked against ε. All terms are positive, so the
@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 
 from dppca.privacy.private_bounds import (
     candidate_grid,
-    exact_epsilon,
     norm_quantile,
     quantile_utilities,
 )
+from dppca.privacy.selection import exact_epsilon
 
 #: Slack on ε for float64 evaluation of the exact law.
 RELATIVE_SLACK = 1e-9

@@ -66,7 +66,7 @@ ARRAY_RTOL = 1e-9
 RECORD_RTOL = 1e-12
 
 EXPECTED = json.loads(
-    (Path(__file__).parent / "data" / "release_snapshots.json").read_text()
+    (Path(__file__).parents[1] / "data" / "release_snapshots.json").read_text()
 )
 
 

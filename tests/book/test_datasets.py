@@ -23,7 +23,7 @@ import pytest
 from dppca.book import data_files, preprocessing
 from dppca.book import datasets as ds
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 needs_mirror = pytest.mark.skipif(
     not (SHARED / "MANIFEST.md").exists(),
     reason="the shared data mirror is not present",

@@ -190,3 +190,20 @@ def test_the_estimator_only_composes():
     fit, _ = inspect.getsourcelines(PrivatePCA.fit)
     assert len(lines) < 300, len(lines)
     assert len(fit) < 50, len(fit)
+
+
+def test_the_tests_are_laid_out_like_the_code():
+    """tests/unit/<part>/ per part of the package (a subpackage, or the
+    estimators and the core modules at dppca's top level), tests/privacy/
+    for the privacy suite, tests/book/ for the book's machinery and
+    tests/policy/ for rules about the repository; no test file loose at
+    the top."""
+    tests = Path(__file__).resolve().parents[1]
+    assert not sorted(p.name for p in tests.glob("test_*.py"))
+    parts = {p.name for p in (tests / "unit").iterdir() if p.is_dir()}
+    subpackages = {"privacy", "mechanisms", "samplers", "linalg"}
+    assert subpackages <= parts <= subpackages | {"estimators", "core"}
+    for part in subpackages:
+        assert (PACKAGE / part / "__init__.py").is_file(), part
+    for folder in ("privacy", "book", "policy"):
+        assert list((tests / folder).glob("test_*.py")), folder
