@@ -46,7 +46,8 @@ FLOATS = (np.float64, np.float32)
 
 #: The mechanisms whose fit releases eigenvalues (``explained_variance_``):
 #: the registry's ``RELEASES_EIGENVALUES`` and four that return their noisy
-#: spectrum. tests/unit/estimators/test_pca_parity.py checks this against real fits.
+#: spectrum. tests/unit/estimators/test_pca_parity.py checks this against
+#: real fits.
 SPECTRUM_MECHANISMS = tuple(RELEASES_EIGENVALUES) + (
     "gaussian_approx",
     "complex_gaussian",

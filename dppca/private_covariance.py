@@ -11,12 +11,12 @@ parameter error, as for the scaler: refusing a long row would make whether
 **Centre.** ``center=True`` (default): a private mean, the noisy mean of the
 rows clipped to ``R`` (replace-one ℓ₂ sensitivity ``2R/n``) with a share
 ``center_share`` of ε and δ, projected onto the ball of radius ``R``, giving
-``μ̂`` (:func:`dppca.privacy.mean_plan.private_mean_plan`, the calibration of
+``μ̂`` (``dppca.privacy.mean_plan.private_mean_plan``, the calibration of
 ``PrivatePCA``'s private mean). The centred rows ``x_i − μ̂`` are then bounded
 by ``B``, the ``centered_norm``: ``"triangle"`` (default) divides by ``B =
 min(R + ‖μ̂‖, 2R)``, a bound every clipped row meets (triangle inequality), so
 nothing is clipped beyond ``R``; a number clips the centred rows to it;
-``None`` is ``R`` (:func:`dppca.privacy.plan.centered_norm`, as
+``None`` is ``R`` (``dppca.privacy.plan.centered_norm``, as
 ``PrivatePCA``). ``center=False``: the second moment about 0 (``location_ =
 0``, scikit-learn's ``assume_centered=True``). An array ``c``: a public
 centre, and ``R`` then bounds ``‖x_i − c‖``.
@@ -440,7 +440,7 @@ def unit_second_moment(X, plan: CovariancePlan, location=None):
 
 def _centred(plan, location) -> float:
     """``B`` for the released mean ``location``
-    (:func:`dppca.privacy.plan.centered_norm`, as ``PrivatePCA``)."""
+    (``dppca.privacy.plan.centered_norm``, as ``PrivatePCA``)."""
     params = SimpleNamespace(centered_norm=plan.centred_bound)
     value = plan.centred_bound
     return centered_norm(params, plan.data_norm, location, value)[0]
@@ -678,7 +678,7 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         return self
 
     def privacy_report(self):
-        """The fit's :class:`dppca.report.PrivacyReport`.
+        """The fit's ``dppca.PrivacyReport``.
 
         Returns
         -------
