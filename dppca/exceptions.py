@@ -93,7 +93,13 @@ def silenced(*categories):
     their subclasses) raised in this thread or task only: the estimator runs
     a mechanism function under it after warning in its own words, and other
     threads keep every warning (``warnings.catch_warnings`` would change the
-    process-wide filters for the duration)."""
+    process-wide filters for the duration).
+
+    For the package's own calls, which run a function to its end inside the
+    block. Context variables are copied into tasks created in the block (an
+    ``asyncio`` task started there stays silenced after the block ends), and
+    a generator suspended inside the block cannot leave it in another
+    context: do not create tasks or yield inside it."""
     token = _SILENCED.set(_SILENCED.get() + tuple(categories))
     try:
         yield
