@@ -89,9 +89,10 @@ def vector_release_plan(
                 # t = ⌈(Δ₁/γ + d)/ε⌉ falls towards d/ε as γ grows
                 if d / epsilon > limit / 2:
                     raise ValueError(
-                        f"{name}Laplace) at ε = {epsilon:.3g} on d = {d} "
-                        "coordinates needs a noise scale beyond the exact "
-                        "sampler's range; nothing was charged"
+                        f"epsilon is too small: the {name}Laplace) at ε = "
+                        f"{epsilon:.3g} on d = {d} coordinates needs a noise "
+                        "scale beyond the exact sampler's range; nothing was "
+                        "charged"
                     )
                 grid *= 2
                 scale = privacy.discrete_laplace_scale(
