@@ -318,8 +318,18 @@ def safe_granularity(
     below ``max_grid_scale``/4 (the range of the exact integer samplers)."""
     from .noise import power_of_two_at_most
 
-    fine = float(sensitivity) / (refinement * max(float(rounding_term), 1.0))
+    rounding = max(float(rounding_term), 1.0)
+    fine = float(sensitivity) / (refinement * rounding)
     coarse_enough = 4.0 * float(noise_scale) / float(max_grid_scale)
+    # The rounding's r cells add about r·σ/Δ grid units of noise whatever
+    # γ (σ/Δ the noise per unit of sensitivity). Past a quarter of the range
+    # the rule above may leave no room for the rest, Δ/γ·σ/Δ: a coarser γ
+    # keeps that part within half of what is left (only at budgets so small
+    # that σ/Δ is in the millions; elsewhere the grid is as before).
+    from_rounding = rounding * float(noise_scale) / float(sensitivity)
+    if max_grid_scale / 4 < from_rounding < max_grid_scale:
+        left = float(max_grid_scale) - from_rounding
+        coarse_enough = max(coarse_enough, 4.0 * float(noise_scale) / left)
     return power_of_two_at_most(max(fine, coarse_enough))
 
 

@@ -310,8 +310,10 @@ def test_the_scaler_refuses_laplace_noise_beyond_any_grid_before_the_charge():
 
     ledger = Accountant(epsilon=1e16, delta=0.9)
     with pytest.raises(ValueError, match="nothing was charged"):
+        # d/ε = 5/2.5e-12 = 2e12 grid units at least: beyond 2**40 on any
+        # grid (the mean's share of ε = 5e-12 is half)
         PrivateStandardScaler(
-            bounds=(-1.0, 1.0), epsilon=1e-11, accountant=ledger
+            bounds=(-1.0, 1.0), epsilon=5e-12, accountant=ledger
         ).fit(rows(n=300))
     assert ledger.spent == (0.0, 0.0)
 
@@ -329,3 +331,35 @@ def test_a_learning_rate_serves_every_component_with_one_evaluation():
         warnings.simplefilter("ignore")
         streaming.dp_pca_oja(rows(), 2, 1.0, 1e-5, learning_rate=counted, rng=0)
     assert calls and set(calls.values()) == {1}
+
+
+@pytest.mark.parametrize(
+    "mechanism, delta", [("coinpress", 1.5e-7), ("streaming", 4e-8)]
+)
+def test_a_coarser_grid_draws_noise_the_old_grid_could_not(mechanism, delta):
+    """At ε = 1e-12 the rounding's cells alone took these mechanisms' noise
+    past a quarter of the exact sampler's range, and the old grid left no
+    room for the rest: charged, then refused by the sampler. The grid is
+    now coarsened there (dppca.privacy.calibration.safe_granularity), and
+    the fit draws. (The other matrix mechanisms at such budgets need more
+    grid units than the sampler holds on any grid, and are still refused
+    by the sampler after the charge: a waste of budget on public values,
+    not a leak.)"""
+    ledger = Accountant(epsilon=1e16, delta=0.9)
+    options = {"eigengap": 0.1} if mechanism == "streaming" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PrivatePCA(
+            2,
+            epsilon=1e-12,
+            delta=delta,
+            data_norm=1.0,
+            center=False,
+            mechanism=mechanism,
+            allow_unproved=mechanism,
+            mechanism_options=options,
+            accountant=ledger,
+            random_state=0,
+        ).fit(rows(n=500, d=6))
+    assert np.all(np.isfinite(est.components_))
+    assert ledger.spent != (0.0, 0.0)
