@@ -102,7 +102,12 @@ from .privacy.guarantees import Release, warn_if_unproved
 from .privacy.mean_plan import private_mean_plan
 from .privacy.plan import centered_norm, public_centre
 from .privacy.sensitivity import frobenius_sensitivity_second_moment
-from .validation import check_delta, check_epsilon
+from .validation import (
+    check_accountant,
+    check_delta,
+    check_epsilon,
+    check_random_state,
+)
 
 #: The mechanisms ``PrivateCovariance`` runs (module docstring).
 MECHANISMS = ("analyze_gauss", "trace_sensitive")
@@ -298,10 +303,12 @@ def _check_flags(est) -> None:
                 f"{floor!r}"
             )
         value = _number(floor, "min_eigenvalue")
-        if not (math.isfinite(value) and value >= 0):
+        if not (math.isfinite(value) and 0 <= value <= 1):
+            # in units of the unit-normalised matrix, whose eigenvalues lie
+            # in [0, 1]: a larger floor would only hide the release
             raise ValueError(
-                "min_eigenvalue must be 'auto' or a finite number >= 0; got "
-                f"{floor!r}"
+                "min_eigenvalue must be 'auto' or a number in [0, 1] (units "
+                f"of the unit-normalised matrix); got {floor!r}"
             )
 
 
@@ -328,6 +335,8 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
             "chosen without looking at the data"
         )
     R = _bound(est.data_norm, "data_norm")
+    check_random_state(est.random_state)
+    check_accountant(est.accountant)
     _check_flags(est)
     epsilon = check_epsilon(est.epsilon)
     if est.delta is None:
@@ -558,7 +567,8 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         The release of the matrix (module docstring).
     min_eigenvalue : "auto" or float, default="auto"
         Floor on the eigenvalues of ``covariance_``, in units of the
-        unit-normalised matrix (multiplied by ``B²``): ``"auto"`` is the
+        unit-normalised matrix (multiplied by ``B²``; at most 1, the
+        largest eigenvalue of that matrix): ``"auto"`` is the
         noise's standard deviation per entry (public); ``0`` gives the
         projection onto the positive semidefinite cone.
     noise : {"safe", "float"}, default="safe"

@@ -58,7 +58,12 @@ from .privacy import noise
 from .privacy.accounting import basic_composition
 from .privacy.guarantees import Release, warn_if_unproved
 from .privacy.mean_plan import vector_release_plan
-from .validation import check_delta, check_epsilon
+from .validation import (
+    check_accountant,
+    check_delta,
+    check_epsilon,
+    check_random_state,
+)
 
 #: Replace-one sensitivity per feature of the normalised sums (docstring).
 SENSITIVITY = {"mean": 1.0, "variance": 0.25}
@@ -158,6 +163,8 @@ def scaler_plan(est, n: int, d: int) -> list[Step]:
     """Check every public parameter of ``est`` and calibrate its releases on
     ``n`` rows of ``d`` features; raises before any charge."""
     lower, upper = check_bounds(est.bounds, d)
+    check_random_state(est.random_state)
+    check_accountant(est.accountant)
     budget = _budget(est)
     if 52 - n.bit_length() < 8:
         raise ValueError("PrivateStandardScaler takes fewer than 2**44 rows")

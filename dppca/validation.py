@@ -155,6 +155,50 @@ def as_generator(rng=None) -> np.random.Generator:
     )
 
 
+def check_random_state(random_state) -> None:
+    """Refuse, before any charge, a ``random_state`` that an estimator could
+    not turn into a generator: ``None``, a non-negative integer seed (or an
+    array of them), a :class:`numpy.random.SeedSequence`, a BitGenerator,
+    a Generator or a RandomState are accepted; a boolean is a ``TypeError``
+    (``True`` would silently mean the seed 1). Nothing is drawn from a
+    Generator or RandomState here."""
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError(
+            f"random_state must not be a boolean; got {random_state!r}"
+        )
+    if random_state is None or isinstance(
+        random_state,
+        (np.random.Generator, np.random.RandomState, np.random.BitGenerator),
+    ):
+        return
+    try:
+        np.random.SeedSequence(
+            random_state.entropy
+            if isinstance(random_state, np.random.SeedSequence)
+            else random_state
+        )
+    except (TypeError, ValueError) as error:
+        raise type(error)(
+            "random_state must be None, a non-negative integer seed, a "
+            "SeedSequence, a BitGenerator, a Generator or a RandomState; "
+            f"got {random_state!r} ({error})"
+        ) from error
+
+
+def check_accountant(accountant) -> None:
+    """``None`` or an object with the ledger's interface
+    (:class:`dppca.privacy.accounting.Accountant`): anything else is a
+    ``TypeError`` before any charge."""
+    if accountant is None:
+        return
+    needed = ("charge", "can_afford", "exclusive")
+    if not all(callable(getattr(accountant, name, None)) for name in needed):
+        raise TypeError(
+            "accountant must be None or a dppca.privacy.accounting.Accountant; "
+            f"got {type(accountant).__name__}"
+        )
+
+
 _SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 

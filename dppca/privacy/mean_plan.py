@@ -102,11 +102,10 @@ def vector_release_plan(
         return "laplace", scale, grid, record
     try:
         sigma = privacy.analytic_gaussian_sigma(l2_sensitivity, epsilon, delta)
-        if (
-            not sigma**2 >= sys.float_info.min
-        ):  # σ² below float64's normal range
+        low, high = math.sqrt(sys.float_info.min), math.sqrt(sys.float_info.max)
+        if not low <= sigma <= high:  # σ² beyond float64's range
             raise ValueError(
-                f"the noise scale sigma = {sigma:.3g} underflows float64"
+                f"the noise scale sigma = {sigma:.3g} leaves float64's range"
             )
     except ValueError as error:  # δ beyond float64's reach: before any charge
         raise ValueError(

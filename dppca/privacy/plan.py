@@ -64,7 +64,12 @@ from ..mechanisms.registry import (
     MechanismSpec,
     resolve,
 )
-from ..validation import check_delta, check_epsilon
+from ..validation import (
+    check_accountant,
+    check_delta,
+    check_epsilon,
+    check_random_state,
+)
 from . import noise, private_bounds
 from .calibration import analytic_gaussian_sigma
 from .guarantees import FLOAT_NOISE_CAVEAT, Release
@@ -280,6 +285,8 @@ def _refuse_bool(value, name: str) -> None:
 
 def _check_parameters(est, n: int, d: int):
     unproved_opt_ins(est)  # refused before anything else is decided
+    check_random_state(est.random_state)
+    check_accountant(est.accountant)
     fixed = est.mechanism != "auto"
     if fixed:
         name, spec = resolve(est.mechanism, est.delta)

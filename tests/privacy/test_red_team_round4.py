@@ -363,3 +363,49 @@ def test_a_coarser_grid_draws_noise_the_old_grid_could_not(mechanism, delta):
         ).fit(rows(n=500, d=6))
     assert np.all(np.isfinite(est.components_))
     assert ledger.spent != (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "estimator", ["PrivatePCA", "PrivateCovariance", "scaler"]
+)
+@pytest.mark.parametrize("random_state", ["x", -1, 1.5, True])
+def test_a_bad_random_state_is_refused_before_the_charge(
+    estimator, random_state
+):
+    """The generator was made after the charge: a random_state numpy cannot
+    seed from was charged, then raised (red team round 6, F1)."""
+    import dppca
+
+    ledger = Accountant(epsilon=10.0, delta=1e-3)
+    make = {
+        "PrivatePCA": lambda: PrivatePCA(2, delta=1e-5, data_norm=1.0),
+        "PrivateCovariance": lambda: dppca.PrivateCovariance(
+            delta=1e-5, data_norm=1.0
+        ),
+        "scaler": lambda: dppca.PrivateStandardScaler(bounds=(-1.0, 1.0)),
+    }[estimator]
+    est = make().set_params(random_state=random_state, accountant=ledger)
+    with pytest.raises((TypeError, ValueError), match="random_state"):
+        est.fit(rows(n=300))
+    assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("accountant", ["x", 1.0, object()])
+def test_an_accountant_of_another_type_is_a_type_error(accountant):
+    with pytest.raises(TypeError, match="accountant must be"):
+        PrivatePCA(2, delta=1e-5, data_norm=1.0, accountant=accountant).fit(
+            rows(n=300)
+        )
+
+
+def test_a_covariance_floor_above_one_is_refused_before_the_charge():
+    """min_eigenvalue is in units of the unit-normalised matrix (eigenvalues
+    in [0, 1]); 1e308 was charged and then gave an infinite covariance_."""
+    import dppca
+
+    ledger = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(ValueError, match="min_eigenvalue"):
+        dppca.PrivateCovariance(
+            delta=1e-5, data_norm=1.0, min_eigenvalue=1e308, accountant=ledger
+        ).fit(rows(n=300))
+    assert ledger.spent == (0.0, 0.0)
