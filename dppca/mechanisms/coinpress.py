@@ -68,7 +68,7 @@ import numpy as np
 import scipy.linalg
 
 from ..float_state import owns_float_state
-from ..linalg import clipped_sums, rows
+from ..linalg import clipped_sums, float_error, rows
 from ..linalg.dense import top_k_subspace
 from ..privacy.calibration import zcdp_rho
 from ..privacy.guarantees import Release, Released, noise_record, zcdp_release
@@ -306,6 +306,25 @@ class CoinPressRun:
 
 
 @owns_float_state
+def check_cov_upper(cov_upper) -> float:
+    """The weak prior ``Σ ⪯ cov_upper · I``: a finite number > 0 (not a
+    boolean) with ``1/√cov_upper`` at least the smallest bound whose float64
+    error bounds are verified (``dppca.linalg.float_error.MIN_BOUND``), so
+    that the first clipping radius ``min(γ, R/√cov_upper)``, ``R ≥ 1``,
+    is one the clipped second moment accepts: refused here, before any
+    charge, not after it."""
+    if isinstance(cov_upper, (bool, np.bool_)):
+        raise TypeError(f"cov_upper must be a number; got {cov_upper!r}")
+    value = check_positive(cov_upper, "cov_upper")
+    largest = 1.0 / float_error.MIN_BOUND**2
+    if not (math.isfinite(value) and value <= largest):
+        raise ValueError(
+            f"cov_upper must be a finite number in (0, {largest:g}]; got "
+            f"{cov_upper!r}"
+        )
+    return value
+
+
 def coinpress_covariance(
     X,
     epsilon: float,
@@ -338,9 +357,7 @@ def coinpress_covariance(
     """
     X = check_data(X)
     n, d = X.shape
-    cov_upper = check_positive(cov_upper, "cov_upper")
-    if not math.isfinite(cov_upper):
-        raise ValueError("cov_upper must be finite")
+    cov_upper = check_cov_upper(cov_upper)
     beta = _check_beta(beta)
     calibration = coinpress_calibration(
         n,
@@ -462,6 +479,7 @@ SPECS = (
 
 
 __all__ = [
+    "check_cov_upper",
     "CoinPressCalibration",
     "CoinPressRun",
     "DEFAULT_BETA",

@@ -103,9 +103,7 @@ def _coinpress(options, n, d, k, epsilon):
     if beta is not None and not 0 < float(beta) < 1:
         raise ValueError(f"beta must lie in (0, 1); got {beta!r}")
     if options.get("cov_upper") is not None:
-        upper = check_positive(options["cov_upper"], "cov_upper")
-        if not math.isfinite(upper):
-            raise ValueError("cov_upper must be finite")
+        coinpress.check_cov_upper(options["cov_upper"])
 
 
 def _streaming(options, n, d, k, epsilon):

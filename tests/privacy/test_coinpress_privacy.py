@@ -312,3 +312,31 @@ def test_the_black_box_audit_has_power():
     have been seen."""
     result = audit_release(10.0, 5)
     assert result.epsilon_lower > 1.0, str(result)
+
+
+@pytest.mark.parametrize("cov_upper", [1e301, 1e308, True])
+def test_a_prior_whose_first_radius_leaves_float64_is_refused_before_the_charge(
+    cov_upper,
+):
+    """cov_upper = 1e301 puts the first radius 1/√cov_upper below the
+    smallest verified bound: charged, then the clipped second moment
+    refused it (no-context review); True was read as 1.0."""
+    from dppca import PrivatePCA
+    from dppca.privacy.accounting import Accountant
+
+    X = np.random.default_rng(0).standard_normal((300, 5))
+    X /= np.linalg.norm(X, axis=1).max()
+    ledger = Accountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises((TypeError, ValueError), match="cov_upper"):
+        PrivatePCA(
+            2,
+            epsilon=1.0,
+            delta=1e-6,
+            data_norm=1.0,
+            mechanism="coinpress",
+            allow_unproved="coinpress",
+            mechanism_options={"cov_upper": cov_upper},
+            accountant=ledger,
+            random_state=0,
+        ).fit(X)
+    assert ledger.spent == (0.0, 0.0)
