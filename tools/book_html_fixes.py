@@ -31,7 +31,9 @@ it did, and the title read "3. 3. Laplace and Wishart ...").
 
 The book's own stylesheet, ``tools/static/dppca-book.css``, is added to every
 page (the general index wraps its long names instead of running past the
-column).
+column), and its script ``tools/static/dppca-scroll-cue.js``, which marks a
+formula, table or output that scrolls sideways in its own box so that the
+stylesheet fades it out at the edge where there is more to see.
 
 Search (issue 40; tools/browser_check.py checks all three on the built book):
 
@@ -217,6 +219,119 @@ def number_tables(app, pagename, context) -> None:
     context["body"] = "".join(out)
 
 
+#: A page's closing sections, left unnumbered: a chapter's section pages are
+#: numbered after its own sections (Sphinx numbers a page's headings and then
+#: the pages of its toctree, which Jupyter Book appends at the page's end), so
+#: with these numbered, "1.7 Exercises" and "1.8 Notes" came before the
+#: section page "1.9" (issue 40).
+UNNUMBERED_SECTIONS = frozenset({"Exercises", "Notes and further reading"})
+
+
+def unnumber_closing_sections(app, doctree) -> None:
+    """After Sphinx's collector built this page's table of contents
+    (``doctree-read``): mark the entries of its closing sections (and their
+    subsections) as unnumbered."""
+    from sphinx import addnodes
+
+    toc = app.env.tocs.get(app.env.docname)
+    if toc is None:
+        return
+    for para in list(toc.findall(addnodes.compact_paragraph)):
+        if para.astext().strip() not in UNNUMBERED_SECTIONS:
+            continue
+        for inner in para.parent.findall(addnodes.compact_paragraph):
+            inner["dppca_unnumbered"] = True
+
+
+def _renumber_page(env, docname: str, new: tuple) -> None:
+    """Give page ``docname`` the number ``new``: every number of its
+    sections that starts with its old number starts with ``new`` instead."""
+    numbers = env.toc_secnumbers.get(docname, {})
+    old = tuple(numbers.get("", ()))
+    if not old or old == new:
+        return
+    for anchor, number in list(numbers.items()):
+        if number and tuple(number[: len(old)]) == old:
+            numbers[anchor] = new + tuple(number[len(old) :])
+    from docutils import nodes
+
+    for ref in env.tocs[docname].findall(nodes.reference):
+        number = ref.get("secnumber")
+        if number and tuple(number[: len(old)]) == old:
+            ref["secnumber"] = list(new + tuple(number[len(old) :]))
+    if env.titles.get(docname) is not None:
+        env.titles[docname]["secnumber"] = list(new)
+
+
+def _number_level(env, docname, blist, prefix: tuple) -> None:
+    """Number one level of a page's table of contents after ``prefix``: its
+    sections, skipping the unnumbered ones, then the pages of a toctree at
+    that level, in order."""
+    from docutils import nodes
+    from sphinx import addnodes
+
+    numbers = env.toc_secnumbers[docname]
+    count = 0
+    for child in blist.children:
+        if isinstance(child, nodes.list_item) and child.children:
+            para = child[0]
+            if not isinstance(para, addnodes.compact_paragraph):
+                continue
+            if para.get("dppca_unnumbered"):
+                for inner in child.findall(addnodes.compact_paragraph):
+                    inner[0]["secnumber"] = None
+                    # an empty number: without one the HTML writer falls back
+                    # to the page's own and prints "1. Exercises"
+                    numbers[inner[0]["anchorname"]] = ()
+                # a toctree Jupyter Book appended inside a closing section
+                for toctree in child.findall(addnodes.toctree):
+                    count = _number_pages(env, toctree, prefix, count)
+                continue
+            count += 1
+            number = prefix + (count,)
+            para[0]["secnumber"] = list(number)
+            numbers[para[0]["anchorname"]] = number
+            for nested in child.children[1:]:
+                if isinstance(nested, nodes.bullet_list):
+                    _number_level(env, docname, nested, number)
+        elif isinstance(child, addnodes.toctree):
+            count = _number_pages(env, child, prefix, count)
+
+
+def _number_pages(env, toctree, prefix: tuple, count: int) -> int:
+    for _title, ref in toctree["entries"]:
+        if ref in env.toc_secnumbers and env.toc_secnumbers[ref].get(""):
+            count += 1
+            _renumber_page(env, ref, prefix + (count,))
+    return count
+
+
+def renumber_sections(app, env) -> list[str]:
+    """After Sphinx numbered the sections (``env-get-updated``): number each
+    numbered page again with its closing sections left out, so that its
+    section pages follow its own numbered sections ("1.7" for the first
+    section page of chapter 1, after 1.1-1.6; "Exercises" and "Notes" carry
+    no number). Computed from the structure every time: idempotent."""
+    from docutils import nodes
+
+    pages = [
+        doc for doc in list(env.toc_secnumbers) if env.toc_secnumbers[doc].get("")
+    ]
+    # chapters before their section pages: a section page's own sections are
+    # numbered under the number its chapter gives it
+    pages.sort(key=lambda doc: len(env.toc_secnumbers[doc][""]))
+    for docname in pages:
+        toc = env.tocs.get(docname)
+        if toc is None or not toc.children:
+            continue
+        title = toc.children[0]
+        prefix = tuple(env.toc_secnumbers[docname][""])
+        for nested in title.children[1:]:
+            if isinstance(nested, nodes.bullet_list):
+                _number_level(env, docname, nested, prefix)
+    return []
+
+
 #: The sidebar's search field (sphinx-book-theme's ``html_sidebars``).
 SIDEBAR_SEARCH = "search-button-field.html"
 
@@ -254,6 +369,8 @@ def fix_page(app, pagename, templatename, context, doctree) -> None:
 #: The book's own static files (its stylesheet, its search scorer).
 STATIC = Path(__file__).resolve().parent / "static"
 STYLESHEET = "dppca-book.css"
+#: The fade at the edge of a box that scrolls sideways (a formula, a table).
+SCROLL_CUES = "dppca-scroll-cue.js"
 SEARCH_SCORER = STATIC / "dppca-search.js"
 
 
@@ -270,7 +387,11 @@ def add_static(app, config) -> None:
 def setup(app):
     app.connect("config-inited", add_static)
     app.connect("env-updated", count_tables)
+    # after the toctree collector (priority 500) on both events
+    app.connect("doctree-read", unnumber_closing_sections, priority=600)
+    app.connect("env-get-updated", renumber_sections, priority=600)
     app.add_css_file(STYLESHEET)
+    app.add_js_file(SCROLL_CUES, defer="defer")
     app.connect("html-page-context", fix_page, priority=1000)  # after the theme
     app.connect("build-finished", copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

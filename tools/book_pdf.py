@@ -17,7 +17,7 @@ How:
   book serves everything itself, MathJax included);
 - the pages, in the order of the book's navigation (the sidebar of the root
   page, which is _toc.yml's order: introduction, chapters, back matter; the
-  API reference is read online, ``ONLINE_ONLY_PARTS``), are each printed with ``page.pdf()`` on A4, after MathJax has
+  API reference is read online, ``ONLINE_ONLY_PREFIXES``), are each printed with ``page.pdf()`` on A4, after MathJax has
   typeset them, two at a time (``--jobs``): each of two worker processes runs
   its own Chromium and reads the pages it printed back with pypdf, so that
   both cores of a small runner work; the largest pages go first, and the
@@ -122,6 +122,25 @@ PRINT_CSS = """
   img, figure, mjx-container[display="true"], .cell_input {
     break-inside: avoid-page;
   }
+  figcaption { break-before: avoid-page; }
+  /* Jupyter Book's print-only header repeats the page's title without its
+     number, then a "Contents" list of the page's sections (the PDF has an
+     outline and a contents page), and the theme hides the article's own
+     title, which carries the number ("4. The exponential mechanism"): the
+     article's title is printed instead */
+  #jb-print-docs-body { display: none !important; }
+  .bd-main .bd-content .bd-article h1:first-of-type {
+    display: block !important;
+    font-size: 2.2em;
+    margin-top: 0;
+  }
+  /* sphinx-togglebutton opens every dropdown for print, and its button
+     would print "Click to hide" beside each solution's title */
+  .toggle-button, .tb-icon { display: none !important; }
+  /* captions in the text's colour, not the theme's light grey */
+  figcaption, figcaption p, table > caption {
+    color: #222 !important;
+  }
   /* Chromium prints a shadow as an image (a third of the file, for
      nothing); :not(#_) outweighs the theme's own !important shadows */
   :not(#_), :not(#_)::before, :not(#_)::after {
@@ -223,10 +242,11 @@ class Entry:
     authors: str = ""
 
 
-#: Parts of the book read online only: the API reference (generated from the
-#: package's docstrings, a quarter of the pages) stays out of the PDF; links
-#: to it from the chapters become links to the site's pages.
-ONLINE_ONLY_PARTS = frozenset({"API reference"})
+#: Pages of the book read online only: the API reference (``api/``, generated
+#: from the package's docstrings, a quarter of the pages; the end of the part
+#: "Reference") stays out of the PDF; links to it from the chapters become
+#: links to the site's pages.
+ONLINE_ONLY_PREFIXES = ("api/",)
 
 
 def root_page(html: Path) -> str:
@@ -555,7 +575,7 @@ def print_pages(
             entries = [
                 entry
                 for entry in navigation(page, base, root_page(html))
-                if entry.part not in ONLINE_ONLY_PARTS
+                if not entry.rel.startswith(ONLINE_ONLY_PREFIXES)
             ]
             for i, entry in enumerate(entries):
                 entry.pdf = workdir / f"{i:03d}.pdf"

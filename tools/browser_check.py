@@ -256,6 +256,20 @@ WAIT_FOR_MATHJAX = """async () => {
     return 'ok';
 }"""
 
+#: The book's scroll cues (tools/static/dppca-scroll-cue.js) mark the boxes
+#: that scroll sideways once MathJax is done: measure after that.
+WAIT_FOR_SCROLL_CUES = """async () => {
+    const script = [...document.scripts].find(
+        s => /dppca-scroll-cue/.test(s.getAttribute('src') || ''));
+    if (!script) return 'ok';
+    const deadline = Date.now() + 10000;
+    while (document.documentElement.dataset.dppcaScrollCues !== 'ready') {
+        if (Date.now() > deadline) return 'the scroll cues never got ready';
+        await new Promise(r => setTimeout(r, 50));
+    }
+    return 'ok';
+}"""
+
 #: What a reader sees of the page: ids, links and images for the link checks,
 #: and for the math: raw TeX left in the text, MathJax errors, inline formulas
 #: wider than their column.
@@ -425,7 +439,11 @@ PHONE_CUTS = """() => {
     const root = document.querySelector('.bd-article') || document.body;
     const style = el => getComputedStyle(el);
     const scrolls = el => ['auto', 'scroll'].includes(style(el).overflowX);
-    const cue = el => style(el).backgroundImage.includes('gradient');
+    // the cue: a fade of the content at the edge where more is hidden (a
+    // gradient mask, dppca-scroll-cue.js) or a painted edge shadow
+    const cue = el => [style(el).maskImage, style(el).webkitMaskImage,
+                       style(el).backgroundImage]
+        .some(v => (v || '').includes('gradient'));
     const boxOf = el => {
         for (let a = el.parentElement; a && a !== document.body
              && a !== document.documentElement; a = a.parentElement) {
@@ -576,6 +594,9 @@ def check_page(page, url: str, base: str):
         mathjax = page.evaluate(WAIT_FOR_MATHJAX)
         if mathjax not in ("ok", "none"):
             problems.append(mathjax)
+        cues = page.evaluate(WAIT_FOR_SCROLL_CUES)
+        if cues != "ok":
+            problems.append(cues)
         info = page.evaluate(
             INSPECT,
             [

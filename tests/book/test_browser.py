@@ -401,3 +401,28 @@ def test_each_planted_search_fault_is_reported(search_book, tmp_path):
         assert any(fault in f for f in failures), (fault, failures)
     # and nothing else: the rest of the small book is sound
     assert all(any(e in f for e in expected) for f in failures), failures
+
+
+def test_the_books_own_scroll_cue_passes_and_its_absence_fails(tmp_path):
+    """The stylesheet and script the book ships (tools/static): a table wider
+    than a phone's column, in the theme's scrolling wrapper, fades out at its
+    edge once the script has marked it; with the stylesheet alone it scrolls
+    with no cue, and the check says so."""
+    sound_site(tmp_path)
+    for name in (book_html_fixes.STYLESHEET, book_html_fixes.SCROLL_CUES):
+        shutil.copy(book_html_fixes.STATIC / name, tmp_path / "_static" / name)
+    css = '<link rel="stylesheet" href="../_static/dppca-book.css">'
+    js = '<script defer src="../_static/dppca-scroll-cue.js"></script>'
+    wide = (
+        '<article class="bd-article">'
+        '<div class="pst-scrollable-table-container">'
+        '<table style="width: 600px"><tr><td>wide</td></tr></table>'
+        "</div></article>"
+    )
+    chapters = tmp_path / "chapters"
+    (chapters / "cue.html").write_text(page(wide, css + js))
+    assert run(tmp_path) == []
+    (chapters / "cue.html").write_text(page(wide, css))
+    problems = run(tmp_path)
+    assert len(problems) == 1, problems
+    assert "table scrolls with no cue at 390 px" in problems[0], problems

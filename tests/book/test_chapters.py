@@ -51,3 +51,19 @@ def test_every_toc_notebook_is_listed_once():
     assert on_disk <= set(stems), (
         f"chapters not in _toc.yml: {sorted(on_disk - set(stems))}"
     )
+
+
+def test_no_chapter_hides_an_output():
+    """An output behind "Show code cell output" is missing from the PDF (which
+    prints no toggles) while the prose goes on discussing it (issue 40: a
+    table the text interprets, the first demonstration of the estimator).
+    Outputs are shown, or removed with their cell (``remove-output`` on a
+    cell whose result the prose quotes through ``glue``)."""
+    hidden = [
+        f"{path.name} cell {i}"
+        for path in toc_notebooks()
+        for i, cell in enumerate(json.loads(path.read_text())["cells"])
+        if "hide-output" in cell.get("metadata", {}).get("tags", [])
+        or "hide-cell" in cell.get("metadata", {}).get("tags", [])
+    ]
+    assert hidden == [], hidden
