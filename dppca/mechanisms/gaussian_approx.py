@@ -67,6 +67,7 @@ from ..privacy.guarantees import (
 )
 from ..privacy.noise import (
     MAX_GAUSSIAN_GRID_SIGMA,
+    check_gaussian_drawable,
     check_granularity,
     check_noise_kind,
     perturb_symmetric_goe,
@@ -273,6 +274,8 @@ def gaussian_approx_guarantee(
         sigma, grid = safe_noise_sigma(
             epsilon, delta, d, relation, n, granularity
         )
+        # the diagonal of G + Gᵀ has variance 4 (σ/γ)² grid units
+        check_gaussian_drawable(sigma, grid, factor=4, what=label)
         return zcdp_release(
             f"{label} (safe noise)",
             gaussian_zcdp_rho(sensitivity + grid * d / 2, sigma),

@@ -28,7 +28,7 @@ from ..privacy.guarantees import (
     noise_record,
     zcdp_release,
 )
-from ..privacy.noise import check_noise_kind
+from ..privacy.noise import check_gaussian_drawable, check_noise_kind
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
 from ..validation import check_delta
 
@@ -48,6 +48,7 @@ def _gaussian_input_guarantee(
         sigma, grid = safe_gaussian_input_calibration(
             d, n, epsilon, delta, sigma_float, granularity
         )
+        check_gaussian_drawable(sigma, grid, what=label)
         rho = gaussian_zcdp_rho(
             sensitivity + np.sqrt(d * (d + 1) / 2) * grid, sigma
         )

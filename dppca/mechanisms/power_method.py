@@ -51,6 +51,7 @@ from ..privacy.guarantees import (
 from ..privacy.noise import (
     MAX_GAUSSIAN_GRID_SIGMA,
     add_gaussian,
+    check_gaussian_drawable,
     check_noise_kind,
 )
 from ..privacy.sensitivity import power_step_sensitivity
@@ -140,6 +141,7 @@ def noisy_power_method_guarantee(
     )
     if check_noise_kind(noise) == "safe":
         sigma, grid = safe_noisy_power_calibration(n, p, d, epsilon, delta, L)
+        check_gaussian_drawable(sigma, grid, what="the noisy power method")
         rho = L * gaussian_zcdp_rho(step + math.sqrt(d * p) * grid, sigma)
         return zcdp_release(
             "noisy power method (safe noise)",

@@ -103,7 +103,11 @@ from ..privacy.guarantees import (
     released,
     zcdp_release,
 )
-from ..privacy.noise import add_gaussian, perturb_symmetric
+from ..privacy.noise import (
+    add_gaussian,
+    check_gaussian_drawable,
+    perturb_symmetric,
+)
 from ..validation import as_generator, check_choice, check_data, check_k
 from .spec import MechanismSpec, select
 from .trace_sensitive_calibration import (
@@ -194,6 +198,10 @@ def _record(calibration: TraceSensitiveCalibration) -> Release:
         else "separate covariance"
     )
     if calibration.noise == "safe":
+        for name, step in calibration.steps.items():
+            check_gaussian_drawable(
+                step.sigma, step.granularity, what=f"{label}'s {name} step"
+            )
         label += " (safe noise)"
     return zcdp_release(
         label,

@@ -297,6 +297,34 @@ def discrete_gaussian_parameters(variance) -> tuple[int, int]:
     return t, c
 
 
+def check_gaussian_drawable(
+    sigma: float, granularity: float, factor: int = 1, what: str = "its noise"
+) -> None:
+    """Refuse a safe Gaussian release whose noise the exact sampler cannot
+    draw: variance ``factor·(σ/γ)²`` grid units (the arithmetic of
+    :func:`add_gaussian` and :func:`perturb_symmetric_goe`, ``factor`` 4 for
+    the diagonal of ``G + Gᵀ``) with σ beyond ``MAX_GAUSSIAN_GRID_SIGMA``.
+
+    The guarantee builders of the safe Gaussian mechanisms call it, and a
+    plan builds the guarantee record before any charge: a budget whose noise
+    cannot be drawn is refused then, from public values only, instead of
+    being charged and refused by the sampler (issue: the band
+    ε ≈ 10⁻¹², δ ≈ 5×10⁻⁸ of the red team of round 4)."""
+    variance = (
+        int(factor)
+        * (Fraction(float(sigma)) / Fraction(float(granularity))) ** 2
+    )
+    t, _ = _split_variance(variance)
+    if t > MAX_GAUSSIAN_GRID_SIGMA:
+        grid = float(granularity)
+        raise ValueError(
+            f"the budget is too small for safe noise: {what} needs a "
+            f"discrete Gaussian of σ ≈ {t:.3g} grid units (grid γ = "
+            f"{grid:.3g}), beyond the exact sampler's 2**26; refused before "
+            "any draw (and, in an estimator, before any charge)"
+        )
+
+
 def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
     """Exact draws of the discrete Gaussian P(z) ∝ exp(−z²/(2σ²)) on the
     integers, as int64
@@ -498,6 +526,7 @@ __all__ = [
     "NOISE_KINDS",
     "MAX_LAPLACE_GRID_SCALE",
     "MAX_GAUSSIAN_GRID_SIGMA",
+    "check_gaussian_drawable",
     "check_noise_kind",
     "check_granularity",
     "power_of_two_at_most",

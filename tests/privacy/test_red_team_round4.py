@@ -15,6 +15,7 @@ from dppca import PrivatePCA
 from dppca.exceptions import NotPrivateWarning, UnprovedGuaranteeWarning
 from dppca.mechanisms import input_perturbation
 from dppca.mechanisms.streaming_step import oja_update
+from dppca.privacy import noise
 from dppca.privacy.accounting import Accountant
 from dppca.privacy.calibration import analytic_gaussian_sigma
 
@@ -342,9 +343,8 @@ def test_a_coarser_grid_draws_noise_the_old_grid_could_not(mechanism, delta):
     room for the rest: charged, then refused by the sampler. The grid is
     now coarsened there (dppca.privacy.calibration.safe_granularity), and
     the fit draws. (The other matrix mechanisms at such budgets need more
-    grid units than the sampler holds on any grid, and are still refused
-    by the sampler after the charge: a waste of budget on public values,
-    not a leak.)"""
+    grid units than the sampler holds on any grid: their guarantee records,
+    built before the charge, refuse them; see the next test.)"""
     ledger = Accountant(epsilon=1e16, delta=0.9)
     options = {"eigengap": 0.1} if mechanism == "streaming" else None
     with warnings.catch_warnings():
@@ -409,3 +409,58 @@ def test_a_covariance_floor_above_one_is_refused_before_the_charge():
             delta=1e-5, data_norm=1.0, min_eigenvalue=1e308, accountant=ledger
         ).fit(rows(n=300))
     assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        "analyze_gauss",
+        "gaussian_approx",
+        "complex_gaussian",
+        "trace_sensitive",
+        "noisy_power_method",
+    ],
+)
+@pytest.mark.parametrize("epsilon", [1e-12, 1e-11])
+def test_noise_the_sampler_cannot_draw_is_refused_before_the_charge(
+    mechanism, epsilon
+):
+    """ε ≈ 10⁻¹², δ ≈ 4.6×10⁻⁸ passed the planner's necessary condition
+    (√d·σ₁ grid units), then the exact sampler refused the mechanism's own
+    calibration (7.9×10⁷ grid units for Analyze Gauss, 8.8×10⁷ for
+    Mangoubi and Vishnoi's G + Gᵀ): the budget was charged for a release
+    that never came. The guarantee records of the safe Gaussian mechanisms,
+    built before any charge, now check that the sampler can draw their
+    noise (dppca.privacy.noise.check_gaussian_drawable)."""
+    ledger = Accountant(epsilon=1e16, delta=0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="too small for safe noise"):
+            PrivatePCA(
+                2,
+                epsilon=epsilon,
+                delta=4.641588833612773e-08,
+                data_norm=1.0,
+                center=False,
+                mechanism=mechanism,
+                allow_unproved=mechanism,
+                accountant=ledger,
+                random_state=0,
+            ).fit(rows(n=500, d=6))
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_the_drawability_check_has_the_samplers_own_limit():
+    """check_gaussian_drawable refuses exactly what the sampler refuses:
+    σ/γ = 2**26 grid units is drawn, one more unit is not; the diagonal of
+    G + Gᵀ (variance 4 (σ/γ)²) halves the limit."""
+    limit = noise.MAX_GAUSSIAN_GRID_SIGMA
+    noise.check_gaussian_drawable(limit * 0.5, 0.5)
+    noise.discrete_gaussian_parameters(limit**2)
+    with pytest.raises(ValueError, match="too small for safe noise"):
+        noise.check_gaussian_drawable((limit + 1) * 0.5, 0.5)
+    with pytest.raises(ValueError):
+        noise.discrete_gaussian_parameters((limit + 1) ** 2)
+    noise.check_gaussian_drawable(limit / 2, 1.0, factor=4)
+    with pytest.raises(ValueError, match="too small for safe noise"):
+        noise.check_gaussian_drawable(limit / 2 + 1, 1.0, factor=4)

@@ -123,12 +123,15 @@ def plot_frontier(summary, labels: dict, grid):
             ax.axhline(1.0, color="0.3", linewidth=0.8)
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_title(f"d = {d}, ε = {eps:g}", fontsize=9)
+            title = f"d = {d}, ε = {eps:g}"
+            if row == 0:  # the group's name heads its column
+                title = f"{list(GROUPS)[col]}\n{title}"
+            ax.set_title(title, fontsize=9)
             if col == 0:
                 ax.set_ylabel("error / bound")
-    for col, name in enumerate(GROUPS):
+    for col in range(len(GROUPS)):
         bottom = axes[-1, col]
-        bottom.set_xlabel(f"n (rows) — {name}")
+        bottom.set_xlabel("n (rows)")
         bottom.set_xticks(list(grid.ns)[::2])
         bottom.set_xticklabels([f"{n:,}" for n in list(grid.ns)[::2]])
         bottom.minorticks_off()
