@@ -148,7 +148,7 @@ def wishart_delta_guarantee(n, d, delta) -> Release:
         proved=False,
         caveat="float64 Wishart draws; the (0, δ) proof is for the "
         "continuous law (chapter 10)",
-        theorem="book, Theorem 3 of chapter 3",
+        theorem="book, Theorem 3.5",
         chapter="chapter 3",
     )
 

@@ -151,7 +151,7 @@ def plot_success_probability(
     ax.text(
         n_theorem,
         0.45,
-        "Theorem 7's n ",
+        "Chaudhuri et al.'s Thm 7: n ",
         ha="right",
         va="center",
         rotation=90,
