@@ -45,12 +45,16 @@ def write_render_config(src: Path) -> None:
 
 
 def strict_build(src: Path, output: Path) -> int:
-    """Run ``jupyter-book build -n -W --keep-going`` on ``src``, HTML under
-    ``output/_build/html``."""
+    """Run ``jupyter-book build --all -n -W --keep-going`` on ``src``, HTML
+    under ``output/_build/html``. Every page is written again (``--all``):
+    Sphinx rewrites only the pages whose source changed, and a page whose
+    source did not change kept the book's previous script and stylesheet
+    links (tools/book_html_fixes.py) in the renders of issue 40."""
     jb = Path(sys.executable).with_name("jupyter-book")
     cmd = [
         str(jb),
         "build",
+        "--all",
         "-n",
         "-W",
         "--keep-going",
