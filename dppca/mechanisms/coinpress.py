@@ -73,7 +73,11 @@ from ..linalg.dense import top_k_subspace
 from ..privacy.calibration import zcdp_rho
 from ..privacy.guarantees import Release, Released, noise_record, zcdp_release
 from ..privacy.guarantees import released as wrap_released
-from ..privacy.noise import check_noise_kind, perturb_symmetric
+from ..privacy.noise import (
+    check_gaussian_drawable,
+    check_noise_kind,
+    perturb_symmetric,
+)
 from ..validation import (
     as_generator,
     check_data,
@@ -207,6 +211,10 @@ def coinpress_calibration(
 def _record(calibration: CoinPressCalibration) -> Release:
     label = "CoinPress covariance"
     if calibration.noise == "safe":
+        for step in calibration.steps:
+            check_gaussian_drawable(
+                step.sigma, step.granularity, what=f"CoinPress's {step.label}"
+            )
         label += " (safe noise)"
     return zcdp_release(
         label,

@@ -69,6 +69,7 @@ from ..privacy.noise import (
     MAX_GAUSSIAN_GRID_SIGMA,
     check_gaussian_drawable,
     check_granularity,
+    check_moment_granularity,
     check_noise_kind,
     perturb_symmetric_goe,
 )
@@ -271,6 +272,8 @@ def gaussian_approx_guarantee(
         chapter="chapter 5",
     )
     if check_noise_kind(noise) == "safe":
+        if granularity is not None:
+            check_moment_granularity(granularity)
         sigma, grid = safe_noise_sigma(
             epsilon, delta, d, relation, n, granularity
         )

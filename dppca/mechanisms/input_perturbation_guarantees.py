@@ -28,7 +28,12 @@ from ..privacy.guarantees import (
     noise_record,
     zcdp_release,
 )
-from ..privacy.noise import check_gaussian_drawable, check_noise_kind
+from ..privacy.noise import (
+    check_gaussian_drawable,
+    check_laplace_drawable,
+    check_moment_granularity,
+    check_noise_kind,
+)
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
 from ..validation import check_delta
 
@@ -45,6 +50,8 @@ def _gaussian_input_guarantee(
     """
     sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
     if check_noise_kind(noise) == "safe":
+        if granularity is not None:
+            check_moment_granularity(granularity)
         sigma, grid = safe_gaussian_input_calibration(
             d, n, epsilon, delta, sigma_float, granularity
         )
@@ -125,7 +132,10 @@ def laplace_input_guarantee(
     scale is calibrated for the grid actually used, so ε holds for any
     ``granularity``)."""
     if check_noise_kind(noise) == "safe":
-        safe_laplace_input_calibration(d, n, epsilon, granularity)  # checks γ
+        if granularity is not None:
+            check_moment_granularity(granularity)
+        scale, grid = safe_laplace_input_calibration(d, n, epsilon, granularity)
+        check_laplace_drawable(scale, grid, "Laplace input perturbation")
     return Release(
         "Laplace input" + (" (safe noise)" if noise == "safe" else ""),
         "pure",

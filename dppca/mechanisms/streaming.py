@@ -104,7 +104,7 @@ import numpy as np
 
 from ..float_state import owns_float_state
 from ..privacy.guarantees import Release, noise_record, released, zcdp_release
-from ..privacy.noise import check_noise_kind
+from ..privacy.noise import MAX_GAUSSIAN_GRID_SIGMA, check_noise_kind
 from ..validation import check_delta, check_epsilon
 from .spec import MechanismSpec, select
 from .streaming_pass import StreamingRun, _run
@@ -119,6 +119,7 @@ from .streaming_step import (
     DEFAULT_CLIP_QUANTILE,
     DEFAULT_NORM_RANGE,
     DEFAULT_RADIUS_WINDOW,
+    mean_noise_units_bound,
 )
 
 #: The privacy the mechanism provides, as derived and checked in chapter 17.
@@ -382,9 +383,26 @@ def _check_options(options) -> dict:
 
 
 def _guarantee(n, d, k, epsilon, delta, options):
-    return dp_pca_guarantee(
+    record = dp_pca_guarantee(
         epsilon, delta, **select(options, "noise", "range_share")
     )
+    if check_noise_kind(options.get("noise", "safe")) == "safe":
+        # a step's noise in grid units depends on d and ρ_m, and on the
+        # radius and batch size only through the grid's power of two: its
+        # bound over all of them is checked before any charge
+        budget = step_budget(
+            epsilon, delta, options.get("range_share", DEFAULT_RANGE_SHARE)
+        )
+        units = mean_noise_units_bound(d, budget.rho_mean)
+        if not units < MAX_GAUSSIAN_GRID_SIGMA * (1.0 - 2.0**-30):
+            need = f"up to {units:.3g}" if units < math.inf else "over 2**26"
+            raise ValueError(
+                "the budget is too small for safe noise: a DP-PCA step could "
+                f"need {need} grid units of noise (d = {d}), "
+                "beyond the exact sampler's 2**26; refused before any draw "
+                "(and, in an estimator, before any charge)"
+            )
+    return record
 
 
 def _from_rows(rows, k, epsilon, delta, rng=None, cache=None, **options):

@@ -15,7 +15,11 @@ import scipy.sparse
 
 from ..linalg import clipped_sums, float_error, rows
 from ..privacy import private_bounds, selection
-from ..privacy.calibration import rounded_sensitivity, safe_granularity
+from ..privacy.calibration import (
+    SAFE_GRID_REFINEMENT,
+    rounded_sensitivity,
+    safe_granularity,
+)
 from ..privacy.noise import MAX_GAUSSIAN_GRID_SIGMA, check_noise_kind
 from .streaming_schedule import _positive_int
 
@@ -126,6 +130,33 @@ def mean_noise_scale(
     cells = rounded_sensitivity(sensitivity, grid, rounding)
     sigma = cells / math.sqrt(2.0 * rho_mean) * (1.0 + _MARGIN) * grid
     return sigma, grid
+
+
+def mean_noise_units_bound(d: int, rho_mean: float) -> float:
+    """An upper bound, over every radius and batch size, on ``σ/γ``, the
+    noise of a safe step in grid units (:func:`mean_noise_scale`), from
+    public values only.
+
+    The grid is ``γ = p2(Δ K)`` (``p2`` the largest power of two at most its
+    argument, ``K`` the rule of :func:`dppca.privacy.safe_granularity` per
+    unit of sensitivity: ``1/(1024 √d)``, ``4c/M``, or ``4c/(M − √d c)``
+    when the rounding alone takes more than a quarter of the sampler's range
+    ``M``; ``c = 1/√(2ρ_m)``), so ``Δ/γ < 2/K`` and ``σ/γ = (Δ/γ + √d)·c·(1 +
+    2⁻⁴⁰) < (2/K + √d)·c·(1 + 2⁻⁴⁰)``. A step's grid units depend on the
+    released radius only through that power of two: the bound covers them
+    all."""
+    d = _positive_int(d, "d")
+    if not (math.isfinite(rho_mean) and rho_mean > 0):
+        raise ValueError(f"rho_mean must be > 0; got {rho_mean!r}")
+    c = 1.0 / math.sqrt(2.0 * rho_mean)
+    rounding = max(math.sqrt(d), 1.0)
+    limit = float(MAX_GAUSSIAN_GRID_SIGMA)
+    K = max(1.0 / (SAFE_GRID_REFINEMENT * rounding), 4.0 * c / limit)
+    if rounding * c >= limit:
+        return math.inf
+    if limit / 4 < rounding * c:
+        K = max(K, 4.0 * c / (limit - rounding * c))
+    return (2.0 / K + rounding) * c * (1.0 + _MARGIN)
 
 
 def radius_candidates_range(
@@ -249,4 +280,5 @@ __all__ = [
     "mean_noise_scale",
     "oja_update",
     "radius_candidates_range",
+    "mean_noise_units_bound",
 ]
