@@ -219,12 +219,15 @@ def number_tables(app, pagename, context) -> None:
     context["body"] = "".join(out)
 
 
-#: A page's closing sections, left unnumbered: a chapter's section pages are
+#: A page's closing sections (its summary, exercises and notes), left
+#: unnumbered: a chapter's section pages are
 #: numbered after its own sections (Sphinx numbers a page's headings and then
 #: the pages of its toctree, which Jupyter Book appends at the page's end), so
 #: with these numbered, "1.7 Exercises" and "1.8 Notes" came before the
 #: section page "1.9" (issue 40).
-UNNUMBERED_SECTIONS = frozenset({"Exercises", "Notes and further reading"})
+UNNUMBERED_SECTIONS = frozenset(
+    {"Summary", "Exercises", "Notes and further reading"}
+)
 
 
 def unnumber_closing_sections(app, doctree) -> None:
@@ -315,7 +318,9 @@ def renumber_sections(app, env) -> list[str]:
     from docutils import nodes
 
     pages = [
-        doc for doc in list(env.toc_secnumbers) if env.toc_secnumbers[doc].get("")
+        doc
+        for doc in list(env.toc_secnumbers)
+        if env.toc_secnumbers[doc].get("")
     ]
     # chapters before their section pages: a section page's own sections are
     # numbered under the number its chapter gives it

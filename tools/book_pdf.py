@@ -188,6 +188,11 @@ PREPARE = """() => {
             scale *= 0.95 * el.clientWidth / Math.max(el.scrollWidth, 1);
         }
     }
+    // sphinx-design's dropdowns ("Checks", derivations, a table or two)
+    // print open: a closed one printed as an empty bar (issue 40 review)
+    for (const d of document.querySelectorAll('details.sd-dropdown')) {
+        d.open = true;
+    }
     const box = document.createElement('div');
     box.style.display = 'none';
     for (const el of document.querySelectorAll('[id]')) {

@@ -46,7 +46,7 @@ PAGES = [
     ("chapters/intro.html", "A small book", None, "MARKERINTRO"),
     ("chapters/zeta.html", "1. Zeta first", "Part one", "MARKERZETA"),
     ("chapters/alpha.html", "2. Alpha second", "Part one", "MARKERALPHA"),
-    ("api/ref.html", "3. Reference", "Part two", "MARKERREF"),
+    ("appendix/ref.html", "3. Reference", "Part two", "MARKERREF"),
 ]
 
 
@@ -92,7 +92,7 @@ def page(here: str, title: str, body: str) -> str:
 
 def site(root: Path, extra: str = "") -> None:
     """A book of four pages; ``extra`` is added to the last one."""
-    for folder in ("chapters", "api", "_static"):
+    for folder in ("chapters", "api", "appendix", "_static"):
         (root / folder).mkdir(parents=True)
     (root / "_static" / "mathjax").symlink_to(
         book_html_fixes.mathjax_es5(), target_is_directory=True
@@ -138,7 +138,7 @@ def site(root: Path, extra: str = "") -> None:
             "<h2>2.1. The theorem</h2><p>TARGETTHEOREM holds.</p></section>"
             + headed
         ),
-        "api/ref.html": (
+        "appendix/ref.html": (
             '<p>MARKERREF, back to <a href="../chapters/zeta.html">'
             "chapter 1</a>.</p>" + extra
         ),
@@ -282,7 +282,7 @@ def test_a_request_leaving_the_machine_fails_and_writes_no_pdf(tmp_path, tools):
     result = book_pdf.build(html, out)
     assert any(
         re.search(
-            r"api/ref\.html: request leaves the machine .*cdn\.example", p
+            r"appendix/ref\.html: request leaves the machine .*cdn\.example", p
         )
         for p in result.problems
     ), result.problems

@@ -13,7 +13,9 @@ from sphinx import addnodes
 
 
 def entry(doc: str, anchor: str, text: str, *nested) -> nodes.list_item:
-    ref = nodes.reference("", text, internal=True, refuri=doc, anchorname=anchor)
+    ref = nodes.reference(
+        "", text, internal=True, refuri=doc, anchorname=anchor
+    )
     item = nodes.list_item("", addnodes.compact_paragraph("", "", ref))
     if nested:
         item += nodes.bullet_list("", *nested)

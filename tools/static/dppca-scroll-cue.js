@@ -17,7 +17,8 @@
   var BOXES =
     ".bd-article mjx-container, .bd-article div.output.text_html, " +
     ".bd-article div.cell_output div.output, " +
-    ".bd-article .pst-scrollable-table-container, .bd-article .table-wrapper";
+    ".bd-article .pst-scrollable-table-container, .bd-article .table-wrapper, " +
+    ".bd-article div.cell_output pre, .bd-article div.highlight pre";
   var SLACK = 1; // px of rounding before a box counts as scrolling
 
   function scrolls(el) {

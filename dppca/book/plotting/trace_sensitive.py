@@ -40,18 +40,31 @@ def _style(name: str, i: int) -> dict:
 def _plain_log_ticks(axis, lower, upper):
     """Label a logarithmic ``axis`` at 1, 2 and 5 times the powers of ten
     between ``lower`` and ``upper`` if it spans at most three decades (at
-    every other power of ten otherwise), with no minor labels: the default
-    minor labels of a log axis run into each other."""
+    every other power of ten otherwise), thinned to 1 and 5 times, then to
+    the powers of ten, while more than four labels remain; no minor labels:
+    the default minor labels of a log axis run into each other."""
     if upper > 1000 * lower:
         axis.set_major_locator(LogLocator(numticks=5))
     else:
         first, last = np.floor(np.log10(lower)), np.ceil(np.log10(upper))
-        values = [
-            m * 10.0**e
-            for e in range(int(first), int(last) + 1)
-            for m in (1, 2, 5)
-            if lower <= m * 10.0**e <= upper
-        ]
+
+        def ticks(mantissas):
+            return [
+                m * 10.0**e
+                for e in range(int(first), int(last) + 1)
+                for m in mantissas
+                if lower <= m * 10.0**e <= upper
+            ]
+
+        # at most four labels, so that a narrow panel's do not run together
+        # ("0.0020.0050.01" in Figure 18.3)
+        values = ticks((1, 2, 5))
+        for mantissas in ((1, 5), (1,)):
+            if len(values) <= 4:
+                break
+            fewer = ticks(mantissas)
+            if len(fewer) >= 2:
+                values = fewer
         axis.set_major_locator(FixedLocator(values))
         axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_locator(NullLocator())
