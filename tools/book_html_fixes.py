@@ -158,6 +158,7 @@ def number_title(app, pagename, context) -> None:
 #: a plain DataFrame's or one written in the prose (a docutils table).
 TABLE_TAG = re.compile(r"<table(?=[\s>])[^>]*>")
 CAPTION = re.compile(r"\s*<caption(?:\s[^>]*)?>")
+SPHINX_NUMBER = re.compile(r'\s*<span class="caption-number">[^<]*</span>')
 
 
 def count_tables(app, env) -> None:
@@ -209,6 +210,11 @@ def number_tables(app, pagename, context) -> None:
         if caption:  # the number leads the table's own caption
             out += [body[last : caption.end()], number]
             last = caption.end()
+            # a MyST {table} directive's caption carries Sphinx's own number
+            # (its count of captioned tables only): the book's replaces it
+            sphinx = SPHINX_NUMBER.match(body, last)
+            if sphinx:
+                last = sphinx.end()
         else:
             out += [
                 body[last : match.end()],

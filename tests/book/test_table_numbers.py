@@ -52,3 +52,21 @@ def test_pages_without_a_number_are_left_alone():
     context = page("<table></table>")
     number_tables(app, "glossary", context)
     assert context["body"] == "<table></table>"
+
+
+def test_a_directive_tables_own_number_gives_way_to_the_books():
+    """A markdown table in a MyST ``{table}`` directive has Sphinx's caption
+    number (its count of captioned tables); the book's count replaces it,
+    so the table is not numbered twice ("Table 7.7 Table 1 ...")."""
+    app = app_with({"chapters/07": {"": (7,)}}, {"chapters/07": 2})
+    context = page(
+        "<table id='T_a'></table>"
+        '<table class="table" id="id1"><caption>'
+        '<span class="caption-number">Table 1 </span>'
+        '<span class="caption-text">The numbers</span></caption></table>'
+    )
+    number_tables(app, "chapters/07", context)
+    body = context["body"]
+    assert "Table 1 " not in body
+    assert "Table 7.2 </span>" in body and "The numbers" in body
+    assert body.count("caption-number") == 2
