@@ -542,7 +542,10 @@ def zcdp_rho_for(epsilon: float, delta: float) -> float:
     """
     eps = check_epsilon(epsilon)
     a = np.log(1.0 / check_delta(delta))
-    return float((np.sqrt(eps + a) - np.sqrt(a)) ** 2)
+    # √(ε + a) − √a written as ε/(√(ε + a) + √a): the difference of two close
+    # roots was 0 in float64 for ε ≪ a (ε = 1e-14, δ = 1e-30), and ρ = 0 then
+    # divided by zero while planning (red team, round 11)
+    return float((eps / (np.sqrt(eps + a) + np.sqrt(a))) ** 2)
 
 
 def composed_gaussian_sigma(
