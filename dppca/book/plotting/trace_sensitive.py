@@ -37,7 +37,7 @@ def _style(name: str, i: int) -> dict:
     )
 
 
-def _plain_log_ticks(axis, lower, upper):
+def _plain_log_ticks(axis, lower, upper, max_labels: int = 4):
     """Label a logarithmic ``axis`` at 1, 2 and 5 times the powers of ten
     between ``lower`` and ``upper`` if it spans at most three decades (at
     every other power of ten otherwise), thinned to 1 and 5 times, then to
@@ -56,11 +56,12 @@ def _plain_log_ticks(axis, lower, upper):
                 if lower <= m * 10.0**e <= upper
             ]
 
-        # at most four labels, so that a narrow panel's do not run together
+        # at most max_labels labels, so that a narrow panel's do not run
+        # together
         # ("0.0020.0050.01" in Figure 18.3)
         values = ticks((1, 2, 5))
         for mantissas in ((1, 5), (1,)):
-            if len(values) <= 4:
+            if len(values) <= max_labels:
                 break
             fewer = ticks(mantissas)
             if len(fewer) >= 2:
@@ -104,7 +105,10 @@ def plot_errors_by_dataset(
                     **_style(name, i),
                 )
             ax.set_xscale("log")
-            _plain_log_ticks(ax.xaxis, shown.min() * 0.9, shown.max() * 1.1)
+            # half-width panels: three labels at most
+            _plain_log_ticks(
+                ax.xaxis, shown.min() * 0.9, shown.max() * 1.1, max_labels=3
+            )
             ax.set_yticks(y, datasets)
             ax.set_ylim(len(datasets) - 0.5, -0.5)
             ax.grid(axis="y", visible=False)
