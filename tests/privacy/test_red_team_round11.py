@@ -149,19 +149,17 @@ def test_the_streaming_bound_covers_every_radius_and_batch(rho, d):
 
 def test_a_tiny_epsilon_gives_a_positive_rho_not_a_division_by_zero():
     """ε = 1e-14 with δ = 1e-30: ρ = (√(ε + a) − √a)² was 0 in float64 and the
-    noisy power method's plan raised ZeroDivisionError; the same ρ written
-    without the cancellation is positive and matches the exact value."""
-    from fractions import Fraction
+    noisy power method's plan raised ZeroDivisionError. The value is checked
+    against the same formula evaluated in 60-digit decimal arithmetic (not
+    the rewritten form the package uses)."""
+    from decimal import Decimal, getcontext
 
     from dppca.privacy.calibration import zcdp_rho_for
 
-    rho = zcdp_rho_for(1e-14, 1e-30)
-    a = math.log(1e30)
-    exact = (1e-14 / (math.sqrt(1e-14 + a) + math.sqrt(a))) ** 2
-    assert rho > 0 and math.isclose(rho, exact, rel_tol=1e-12)
-    # unchanged where the old form was accurate
-    eps, delta = 1.0, 1e-5
-    a = math.log(1 / delta)
-    old = (math.sqrt(eps + a) - math.sqrt(a)) ** 2
-    assert math.isclose(zcdp_rho_for(eps, delta), old, rel_tol=1e-12)
-    assert Fraction(rho) > 0
+    getcontext().prec = 60
+    for eps, delta in [(1e-14, 1e-30), (1.0, 1e-5), (1e-8, 1e-300)]:
+        a = Decimal(math.log(1.0 / delta))
+        exact = ((Decimal(eps) + a).sqrt() - a.sqrt()) ** 2
+        rho = zcdp_rho_for(eps, delta)
+        assert rho > 0
+        assert math.isclose(rho, float(exact), rel_tol=1e-12), (eps, delta)
