@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..linalg import float_error
 from ..privacy.private_bounds import check_quantile
 from ..samplers import bingham
 from ..validation import check_choice, check_positive, check_positive_int
@@ -115,11 +116,22 @@ def _streaming(options, n, d, k, epsilon):
     )
     if options.get("clip_quantile") is not None:
         check_quantile(options["clip_quantile"])
-    streaming_step.radius_candidates_range(
+    norm_range = options.get("norm_range", streaming_step.DEFAULT_NORM_RANGE)
+    lo, hi = streaming_step.radius_candidates_range(
         None,
-        options.get("norm_range", streaming_step.DEFAULT_NORM_RANGE),
+        norm_range,
         options.get("radius_window", streaming_step.DEFAULT_RADIUS_WINDOW),
     )
+    # every candidate radius is a clipping bound: the float64 error bounds of
+    # the clipped sums are verified on [MIN_BOUND, MAX_MAGNITUDE] only, and a
+    # radius released outside it made the pass fail after the charge, on
+    # some data sets and not others (red team, round 12)
+    if not (float_error.MIN_BOUND <= lo and hi <= float_error.MAX_MAGNITUDE):
+        raise ValueError(
+            f"norm_range must lie within [{float_error.MIN_BOUND:g}, "
+            f"{float_error.MAX_MAGNITUDE:g}], where the clipped sums' float64 "
+            f"error bounds are verified; got {norm_range!r}"
+        )
     if options.get("eigengap") is not None:
         gap = check_positive(options["eigengap"], "eigengap")
         if not math.isfinite(gap):

@@ -163,3 +163,29 @@ def test_a_tiny_epsilon_gives_a_positive_rho_not_a_division_by_zero():
         rho = zcdp_rho_for(eps, delta)
         assert rho > 0
         assert math.isclose(rho, float(exact), rel_tol=1e-12), (eps, delta)
+
+
+@pytest.mark.parametrize(
+    "norm_range", [(1e-300, 1.0), (1e-10, 1e300), (2.0**-1000, 2.0**-990)]
+)
+def test_a_norm_range_outside_the_verified_bounds_is_refused_before_the_charge(
+    norm_range,
+):
+    """Round 12: streaming with norm_range (1e-300, 1) released a radius of
+    1.1e-250 on all-zero rows, which the clipped sums refuse: charged, then
+    raised, on those rows and not on rows of norm one. Now every data set is
+    refused while planning."""
+    rng = np.random.default_rng(0)
+    V = rng.normal(size=(400, 3))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    params = dict(
+        mechanism="streaming",
+        allow_unproved="streaming",
+        epsilon=1.0,
+        delta=1e-6,
+        mechanism_options={"eigengap": 0.5, "norm_range": norm_range},
+    )
+    outcomes = [fit(X, **params) for X in (V, np.zeros((400, 3)))]
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][0] == "raised" and "norm_range" in outcomes[0][1]
+    assert outcomes[0][2] == (0.0, 0.0)
