@@ -98,7 +98,7 @@ from .privacy.calibration import (
     safe_gaussian_input_calibration,
 )
 from .privacy.guarantees import Release, warn_if_unproved
-from .privacy.mean_plan import _drawable, private_mean_plan
+from .privacy.mean_plan import private_mean_plan
 from .privacy.plan import centered_norm, public_centre
 from .privacy.sensitivity import frobenius_sensitivity_second_moment
 from .validation import (
@@ -208,7 +208,7 @@ def _bound(value, name: str) -> float:
 def _check_drawable(sigma, grid, what) -> None:
     """Refuse (before any charge) safe noise the exact discrete Gaussian
     sampler cannot draw: ``sigma/grid`` beyond its range."""
-    if grid is not None and not _drawable(sigma, grid):
+    if grid is not None and not noise.gaussian_drawable(sigma, grid):
         raise ValueError(
             f"epsilon and delta are too small for {what}: its safe noise "
             "would be beyond the exact sampler's range; nothing was charged"

@@ -55,6 +55,7 @@ Search (issue 40; tools/browser_check.py checks all three on the built book):
 from __future__ import annotations
 
 import importlib.util
+import posixpath
 import re
 import shutil
 import sys
@@ -181,27 +182,55 @@ def count_tables(app, env) -> None:
     env.dppca_table_counts = counts
 
 
+#: The unnumbered pages whose tables the book numbers all the same, by the
+#: label their count runs under: the landing page's as "Table 0.1", and the
+#: reference matter's (its map of the mechanisms, glossary and notation, in
+#: the order of _toc.yml) as "Table R.1", "Table R.2", ... across its pages.
+#: The package's reference pages (api/), read online only, are left alone.
+UNNUMBERED_TABLE_PAGES = {
+    "0": ["chapters/00-introduction"],
+    "R": [
+        "chapters/mechanism-map",
+        "chapters/glossary",
+        "chapters/notation",
+        "chapters/references",
+    ],
+}
+
+
 def number_tables(app, pagename, context) -> None:
     """Number every table of a numbered page as its chapter's figures are
     numbered: "Table 4.3" is the chapter's third, counted through the
     chapter page and then its section pages in order (a section page's
     tables continue its chapter's count). The number leads the table's
     caption (a Styler's ``set_caption``, :func:`dppca.book.tables.table_of`)
-    or becomes its caption."""
+    or becomes its caption. The landing page and the reference matter,
+    which have no number, count their tables under a label of their own
+    (``UNNUMBERED_TABLE_PAGES``)."""
     secnumbers = getattr(app.env, "toc_secnumbers", {})
     numbers = secnumbers.get(pagename, {}).get("")
     body = context.get("body")
-    if not numbers or not body or "<table" not in body:
+    if not body or "<table" not in body:
         return
-    chapter = numbers[0]
     counts = getattr(app.env, "dppca_table_counts", {})
-    before = sum(
-        counts.get(doc, 0)
-        for doc, numbered in secnumbers.items()
-        if numbered.get("")
-        and numbered[""][0] == chapter
-        and tuple(numbered[""]) < tuple(numbers)
-    )
+    if numbers:
+        chapter = numbers[0]
+        before = sum(
+            counts.get(doc, 0)
+            for doc, numbered in secnumbers.items()
+            if numbered.get("")
+            and numbered[""][0] == chapter
+            and tuple(numbered[""]) < tuple(numbers)
+        )
+    else:
+        for chapter, pages in UNNUMBERED_TABLE_PAGES.items():
+            if pagename in pages:
+                before = sum(
+                    counts.get(doc, 0) for doc in pages[: pages.index(pagename)]
+                )
+                break
+        else:
+            return
     out, last, count = [], 0, before
     for match in TABLE_TAG.finditer(body):
         count += 1
@@ -223,6 +252,69 @@ def number_tables(app, pagename, context) -> None:
             last = match.end()
     out.append(body[last:])
     context["body"] = "".join(out)
+
+
+#: A table cell (its text runs to the cell's end tag; cells do not nest).
+TABLE_CELL = re.compile(r"(<t[dh](?:\s[^>]*)?>)(.*?)(</t[dh]>)", re.S)
+#: "chapter 5" or "section 10.3" in a cell's text (not "chapter 5.2" nor
+#: "section 10.3.1"); "Chapter" at a sentence's start too.
+NUMBERED_MENTION = re.compile(
+    r"\b([Cc]hapter|[Ss]ection) (\d+(?:\.\d+)?)\b(?![.,]?\d)"
+)
+TAG = re.compile(r"(<[^>]+>)")
+
+
+def link_mentions_in_tables(app, pagename, context) -> None:
+    """Turn a plain "chapter 5" or "section 10.3" in a table cell into a link
+    to that page. Prose links with explicit text (MyST's ``{doc}`` role), but a
+    table a chapter computes is HTML that Python wrote, and 15 cells named a
+    chapter as plain text (issue 40). Only a number that is a page of the book
+    is linked (a section of a page, "section 4.2", has no page of its own and
+    stays text); text already inside a link stays as it is."""
+    body = context.get("body")
+    secnumbers = getattr(app.env, "toc_secnumbers", {})
+    if not body or "<t" not in body or not secnumbers:
+        return
+    pages = {
+        ".".join(map(str, numbered[""])): doc
+        for doc, numbered in secnumbers.items()
+        if numbered.get("")
+    }
+    pathto = context.get("pathto")
+
+    def href(doc: str) -> str:
+        if pathto is not None:
+            return pathto(doc)
+        return (
+            posixpath.relpath(doc, posixpath.dirname(pagename) or ".") + ".html"
+        )
+
+    def link(match) -> str:
+        word, number = match.groups()
+        is_chapter = word.lower() == "chapter"
+        if is_chapter == ("." in number) or number not in pages:
+            return match.group(0)
+        return f'<a class="reference internal" href="{href(pages[number])}">{match.group(0)}</a>'
+
+    def cell(match) -> str:
+        start, inner, end = match.groups()
+        if not NUMBERED_MENTION.search(inner):
+            return match.group(0)
+        parts, inside_link = [], 0
+        for part in TAG.split(inner):
+            if part.startswith("<"):
+                if re.match(r"<a[\s>]", part):
+                    inside_link += 1
+                elif part.startswith("</a"):
+                    inside_link = max(inside_link - 1, 0)
+                parts.append(part)
+            elif inside_link:
+                parts.append(part)
+            else:
+                parts.append(NUMBERED_MENTION.sub(link, part))
+        return start + "".join(parts) + end
+
+    context["body"] = TABLE_CELL.sub(cell, body)
 
 
 #: A page's closing sections (its summary, exercises and notes), left
@@ -360,6 +452,7 @@ def fix_page(app, pagename, templatename, context, doctree) -> None:
     one_search_box(pagename, context)
     number_title(app, pagename, context)
     number_tables(app, pagename, context)
+    link_mentions_in_tables(app, pagename, context)
     # default_mode is read by pydata-sphinx-theme's layout.html
     if not context.get("default_mode"):
         context["default_mode"] = "auto"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import sys
-from fractions import Fraction
 
 from . import calibration as privacy
 from . import noise
@@ -44,17 +43,6 @@ def _check_gaussian_mean_range(epsilon, delta, d) -> None:
             "discrete Gaussian beyond the exact sampler's range; "
             "nothing was charged"
         )
-
-
-def _drawable(sigma, grid) -> bool:
-    """Whether the exact discrete Gaussian sampler can draw σ/γ grid units."""
-    try:
-        noise.discrete_gaussian_parameters(
-            (Fraction(float(sigma)) / Fraction(float(grid))) ** 2
-        )
-    except ValueError:
-        return False
-    return True
 
 
 def vector_release_plan(
@@ -124,7 +112,7 @@ def vector_release_plan(
         l2_sensitivity, math.sqrt(d), sigma, noise.MAX_GAUSSIAN_GRID_SIGMA
     )
     sigma = _safe_gaussian_sigma(sigma, l2_sensitivity, epsilon, delta, d, grid)
-    while not _drawable(sigma, grid):
+    while not noise.gaussian_drawable(sigma, grid):
         # the rounding's √d cells raised σ past the sampler's range: a
         # coarser grid lowers σ/γ towards its limit, below half the range
         # (checked above from ε, δ, d alone), so this ends

@@ -335,6 +335,37 @@ def check_laplace_drawable(scale: float, granularity: float, what: str):
         )
 
 
+def gaussian_grid_sigma(
+    sigma: float, granularity: float, factor: int = 1
+) -> int:
+    """The σ, in grid units, with which the exact sampler draws noise of
+    variance ``factor·(σ/γ)²`` grid units (:func:`add_gaussian`,
+    :func:`perturb_symmetric_goe` with ``factor`` 4 on the diagonal of
+    ``G + Gᵀ``): ``t = ⌈√variance⌉`` of :func:`discrete_gaussian_parameters`,
+    computed exactly. The one arithmetic every drawability check shares."""
+    variance = (
+        int(factor)
+        * (Fraction(float(sigma)) / Fraction(float(granularity))) ** 2
+    )
+    return _split_variance(variance)[0]
+
+
+def gaussian_drawable(
+    sigma: float, granularity: float, factor: int = 1
+) -> bool:
+    """Whether the exact sampler can draw safe Gaussian noise of scale
+    ``sigma`` on the grid ``granularity`` (σ of at most
+    ``MAX_GAUSSIAN_GRID_SIGMA`` grid units; a zero or negative σ cannot be
+    drawn)."""
+    try:
+        return (
+            gaussian_grid_sigma(sigma, granularity, factor)
+            <= MAX_GAUSSIAN_GRID_SIGMA
+        )
+    except ValueError:  # a variance of zero
+        return False
+
+
 def check_gaussian_drawable(
     sigma: float, granularity: float, factor: int = 1, what: str = "its noise"
 ) -> None:
@@ -348,11 +379,7 @@ def check_gaussian_drawable(
     cannot be drawn is refused then, from public values only, instead of
     being charged and refused by the sampler (issue: the band
     ε ≈ 10⁻¹², δ ≈ 5×10⁻⁸ of the red team of round 4)."""
-    variance = (
-        int(factor)
-        * (Fraction(float(sigma)) / Fraction(float(granularity))) ** 2
-    )
-    t, _ = _split_variance(variance)
+    t = gaussian_grid_sigma(sigma, granularity, factor)
     if t > MAX_GAUSSIAN_GRID_SIGMA:
         grid = float(granularity)
         raise ValueError(
@@ -565,6 +592,8 @@ __all__ = [
     "MAX_LAPLACE_GRID_SCALE",
     "MAX_GAUSSIAN_GRID_SIGMA",
     "check_gaussian_drawable",
+    "gaussian_drawable",
+    "gaussian_grid_sigma",
     "check_laplace_drawable",
     "check_moment_granularity",
     "MIN_MOMENT_GRANULARITY",

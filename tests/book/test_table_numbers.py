@@ -70,3 +70,23 @@ def test_a_directive_tables_own_number_gives_way_to_the_books():
     assert "Table 1 " not in body
     assert "Table 7.2 </span>" in body and "The numbers" in body
     assert body.count("caption-number") == 2
+
+
+def test_the_landing_page_and_the_reference_matter_count_under_a_label():
+    """The unnumbered pages that hold tables for a reader (the landing page,
+    the map of the mechanisms, the notation) number them too: "Table 0.1",
+    and "Table R.n" running on across the reference pages in their order."""
+    counts = {"chapters/mechanism-map": 3, "chapters/glossary": 0}
+    app = app_with({}, counts)
+    landing = page(
+        "<table></table><table><caption>Mechanisms</caption></table>"
+    )
+    number_tables(app, "chapters/00-introduction", landing)
+    assert "Table 0.1 " in landing["body"]
+    assert "Table 0.2 </span>Mechanisms" in landing["body"]
+    notation = page("<table><caption>Symbols</caption></table>")
+    number_tables(app, "chapters/notation", notation)
+    assert "Table R.4 </span>Symbols" in notation["body"]
+    api = page("<table></table>")
+    number_tables(app, "api/estimator", api)
+    assert api["body"] == "<table></table>"

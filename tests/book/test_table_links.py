@@ -1,0 +1,50 @@
+"""A plain "chapter N" or "section N.M" in a table cell links to that page
+(``tools/book_html_fixes.py``, ``link_mentions_in_tables``)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from book_html_fixes import link_mentions_in_tables  # noqa: E402
+
+SECNUMBERS = {
+    "chapters/03-laplace": {"": (3,)},
+    "chapters/10-auditing": {"": (10,)},
+    "chapters/10-package": {"": (10, 11)},
+}
+
+
+def linked(body: str, page: str = "chapters/08-utility") -> str:
+    app = SimpleNamespace(env=SimpleNamespace(toc_secnumbers=SECNUMBERS))
+    context = {"body": body}
+    link_mentions_in_tables(app, page, context)
+    return context["body"]
+
+
+def test_a_chapter_in_a_cell_becomes_a_link_to_its_page():
+    body = linked(
+        "<table><tr><td>Wishart (chapter 3)</td><th>see Chapter 10</th></tr></table>"
+    )
+    assert (
+        '<a class="reference internal" href="03-laplace.html">chapter 3</a>)'
+        in body
+    )
+    assert 'href="10-auditing.html">Chapter 10</a>' in body
+
+
+def test_a_section_page_is_linked_and_a_section_of_a_page_is_not():
+    body = linked(
+        "<table><tr><td>section 10.11 and section 10.3</td></tr></table>"
+    )
+    assert 'href="10-package.html">section 10.11</a>' in body
+    assert "section 10.3</td>" in body
+
+
+def test_prose_links_unknown_numbers_and_decimals_are_left_alone():
+    prose = "<p>chapter 3</p>"
+    assert linked(prose) == prose
+    cells = (
+        "<table><tr><td><a href='x.html'>chapter 3</a></td>"
+        "<td>chapter 42</td><td>chapter 3.5</td><td>chapter 10.11</td></tr></table>"
+    )
+    assert linked(cells) == cells
