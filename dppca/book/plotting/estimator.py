@@ -42,70 +42,82 @@ BASELINE_STYLES = [
 
 
 def component_grid(
-    rows: dict, epsilons, n_show: int, shape=(8, 8), width: float = 6.5
+    blocks,
+    epsilons,
+    reference=None,
+    shape=(8, 8),
+    width: float = 6.5,
+    label_chars: int = 15,
 ):
-    """Draw components as images: one row per release, one group of
-    ``n_show`` columns per ε (the components 1, 2, ... of that release).
+    """Draw one component per release as an image, in ``blocks`` set side
+    by side: each block is a dict ``label -> entry`` with one row per label
+    and one column per ε.
 
-    ``rows[label][eps]`` is a ``k × d`` array of components (rows); a row
-    whose value is a single array (not a dict) is repeated under every ε.
-    Each image has its own symmetric colour scale (red positive, blue
-    negative). The figure is ``width`` inches wide, with labels of 10 pt
-    (long ones wrapped) and ε headers of 11 pt."""
-    labels = list(rows)
-    n_groups = len(epsilons)
-    label_width, header, gap = 1.55, 0.62, 0.22  # inches
-    cell = (width - label_width - gap * (n_groups - 1)) / (n_groups * n_show)
-    height = header + cell * len(labels)
-    ratios = []
-    for e in range(n_groups):
-        ratios += [1.0] * n_show + ([gap / cell] if e < n_groups - 1 else [])
+    ``entry[eps]`` is a component (a vector of ``prod(shape)`` entries); an
+    entry that is a single vector (not a dict), such as non-private PCA's, is
+    drawn under every ε, and when a block opens with one a thin gap sets it
+    apart from the rows below. A component's sign is arbitrary: given a
+    ``reference`` vector, each image is drawn with the sign whose inner
+    product with it is non-negative. Each image has its own symmetric colour
+    scale (red positive, blue negative). The figure is ``width`` inches
+    wide; every text is 10 pt (labels wrapped at spaces, at
+    ``label_chars`` characters)."""
+    label_width, header, pad, block_gap, rule = 1.36, 0.3, 0.05, 0.1, 0.1
+    n_cols, n_rows = len(epsilons), max(len(block) for block in blocks)
+    gapped = any(not isinstance(next(iter(b.values())), dict) for b in blocks)
+    cell = (
+        width
+        - len(blocks) * (label_width + (n_cols - 1) * pad)
+        - (len(blocks) - 1) * block_gap
+    ) / (len(blocks) * n_cols)
+    height = header + n_rows * cell + (n_rows - 1) * pad + gapped * rule
     fig = plt.figure(figsize=(width, height))
-    grid = fig.add_gridspec(
-        len(labels),
-        len(ratios),
-        width_ratios=ratios,
-        left=label_width / width,
-        right=1.0,
-        bottom=0.0,
-        top=1 - header / height,
-        wspace=0.06,
-        hspace=0.06,
-    )
-    for r, label in enumerate(labels):
-        entry = rows[label]
-        for e, eps in enumerate(epsilons):
-            comps = entry[eps] if isinstance(entry, dict) else entry
-            for j in range(n_show):
-                ax = fig.add_subplot(grid[r, e * (n_show + 1) + j])
-                image = np.asarray(comps[j]).reshape(shape)
-                scale = np.abs(image).max() or 1.0
-                ax.imshow(image, cmap="RdBu_r", vmin=-scale, vmax=scale)
+    block_width = label_width + n_cols * cell + (n_cols - 1) * pad
+    for b, block in enumerate(blocks):
+        x0 = b * (block_width + block_gap) + label_width
+        entries = list(block.items())
+        for r, (label, entry) in enumerate(entries):
+            below = r > 0 and not isinstance(entries[0][1], dict)
+            top = height - header - r * (cell + pad) - below * rule
+            for c, eps in enumerate(epsilons):
+                x = x0 + c * (cell + pad)
+                ax = fig.add_axes(
+                    [
+                        x / width,
+                        (top - cell) / height,
+                        cell / width,
+                        cell / height,
+                    ]
+                )
+                vector = np.ravel(
+                    entry[eps] if isinstance(entry, dict) else entry
+                )
+                if reference is not None and vector @ np.ravel(reference) < 0:
+                    vector = -vector
+                scale = np.abs(vector).max() or 1.0
+                ax.imshow(
+                    vector.reshape(shape),
+                    cmap="RdBu_r",
+                    vmin=-scale,
+                    vmax=scale,
+                )
                 ax.set_xticks([])
                 ax.set_yticks([])
                 if r == 0:
-                    ax.set_title(str(j + 1), fontsize=10, pad=3)
-                    if j == (n_show - 1) // 2:
-                        box = ax.get_position()
-                        centre = box.x0 + box.width / 2
-                        if n_show % 2 == 0:
-                            centre = box.x1 + 0.003
-                        fig.text(
-                            centre,
-                            box.y1 + 0.3 / height,
-                            f"ε = {eps:g}",
-                            ha="center",
-                            va="bottom",
-                            fontsize=11,
-                        )
-                if e == 0 and j == 0:
+                    ax.set_title(f"ε = {eps:g}", fontsize=10, pad=4)
+                if c == 0:
                     ax.set_ylabel(
-                        textwrap.fill(label, 16),
+                        textwrap.fill(
+                            label,
+                            label_chars,
+                            break_long_words=False,
+                            break_on_hyphens=False,
+                        ),
                         rotation=0,
                         ha="right",
                         va="center",
                         fontsize=10,
-                        labelpad=6,
+                        labelpad=5,
                     )
     return fig
 
