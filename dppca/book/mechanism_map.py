@@ -15,6 +15,7 @@ whose description is incomplete.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 
 import pandas as pd
@@ -152,10 +153,57 @@ def mechanism_map(
 
 NBSP = "\u00a0"
 
+#: The formulas of the registry's descriptions that write a subscript or a
+#: superscript with "_" or "^" (plain text there, read also outside the
+#: book), each with the inline TeX that the map's tables show in its place,
+#: for MathJax to typeset in the HTML and the PDF. The book's tests check that
+#: every formula still occurs in a description and that no "_" or "^" is
+#: left outside TeX in the tables.
+#:
+#: :meta hide-value:
+TEX = {
+    "q_F ≥ q_F(PCA) − 2k‖E‖": (
+        r"\(q_F \ge q_F(\mathrm{PCA}) - 2k\lVert E\rVert\)"
+    ),
+    "W Wishart W_d(d+1, c·I)": r"W Wishart \(\mathcal{W}_d(d+1, cI)\)",
+    "W Wishart W_d(d+1, 3/(2nε)·I)": (
+        r"W Wishart \(\mathcal{W}_d(d+1, \tfrac{3}{2n\varepsilon} I)\)"
+    ),
+    "‖Ã − A‖_F ≤ 2√(tr(A)·‖E‖) + ‖z‖": (
+        r"\(\lVert \tilde A - A\rVert_F \le"
+        r" 2\sqrt{\operatorname{tr}(A)\,\lVert E\rVert} + \lVert z\rVert\)"
+    ),
+    "Õ(d^(1/4)·√(tr(A)/n) + √d/n)": (
+        r"\(\tilde O\bigl(d^{1/4}\sqrt{\operatorname{tr}(A)/n}"
+        r" + \sqrt d/n\bigr)\)"
+    ),
+    "‖Σ^(−1/2)(Σ\u0302 − S)Σ^(−1/2)‖_F": (
+        r"\(\lVert \Sigma^{-1/2}(\hat\Sigma - S)\Sigma^{-1/2}\rVert_F\)"
+    ),
+    "γ = λ_k − λ_(q+1)": r"\(\gamma = \lambda_k - \lambda_{q+1}\)",
+    "L = O((λ_k/γ)·ln(dτ/η))": r"\(L = O((\lambda_k/\gamma)\ln(d\tau/\eta))\)",
+    "τ^(−Ω(p+1−q)) + e^(−Ω(d))": r"\(\tau^{-\Omega(p+1-q)} + e^{-\Omega(d)}\)",
+    "‖A − A_k‖ ≤ λ_(k+1) + 2‖W‖": (
+        r"\(\lVert A - A_k\rVert \le \lambda_{k+1} + 2\lVert W\rVert\)"
+    ),
+    "A_k of the release": r"\(A_k\) of the release",
+    "(ε′, 1 − e^(−ε/3))-DP": r"\((\varepsilon', 1 - e^{-\varepsilon/3})\)-DP",
+}
+
+# one pass, longest formula first: no TeX is matched again
+_FORMULA = re.compile(
+    "|".join(map(re.escape, sorted(TEX, key=len, reverse=True)))
+)
+
 
 def _cell(text) -> str:
     """Text for an HTML table cell (the Styler writes cells unescaped)."""
     return html.escape(str(text), quote=False)
+
+
+def _math_cell(text) -> str:
+    """:func:`_cell` of ``text`` with its formulas of :data:`TEX` typeset."""
+    return _cell(_FORMULA.sub(lambda found: TEX[found.group(0)], str(text)))
 
 
 def map_tables(frame: pd.DataFrame) -> tuple:
@@ -173,7 +221,9 @@ def map_tables(frame: pd.DataFrame) -> tuple:
                 for label, key in zip(frame["label"], frame["key"])
             ],
             "privacy": [
-                _cell(p) if len(relations) == 1 else f"{_cell(p)}; {_cell(r)}"
+                _math_cell(p)
+                if len(relations) == 1
+                else f"{_math_cell(p)}; {_cell(r)}"
                 for p, r in zip(frame["privacy"], frame["neighbours"])
             ],
             "chapter": [  # a chapter's number stays with its word
@@ -181,7 +231,7 @@ def map_tables(frame: pd.DataFrame) -> tuple:
                 for link, text in zip(frame["link"], frame["chapter"])
             ],
             **{
-                name: [_cell(text) for text in frame[name]]
+                name: [_math_cell(text) for text in frame[name]]
                 for name in (
                     "accounted",
                     "proved_text",
@@ -210,7 +260,7 @@ def map_tables(frame: pd.DataFrame) -> tuple:
             "mechanism": "mechanism",
             "releases": "releases",
             "utility": "utility bound (assumptions)",
-            "sample_complexity": "rows n needed",
+            "sample_complexity": r"rows \(n\) needed",
         },
         {
             "mechanism": "mechanism",
@@ -236,6 +286,7 @@ __all__ = [
     "ACCOUNTED",
     "COLUMNS",
     "PROFILE",
+    "TEX",
     "map_tables",
     "mechanism_map",
     "records",

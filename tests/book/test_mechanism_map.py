@@ -138,3 +138,26 @@ def test_the_tables_escape_text_and_keep_the_mechanism_names():
         # no column heading of the raw frame leaks into the page
         assert "sample_complexity" not in html
         assert not re.search(r"<td[^>]*>\s*nan\s*</td>", html)
+
+
+def test_every_formula_of_the_tables_is_typeset():
+    """The tables show the registry's formulas as TeX: each plain formula
+    of ``TEX`` still occurs in a description, and no subscript or
+    superscript is written with "_" or "^" outside TeX or code."""
+    frame = mechanism_map.mechanism_map()
+    words = " ".join(
+        str(text)
+        for column in ("privacy", "accounted", "proved_text")
+        + DESCRIPTION_FIELDS
+        for text in frame[column]
+    )
+    stale = [plain for plain in mechanism_map.TEX if plain not in words]
+    assert stale == [], stale
+    pages = [table.to_html() for table in mechanism_map.map_tables(frame)]
+    for tex in mechanism_map.TEX.values():
+        assert any(tex in html for html in pages), tex
+    for html in pages:
+        text = re.sub(r"<style.*?</style>", " ", html, flags=re.S)
+        text = re.sub(r"<code>.*?</code>|\\\(.*?\\\)|<[^>]+>", " ", text)
+        left = re.findall(r"\S*[_^]\S*", text)
+        assert left == [], left
