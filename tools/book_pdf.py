@@ -26,7 +26,12 @@ How:
   the page, a heading is kept on the page of the text it introduces, the
   "Show code cell source" toggles (dead on paper) are dropped with the code
   they hide, and a display formula or table wider than the text column is set
-  in a smaller font until it fits;
+  in a smaller font until it fits; a figure's caption stays on the page of its
+  image (a figure taller than a page gets a shorter image), a dropdown's title
+  on the page of its body, and a block taller than a third of a page may break
+  across pages (``PAGE_HEIGHT``; the theme keeps tables, code and admonitions
+  whole, and Chromium a box that scrolls or clips: each moved whole to the next
+  page and left up to a page empty);
 - a title page (the book's title and authors, from the root page) and a
   contents page (the parts and their pages, with the page each starts on, as
   links) are printed before them;
@@ -87,6 +92,13 @@ PAPER = "A4"
 MARGIN = {"top": "14mm", "bottom": "16mm", "left": "15mm", "right": "15mm"}
 SCALE = 0.85
 PRINT_VIEWPORT = {"width": round(680 / SCALE), "height": 1100}
+#: The height of a page's text area in CSS px of the page's layout: A4's
+#: 297 mm less the top and bottom margins, at SCALE.
+PAGE_HEIGHT = (297 - 14 - 16) / 25.4 * 96 / SCALE
+#: A block at most this share of PAGE_HEIGHT tall is kept whole on a page
+#: (the theme's print style, or Chromium for a box that scrolls or clips); a
+#: taller one may break across pages.
+KEEP_WHOLE = 1 / 3
 
 #: Pages printed at once, each worker process with its own Chromium (the
 #: printing and the reading back of the printed pages use a core each).
@@ -123,6 +135,12 @@ PRINT_CSS = """
     break-inside: avoid-page;
   }
   figcaption { break-before: avoid-page; }
+  /* a dropdown's title ("Checks", "Source: ...") is not the last line of a
+     page, its body on the next */
+  details.sd-dropdown > summary { break-after: avoid-page; }
+  /* each figure's image is a link to its file for phones
+     (dppca-scroll-cue.js): its hint is not printed (PREPARE drops the link) */
+  .dppca-full-size-hint { display: none !important; }
   /* Jupyter Book's print-only header repeats the page's title without its
      number, then a "Contents" list of the page's sections (the PDF has an
      outline and a contents page), and the theme hides the article's own
@@ -171,7 +189,11 @@ NAVIGATION = """() => {
 #: id a destination of the PDF (Chromium exports a named destination for each
 #: target of a link inside the page: hidden links to every id make them all
 #: targets), and returns the page's title and its sections (id, title).
-PREPARE = """() => {
+PREPARE = """([pageHeight, keepWhole]) => {
+    // what opens for print opens now, to be measured as printed: the
+    // exercises' solutions (sphinx-togglebutton opens them on beforeprint,
+    // which page.pdf() fires after this)
+    window.dispatchEvent(new Event('beforeprint'));
     // blocks only: an inline element has no clientWidth
     const wide = el => el.clientWidth > 0
         && !getComputedStyle(el).display.startsWith('inline')
@@ -192,6 +214,50 @@ PREPARE = """() => {
     // print open: a closed one printed as an empty bar (issue 40 review)
     for (const d of document.querySelectorAll('details.sd-dropdown')) {
         d.open = true;
+    }
+    // the figures' links to their own files (dppca-scroll-cue.js, for
+    // phones): the image alone on paper
+    for (const a of document.querySelectorAll('a.dppca-full-size')) {
+        a.querySelectorAll('.dppca-full-size-hint').forEach(x => x.remove());
+        a.replaceWith(...a.childNodes);
+    }
+    // A block that may not break (the theme's print style keeps tables,
+    // code and admonitions whole; Chromium keeps a box that scrolls or clips
+    // whole) is moved whole to the next page when it does not fit: taller
+    // than a third of a page, it left up to a page empty (74 of 561 pages
+    // had their lower 40% empty, issue 40). Such a block may break; a table
+    // still keeps its rows whole. Figures and formulas stay whole.
+    for (const el of document.querySelectorAll('article *')) {
+        if (el.matches('figure, figure *, mjx-container, mjx-container *, '
+                       + 'img, svg, svg *, h1, h2, h3, h4, h5, h6, tr, tr *'))
+            continue;
+        const s = getComputedStyle(el);
+        const avoid = s.breakInside.startsWith('avoid');
+        const clips = s.overflowX !== 'visible' || s.overflowY !== 'visible';
+        if (!avoid && !clips) continue;
+        if (el.getBoundingClientRect().height <= keepWhole * pageHeight)
+            continue;
+        if (avoid) el.style.setProperty('break-inside', 'auto', 'important');
+        if (clips) {
+            el.style.setProperty('overflow', 'visible', 'important');
+            // still a block formatting context, as with overflow hidden
+            if (s.display === 'block')
+                el.style.setProperty('display', 'flow-root', 'important');
+        }
+    }
+    // A figure's caption stays on the page of its image: a figure taller
+    // than a page (Fig. 8.1) printed its image alone on a page and its
+    // caption on the next; its image is made shorter until image and
+    // caption fit on one page.
+    for (const fig of document.querySelectorAll('article figure')) {
+        const img = fig.querySelector('img');
+        if (!img) continue;
+        const over = fig.getBoundingClientRect().height - 0.96 * pageHeight;
+        if (over <= 0) continue;
+        const h = img.getBoundingClientRect().height;
+        img.style.setProperty('max-height', Math.max(h - over, 0.4 * h) + 'px',
+                              'important');
+        img.style.setProperty('width', 'auto', 'important');
     }
     const box = document.createElement('div');
     box.style.display = 'none';
@@ -216,8 +282,11 @@ PREPARE = """() => {
     const by = [...document.querySelectorAll('footer p, .footer-item')]
         .map(e => e.textContent.replace(/\\s+/g, ' ').trim())
         .find(s => /^By /.test(s));
+    // the headings, and the dropdowns' titles ("Checks"): none may be the
+    // last line of a page
     const headings = [...document.querySelectorAll(
-        'article h2, article h3, article h4')].map(text);
+        'article h2, article h3, article h4, '
+        + 'article details.sd-dropdown > summary')].map(text);
     return {title: h1 ? text(h1) : document.title, sections, headings,
             book: parts[parts.length - 1].trim(),
             authors: by ? by.replace(/^By /, '')
@@ -239,7 +308,8 @@ class Entry:
     front: bool = False
     #: PDF pages it takes
     n_pages: int = 0
-    #: its h2-h4 headings, and those printed as the last line of a page
+    #: its h2-h4 headings and dropdown titles, and those printed as the
+    #: last line of a page
     headings: list[str] = field(default_factory=list)
     stranded: list[str] = field(default_factory=list)
     #: the book's name and authors, as the page shows them
@@ -371,7 +441,7 @@ def print_page(page, base: str, entry: Entry, out: Path) -> list[str]:
         problems.append(mathjax)
     page.add_style_tag(content=PRINT_CSS)
     page.emulate_media(media="print")
-    info = page.evaluate(PREPARE)
+    info = page.evaluate(PREPARE, [PAGE_HEIGHT, KEEP_WHOLE])
     if not entry.title:
         entry.title = info["title"]
     entry.sections = [tuple(s) for s in info["sections"]]
@@ -396,19 +466,34 @@ def pdf_pages(path: Path) -> int:
 
 def stranded_headings(path: Path, headings: list[str]) -> list[str]:
     """The headings printed as the last line of a page of ``path``: split from
-    the text they introduce."""
+    the text they introduce. The last line is the lowest on the page, not the
+    last of the page's text (Chromium writes a dropdown's title after its
+    body); spaces are not compared."""
     from pypdf import PdfReader
 
-    wanted = {" ".join(h.split()) for h in headings}
+    def bare(text: str) -> str:
+        return "".join(text.split())
+
+    wanted = {bare(h): " ".join(h.split()) for h in headings}
     out = []
     for page in PdfReader(path).pages[:-1]:
-        lines = [
-            " ".join(line.split())
-            for line in (page.extract_text() or "").splitlines()
-        ]
-        lines = [line for line in lines if line]
-        if lines and lines[-1] in wanted:
-            out.append(lines[-1])
+        found: list[tuple[float, float, str]] = []  # (y, x, text), y upwards
+
+        def visit(text, cm, tm, font, size):
+            if text.strip():
+                # the text matrix, then the graphics state's: where it starts
+                x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+                y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+                found.append((y, x, text))
+
+        page.extract_text(visitor_text=visit)
+        if not found:
+            continue
+        lowest = min(y for y, _, _ in found)
+        last = sorted((x, t) for y, x, t in found if y < lowest + 3)
+        line = bare("".join(t for _, t in last))
+        if line in wanted:
+            out.append(wanted[line])
     return out
 
 
@@ -840,7 +925,9 @@ def main() -> int:
         )
         return 1
     stranded = [f"{e.rel}: {h}" for e in result.entries for h in e.stranded]
-    print(f"headings at the foot of a page: {len(stranded)}")
+    print(
+        f"headings and dropdown titles at the foot of a page: {len(stranded)}"
+    )
     for line in stranded:
         print("  " + line)
     size = out.stat().st_size / 2**20

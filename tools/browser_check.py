@@ -49,6 +49,13 @@ $CHROMIUM) driven by Playwright. Checks:
 - no formula or table is cut off on a phone, nor scrolls there without a
   cue: at 390 px one wider than the box holding it must sit in a box that
   scrolls sideways and shows it (the stylesheet's edge shadows);
+- every table's caption stays in view on a phone: at 390 px it lies within
+  the window and its text is not clipped, as the page opens and with the
+  table's box scrolled to its right end (a wide table's caption scrolled
+  away with it, issue 40);
+- on a phone, every figure whose smallest text is below
+  ``MIN_PHONE_FIGURE_TEXT_PT`` (8 pt) at 390 px is a link to its own file,
+  which the reader can open alone and zoom;
 - every image has a non-zero natural width (it was found and decoded);
 - every figure's smallest text is at least ``MIN_FIGURE_TEXT_PT`` (9 pt) as
   the page shows it at 1280 px: the smallest text recorded in the figure's
@@ -69,7 +76,9 @@ $CHROMIUM) driven by Playwright. Checks:
 - the search's snippets are text: no snippet of the results for
   "sensitivity" holds TeX (``\\(``, ``\\[``, ``$``), and there is a snippet
   to look at (tools/static/dppca-search.js takes them from the article
-  without formulas, code cells and outputs);
+  without display formulas, code cells and outputs), and no snippet shows
+  "…" where a simple inline formula stood (``is_simple_tex``): the script
+  writes each inline formula as text read from its TeX ("(ε, δ)", "ℓ₁");
 - the keyboard shortcut of the search (Ctrl+K) still puts the cursor in a
   search field, on chapter 3's page.
 
@@ -226,8 +235,9 @@ def figure_text_problems(figures) -> list[str]:
 #: Raw TeX in a page's text: a dollar sign, a control word or symbol, a
 #: braced superscript or subscript.
 RAW_TEX = r"\$|\\[A-Za-z]+|\\[()\[\]{}]|[\^_]\{"
-#: Where TeX-looking text is legitimate: code, code cells and their outputs,
-#: and the typeset formulas themselves.
+#: Where TeX-looking text is legitimate: code, code cells and their outputs
+#: (but not the caption and cells of a table in an output, INSPECT), and the
+#: typeset formulas themselves.
 NOT_PROSE = (
     "script, style, noscript, template, textarea, pre, code, kbd, samp, "
     ".highlight, .cell_input, .cell_output, .output, mjx-container"
@@ -304,7 +314,13 @@ INSPECT = """([rawTex, notProse, tolerance, widthTolerance, minPadding]) => {
                                              NodeFilter.SHOW_TEXT);
     for (let node; (node = walker.nextNode()); ) {
         const parent = node.parentElement;
-        if (!pattern.test(node.data) || !parent || parent.closest(notProse))
+        // a table a chapter computes is a cell output, but its caption and
+        // cells are read as prose: TeX left there is a fault too
+        const outputTable = parent && parent.closest('.cell_output table')
+            && !parent.closest(notProse.replace(
+                /\\s*\\.cell_output,\\s*\\.output,/, ''));
+        if (!pattern.test(node.data) || !parent
+            || (parent.closest(notProse) && !outputTable))
             continue;
         const block = parent.closest(blocks);
         if (seen.has(block)) continue;
@@ -558,6 +574,148 @@ def search_box_problems(boxes: list[str], width: int) -> list[str]:
     ]
 
 
+#: At a phone's width: every table's caption a reader can read whole. A
+#: caption (the table's <caption>, or the block its aria-labelledby names)
+#: must lie within the window (left >= 0, right <= width + 1) and its text
+#: must not be clipped by a box that scrolls or clips, both as the page opens
+#: and with the table's box scrolled to its right end (a caption that scrolled
+#: with a wide table ran past the screen's edge, issue 40). Each entry:
+#: [caption's first words, how it fails].
+PHONE_CAPTIONS = """() => {
+    const out = [];
+    const width = document.documentElement.clientWidth;
+    const root = document.querySelector('.bd-article') || document.body;
+    const style = el => getComputedStyle(el);
+    const captionOf = t => {
+        const c = t.querySelector(':scope > caption');
+        if (c) return c;
+        const ids = (t.getAttribute('aria-labelledby') || '').split(/\\s+/);
+        return ids.map(id => id && document.getElementById(id))
+            .find(e => e) || null;
+    };
+    const scrollBox = el => {
+        for (let a = el.parentElement; a && a !== document.body
+             && a !== document.documentElement; a = a.parentElement) {
+            if (['auto', 'scroll'].includes(style(a).overflowX)) return a;
+        }
+        return null;
+    };
+    // the part of the window a box shows: the window, cut by every
+    // ancestor that clips or scrolls (its padding box)
+    const visible = el => {
+        let left = 0, right = width;
+        for (let a = el.parentElement; a && a !== document.body
+             && a !== document.documentElement; a = a.parentElement) {
+            const s = style(a);
+            if (s.overflowX === 'visible') continue;
+            const b = a.getBoundingClientRect();
+            left = Math.max(left, b.left + parseFloat(s.borderLeftWidth));
+            right = Math.min(right, b.right - parseFloat(s.borderRightWidth));
+        }
+        return [left, right];
+    };
+    const measure = cap => {
+        const r = cap.getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(cap);
+        const ink = range.getBoundingClientRect();  // the text as laid out
+        const [left, right] = visible(cap);
+        const bad = [];
+        if (r.left < -1 || r.right > width + 1)
+            bad.push('caption box at ' + Math.round(r.left) + ' to '
+                     + Math.round(r.right) + ' px in a window of '
+                     + width + ' px');
+        if (ink.width > 0 && (ink.left < left - 1 || ink.right > right + 1))
+            bad.push('its text clipped (text at ' + Math.round(ink.left)
+                     + ' to ' + Math.round(ink.right) + ' px, visible '
+                     + Math.round(left) + ' to ' + Math.round(right) + ' px)');
+        if (cap.scrollWidth > cap.clientWidth + 1
+                && style(cap).overflowX !== 'visible')
+            bad.push('its text clipped inside the caption');
+        return bad;
+    };
+    for (const t of root.querySelectorAll('table')) {
+        if (t.closest('details:not([open])') || !t.getClientRects().length)
+            continue;
+        const cap = captionOf(t);
+        if (!cap || !cap.getClientRects().length) continue;
+        const name = cap.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60);
+        let bad = measure(cap);
+        const box = scrollBox(t);
+        if (!bad.length && box && box.scrollWidth > box.clientWidth + 1) {
+            const at = box.scrollLeft;
+            box.scrollLeft = box.scrollWidth;  // the table's right end
+            bad = measure(cap).map(b => b + ', with the table scrolled '
+                                   + 'to its right end');
+            box.scrollLeft = at;
+        }
+        if (bad.length) out.push([name, bad.join('; ')]);
+        if (out.length >= 20) break;
+    }
+    return out;
+}"""
+
+
+def caption_problems(captions, width: int = PHONE["width"]) -> list[str]:
+    """The tables whose caption a reader cannot read whole at ``width`` px
+    (:data:`PHONE_CAPTIONS`)."""
+    return [
+        f"table caption out of view at {width} px ({how}; keep it within "
+        f"the visible width while the table scrolls): {name!r}"
+        for name, how in captions
+    ]
+
+
+#: The smallest text a figure may show on a phone without a link to the
+#: figure at full size, in CSS points (``MIN_FIGURE_TEXT_PT`` holds at
+#: 1280 px; at 390 px a figure shrinks to the column).
+MIN_PHONE_FIGURE_TEXT_PT = 8.0
+
+#: Each figure of the book (an SVG under _images/) on the page, as shown at
+#: the current width: [file, smallest text in pt at natural size or null,
+#: natural width in pt or null, shown width in px, whether the image is a
+#: link to its own file].
+FIGURE_LINKS = r"""async () => {
+    const out = [];
+    for (const img of document.querySelectorAll('img')) {
+        const src = img.currentSrc || img.src;
+        if (!/\/_images\/[^/]+\.svg([?#]|$)/.test(src)) continue;
+        const shown = img.getBoundingClientRect().width;
+        if (!shown) continue;
+        const svg = await (await fetch(src)).text();
+        const small = svg.match(/dppca:smallest-text-pt=([0-9.eE+-]+)/);
+        const width = svg.match(/<svg[^>]*\swidth="([0-9.]+)pt"/);
+        const a = img.closest('a[href]');
+        const path = u => new URL(u, location.href).pathname;
+        out.push([src.split('/').pop(), small ? parseFloat(small[1]) : null,
+                  width ? parseFloat(width[1]) : null, shown,
+                  !!a && path(a.href) === path(src)]);
+    }
+    return out;
+}"""
+
+
+def figure_link_problems(figures, width: int = PHONE["width"]) -> list[str]:
+    """The figures whose smallest text a reader sees below
+    :data:`MIN_PHONE_FIGURE_TEXT_PT` at ``width`` px (:data:`FIGURE_LINKS`)
+    and that are not a link to the figure's file, which a phone opens alone
+    and zooms. A figure without a record is reported by
+    :func:`figure_text_problems`."""
+    problems = []
+    for name, smallest, width_pt, shown, linked in figures:
+        if smallest is None or width_pt is None or linked:
+            continue
+        seen = smallest * shown / (width_pt * 4 / 3)
+        if seen < MIN_PHONE_FIGURE_TEXT_PT - 0.05:
+            problems.append(
+                f"figure {name}: smallest text {seen:.1f} pt at {width} px "
+                f"and no link to the figure at full size (at least "
+                f"{MIN_PHONE_FIGURE_TEXT_PT:g} pt, or the image a link to "
+                "its own file: tools/static/dppca-scroll-cue.js makes it one)"
+            )
+    return problems
+
+
 def check_page(page, url: str, base: str):
     """Load one page; return (problems, info): ids, links, images and the
     number of formulas."""
@@ -618,6 +776,8 @@ def check_page(page, url: str, base: str):
         info["phone"] = page.evaluate(PHONE_SCROLL)
         info["phoneCuts"] = page.evaluate(PHONE_CUTS)
         info["phoneSearchBoxes"] = page.evaluate(SEARCH_BOXES)
+        info["phoneCaptions"] = page.evaluate(PHONE_CAPTIONS)
+        info["phoneFigures"] = page.evaluate(FIGURE_LINKS)
     finally:
         page.set_viewport_size(VIEWPORT)
         page.remove_listener("console", on_console)
@@ -651,6 +811,8 @@ def check_page(page, url: str, base: str):
             f"{PHONE['width']} px wide: " + "; ".join(culprits or ["?"])
         )
     problems += figure_text_problems(info["figures"])
+    problems += figure_link_problems(info["phoneFigures"])
+    problems += caption_problems(info["phoneCaptions"])
     for what, snippet, out, how in info["phoneCuts"]:
         problems.append(
             f"{what} {how} at {PHONE['width']} px ({out} px out of view; "
@@ -749,9 +911,77 @@ def search_ranks_first(page, base: str, word: str, target: str) -> list[str]:
     return []
 
 
+#: The commands of a simple formula, one a snippet must show as text (Greek
+#: letters, a few relations and operators, fonts, the book's macros): with
+#: only these, letters, digits and a few signs, and at most
+#: ``SIMPLE_TEX_CHARS`` characters of TeX, "\(\varepsilon\)", "\((\varepsilon,
+#: \delta)\)", "\(\ell_1\)", "\(A = X^\top X/n\)" are simple.
+SIMPLE_TEX_COMMANDS = set(
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta iota kappa "
+    "lambda mu nu xi pi rho sigma tau phi varphi chi psi omega Gamma Delta "
+    "Theta Lambda Sigma Phi Psi Omega ell infty top le leq ge geq ne neq "
+    "approx sim in times cdot to log ln exp min max sqrt frac tfrac hat "
+    "tilde bar mathbb mathcal mathrm mathbf operatorname text R E tr diag | ,".split()
+)
+SIMPLE_TEX_CHARS = 30
+#: The text of a page's article as Sphinx's own snippet code reads it: each
+#: inline formula as its TeX, "\(...\)", white space collapsed.
+PAGE_TEXT_WITH_TEX = """async (url) => {
+    const html = await (await fetch(url)).text();
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    const main = doc.querySelector('article.bd-article')
+        || doc.querySelector('[role="main"]');
+    return main ? main.textContent.replace(/\\s+/g, ' ') : '';
+}"""
+#: The words either side of a snippet's "…" that find it in the page's text:
+#: prose only (a formula shown as text is not in the TeX of the page).
+PLACEHOLDER_BEFORE = re.compile(r"[A-Za-z0-9 ,.;:'’()\-–]{0,30}$")
+PLACEHOLDER_AFTER = re.compile(r"[A-Za-z0-9 ,.;:'’()\-–]{0,30}")
+
+
+def is_simple_tex(tex: str) -> bool:
+    """Whether the TeX of an inline formula is simple (``SIMPLE_TEX_COMMANDS``)."""
+    if len(tex) > SIMPLE_TEX_CHARS or not re.fullmatch(
+        r"[\w\s\\,.;()=+\-'^{}/|<>]*", tex
+    ):
+        return False
+    return all(
+        name in SIMPLE_TEX_COMMANDS
+        for name in re.findall(r"\\([A-Za-z]+|.)", tex)
+    )
+
+
+def placeholder_formulas(snippet: str, page_text: str) -> list[str]:
+    """The TeX of the simple formulas that ``snippet`` shows as "…": each "…"
+    of the snippet is looked up in ``page_text`` (the page's text with its
+    formulas as TeX, ``PAGE_TEXT_WITH_TEX``) by the prose either side of it,
+    at least 10 characters of it; a "…" not found there (typed in the prose,
+    or with formulas next to it) is left alone."""
+    text = re.sub(r"^\.\.\.|\.\.\.$", "", snippet)
+    found = []
+    for at in [m.start() for m in re.finditer("…", text)]:
+        before = PLACEHOLDER_BEFORE.search(text[:at]).group().lstrip()
+        after = PLACEHOLDER_AFTER.match(text[at + 1 :]).group().rstrip()
+        if len(before.strip()) + len(after.strip()) < 10:
+            continue
+        pattern = (
+            re.escape(before.rstrip())
+            + r"\s*\\\(((?:(?!\\\)).)+?)\\\)\s*"
+            + re.escape(after.lstrip())
+        )
+        found += [
+            m.group(1)
+            for m in re.finditer(pattern, page_text)
+            if is_simple_tex(m.group(1))
+        ][:1]
+    return found
+
+
 def search_snippets_are_text(page, base: str, word: str) -> list[str]:
-    """No snippet of the results for ``word`` shows TeX; there is at least
-    one snippet."""
+    """No snippet of the results for ``word`` shows TeX, nor "…" where a
+    simple formula stood (``is_simple_tex``: "is not …-DP" for "is not
+    \\(\\varepsilon\\)-DP", the snippet must read "is not ε-DP"); there is at
+    least one snippet."""
     results, problem = search_results(page, base, word)
     problems = [problem] if problem else []
     snippets = [(link, text) for link, text in results if text is not None]
@@ -763,6 +993,24 @@ def search_snippets_are_text(page, base: str, word: str) -> list[str]:
         problems.append(
             f"search snippet with TeX ({len(tex)} of {len(snippets)} "
             f"snippets for {word!r}): {link}: "
+            f"{text[max(at - 50, 0) : at + 50]!r}"
+        )
+    pages: dict[str, str] = {}
+    lost = []  # (link, snippet, TeX of a simple formula shown as "…")
+    for link, text in snippets:
+        if "…" not in text:
+            continue
+        url = base + link.split("#")[0]
+        if url not in pages:
+            pages[url] = page.evaluate(PAGE_TEXT_WITH_TEX, url)
+        lost += [
+            (link, text, t) for t in placeholder_formulas(text, pages[url])
+        ]
+    for link, text, formula in lost[:3]:
+        at = text.index("…")
+        problems.append(
+            f"search snippet shows … for a simple formula ({len(lost)} in "
+            f"the snippets for {word!r}): {link}: \\({formula}\\) in "
             f"{text[max(at - 50, 0) : at + 50]!r}"
         )
     return problems

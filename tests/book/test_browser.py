@@ -196,6 +196,14 @@ def test_each_planted_fault_is_reported(tmp_path):
             "<ul><li>+ \\frac{d}{\\varepsilon} is the rate</li></ul>",
             "raw TeX in the text: '+ \\\\frac{d}{",
         ),
+        # a table a chapter computed, whose header MathJax was kept out of
+        # (the class of cell outputs was not among MathJax's)
+        "outputtable.html": (
+            '<div class="cell_output"><div class="output text_html"><table>'
+            "<tr><th>mean q_{F}</th></tr><tr><td>1</td></tr></table>"
+            "<pre>q_{F} printed by code stays legitimate</pre></div></div>",
+            "raw TeX in the text: 'mean q_{F}'",
+        ),
         "merror.html": (
             '<p>see <span class="math">\\(x^^2\\)</span></p>',
             "MathJax error 'Missing open brace for superscript' in 'x^^2'",
