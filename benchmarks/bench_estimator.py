@@ -52,6 +52,9 @@ import timing
 
 from dppca import PrivacyWarning, PrivatePCA
 from dppca.book import datasets
+from dppca.decomposition.parameters import bound_range_of
+from dppca.decomposition.plan import bound_parts
+from dppca.decomposition.release import TAIL_GUARD, grid_points
 from dppca.linalg import sparse_gram, top_k_subspace
 from dppca.linalg.clipped_sums import clipped_row_sum, clipped_second_moment
 from dppca.linalg.rows import project_to_ball
@@ -61,14 +64,8 @@ from dppca.mechanisms.gaussian_approx import (
 from dppca.mechanisms.input_perturbation import (
     analyze_gauss_from_second_moment,
 )
+from dppca.privacy.mean_plan import private_mean_plan
 from dppca.privacy.noise import add_gaussian
-from dppca.privacy.plan import (
-    TAIL_GUARD,
-    bound_parts,
-    bound_range_of,
-    grid_points,
-    private_mean_plan,
-)
 from dppca.privacy.private_bounds import centred_norm_quantile
 
 EPS, DELTA, REPEATS = 1.0, 1e-5, timing.size(3, 1)
@@ -94,7 +91,7 @@ def planned_budgets(fitted):
     """The (ε, δ) of each release a fit of ``fitted`` (a PrivatePCA with a
     public ``data_norm`` and ``center=True``) made, from its parameters and
     its public fitted attributes, in the order of its records
-    (``dppca.privacy.plan``: the bounds' share ``bound_share`` of ε first,
+    (``dppca.decomposition.plan``: the bounds' share ``bound_share`` of ε first,
     then the mean's ``center_share_`` of the total (ε, δ), the rest to the
     mechanism)."""
     eps, delta, share = fitted.epsilon, fitted.delta, fitted.center_share_

@@ -6,13 +6,15 @@ forecast, the warnings and errors, the guarantee records and the mechanism
 functions. Everything else lives in its subpackage, in the manner of
 scikit-learn's:
 
-- :mod:`dppca.estimator`: ``PrivatePCA``, the scikit-learn estimator, and
-  :mod:`dppca.scaler`, :mod:`dppca.private_covariance`,
-  :mod:`dppca.model_selection`, :mod:`dppca.forecast`;
+- :mod:`dppca.decomposition`: ``PrivatePCA``, the scikit-learn estimator,
+  with its parameter checks, release plan and release steps; the other
+  estimators and their tools, :mod:`dppca.scaler`, :mod:`dppca.covariance`,
+  :mod:`dppca.model_selection`, :mod:`dppca.forecast`; and
+  :mod:`dppca.base`, what the private estimators share;
 - ``dppca.mechanisms``: one module per mechanism family, and the registry
   of every mechanism ``PrivatePCA`` runs;
 - :mod:`dppca.privacy`: calibrations, noise, sensitivities, guarantee
-  records, accounting, private bounds, the audit and a fit's release plan;
+  records, accounting, private bounds and the audit;
 - :mod:`dppca.linalg`: rows (clipping, centring, the proved second moment),
   dense helpers and Dask;
 - ``dppca.samplers``: the Bingham and Dyson samplers;
@@ -38,6 +40,8 @@ from .mechanisms.input_perturbation import (
     analyze_gauss,
     laplace_input_perturbation,
     mod_sulq,
+)
+from .mechanisms.input_perturbation_wishart import (
     wishart_input_perturbation,
     wishart_input_perturbation_delta,
 )
@@ -50,9 +54,9 @@ __version__ = "0.1.0"
 #: Loaded on first use: they import scikit-learn and dp-accounting, which a
 #: Dask worker unpickling a dppca function (chapter 15) should not pay for.
 _LAZY = {
-    "PrivatePCA": ("estimator", "PrivatePCA"),
+    "PrivatePCA": ("decomposition.pca", "PrivatePCA"),
     "PrivateStandardScaler": ("scaler", "PrivateStandardScaler"),
-    "PrivateCovariance": ("private_covariance", "PrivateCovariance"),
+    "PrivateCovariance": ("covariance", "PrivateCovariance"),
     "Accountant": ("privacy.accounting", "Accountant"),
     "forecast": ("forecast", None),
     "budgeted_grid_search": ("model_selection", "budgeted_grid_search"),

@@ -44,11 +44,16 @@ GUARDED_METHODS = ("fit", "partial_fit")
 #: frame outside them (the line that called ``fit``).
 FIT_MODULES = frozenset(
     {
-        "dppca.estimator",
+        "dppca.base",
+        "dppca.covariance.estimator",
+        "dppca.covariance.plan",
+        "dppca.covariance.release",
+        "dppca.decomposition.parameters",
+        "dppca.decomposition.pca",
+        "dppca.decomposition.plan",
+        "dppca.decomposition.release",
         "dppca.fit_guard",
         "dppca.float_state",
-        "dppca.privacy.plan",
-        "dppca.private_covariance",
         "dppca.scaler",
     }
 )

@@ -54,7 +54,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .estimator_checks import private_centre
+from .decomposition.parameters import private_centre
 from .exceptions import UtilityWarning, warn
 from .mechanisms.registry import AUTO_CANDIDATES, RELEASES_EIGENVALUES
 from .privacy import calibration
@@ -308,7 +308,7 @@ def auto_candidates(est) -> tuple:
     if k is None or isinstance(k, float):
         names = tuple(n for n in names if n in RELEASES_EIGENVALUES) or names
     if est.noise == "float":
-        from .estimator_checks import unproved_opt_ins
+        from .decomposition.parameters import unproved_opt_ins
 
         allowed = unproved_opt_ins(est)
         names = tuple(n for n in names if n in allowed) or names[:1]

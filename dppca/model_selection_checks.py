@@ -37,7 +37,7 @@ def is_private(obj) -> bool:
     """A dppca private estimator: a :class:`dppca.PrivatePCA`, a
     :class:`dppca.PrivateStandardScaler`, or any estimator with ``epsilon``,
     ``delta`` and ``accountant`` parameters."""
-    from .estimator import PrivatePCA
+    from .decomposition.pca import PrivatePCA
     from .scaler import PrivateStandardScaler
 
     if isinstance(obj, (PrivatePCA, PrivateStandardScaler)):
@@ -168,7 +168,7 @@ def check_private_selection(estimator, scoring, options) -> None:
     score with bounded sensitivity."""
     from sklearn.pipeline import Pipeline
 
-    from .estimator import PrivatePCA
+    from .decomposition.pca import PrivatePCA
 
     outside = non_private_steps(estimator)
     last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else None
@@ -212,9 +212,10 @@ def parallel_in_processes(n_jobs) -> bool:
 
 def step_records(step, n, d) -> list:
     """The records a fit of one private step would charge (dry run)."""
-    from .estimator import PrivatePCA, planned_records
-    from .private_covariance import PrivateCovariance
-    from .private_covariance import planned_records as covariance_records
+    from .covariance.estimator import PrivateCovariance
+    from .covariance.plan import planned_records as covariance_records
+    from .decomposition.pca import PrivatePCA
+    from .decomposition.plan import planned_records
     from .scaler import PrivateStandardScaler, scaler_plan
 
     if isinstance(step, PrivatePCA):

@@ -43,7 +43,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .estimator import (
+from .base import (
     REFIT_WARNING,
     SharedSeedWarningMixin,
     _generator,

@@ -6,7 +6,7 @@ the *exact* second moment ``A = (1/n) Σ z_i z_iᵀ`` of rows of norm at most on
 ``‖A − A'‖_F ≤ Δ = √2/n``. The rows are ``z_i = clip_B(x_i − c) / B``: the
 data row, minus a public centre ``c``, clipped to the public bound ``B`` and
 divided by it (or first clipped to ``R`` about the origin, the private-mean
-path of :class:`dppca.estimator.PrivatePCA`). The sibling modules
+path of :class:`dppca.PrivatePCA`). The sibling modules
 :mod:`dppca.linalg.rows` (norms, clipping) and :mod:`dppca.linalg.clipped_sums`
 (the chunked and expansion second moment, the row sum) compute ``A`` in
 float64; this module proves that the *computed* matrix ``fl(A)`` still has

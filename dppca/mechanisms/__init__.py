@@ -4,7 +4,9 @@ Its modules:
 
 input_perturbation
     A noisy second moment: MOD-SULQ, Analyze Gauss, Laplace and Wishart input
-    perturbation.
+    perturbation (the family's declarations); its parts are
+    ``input_perturbation_wishart`` (the Wishart mechanisms, one float64 matrix
+    of noise) and ``input_perturbation_guarantees`` (the records).
 exponential
     PPCA, the exponential mechanism on subspaces (samplers in
     :mod:`dppca.samplers.bingham`).

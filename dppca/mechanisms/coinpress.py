@@ -70,14 +70,16 @@ import scipy.linalg
 from ..float_state import owns_float_state
 from ..linalg import clipped_sums, float_error, rows
 from ..linalg.dense import top_k_subspace
-from ..privacy.calibration import zcdp_rho
+from ..privacy.drawable import (
+    check_gaussian_drawable,
+)
 from ..privacy.guarantees import Release, Released, noise_record, zcdp_release
 from ..privacy.guarantees import released as wrap_released
 from ..privacy.noise import (
-    check_gaussian_drawable,
     check_noise_kind,
     perturb_symmetric,
 )
+from ..privacy.zcdp import zcdp_rho
 from ..validation import (
     as_generator,
     check_data,

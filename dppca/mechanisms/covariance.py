@@ -78,14 +78,14 @@ from .spec import MechanismSpec
 PRIVACY = {
     "amin_subspace": "ε-DP (pure) under replace-one neighbours for every k: k "
     "exact "
-    "vector-Bingham draws, each an exponential mechanism with budget ε_i on "
+    "vector-Bingham draws, each an exponential mechanism with budget εᵢ on "
     "the "
     "complement of the vectors already released, composed sequentially "
     "(Amin et al. 2019, Theorem 1, recalibrated to replace-one). Exact up to "
     "floating point (the rejection sampler has no tuning and no chain).",
     "amin_covariance": "ε-DP (pure) under replace-one neighbours: Laplace "
     "noise on the "
-    "top-k eigenvalues (ℓ1 sensitivity 2/n, 1/n for k = 1) with budget ε_0, "
+    "top-k eigenvalues (ℓ1 sensitivity 2/n, 1/n for k = 1) with budget ε₀, "
     "plus "
     "the k vector draws of amin_subspace with the rest (Amin et al. 2019, "
     "Algorithm 1 and Theorem 1). Up to floating point in the Laplace draws.",

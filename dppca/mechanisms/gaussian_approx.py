@@ -53,8 +53,11 @@ from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
     analytic_gaussian_sigma,
     discrete_gaussian_sigma,
-    gaussian_zcdp_rho,
     safe_granularity,
+)
+from ..privacy.drawable import (
+    check_gaussian_drawable,
+    check_moment_granularity,
 )
 from ..privacy.guarantees import (
     REPLACE_ONE,
@@ -67,13 +70,12 @@ from ..privacy.guarantees import (
 )
 from ..privacy.noise import (
     MAX_GAUSSIAN_GRID_SIGMA,
-    check_gaussian_drawable,
     check_granularity,
-    check_moment_granularity,
     check_noise_kind,
     perturb_symmetric_goe,
 )
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
+from ..privacy.zcdp import gaussian_zcdp_rho
 from ..validation import (
     as_generator,
     check_delta,

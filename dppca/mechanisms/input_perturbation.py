@@ -34,7 +34,10 @@ of the mechanism (``dppca.mechanisms.input_perturbation_guarantees``) from
 the same parameters (grid included) that drew the noise.
 The Wishart mechanisms are float only: their noise is a Wishart matrix, whose
 privacy proof rests on the continuous law's support and density, not on
-independent additive entries.
+independent additive entries. They are defined, with their noise
+(``wishart_noise``), in :mod:`dppca.mechanisms.input_perturbation_wishart`;
+this module declares all five mechanisms of the family (``SPECS``) and states
+their privacy (``PRIVACY``).
 
 The X entry points accept a dense array or a ``scipy.sparse`` matrix (only
 ``XᵀX/n`` is needed; see ``dppca.linalg.second_moment``). The
@@ -49,7 +52,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exceptions import NotPrivateWarning, warn
 from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
@@ -59,8 +61,6 @@ from ..privacy.calibration import (
     mod_sulq_beta,
     safe_gaussian_input_calibration,
     safe_laplace_input_calibration,
-    wishart_input_scale,
-    wishart_scale_for_delta,
 )
 from ..privacy.guarantees import released
 from ..privacy.noise import check_noise_kind, perturb_symmetric
@@ -74,6 +74,12 @@ from .input_perturbation_guarantees import (
     mod_sulq_guarantee,
     wishart_delta_guarantee,
     wishart_published_guarantee,
+)
+from .input_perturbation_wishart import (
+    wishart_input_perturbation,
+    wishart_input_perturbation_delta,
+    wishart_input_perturbation_delta_from_second_moment,
+    wishart_input_perturbation_from_second_moment,
 )
 from .spec import MechanismSpec, noisy_matrix_release, select
 
@@ -98,17 +104,6 @@ PRIVACY = {
 }
 
 
-#: Said at call time by the Wishart mechanism as published (see ``PRIVACY``).
-WISHART_NOT_DP_MESSAGE = (
-    "wishart_input_perturbation is NOT (ε, 0)-DP as claimed by Jiang et al. "
-    "(2016, Thm 4): "
-    "the support of A + W depends on A, so it is only (ε', 1 − exp(−ε/3))-DP "
-    "for every ε' "
-    "(chapter 3). Use wishart_input_perturbation_delta for a (0, δ)-DP Wishart "
-    "variant."
-)
-
-
 def _moment_and_n(A, n):
     # the preconditions of the privacy theorems that can be checked on A and n
     return check_second_moment(A, n)
@@ -129,24 +124,6 @@ def symmetric_laplace_noise(d: int, scale: float, rng=None) -> np.ndarray:
     G = as_generator(rng).laplace(0.0, scale, size=(d, d))
     upper = np.triu(G)
     return upper + np.triu(G, 1).T
-
-
-def wishart_noise(
-    d: int, scale: float, rng=None, df: int | None = None
-) -> np.ndarray:
-    """W ~ W_d(m, cI) with m = d + 1 by default, drawn as c GGᵀ with G a d x
-    m standard Gaussian
-    matrix (the definition of the Wishart law; Muirhead 1982, Definition
-    3.1.3)."""
-    m = d + 1 if df is None else int(df)
-    if m < d:
-        raise ValueError(
-            f"need df >= d for a non-singular Wishart draw; got df={m}, d={d}"
-        )
-    G = as_generator(rng).standard_normal((d, m))
-    W = G @ G.T  # numpy computes G Gᵀ with a symmetric rank-k update
-    W *= scale
-    return np.triu(W) + np.triu(W, 1).T  # exact symmetry, whatever BLAS does
 
 
 def _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity):
@@ -401,109 +378,6 @@ def laplace_input_perturbation(
     )
 
 
-@owns_float_state
-def wishart_input_perturbation_from_second_moment(
-    A, n: int, epsilon: float, rng=None
-) -> np.ndarray:
-    """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
-    2): A + W with W ~ W_d(d+1, C), C = 3/(2nε) I. See ``PRIVACY``: the
-    claimed (ε, 0)-DP does not hold, and every call emits a
-    :class:`~dppca.exceptions.PrivacyWarning`.
-
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
-    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
-    at most one) of the data set and that ``n`` is its true number of rows.
-    """
-    warn(WISHART_NOT_DP_MESSAGE, NotPrivateWarning, stacklevel=3)
-    A, n = _moment_and_n(A, n)
-    record = wishart_published_guarantee(n, A.shape[0], epsilon)
-    noisy = A + wishart_noise(A.shape[0], wishart_input_scale(n, epsilon), rng)
-    return released(noisy, record, warn=False)  # warned above, in full
-
-
-@owns_float_state
-def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
-    """Wishart input perturbation as published (Jiang, Xie and Zhang 2016,
-    Algorithm 2).
-
-    Returns XᵀX/n + W, W ~ W_d(d+1, 3/(2nε) I), always positive definite.
-    Theorem 4 of the paper claims (ε, 0)-DP; chapter 3 shows the support of the
-    output moves with the data and the mechanism is exactly (ε', 1 −
-    e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
-    :class:`~dppca.exceptions.PrivacyWarning`.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
-        rescaled; ``dppca.linalg.rows`` clips explicitly).
-    epsilon : float
-        The ε the paper claims (> 0); the release is only (ε', 1 − e^(−ε/3))-DP.
-    rng : None, int or numpy.random.Generator, optional
-        Source of randomness; ``None`` draws fresh entropy.
-
-    Returns
-    -------
-    Released of shape (n_features, n_features)
-        The noisy symmetric second moment with its guarantee record
-        (``.guarantee``); its top-k eigenvectors are the private subspace.
-    """
-    A = unit_rows_second_moment(X)
-    return wishart_input_perturbation_from_second_moment(
-        A, np.shape(X)[0], epsilon, rng
-    )
-
-
-@owns_float_state
-def wishart_input_perturbation_delta_from_second_moment(
-    A, n: int, delta: float, rng=None
-) -> np.ndarray:
-    """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~
-    W_d(d+1, cI) with c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3,
-    its theorem). Float64 Wishart draws only: the release warns
-    (:class:`~dppca.exceptions.UnprovedGuaranteeWarning`).
-
-    ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
-    the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
-    at most one) of the data set and that ``n`` is its true number of rows.
-    """
-    A, n = _moment_and_n(A, n)
-    record = wishart_delta_guarantee(n, A.shape[0], delta)
-    noisy = A + wishart_noise(
-        A.shape[0], wishart_scale_for_delta(n, delta), rng
-    )
-    return released(noisy, record)
-
-
-@owns_float_state
-def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
-    """A correctly calibrated Wishart variant (the book's, not the paper's):
-    A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP
-    (chapter 3, its theorem). Honest but costly: the noise scale grows like
-    1/(nδ).
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
-        rescaled; ``dppca.linalg.rows`` clips explicitly).
-    delta : float
-        The δ of the (0, δ)-DP guarantee, 0 < δ < 1.
-    rng : None, int or numpy.random.Generator, optional
-        Source of randomness; ``None`` draws fresh entropy.
-
-    Returns
-    -------
-    Released of shape (n_features, n_features)
-        The noisy symmetric second moment with its guarantee record
-        (``.guarantee``); its top-k eigenvectors are the private subspace.
-    """
-    A = unit_rows_second_moment(X)
-    return wishart_input_perturbation_delta_from_second_moment(
-        A, np.shape(X)[0], delta, rng
-    )
-
-
 # ------------------------------------------------------------------------------
 # The declarations: each mechanism of this family, once
 # ------------------------------------------------------------------------------
@@ -682,11 +556,6 @@ __all__ = [
     "analyze_gauss_from_second_moment",
     "laplace_input_perturbation",
     "laplace_input_perturbation_from_second_moment",
-    "wishart_input_perturbation",
-    "wishart_input_perturbation_from_second_moment",
-    "wishart_input_perturbation_delta",
-    "wishart_input_perturbation_delta_from_second_moment",
     "symmetric_gaussian_noise",
     "symmetric_laplace_noise",
-    "wishart_noise",
 ]

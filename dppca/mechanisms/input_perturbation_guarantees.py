@@ -16,11 +16,15 @@ import numpy as np
 
 from ..privacy.calibration import (
     analyze_gauss_sigma,
-    gaussian_zcdp_rho,
     mod_sulq_beta,
     safe_gaussian_input_calibration,
     safe_laplace_input_calibration,
     wishart_privacy_profile,
+)
+from ..privacy.drawable import (
+    check_gaussian_drawable,
+    check_laplace_drawable,
+    check_moment_granularity,
 )
 from ..privacy.guarantees import (
     Release,
@@ -29,12 +33,10 @@ from ..privacy.guarantees import (
     zcdp_release,
 )
 from ..privacy.noise import (
-    check_gaussian_drawable,
-    check_laplace_drawable,
-    check_moment_granularity,
     check_noise_kind,
 )
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
+from ..privacy.zcdp import gaussian_zcdp_rho
 from ..validation import check_delta
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..linalg import float_error
-from ..privacy.private_bounds import check_quantile
+from ..privacy.quantile_scores import check_quantile
 from ..samplers import bingham
 from ..validation import check_choice, check_positive, check_positive_int
 from . import (

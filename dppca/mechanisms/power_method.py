@@ -38,8 +38,10 @@ from ..linalg.float_error import rounding_gamma
 from ..privacy.calibration import (
     composed_gaussian_sigma,
     discrete_gaussian_sigma,
-    gaussian_zcdp_rho,
     safe_granularity,
+)
+from ..privacy.drawable import (
+    check_gaussian_drawable,
 )
 from ..privacy.guarantees import (
     Release,
@@ -51,10 +53,10 @@ from ..privacy.guarantees import (
 from ..privacy.noise import (
     MAX_GAUSSIAN_GRID_SIGMA,
     add_gaussian,
-    check_gaussian_drawable,
     check_noise_kind,
 )
 from ..privacy.sensitivity import power_step_sensitivity
+from ..privacy.zcdp import gaussian_zcdp_rho
 from ..validation import (
     ROW_NORM_TOLERANCE,
     as_generator,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..privacy.calibration import zcdp_rho
+from ..privacy.zcdp import zcdp_rho
 from ..validation import check_delta, check_epsilon, check_n
 
 #: Minibatch steps per component when neither ``n_steps`` nor

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse
 
 from ..linalg import clipped_sums, float_error, rows
-from ..privacy import private_bounds, selection
+from ..privacy import private_bounds, quantile_scores, selection
 from ..privacy.calibration import (
     SAFE_GRID_REFINEMENT,
     rounded_sensitivity,
@@ -217,7 +217,7 @@ class PrivateRadius:
         norm_range,
         window: float = DEFAULT_RADIUS_WINDOW,
     ):
-        self.quantile = private_bounds.check_quantile(quantile)
+        self.quantile = quantile_scores.check_quantile(quantile)
         self.epsilon = selection.exact_epsilon(epsilon)
         radius_candidates_range(None, norm_range, window)  # checked
         self.norm_range = tuple(float(v) for v in norm_range)
@@ -231,7 +231,7 @@ class PrivateRadius:
 
     def __call__(self, norms, previous, rng) -> float:
         grid = self.grid(previous)
-        utilities = private_bounds.quantile_utilities(
+        utilities = quantile_scores.quantile_utilities(
             norms, grid, self.quantile
         )
         index = selection.permute_and_flip(utilities, self.epsilon, rng)

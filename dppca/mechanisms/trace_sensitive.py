@@ -96,6 +96,9 @@ import numpy as np
 from ..float_state import owns_float_state
 from ..linalg import clipped_sums, rows
 from ..linalg.dense import top_k_subspace
+from ..privacy.drawable import (
+    check_gaussian_drawable,
+)
 from ..privacy.guarantees import (
     Release,
     Released,
@@ -105,7 +108,6 @@ from ..privacy.guarantees import (
 )
 from ..privacy.noise import (
     add_gaussian,
-    check_gaussian_drawable,
     perturb_symmetric,
 )
 from ..validation import as_generator, check_choice, check_data, check_k

@@ -10,8 +10,9 @@ import math
 from dataclasses import dataclass, field
 
 from ..linalg import float_error
-from ..privacy.calibration import gaussian_zcdp_rho, safe_granularity, zcdp_rho
+from ..privacy.calibration import safe_granularity
 from ..privacy.noise import MAX_GAUSSIAN_GRID_SIGMA, check_noise_kind
+from ..privacy.zcdp import gaussian_zcdp_rho, zcdp_rho
 from ..validation import (
     check_choice,
     check_delta,

@@ -1,7 +1,10 @@
 """Calibration of the classical noise-adding mechanisms.
 
 Shared by every mechanism chapter. The privacy-loss tools with which the
-chapters check these calibrations are in :mod:`dppca.privacy.privacy_loss`.
+chapters check these calibrations are in :mod:`dppca.privacy.privacy_loss`;
+the conversions between zero-concentrated DP and (ε, δ)-DP that the discrete
+Gaussian and the composed Gaussian steps are calibrated through are in
+:mod:`dppca.privacy.zcdp`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from scipy import optimize, special
 
 from ..validation import check_delta, check_epsilon, check_n
 from .sensitivity import frobenius_sensitivity_second_moment
+from .zcdp import zcdp_rho, zcdp_rho_for
 
 
 def laplace_scale(l1_sensitivity: float, epsilon: float) -> float:
@@ -353,72 +357,6 @@ def discrete_laplace_scale(
     return float(t) * float(granularity)
 
 
-def zcdp_delta(rho: float, epsilon: float) -> float:
-    """δ such that ρ-zCDP implies (ε, δ)-DP: the conversion of Canonne,
-    Kamath and Steinke
-    (2020, Section 2.3, Corollary 13)::
-
-        δ = inf over α > 1 of exp((α − 1)(αρ − ε)) / (α − 1) · (1 − 1/α)^α
-
-    Every α gives a valid δ, so a numerical minimiser that misses the infimum
-    only loses tightness, never validity.
-    """
-    eps = check_epsilon(epsilon)
-    if not rho > 0:
-        raise ValueError(f"rho must be > 0; got {rho!r}")
-
-    def log_delta(log_excess):  # α = 1 + e^{log_excess}
-        excess = np.exp(log_excess)
-        alpha = 1.0 + excess
-        return (
-            excess * (alpha * rho - eps)
-            - log_excess
-            + alpha * (np.log(excess) - np.log(alpha))
-        )
-
-    centre = np.log(max((eps + rho) / (2.0 * rho) - 1.0 + 1e-12, 1e-12))
-    res = optimize.minimize_scalar(
-        log_delta,
-        bounds=(min(centre, 0.0) - 30.0, max(centre, 0.0) + 30.0),
-        method="bounded",
-        options={"xatol": 1e-10},
-    )
-    return float(min(1.0, np.exp(min(res.fun, log_delta(centre)))))
-
-
-def zcdp_rho(epsilon: float, delta: float) -> float:
-    """Largest ρ (to 1e-12 relative) whose :func:`zcdp_delta` at ε is ≤ δ
-    (bisection in log ρ;
-    the returned ρ is checked to satisfy the bound). Cached: it is a pure
-    function of (ε, δ)."""
-    return _zcdp_rho(check_epsilon(epsilon), check_delta(delta))
-
-
-@functools.lru_cache(maxsize=256)
-def _zcdp_rho(eps: float, dl: float) -> float:
-    lo, hi = -60.0, np.log(eps) + 10.0
-    while zcdp_delta(np.exp(hi), eps) <= dl:
-        hi += 10.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if zcdp_delta(np.exp(mid), eps) <= dl:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-13:
-            break
-    rho = float(np.exp(lo))
-    if not zcdp_delta(rho, eps) <= dl:
-        # the only check that rho meets delta: an explicit refusal, which
-        # ``python -O`` cannot remove (an assert would be), never an
-        # under-calibrated rho
-        raise ValueError(
-            f"no zCDP rho meets delta = {dl!r} at epsilon = {eps!r} in "
-            "float64; use a larger epsilon or delta"
-        )
-    return rho
-
-
 def discrete_gaussian_sigma(
     l2_sensitivity: float,
     epsilon: float,
@@ -435,8 +373,8 @@ def discrete_gaussian_sigma(
     integer shift μ the Rényi divergence of order α of N_Z(μ, σ²) from N_Z(0,
     σ²) is at most αμ²/(2σ²) (Canonne, Kamath and Steinke 2020, Section 2), and
     Rényi divergences of independent coordinates add. σ_k = Δ_k/√(2ρ) with ρ =
-    :func:`zcdp_rho` (ε, δ) then gives (ε, δ)-DP by their conversion
-    (:func:`zcdp_delta`).
+    :func:`~dppca.privacy.zcdp.zcdp_rho` (ε, δ) then gives (ε, δ)-DP by their
+    conversion (:func:`~dppca.privacy.zcdp.zcdp_delta`).
     """
     sens = rounded_sensitivity(l2_sensitivity, granularity, rounding_term)
     rho = zcdp_rho(epsilon, delta)
@@ -515,39 +453,6 @@ def safe_gaussian_input_calibration(
 # ------------------------------------------------------------------------------
 
 
-def gaussian_zcdp_rho(l2_sensitivity: float, sigma: float) -> float:
-    """ρ = Δ²/(2σ²): adding N(0, σ² I) to a query of ℓ₂-sensitivity Δ is ρ-zCDP
-    (Bun and Steinke 2016, Prop. 1.6). Under adaptive composition the ρ's add
-    (their Lemma 2.3)."""
-    if not (sigma > 0 and l2_sensitivity > 0):
-        raise ValueError("sigma and the sensitivity must be > 0")
-    return float(l2_sensitivity**2 / (2.0 * sigma**2))
-
-
-def zcdp_epsilon(rho: float, delta: float) -> float:
-    """ε = ρ + 2√(ρ log(1/δ)): a ρ-zCDP mechanism is (ε, δ)-DP for every δ in
-    (0, 1)
-    (Bun and Steinke 2016, Prop. 1.3)."""
-    if not rho >= 0:
-        raise ValueError(f"rho must be >= 0; got {rho!r}")
-    log_term = np.log(1.0 / check_delta(delta))
-    return float(rho + 2.0 * np.sqrt(rho * log_term))
-
-
-def zcdp_rho_for(epsilon: float, delta: float) -> float:
-    """The largest ρ whose conversion :func:`zcdp_epsilon` gives (ε, δ)-DP.
-
-    With a = log(1/δ), ε = ρ + 2√(ρa) reads (√ρ + √a)² = ε + a, so ρ = (√(ε + a)
-    − √a)².
-    """
-    eps = check_epsilon(epsilon)
-    a = np.log(1.0 / check_delta(delta))
-    # √(ε + a) − √a written as ε/(√(ε + a) + √a): the difference of two close
-    # roots was 0 in float64 for ε ≪ a (ε = 1e-14, δ = 1e-30), and ρ = 0 then
-    # divided by zero while planning (red team, round 11)
-    return float((eps / (np.sqrt(eps + a) + np.sqrt(a))) ** 2)
-
-
 def composed_gaussian_sigma(
     l2_sensitivity: float,
     n_steps: int,
@@ -561,7 +466,8 @@ def composed_gaussian_sigma(
     run.
 
     ``"zcdp"``: each step is Δ²/(2σ²)-zCDP, the run n_steps Δ²/(2σ²)-zCDP;
-    setting that equal to :func:`zcdp_rho_for` gives σ = Δ √(n_steps / (2ρ)).
+    setting that equal to :func:`~dppca.privacy.zcdp.zcdp_rho_for` gives σ =
+    Δ √(n_steps / (2ρ)).
     ``"gdp"`` (exact): the composition of Gaussian mechanisms is a single
     Gaussian mechanism of sensitivity √(n_steps) Δ (Dong, Roth and Su 2022, Cor.
     3.3, adaptive), calibrated with :func:`analytic_gaussian_sigma`; never
@@ -601,13 +507,8 @@ __all__ = [
     "rounded_sensitivity",
     "safe_granularity",
     "discrete_laplace_scale",
-    "zcdp_delta",
-    "zcdp_rho",
     "discrete_gaussian_sigma",
     "safe_laplace_input_calibration",
     "safe_gaussian_input_calibration",
-    "gaussian_zcdp_rho",
-    "zcdp_epsilon",
-    "zcdp_rho_for",
     "composed_gaussian_sigma",
 ]

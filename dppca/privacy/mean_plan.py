@@ -3,7 +3,7 @@ draws its private mean, and :class:`dppca.scaler.PrivateStandardScaler` its
 column sums, with the guarantee record of each draw, from public
 quantities only (``n``, ``d``, the bound and the budget): Laplace noise for
 a pure budget, analytic (or safe discrete) Gaussian noise otherwise. The
-release plan (:mod:`dppca.privacy.plan`), the scaler and the forecast all
+release plan (:mod:`dppca.decomposition.plan`), the scaler and the forecast all
 read it, so they cannot calibrate a vector release differently.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import sys
 
-from . import calibration as privacy
-from . import noise
+from .. import privacy
+from . import drawable, noise
 from .guarantees import Release, gaussian_release, noise_record, zcdp_release
 
 
@@ -112,7 +112,7 @@ def vector_release_plan(
         l2_sensitivity, math.sqrt(d), sigma, noise.MAX_GAUSSIAN_GRID_SIGMA
     )
     sigma = _safe_gaussian_sigma(sigma, l2_sensitivity, epsilon, delta, d, grid)
-    while not noise.gaussian_drawable(sigma, grid):
+    while not drawable.gaussian_drawable(sigma, grid):
         # the rounding's √d cells raised σ past the sampler's range: a
         # coarser grid lowers σ/γ towards its limit, below half the range
         # (checked above from ε, δ, d alone), so this ends

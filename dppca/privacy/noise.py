@@ -269,7 +269,7 @@ def discrete_laplace(scale: int, size, rng=None) -> np.ndarray:
     return out.reshape(shape)
 
 
-def _split_variance(variance) -> tuple[int, int]:
+def split_variance(variance) -> tuple[int, int]:
     """Integers (t, c) with t·c ≥ ``variance`` (a rational, exact) and t =
     ⌈√variance⌉: the
     discrete Gaussian is drawn with variance parameter σ² = t·c, never below
@@ -289,105 +289,13 @@ def discrete_gaussian_parameters(variance) -> tuple[int, int]:
     """(t, c) of :func:`discrete_gaussian`: the law drawn is P(z) ∝
     exp(−z²/(2tc)), tc ≥
     ``variance`` (exact rational arithmetic)."""
-    t, c = _split_variance(variance)
+    t, c = split_variance(variance)
     if t > MAX_GAUSSIAN_GRID_SIGMA:
         raise ValueError(
             "the discrete Gaussian sampler takes σ ≤ 2**26 grid units; "
             f"got σ ≈ {t} (choose a coarser grid)"
         )
     return t, c
-
-
-#: Finest grid for the entries of a second moment ``A = XᵀX/n`` of rows of
-#: norm at most one (``|A_ij| ≤ 1``): every entry is then an integer of at
-#: most 2**52 grid units, which :func:`round_to_grid` represents exactly.
-MIN_MOMENT_GRANULARITY = 2.0**-52
-
-
-def check_moment_granularity(granularity) -> float:
-    """A caller's grid for the entries of a second moment, checked from
-    public values only: a power of two (:func:`check_granularity`) no finer
-    than :data:`MIN_MOMENT_GRANULARITY`. A finer grid made
-    :func:`round_to_grid` refuse some data sets and not their neighbours,
-    after the charge (red team, round 11)."""
-    g = check_granularity(granularity)
-    if g < MIN_MOMENT_GRANULARITY:
-        raise ValueError(
-            f"granularity={granularity!r} is finer than 2**-52: the entries "
-            "of the second moment (|A_ij| ≤ 1) would not all fit the grid's "
-            "integers; choose granularity >= 2**-52"
-        )
-    return g
-
-
-def check_laplace_drawable(scale: float, granularity: float, what: str):
-    """Refuse a safe Laplace release whose scale the exact sampler cannot
-    draw: ``scale/γ`` grid units must be an integer in [1,
-    ``MAX_LAPLACE_GRID_SCALE``] (:func:`add_laplace`)."""
-    units = Fraction(float(scale)) / Fraction(float(granularity))
-    if not (1 <= units <= MAX_LAPLACE_GRID_SCALE):
-        raise ValueError(
-            f"safe Laplace noise for {what} would need a scale of "
-            f"{float(units):.3g} grid units on the grid γ = "
-            f"{float(granularity):.3g}, outside the exact sampler's [1, 2**40]:"
-            " choose another granularity (or a larger epsilon); refused "
-            "before any draw (and, in an estimator, before any charge)"
-        )
-
-
-def gaussian_grid_sigma(
-    sigma: float, granularity: float, factor: int = 1
-) -> int:
-    """The σ, in grid units, with which the exact sampler draws noise of
-    variance ``factor·(σ/γ)²`` grid units (:func:`add_gaussian`,
-    :func:`perturb_symmetric_goe` with ``factor`` 4 on the diagonal of
-    ``G + Gᵀ``): ``t = ⌈√variance⌉`` of :func:`discrete_gaussian_parameters`,
-    computed exactly. The one arithmetic every drawability check shares."""
-    variance = (
-        int(factor)
-        * (Fraction(float(sigma)) / Fraction(float(granularity))) ** 2
-    )
-    return _split_variance(variance)[0]
-
-
-def gaussian_drawable(
-    sigma: float, granularity: float, factor: int = 1
-) -> bool:
-    """Whether the exact sampler can draw safe Gaussian noise of scale
-    ``sigma`` on the grid ``granularity`` (σ of at most
-    ``MAX_GAUSSIAN_GRID_SIGMA`` grid units; a zero or negative σ cannot be
-    drawn)."""
-    try:
-        return (
-            gaussian_grid_sigma(sigma, granularity, factor)
-            <= MAX_GAUSSIAN_GRID_SIGMA
-        )
-    except ValueError:  # a variance of zero
-        return False
-
-
-def check_gaussian_drawable(
-    sigma: float, granularity: float, factor: int = 1, what: str = "its noise"
-) -> None:
-    """Refuse a safe Gaussian release whose noise the exact sampler cannot
-    draw: variance ``factor·(σ/γ)²`` grid units (the arithmetic of
-    :func:`add_gaussian` and :func:`perturb_symmetric_goe`, ``factor`` 4 for
-    the diagonal of ``G + Gᵀ``) with σ beyond ``MAX_GAUSSIAN_GRID_SIGMA``.
-
-    The guarantee builders of the safe Gaussian mechanisms call it, and a
-    plan builds the guarantee record before any charge: a budget whose noise
-    cannot be drawn is refused then, from public values only, instead of
-    being charged and refused by the sampler (issue: the band
-    ε ≈ 10⁻¹², δ ≈ 5×10⁻⁸ of the red team of round 4)."""
-    t = gaussian_grid_sigma(sigma, granularity, factor)
-    if t > MAX_GAUSSIAN_GRID_SIGMA:
-        grid = float(granularity)
-        raise ValueError(
-            f"the budget is too small for safe noise: {what} needs a "
-            f"discrete Gaussian of σ ≈ {t:.3g} grid units (grid γ = "
-            f"{grid:.3g}), beyond the exact sampler's 2**26; refused before "
-            "any draw (and, in an estimator, before any charge)"
-        )
 
 
 def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
@@ -591,12 +499,6 @@ __all__ = [
     "NOISE_KINDS",
     "MAX_LAPLACE_GRID_SCALE",
     "MAX_GAUSSIAN_GRID_SIGMA",
-    "check_gaussian_drawable",
-    "gaussian_drawable",
-    "gaussian_grid_sigma",
-    "check_laplace_drawable",
-    "check_moment_granularity",
-    "MIN_MOMENT_GRANULARITY",
     "check_noise_kind",
     "check_granularity",
     "power_of_two_at_most",
@@ -606,6 +508,7 @@ __all__ = [
     "discrete_laplace",
     "discrete_gaussian",
     "discrete_gaussian_parameters",
+    "split_variance",
     "add_laplace",
     "add_gaussian",
     "perturb_symmetric",

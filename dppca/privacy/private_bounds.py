@@ -9,13 +9,10 @@ row norms ``‖x_i‖`` (:func:`norm_quantile`) or of the centred norms
 
 **Mechanism.** The candidates are a data-independent geometric grid
 ``b_1 < … < b_G`` between the public ``lower`` and ``upper`` (by default four
-per octave, ratio ``2^{1/4}``). The utility of ``b_j`` is the integer
-
-    u_j = −|c_j − t|,   c_j = #{i : ‖x_i‖ ≤ b_j},   t = ⌈q n⌉.
-
-Replacing one row changes every count ``c_j`` by at most one, so every
-``u_j``, and ``u* = max_j u_j``, changes by at most one: sensitivity 1. The
-candidate is selected by **permute-and-flip** (McKenna and Sheldon,
+per octave, ratio ``2^{1/4}``), scored by integer utilities of sensitivity 1
+(:mod:`dppca.privacy.quantile_scores`: ``u_j = −|c_j − ⌈q n⌉|`` with ``c_j``
+the number of norms at most ``b_j``).
+The candidate is selected by **permute-and-flip** (McKenna and Sheldon,
 "Permute-and-Flip: a new mechanism for differentially private selection",
 NeurIPS 2020, (MS20)): visit the candidates in a uniformly random order and
 stop at the first candidate ``r`` whose coin, of probability
@@ -52,19 +49,12 @@ record), so that a bound that clips many rows is visible. The true counts and
 the clipping rate at the bound are never released or stored: they are not
 private.
 
-**Small n.** Every candidate above the largest norm has the same utility
-``−(n − ⌈qn⌉)``, and a wide public range puts many of them there: at small
-``nε`` these wide empty octaves together outweigh the right candidate (on the
-digits, ``n = 1797``, ε = 0.08, the bound landed above every row 31% of the
-time); with few distinct norms (the digits' pixels are integers) the counts
-also jump between neighbouring candidates, so that no candidate has utility
-near 0. With ``tail_guard=β`` the release uses the utility
-``−dist(c_j, [⌈(q' − τ/n)n⌉, ⌈q'n⌉])`` (:func:`band_utilities`, sensitivity
-1): ``q' = `` :func:`tail_guarded_quantile` puts every empty candidate at
-least ``τ`` below a candidate in the band, and the band, ``τ/n`` wide (the
-accuracy slack), contains a candidate's count even when the counts jump.
-Both are public functions of ``n``, ε and ``G``. :class:`dppca.PrivatePCA`
-uses it with eight candidates per octave.
+**Small n.** With ``tail_guard=β`` the release aims at a band of quantiles
+just below ``q`` (:func:`~dppca.privacy.quantile_scores.tail_guarded_quantile`
+and :func:`~dppca.privacy.quantile_scores.band_utilities`, whose module says
+why), so that the many empty candidates above the largest norm cannot
+together outweigh the right one. :class:`dppca.PrivatePCA` uses it with
+eight candidates per octave.
 """
 
 from __future__ import annotations
@@ -72,7 +62,6 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 import scipy.sparse
@@ -82,6 +71,14 @@ from ..linalg import float_error, rows
 from ..validation import as_generator, check_epsilon
 from . import noise
 from .guarantees import Release
+from .quantile_scores import (
+    band_utilities,
+    check_norms,
+    check_quantile,
+    check_real,
+    quantile_utilities,
+    tail_guarded_quantile,
+)
 from .selection import THEOREM, permute_and_flip
 
 #: Default density of the grid: candidates per doubling of the bound.
@@ -142,24 +139,6 @@ class PrivateBound:
 # ------------------------------------------------------------------------------
 
 
-def _real(value, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-        value, numbers.Real
-    ):
-        raise TypeError(f"{name} must be a real number; got {value!r}")
-    return float(value)
-
-
-def check_quantile(quantile) -> float:
-    """Validate a quantile ``0 < q < 1``."""
-    q = _real(quantile, "quantile")
-    if not 0.0 < q < 1.0:
-        raise ValueError(
-            f"quantile must lie in the open interval (0, 1); got {quantile!r}"
-        )
-    return q
-
-
 def candidate_grid(lower, upper, grid_points=None) -> np.ndarray:
     """The candidates: ``G`` points in geometric progression from ``lower``
     to ``upper`` (both included).
@@ -179,7 +158,7 @@ def candidate_grid(lower, upper, grid_points=None) -> np.ndarray:
     ndarray of shape (G,)
         Strictly increasing, read-only.
     """
-    lo, hi = _real(lower, "lower"), _real(upper, "upper")
+    lo, hi = check_real(lower, "lower"), check_real(upper, "upper")
     if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo < hi):
         raise ValueError(
             "need public bounds 0 < lower < upper, both finite; got "
@@ -209,17 +188,6 @@ def candidate_grid(lower, upper, grid_points=None) -> np.ndarray:
         )
     grid.setflags(write=False)
     return grid
-
-
-def _check_norms(norms) -> np.ndarray:
-    norms = np.asarray(norms, dtype=float)
-    if norms.ndim != 1 or norms.size < 1:
-        raise ValueError(
-            f"norms must be a non-empty 1-D array; got shape {norms.shape}"
-        )
-    if not np.all(np.isfinite(norms)) or np.any(norms < 0):
-        raise ValueError("norms must be finite and >= 0")
-    return norms
 
 
 def _as_matrix(X):
@@ -252,30 +220,9 @@ def _norms_of(X, scale: float) -> np.ndarray:
     and a finite row whose norm would overflow float64 is counted like any
     other instead of being refused."""
     if not scipy.sparse.issparse(X) and np.ndim(X) == 1:
-        return _check_norms(X)
+        return check_norms(X)
     X = rows.tame_rows(_as_matrix(X), scale)
     return _finite_norms(rows.row_norms(X), "X")
-
-
-# ------------------------------------------------------------------------------
-# Utilities and the sampler
-# ------------------------------------------------------------------------------
-
-
-@owns_float_state
-def quantile_utilities(norms, grid, quantile) -> np.ndarray:
-    """The integer utilities ``u_j = −|#{i : norm_i ≤ b_j} − ⌈q n⌉|``.
-
-    Each count changes by at most one when one norm is replaced: the vector
-    has sensitivity 1 in ℓ∞. For tests and audits; the release never returns
-    it.
-    """
-    norms = _check_norms(norms)
-    q = check_quantile(quantile)
-    n = norms.size
-    target = math.ceil(Fraction(q) * n)  # exact: no float rounding of q n
-    counts = np.searchsorted(np.sort(norms), np.asarray(grid), side="right")
-    return -np.abs(counts.astype(np.int64) - target)
 
 
 # ------------------------------------------------------------------------------
@@ -310,28 +257,6 @@ def quantile_guarantee(epsilon, label: str = "private quantile of norms"):
     return _plan(0.5, epsilon, 1.0, 2.0, 2, label)[2]
 
 
-def tail_guarded_quantile(quantile, n, epsilon, grid_size, beta) -> float:
-    """The target a guarded release aims at: ``min(q, 1 − τ/n)`` with
-    ``τ = (2/ε)(ln G + ln(1/β))``, a public function of ``n``, ε and ``G``.
-
-    **Why.** Every candidate above the largest norm counts all ``n`` rows,
-    so its utility is ``−(n − ⌈qn⌉)``: on a geometric grid over a wide
-    public range there are many such candidates (an empty interval of
-    several octaves), and when ``n(1 − q)`` is below the accuracy slack
-    ``τ`` they are nearly as likely as the right one: at ``n = 1797``,
-    ε = 0.1, ``q = 0.95`` the bound lands above every row about half the
-    time. Aiming at ``1 − τ/n`` instead puts every such candidate at least
-    ``τ`` below the best, so together they have probability at most ``β``
-    (the accuracy bound of the module docstring), at the price of clipping
-    up to about ``2τ/n`` of the rows rather than ``1 − q``. With a large
-    ``nε`` the target is ``q`` itself. The result is floored at 1/2 (below
-    that the release says little of the largest norms)."""
-    q = check_quantile(quantile)
-    eps = check_epsilon(epsilon)
-    tau = (2.0 / eps) * (math.log(grid_size) + math.log(1.0 / beta))
-    return max(0.5, min(q, 1.0 - tau / int(n)))
-
-
 def count_guarantee(epsilon) -> Release:
     """The record of :func:`clipped_count` at ``epsilon`` (known before the
     data is read)."""
@@ -359,32 +284,13 @@ def clipped_count(norms, bound, epsilon, rng=None) -> tuple[int, Release]:
     2009), drawn exactly by :func:`dppca.privacy.noise.discrete_laplace`.
     Its standard deviation is about ``√2/ε`` rows."""
     record = count_guarantee(epsilon)
-    norms = _check_norms(norms)
+    norms = check_norms(norms)
     t = math.ceil(1.0 / record.epsilon)
     if t > noise.MAX_LAPLACE_GRID_SCALE:
         raise ValueError(f"epsilon={epsilon!r} is too small for the count")
     true = int(np.sum(norms > float(bound)))
     z = int(noise.discrete_laplace(t, 1, as_generator(rng))[0])
     return true + z, record
-
-
-@owns_float_state
-def band_utilities(norms, grid, low, high) -> np.ndarray:
-    """``u_j = −dist(c_j, [⌈low·n⌉, ⌈high·n⌉])`` with ``c_j = #{i : norm_i
-    ≤ b_j}``: zero for every candidate whose count falls in the band.
-
-    The distance to a fixed interval is 1-Lipschitz and each count changes
-    by at most one when one norm is replaced: sensitivity 1, as for
-    :func:`quantile_utilities` (the case ``low = high``)."""
-    norms = _check_norms(norms)
-    n = norms.size
-    lo = math.ceil(Fraction(_real(low, "low")) * n)
-    hi = math.ceil(Fraction(_real(high, "high")) * n)
-    if not 0 <= lo <= hi <= n:
-        raise ValueError(f"need 0 <= low <= high <= 1; got {low!r}, {high!r}")
-    counts = np.searchsorted(np.sort(norms), np.asarray(grid), side="right")
-    counts = counts.astype(np.int64)
-    return -(np.maximum(lo - counts, 0) + np.maximum(counts - hi, 0))
 
 
 def _draw(
@@ -454,8 +360,11 @@ def norm_quantile(
         Randomness (:func:`dppca.validation.as_generator`).
     tail_guard : float or None
         ``β``: aim at the band of quantiles ``[q' − τ/n, q']`` (floored at
-        1/2) with ``q'`` :func:`tail_guarded_quantile` (public functions of
-        ``n``, ε and ``G``; :func:`band_utilities`), so that the many empty
+        1/2) with ``q'``
+        :func:`~dppca.privacy.quantile_scores.tail_guarded_quantile` (public
+        functions of ``n``, ε and ``G``;
+        :func:`~dppca.privacy.quantile_scores.band_utilities`), so that the
+        many empty
         candidates above the largest norm cannot together outweigh the
         right one. ``None`` (the default): aim at ``quantile``.
     count_epsilon : float or None
@@ -595,7 +504,7 @@ def centred_norm_quantile(
             "the data"
         )
     if pre_clip is not None:
-        pre_clip = _real(pre_clip, "pre_clip")
+        pre_clip = check_real(pre_clip, "pre_clip")
     sparse = scipy.sparse.issparse(X)
     step = float_error.default_chunk_rows(d)
     norms = np.empty(n)
@@ -615,18 +524,14 @@ def centred_norm_quantile(
 
 
 __all__ = [
-    "band_utilities",
     "clipped_count",
     "count_guarantee",
     "quantile_guarantee",
-    "tail_guarded_quantile",
     "MAX_GRID_POINTS",
     "MIN_GRID_POINTS",
     "POINTS_PER_OCTAVE",
     "PrivateBound",
     "candidate_grid",
     "centred_norm_quantile",
-    "check_quantile",
     "norm_quantile",
-    "quantile_utilities",
 ]

@@ -1,5 +1,5 @@
 """The package's shape (issue 28): each mechanism declared once, in its family
-module, and read by everyone from the registry; no module over 800 lines; no
+module, and read by everyone from the registry; no module over 600 lines; no
 import cycle; the library never imports the book's machinery; the estimator
 only composes."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import dppca
-from dppca.estimator import PrivatePCA
+from dppca import PrivatePCA
 from dppca.mechanisms import registry
 
 PACKAGE = Path(dppca.__file__).resolve().parent
@@ -70,9 +70,9 @@ def test_the_plot_styles_list_exactly_the_registry():
 
 
 @pytest.mark.parametrize("path", MODULES, ids=_module_name)
-def test_no_module_is_over_800_lines(path):
+def test_no_module_is_over_600_lines(path):
     lines = len(path.read_text().splitlines())
-    assert lines <= 800, f"{_module_name(path)} has {lines} lines"
+    assert lines <= 600, f"{_module_name(path)} has {lines} lines"
 
 
 def _imports(path: Path) -> set[str]:
@@ -201,7 +201,13 @@ def test_the_tests_are_laid_out_like_the_code():
     tests = Path(__file__).resolve().parents[1]
     assert not sorted(p.name for p in tests.glob("test_*.py"))
     parts = {p.name for p in (tests / "unit").iterdir() if p.is_dir()}
-    subpackages = {"privacy", "mechanisms", "samplers", "linalg"}
+    subpackages = {
+        "privacy",
+        "mechanisms",
+        "samplers",
+        "linalg",
+        "decomposition",
+    }
     assert subpackages <= parts <= subpackages | {"estimators", "core"}
     for part in subpackages:
         assert (PACKAGE / part / "__init__.py").is_file(), part

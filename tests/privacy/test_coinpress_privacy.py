@@ -27,11 +27,8 @@ from dppca import PrivatePCA
 from dppca.linalg import clipped_sums
 from dppca.mechanisms import coinpress as cp
 from dppca.privacy import audit
-from dppca.privacy.calibration import (
-    gaussian_zcdp_rho,
-    upper_triangle,
-    zcdp_rho,
-)
+from dppca.privacy.calibration import upper_triangle
+from dppca.privacy.zcdp import gaussian_zcdp_rho, zcdp_rho
 
 EPS, DELTA = 1.0, 1e-6
 

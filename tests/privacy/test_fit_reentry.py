@@ -24,8 +24,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-import dppca.estimator as estimator_module
-import dppca.privacy.plan as plan_module
+import dppca.decomposition.pca as estimator_module
+import dppca.decomposition.plan as plan_module
 import dppca.scaler as scaler_module
 from dppca import PrivatePCA, PrivateStandardScaler
 from dppca.fit_guard import being_fitted

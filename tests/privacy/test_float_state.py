@@ -143,7 +143,7 @@ def test_private_pca_neighbours_alike_under_caller_state(
     ``FloatingPointError`` (or warned) on D′ under the caller's state.
 
     Needs ``PrivatePCA.fit`` to own the float state (``owns_float_state``
-    on ``fit`` in dppca/estimator.py)."""
+    on ``fit`` in dppca/decomposition/pca.py)."""
     X = base_rows()
     X_prime = neighbour(X, kind)
     options = dict(center=center, n_components=2, delta=DELTA)

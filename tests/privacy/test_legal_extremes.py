@@ -2,7 +2,7 @@
 (issue 38, item 2).
 
 Bounds are verified in ``[MIN_BOUND, MAX_MAGNITUDE / 2]`` = ``[1e-150,
-5e149]`` (:func:`dppca.privacy.plan._check_scales`). With
+5e149]`` (:func:`dppca.decomposition.parameters._check_scales`). With
 ``data_norm=1e-150`` and ``bound_range=(1e-150, 5e149)`` a fit clipped the
 rows first to ``1e-150`` but tamed the long ones only down to ``2⁴⁰`` times
 the largest public scale (``5e149``): one finite row of norm ``1.4e149``

@@ -26,11 +26,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dppca.privacy.private_bounds import (
-    candidate_grid,
-    norm_quantile,
-    quantile_utilities,
-)
+from dppca.privacy.private_bounds import candidate_grid, norm_quantile
+from dppca.privacy.quantile_scores import quantile_utilities
 from dppca.privacy.selection import exact_epsilon
 
 #: Slack on ε for float64 evaluation of the exact law.

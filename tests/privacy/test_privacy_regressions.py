@@ -221,7 +221,7 @@ def test_fresh_entropy_by_default():
     assert not np.array_equal(*releases)
     # the generator of a fit with random_state=None holds OS entropy (128
     # bits asked of the OS; one in 2**64 draws would have fewer than 65)
-    from dppca.estimator import _generator
+    from dppca.base import _generator
 
     seeds = _generator(None).bit_generator.seed_seq
     assert seeds.entropy.bit_length() > 64 and seeds.spawn_key == ()

@@ -1,4 +1,4 @@
-"""The privacy claims of dppca.private_covariance.PrivateCovariance (issue
+"""The privacy claims of dppca.covariance.PrivateCovariance (issue
 43): every parameter error is refused before the charge; the records say
 what the fit guarantees; the sensitivity the calibration assumes (√2/n on
 the upper triangle of the unit-normalised second moment) holds on every
@@ -14,6 +14,9 @@ import warnings
 import numpy as np
 import pytest
 
+from dppca.covariance import PrivateCovariance
+from dppca.covariance.plan import covariance_plan
+from dppca.covariance.release import unit_second_moment
 from dppca.exceptions import (
     BudgetExceededError,
     PrivacyWarning,
@@ -26,13 +29,8 @@ from dppca.mechanisms.trace_sensitive_calibration import (
     trace_sensitive_calibration,
 )
 from dppca.privacy.accounting import Accountant
-from dppca.privacy.calibration import gaussian_zcdp_rho
 from dppca.privacy.guarantees import REPLACE_ONE, guarantee_of
-from dppca.private_covariance import (
-    PrivateCovariance,
-    covariance_plan,
-    unit_second_moment,
-)
+from dppca.privacy.zcdp import gaussian_zcdp_rho
 
 pytestmark = pytest.mark.privacy
 

@@ -169,18 +169,18 @@ def test_no_charge_falls_between_a_fits_dry_run_and_its_last_charge(
     the fit holds the ledger from its dry run to its last charge."""
     import threading
 
-    import dppca.estimator as estimator_module
+    import dppca.decomposition.release as release_module
 
     ledger = Accountant(1.0, 0.0)
     inside = threading.Event()
-    release_bound = estimator_module._private_bound
+    release_bound = release_module._private_bound
 
     def slow_bound(*args, **kwargs):
         inside.set()  # the other thread charges now, if it can
         threading.Event().wait(0.3)
         return release_bound(*args, **kwargs)
 
-    monkeypatch.setattr(estimator_module, "_private_bound", slow_bound)
+    monkeypatch.setattr(release_module, "_private_bound", slow_bound)
     other = {}
 
     def charge_elsewhere():

@@ -154,7 +154,7 @@ def test_a_tiny_epsilon_gives_a_positive_rho_not_a_division_by_zero():
     the rewritten form the package uses)."""
     from decimal import Decimal, getcontext
 
-    from dppca.privacy.calibration import zcdp_rho_for
+    from dppca.privacy.zcdp import zcdp_rho_for
 
     getcontext().prec = 60
     for eps, delta in [(1e-14, 1e-30), (1.0, 1e-5), (1e-8, 1e-300)]:

@@ -15,7 +15,7 @@ from dppca import PrivatePCA
 from dppca.exceptions import NotPrivateWarning, UnprovedGuaranteeWarning
 from dppca.mechanisms import input_perturbation
 from dppca.mechanisms.streaming_step import oja_update
-from dppca.privacy import noise
+from dppca.privacy import drawable, noise
 from dppca.privacy.accounting import Accountant
 from dppca.privacy.calibration import analytic_gaussian_sigma
 
@@ -431,7 +431,7 @@ def test_noise_the_sampler_cannot_draw_is_refused_before_the_charge(
     Mangoubi and Vishnoi's G + Gᵀ): the budget was charged for a release
     that never came. The guarantee records of the safe Gaussian mechanisms,
     built before any charge, now check that the sampler can draw their
-    noise (dppca.privacy.noise.check_gaussian_drawable)."""
+    noise (dppca.privacy.drawable.check_gaussian_drawable)."""
     ledger = Accountant(epsilon=1e16, delta=0.9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -455,12 +455,12 @@ def test_the_drawability_check_has_the_samplers_own_limit():
     σ/γ = 2**26 grid units is drawn, one more unit is not; the diagonal of
     G + Gᵀ (variance 4 (σ/γ)²) halves the limit."""
     limit = noise.MAX_GAUSSIAN_GRID_SIGMA
-    noise.check_gaussian_drawable(limit * 0.5, 0.5)
+    drawable.check_gaussian_drawable(limit * 0.5, 0.5)
     noise.discrete_gaussian_parameters(limit**2)
     with pytest.raises(ValueError, match="too small for safe noise"):
-        noise.check_gaussian_drawable((limit + 1) * 0.5, 0.5)
+        drawable.check_gaussian_drawable((limit + 1) * 0.5, 0.5)
     with pytest.raises(ValueError):
         noise.discrete_gaussian_parameters((limit + 1) ** 2)
-    noise.check_gaussian_drawable(limit / 2, 1.0, factor=4)
+    drawable.check_gaussian_drawable(limit / 2, 1.0, factor=4)
     with pytest.raises(ValueError, match="too small for safe noise"):
-        noise.check_gaussian_drawable(limit / 2 + 1, 1.0, factor=4)
+        drawable.check_gaussian_drawable(limit / 2 + 1, 1.0, factor=4)

@@ -21,7 +21,7 @@ from dppca import forecast as fc
 from dppca.mechanisms import gaussian_approx as mv
 from dppca.privacy import calibration
 from dppca.privacy.accounting import Accountant, BudgetExceededError
-from dppca.privacy.plan import private_mean_plan
+from dppca.privacy.mean_plan import private_mean_plan
 
 
 def spiked(n, d, spread, seed=0, shift=1.0):

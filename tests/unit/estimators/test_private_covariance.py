@@ -1,4 +1,4 @@
-"""Tests of dppca.private_covariance.PrivateCovariance (issue 43): the
+"""Tests of dppca.covariance.PrivateCovariance (issue 43): the
 surface of scikit-learn's EmpiricalCovariance (estimator checks, agreement
 at huge ε, mahalanobis / score / error_norm against scikit-learn's own
 methods given the same covariance), a positive semidefinite release at
@@ -16,13 +16,11 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dppca import PrivacyWarning, PrivateStandardScaler, budgeted_grid_search
+from dppca.covariance import PrivateCovariance
+from dppca.covariance.plan import planned_records
+from dppca.covariance.postprocessing import psd_floor
 from dppca.exceptions import UnprovedGuaranteeWarning
 from dppca.privacy.accounting import Accountant, BudgetExceededError
-from dppca.private_covariance import (
-    PrivateCovariance,
-    planned_records,
-    psd_floor,
-)
 
 #: Checks skipped by name with the reason: none is needed.
 SKIPPED_CHECKS: dict[str, str] = {}

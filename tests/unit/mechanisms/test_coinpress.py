@@ -12,8 +12,8 @@ import pytest
 from dppca import PrivatePCA
 from dppca.mechanisms import coinpress as cp
 from dppca.mechanisms.registry import MECHANISMS
-from dppca.privacy.calibration import zcdp_rho
 from dppca.privacy.guarantees import guarantee_of
+from dppca.privacy.zcdp import zcdp_rho
 from dppca.utility import sin_theta
 
 EPS, DELTA = 1.0, 1e-6

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dppca.privacy import noise
+from dppca.privacy import drawable, noise
 
 
 def sampler_accepts(sigma, grid, factor=1):
@@ -23,7 +23,7 @@ def sampler_accepts(sigma, grid, factor=1):
 
 def check_accepts(sigma, grid, factor=1):
     try:
-        noise.check_gaussian_drawable(sigma, grid, factor=factor)
+        drawable.check_gaussian_drawable(sigma, grid, factor=factor)
     except ValueError:
         return False
     return True
@@ -49,10 +49,10 @@ def test_the_predicate_the_check_and_the_sampler_agree(factor):
             s = float(sigma) * grid
             expected = sampler_accepts(s, grid, factor)
             seen.add(expected)
-            assert noise.gaussian_drawable(s, grid, factor) is expected
+            assert drawable.gaussian_drawable(s, grid, factor) is expected
             assert check_accepts(s, grid, factor) is expected
     assert seen == {True, False}
 
 
 def test_zero_noise_is_not_drawable():
-    assert noise.gaussian_drawable(0.0, 1.0) is False
+    assert drawable.gaussian_drawable(0.0, 1.0) is False

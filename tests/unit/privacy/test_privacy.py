@@ -5,7 +5,7 @@ import pytest
 from scipy import integrate, stats
 
 from dppca import privacy as P
-from dppca.mechanisms.input_perturbation import wishart_noise
+from dppca.mechanisms.input_perturbation_wishart import wishart_noise
 from dppca.montecarlo import proportion_ci
 from dppca.privacy import sensitivity as S
 

@@ -1,4 +1,5 @@
-"""dppca.privacy.private_bounds: the law the sampler draws, accuracy, validation."""
+"""dppca.privacy.private_bounds and its scores (dppca.privacy.quantile_scores):
+the law the sampler draws, accuracy, validation."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ from dppca.privacy.private_bounds import (
     candidate_grid,
     centred_norm_quantile,
     norm_quantile,
-    quantile_utilities,
 )
+from dppca.privacy.quantile_scores import quantile_utilities
 from dppca.privacy.selection import exact_epsilon, permute_and_flip
 
 
@@ -454,7 +455,7 @@ def test_penalty_is_checked():
 
 
 def test_tail_guarded_quantile():
-    from dppca.privacy.private_bounds import tail_guarded_quantile
+    from dppca.privacy.quantile_scores import tail_guarded_quantile
 
     # large n ε: the target itself
     assert tail_guarded_quantile(0.95, 10**6, 1.0, 50, 0.05) == 0.95
@@ -522,7 +523,7 @@ def test_band_utilities_have_sensitivity_one_on_adversarial_neighbours():
     """A row moved from below every candidate to above every one (every
     count drops by one) and rows moved across the band's edges: the
     utilities move by at most one, and the exact laws by at most e^ε."""
-    from dppca.privacy.private_bounds import band_utilities
+    from dppca.privacy.quantile_scores import band_utilities
 
     grid = candidate_grid(1.0, 16.0, 5)
     base = np.geomspace(1.0, 16.0, 11)[1:-1] * 1.001

@@ -45,19 +45,21 @@ The estimator does four things the mechanisms themselves do not:
 
 The second moment then goes to the mechanism's public ``*_from_second_moment``
 entry point, as its declaration in :data:`dppca.mechanisms.registry.MECHANISMS`
-says. The checks and the budget's plan are :mod:`dppca.privacy.plan`'s:
-``fit`` composes plan → charge → rows → mechanism → post-processing. Each
-step gets what it needs as arguments (the plan is a value) and returns what
-it made; nothing is written on the estimator before the fit's end, when
-every fitted attribute is set at once, and a second concurrent fit of the
-same object is refused (:mod:`dppca.fit_guard`).
+says. The checks are :mod:`dppca.decomposition.parameters`', the budget's
+plan :mod:`dppca.decomposition.plan`'s, and the steps that charge the
+budget and read the rows :mod:`dppca.decomposition.release`'s; what the
+private estimators share is :mod:`dppca.base`'s. ``fit`` composes plan →
+charge → rows → mechanism → post-processing. Each step gets what it needs
+as arguments (the plan is a value) and returns what it made; nothing is
+written on the estimator before the fit's end, when every fitted attribute
+is set at once, and a second concurrent fit of the same object is refused
+(:mod:`dppca.fit_guard`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import (
@@ -67,54 +69,20 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import forecast, postprocessing, report
-from .estimator_checks import private_centre
-from .exceptions import (
-    BudgetExceededError,
-    NotPrivateWarning,
-    PrivacyWarning,
-    UnprovedGuaranteeWarning,
-    silenced,
-    warn,
+from .. import forecast, postprocessing, report
+from ..base import (
+    REFIT_WARNING,
+    SharedSeedWarningMixin,
+    _parameters,
+    _snap,
 )
-from .fit_guard import OneFitAtATime, caller_stacklevel, one_fit_at_a_time
-from .float_state import owns_float_state
-from .linalg import clipped_sums, rows
-from .privacy import noise, private_bounds
-from .privacy.accounting import basic_composition
-from .privacy.guarantees import UNCOMPOSABLE
-from .privacy.mean_plan import private_mean_plan
-from .privacy.plan import (
-    TAIL_GUARD,
-    bound_parts,
-    bound_range_of,
-    centered_norm,
-    grid_points,
-    public_centre,
-    release_plan,
-)
-
-#: Start of the warning messages of the mechanism functions that
-#: :class:`PrivatePCA` raises itself, before fitting (not repeated).
-
-#: What :meth:`PrivatePCA.fit` warns on a refit without an accountant.
-REFIT_WARNING = (
-    "refitting spends the privacy budget again: the releases of the "
-    "earlier fit are still public. Track several fits with a "
-    "dppca.privacy.accounting.Accountant (accountant=...)"
-)
-
-
-def _snap(spent, requested):
-    """Report a split budget's total as requested when the parts add up to it
-    up to
-    rounding (the parts are ``s·t`` and ``t − s·t``: in exact arithmetic they
-    sum to ``t``)."""
-    out = []
-    for value, total in zip(spent, requested):
-        close = total is not None and math.isclose(value, total, rel_tol=1e-12)
-        out.append(float(total) if close else value)
-    return tuple(out)
+from ..exceptions import PrivacyWarning, warn
+from ..fit_guard import caller_stacklevel, one_fit_at_a_time
+from ..float_state import owns_float_state
+from ..privacy.accounting import basic_composition
+from ..privacy.guarantees import UNCOMPOSABLE
+from .plan import release_plan
+from .release import _centred_rows, _charge, _run
 
 
 def _spent(releases, requested) -> tuple:
@@ -125,53 +93,6 @@ def _spent(releases, requested) -> tuple:
     if any(r.kind in UNCOMPOSABLE for r in releases):
         return math.fsum(r.epsilon for r in releases), math.nan
     return _snap(basic_composition(releases), requested)
-
-
-def _generator(random_state) -> np.random.Generator:
-    """A Generator for one fit. ``None``: fresh OS entropy (numpy's
-    SeedSequence draws 128 bits). A RandomState hands over its whole state:
-    624 32-bit outputs of its Mersenne Twister determine that state (its
-    tempering is invertible); they are mixed by a SeedSequence whose pool is
-    as large (624 words, every output word depending on every input bit) into
-    the state of a new MT19937. So the fit's noise has the RandomState's full
-    entropy, not a 31-bit seed, and the RandomState advances, as scikit-learn
-    expects. A Generator likewise seeds the fit's own generator from eight
-    of its 32-bit draws (256 bits), so it advances by the same number of
-    draws whatever the rows: the samplers that reject proposals draw a
-    number that depends on the data, which the caller's generator would
-    otherwise carry out of the fit."""
-    if isinstance(random_state, np.random.RandomState):
-        words = random_state.randint(0, 2**32, size=624, dtype=np.uint64)
-        mixed = np.random.SeedSequence(words.tolist(), pool_size=624)
-        return np.random.Generator(np.random.MT19937(mixed))
-    if isinstance(random_state, np.random.Generator):
-        words = random_state.integers(0, 2**32, size=8, dtype=np.uint64)
-        return np.random.default_rng(np.random.SeedSequence(words.tolist()))
-    return np.random.default_rng(random_state)
-
-
-class SharedSeedWarningMixin(OneFitAtATime):
-    """Warn when a fitted estimator is pickled with the object that
-    determined its noise (``random_state`` not ``None``): whoever loads the
-    pickle can recompute the noise, and subtract it from the release. The
-    private estimators share it, and through it the guard that refuses a
-    second concurrent ``fit`` of one object (:mod:`dppca.fit_guard`)."""
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        fitted = any(
-            key.endswith("_") and not key.startswith("_") for key in state
-        )
-        if self.random_state is not None and fitted:
-            warn(
-                f"pickling a fitted {type(self).__name__} with random_state="
-                f"{type(self.random_state).__name__}: it determines the "
-                "noise, which whoever loads the pickle can then recompute "
-                "and remove. Fit with random_state=None to share a model",
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        return state
 
 
 class PrivatePCA(
@@ -273,7 +194,7 @@ class PrivatePCA(
         within 2R) when ``clip=True`` and the forecast loses at least
         ``dppca.forecast.AUTO_BOUND_THRESHOLD`` of R² (else ``None``).
         Released bounds aim at a band below ``bound_quantile`` when nε is
-        small (``private_bounds.band_utilities``), cost ``bound_share``
+        small (``quantile_scores.band_utilities``), cost ``bound_share``
         of ε (a fifth of it for a private count of the clipped rows) and
         warn (``UtilityWarning``) at an end of their range.
     bound_range : (float, float) or None, default=None
@@ -424,7 +345,7 @@ class PrivatePCA(
         (``y`` is ignored): plan, charge, read the rows, run the mechanism.
 
         Every check and warning happens before any noise is drawn
-        (:func:`dppca.privacy.plan.release_plan`). A second ``fit`` of the
+        (:func:`dppca.decomposition.plan.release_plan`). A second ``fit`` of the
         same estimator spends the budget again, and warns; a ``fit`` while
         another thread fits the same object is refused (fit a clone).
         """
@@ -467,32 +388,6 @@ class PrivatePCA(
         return postprocessing.unproject(self, X)
 
 
-def _parameters(est):
-    """A stand-in for ``est`` that holds its parameters as the fit began,
-    and nothing else: every step of the fit reads them there, so neither a
-    parameter changed mid-fit (``set_params`` from another thread, or an
-    array changed in place) nor an attribute of an earlier fit can reach a
-    later step."""
-    params = object.__new__(type(est))
-    frozen = {k: _copied(v) for k, v in est.get_params(deep=False).items()}
-    vars(params).update(frozen)
-    return params
-
-
-def _copied(value):
-    """A copy of a mutable container parameter (a ``center`` array, a
-    ``bound_range`` list, an options dict), so that changing it in place
-    during the fit reaches no later step; other values (the accountant, a
-    generator) as they are."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_copied(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
-    return value
-
-
 def _fit(est, X, refit: bool) -> dict:
     """The fit of ``est`` (its parameters alone) on the validated ``X``:
     plan → charge → rows → mechanism → post-processing, each step handed
@@ -530,227 +425,6 @@ def _fit(est, X, refit: bool) -> dict:
     return postprocessing.cast_outputs(fitted, dtype)
 
 
-def planned_records(est, n, d) -> list:
-    """Every guarantee record a fit of ``est`` on ``n`` rows of ``d``
-    features would charge, from public quantities only (a dry run; the
-    private mean of a released ``data_norm`` planned at the top of
-    ``bound_range``, as ``fit``'s own dry run does: the records' ε do not
-    depend on it)."""
-    plan = release_plan(est, n, d)
-    top = float(est.bound_range[1]) if plan.bound == "private" else plan.bound
-    return list(plan.bound_records) + _planned(est, plan, n, d, top)
-
-
-def _charge(est, plan, X):
-    """:func:`_charge_steps` while holding the accountant (if any), so that
-    no other thread charges between its dry run and its last charge."""
-    if est.accountant is None:
-        return _charge_steps(est, plan, X)
-    with est.accountant.exclusive():
-        return _charge_steps(est, plan, X)
-
-
-def _charge_steps(est, plan, X):
-    """Charge the accountant as the plan says, releasing the private row
-    bound in between: ``(rng, releases, bound, mean_plan, clipped)``, with
-    ``clipped`` the private count of the rows the released bound clips.
-
-    The private bounds are charged first: their records are known before
-    the data is read; the mean and the mechanism are charged after (their
-    noise depends on the released bound), before any of their noise is
-    drawn. The fit's generator is made once a charge has passed: a refused
-    fit leaves the caller's generator as it was."""
-    n, d = X.shape
-    # a released data_norm is charged first (the mean's noise depends on
-    # it); a released centred bound only with the mean and the mechanism
-    early = "data_norm" in plan.bound_names
-    if early:
-        # the mean's noise scales with the released bound: planned now at
-        # both ends of the candidates, so that no bound the release can
-        # take is refused after the charge (a σ beyond float64's range)
-        for end in est.bound_range:
-            _mean_plan(est, plan, n, d, float(end))
-    if early and est.accountant is not None:
-        # a dry run of the whole fit first, its mean planned at the top of
-        # bound_range (the records' ε do not depend on it)
-        top = (
-            float(est.bound_range[1]) if plan.bound == "private" else plan.bound
-        )
-        whole = list(plan.bound_records) + _planned(est, plan, n, d, top)
-        if not est.accountant.can_afford(whole):
-            raise BudgetExceededError(
-                f"{type(est).__name__} would spend the budget "
-                f"(ε = {est.accountant.epsilon:g}, δ = "
-                f"{est.accountant.delta:g}); nothing was charged or drawn"
-            )
-        est.accountant.charge(list(plan.bound_records), label="private bounds")
-    rng = _generator(est.random_state) if early else None
-    releases, bound, clipped = [], plan.bound, {}
-    if early:
-        released = _private_bound(est, X, plan.bound_epsilon, rng, bound)
-        bound, clipped["data_norm"] = released.bound, released.clipped
-        releases += [released.guarantee, released.count_guarantee]
-    mean_plan = _mean_plan(est, plan, n, d, bound)
-    planned = [] if early else list(plan.bound_records)
-    planned += [mean_plan[3]] if mean_plan else []
-    if est.accountant is not None:
-        # raises before any noise is drawn if the budget would be exceeded
-        est.accountant.charge(planned + [plan.record], label=type(est).__name__)
-    if rng is None:
-        rng = _generator(est.random_state)
-    return rng, releases, bound, mean_plan, clipped
-
-
-def _mean_plan(est, plan, n, d, bound):
-    """The private mean's plan for rows bounded by ``bound`` (None without
-    a private centre)."""
-    if plan.mean_budget is None:
-        return None
-    pure = plan.spec.notion == "pure"
-    return private_mean_plan(est, n, d, bound, plan.mean_budget, pure)
-
-
-def _planned(est, plan, n, d, bound) -> list:
-    """The records a fit charges after its private bounds: the private
-    mean's (for rows bounded by ``bound``) and the mechanism's."""
-    mean_plan = _mean_plan(est, plan, n, d, bound)
-    return ([mean_plan[3]] if mean_plan else []) + [plan.record]
-
-
-def _private_bound(est, X, epsilon, rng, pre_clip, mean=None):
-    """Release a bound (a quantile of the norms, or of the centred norms
-    about ``mean``) and a count of the rows above it, with pure ε in all
-    (split by :func:`dppca.privacy.plan.bound_parts`): reads the rows.
-    Returns the release, count included; warns when the bound sits at an
-    end of its range or the count says many rows are clipped."""
-    name = "data_norm" if mean is None else "centered_norm"
-    lower, upper = bound_range_of(est, name, pre_clip)
-    quantile_eps, count_eps = bound_parts(epsilon)
-    common = dict(
-        lower=lower,
-        upper=upper,
-        grid_points=grid_points(lower, upper),
-        rng=rng,
-        tail_guard=TAIL_GUARD,
-        count_epsilon=count_eps,
-    )
-    q = est.bound_quantile
-    if mean is None:
-        out = private_bounds.norm_quantile(X, q, quantile_eps, **common)
-    else:
-        out = private_bounds.centred_norm_quantile(
-            X, mean, q, quantile_eps, pre_clip=pre_clip, **common
-        )
-    _warn_bound(name, out, X.shape[0], lower, upper)
-    return out
-
-
-def _warn_bound(name, out, n, lower, upper):
-    """UtilityWarnings about a released bound (post-processing)."""
-    where = {0: "bottom", out.grid.size - 1: "top"}.get(out.index)
-    if where is not None:
-        warn(
-            f"the private {name} ({out.bound:.4g}) is the {where} of its "
-            f"range ({lower:.4g}, {upper:.4g}): the range may not contain "
-            "the quantile, or n·epsilon is too small to find it",
-            forecast.UtilityWarning,
-            stacklevel=caller_stacklevel(),
-        )
-    if out.clipped > 0.5 * n:
-        warn(
-            f"the private (noisy) count of rows clipped at {name} = "
-            f"{out.bound:.4g} is {min(out.clipped, n)} of {n}",
-            forecast.UtilityWarning,
-            stacklevel=caller_stacklevel(),
-        )
-
-
-def _private_mean(est, total, n, bound, plan, rng):
-    """Noisy mean of the clipped rows (sum ``total``), drawn as ``plan``
-    says, projected onto the ball of radius ``bound``."""
-    law, scale, grid, _ = plan
-    add = noise.add_laplace if law == "laplace" else noise.add_gaussian
-    noisy = add(total / n, scale, noise=est.noise, rng=rng, granularity=grid)
-    return rows.project_to_ball(noisy, bound)
-
-
-class CentredRows(NamedTuple):
-    """What centring the rows made, besides the mechanism's input: the row
-    bound's text for the mechanism's record, the releases made (private
-    mean, private centred bound), the centre, the bound of the centred
-    rows and the private count of the rows that bound clips."""
-
-    text: str
-    releases: list
-    mean: np.ndarray
-    row_bound: float
-    clipped: dict
-
-
-def _centred_rows(est, plan, X, bound, mean_plan, rng):
-    """The mechanism's input: ``A`` (or, for a mechanism that reads rows,
-    the rows in the unit ball), centred as ``center`` says. Returns
-    ``(input, CentredRows)``; a centred bound is released exactly when the
-    plan budgeted one (``plan.bound_names``)."""
-    wants_rows = plan.spec.run_rows is not None
-    made = (
-        rows.unit_ball_rows
-        if wants_rows
-        else clipped_sums.clipped_second_moment
-    )
-    releases, clipped = [], {}
-    d = X.shape[1]
-    if not isinstance(est.center, (bool, np.bool_)):
-        centre = public_centre(est, d)
-        data = made(X, bound, centre=centre, clip=est.clip)
-        mean, row_bound = centre.copy(), bound
-        text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
-    elif private_centre(est):
-        n = X.shape[0]
-        total = clipped_sums.clipped_row_sum(X, bound, clip=est.clip).total
-        mean = _private_mean(est, total, n, bound, mean_plan, rng)
-        releases.append(mean_plan[3])
-        row_bound, clip_centred = centered_norm(
-            est, bound, mean, plan.centered_norm
-        )
-        if "centered_norm" in plan.bound_names:
-            released = _private_bound(
-                est, X, plan.bound_epsilon, rng, bound, mean
-            )
-            row_bound = released.bound
-            clipped["centered_norm"] = released.clipped
-            releases += [released.guarantee, released.count_guarantee]
-        data = made(
-            X,
-            row_bound,
-            centre=mean,
-            clip=est.clip if clip_centred else True,
-            pre_clip=bound,
-        )
-        text = f"‖x_i‖₂ ≤ {bound:.6g}, then ‖x_i − μ̂‖₂ ≤ {row_bound:.6g}"
-    else:
-        data = made(X, bound, clip=est.clip)
-        mean, row_bound = np.zeros(d), bound
-        text = f"‖x_i‖₂ ≤ {bound:.6g}"
-    if not wants_rows:
-        data = data.matrix
-    text += " (clipped)" if est.clip else " (refused above)"
-    return data, CentredRows(text, releases, mean, row_bound, clipped)
-
-
-def _run(plan, data, n, d, rng):
-    """Run the plan's mechanism on its input: ``(V, eigenvalues, total)``."""
-    spec, k = plan.spec, plan.k
-    # The estimator has already warned, in its own words, about the
-    # conditions the mechanism functions warn about (release_plan); silenced
-    # for this thread only, so another thread's fit still warns.
-    with silenced(NotPrivateWarning, UnprovedGuaranteeWarning):
-        k_run = d if isinstance(k, float) else k
-        run = spec.run_rows if spec.run_rows is not None else spec.run
-        args = (n, k_run, plan.epsilon, plan.delta, rng, plan.options)
-        return run(data, *args)
-
-
 def _store(plan, V, values, total, n, d, row_bound) -> dict:
     """The fitted attributes of the release: axes (sign convention),
     eigenvalues and shares (post-processing)."""
@@ -778,4 +452,6 @@ def _store(plan, V, values, total, n, d, row_bound) -> dict:
     return fitted
 
 
-__all__ = ["PrivatePCA", "planned_records"]
+__all__ = [
+    "PrivatePCA",
+]

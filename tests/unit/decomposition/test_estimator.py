@@ -1,4 +1,4 @@
-"""Tests of dppca.estimator.PrivatePCA: scikit-learn's estimator checks,
+"""Tests of dppca.decomposition.pca.PrivatePCA: scikit-learn's estimator checks,
 validation, every
 mechanism, sparse = dense under a seed, centring (and the sensitivities it
 relies on),

@@ -1,0 +1,372 @@
+"""The public side of a :class:`~dppca.PrivateCovariance` fit:
+every parameter checked and every release calibrated on ``n`` rows of ``d``
+features (both public under replace-one neighbours), before any charge and
+without reading a row. It is apart from the estimator and from the code
+that reads the rows so that a dry run (:func:`planned_records`, as the
+budgeted grid search makes) and the privacy tests reach every record without
+a fit.
+
+**Rows.** ``data_norm = R`` is a public bound on the rows' ℓ₂ norm, stated
+by the caller (never read from the data); rows are clipped to it (a map on
+each row alone: replace-one neighbours stay neighbours). ``clip=False`` is a
+parameter error, as for the scaler: refusing a long row would make whether
+``fit`` returns depend on that row.
+
+**Centre.** ``center=True`` (default): a private mean, the noisy mean of the
+rows clipped to ``R`` (replace-one ℓ₂ sensitivity ``2R/n``) with a share
+``center_share`` of ε and δ, projected onto the ball of radius ``R``, giving
+``μ̂`` (``dppca.privacy.mean_plan.private_mean_plan``, the calibration of
+``PrivatePCA``'s private mean). The centred rows ``x_i − μ̂`` are then bounded
+by ``B``, the ``centered_norm``: ``"triangle"`` (default) divides by ``B =
+min(R + ‖μ̂‖, 2R)``, a bound every clipped row meets (triangle inequality), so
+nothing is clipped beyond ``R``; a number clips the centred rows to it;
+``None`` is ``R`` (``dppca.decomposition.parameters.centered_norm``, as
+``PrivatePCA``). ``center=False``: the second moment about 0 (``location_ =
+0``, scikit-learn's ``assume_centered=True``). An array ``c``: a public
+centre, and ``R`` then bounds ``‖x_i − c‖``.
+
+**Mechanisms.** The matrix ``A`` the noise is added to, the rows ``z_i`` it
+is made of and its replace-one sensitivity are derived in
+:mod:`dppca.covariance.release`. ``mechanism``:
+
+* ``"analyze_gauss"`` (default): Gaussian noise on the upper triangle of
+  ``A``, analytic σ (``analyze_gauss_from_second_moment`` of
+  :mod:`dppca.mechanisms.input_perturbation`; ``noise="safe"``: exact
+  discrete Gaussian on a grid);
+* ``"trace_sensitive"``: Dong, Liang and Yi's estimator on the rows ``z_i``
+  (:func:`dppca.mechanisms.trace_sensitive.trace_sensitive_covariance`),
+  whose error follows the trace of ``A`` rather than the worst-case bound.
+
+Both are (ε, δ)-DP under replace-one neighbours, so ``delta`` is required.
+Each release (mean, matrix) has a :class:`~dppca.privacy.guarantees.Release`
+record built by the mechanism's own calibration from public quantities
+(:func:`covariance_plan`); the accountant is charged with all of them before
+any noise is drawn, and every parameter error is raised before that charge.
+
+``min_eigenvalue`` is checked here and applied by
+:mod:`dppca.covariance.postprocessing`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..decomposition.parameters import public_centre
+from ..linalg import float_error, rows
+from ..mechanisms.input_perturbation_guarantees import analyze_gauss_guarantee
+from ..mechanisms.trace_sensitive import trace_sensitive_guarantee
+from ..mechanisms.trace_sensitive_calibration import trace_sensitive_calibration
+from ..privacy import drawable, noise
+from ..privacy.calibration import (
+    analyze_gauss_sigma,
+    safe_gaussian_input_calibration,
+)
+from ..privacy.guarantees import Release
+from ..privacy.mean_plan import private_mean_plan
+from ..privacy.sensitivity import frobenius_sensitivity_second_moment
+from ..validation import (
+    check_accountant,
+    check_delta,
+    check_epsilon,
+    check_random_state,
+)
+
+#: The mechanisms ``PrivateCovariance`` runs (module docstring).
+MECHANISMS = ("analyze_gauss", "trace_sensitive")
+
+#: Largest ratio of a public scale (a public centre's norm, ``data_norm``
+#: before a smaller ``centered_norm``) to the bound the rows are divided by:
+#: beyond it the clip factors of the proved second moment would be
+#: subnormal, and it would refuse after the charge.
+MAX_SCALE_RATIO = 1e200
+
+
+@dataclass(frozen=True)
+class CovariancePlan:
+    """What a fit will release, from public quantities only
+    (:func:`covariance_plan`).
+
+    Parameters
+    ----------
+    mechanism : str
+        ``"analyze_gauss"`` or ``"trace_sensitive"``.
+    data_norm : float
+        The public bound ``R`` on the rows.
+    centre : str
+        ``"private"``, ``"zero"`` or ``"public"``.
+    location : ndarray or None
+        The public centre (``"public"``), zeros (``"zero"``) or None.
+    centred_bound : float, str or None
+        ``centered_norm`` as checked (private centre only).
+    mean : tuple or None
+        ``(law, scale, grid, record)`` of the private mean.
+    epsilon, delta : float
+        The matrix's share of the budget.
+    sensitivity : float
+        Replace-one ℓ₂ sensitivity of the upper triangle of the
+        unit-normalised second moment the noise is calibrated to (√2/n).
+    sigma : float
+        Standard deviation of one noise entry of the unit-normalised matrix
+        (for ``"trace_sensitive"``, of its Gaussian matrix step at radius 1).
+    grid : float or None
+        The safe noise's grid (None for float noise).
+    matrix : Release
+        The matrix's record.
+    min_eigenvalue : float or str
+        The floor as given (``"auto"`` or a number ≥ 0).
+    """
+
+    mechanism: str
+    data_norm: float
+    centre: str
+    location: np.ndarray | None
+    centred_bound: object
+    mean: tuple | None
+    epsilon: float
+    delta: float
+    sensitivity: float
+    sigma: float
+    grid: float | None
+    matrix: Release
+    min_eigenvalue: object
+
+    @property
+    def records(self) -> tuple:
+        """Every record the fit charges, in order (mean, matrix)."""
+        return ((self.mean[3],) if self.mean else ()) + (self.matrix,)
+
+
+def _number(value, name: str) -> float:
+    """A real number that is not a boolean (``True`` would read as 1.0)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"{name} must be a number; got {value!r}")
+    return float(value)
+
+
+def _bound(value, name: str) -> float:
+    """A public bound: finite, in the range where the float64 error bounds
+    of :mod:`dppca.linalg.float_error` are verified."""
+    value = _number(value, name)
+    low, high = float_error.MIN_BOUND, float_error.MAX_MAGNITUDE / 2
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(
+            f"{name} must be a finite number in [{low:g}, {high:g}]; got "
+            f"{value!r}"
+        )
+    return value
+
+
+def _check_drawable(sigma, grid, what) -> None:
+    """Refuse (before any charge) safe noise the exact discrete Gaussian
+    sampler cannot draw: ``sigma/grid`` beyond its range."""
+    if grid is not None and not drawable.gaussian_drawable(sigma, grid):
+        raise ValueError(
+            f"epsilon and delta are too small for {what}: its safe noise "
+            "would be beyond the exact sampler's range; nothing was charged"
+        )
+
+
+def _centre_kind(est, d):
+    """``("private" | "zero" | "public", location)`` of ``center``."""
+    if isinstance(est.center, (bool, np.bool_)):
+        return ("private", None) if est.center else ("zero", np.zeros(d))
+    centre = rows.check_centre(public_centre(est, d), d)
+    return "public", centre
+
+
+def _centred_bound(est, R):
+    """``centered_norm`` checked: ``"triangle"``, ``None`` or a bound."""
+    value = est.centered_norm
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value != "triangle":
+            raise ValueError(
+                "centered_norm must be 'triangle', None or a finite number "
+                f"> 0; got {value!r}"
+            )
+        return value
+    return _bound(value, "centered_norm")
+
+
+def _row_bound_text(R, kind, centred) -> str:
+    """The bound on the rows the matrix's proof assumes, in words, from
+    public parameters only (the charged and the stored record agree)."""
+    if kind == "public":
+        return f"‖x_i − c‖₂ ≤ {R:.6g}, c public (clipped)"
+    if kind == "zero":
+        return f"‖x_i‖₂ ≤ {R:.6g} (clipped)"
+    if centred == "triangle":
+        then = f"divided by min({R:.6g} + ‖μ̂‖, {2 * R:.6g})"
+    else:
+        B = R if centred is None else centred
+        then = f"‖x_i − μ̂‖₂ ≤ {B:.6g} (clipped)"
+    return f"‖x_i‖₂ ≤ {R:.6g} (clipped), then {then}, μ̂ the private mean"
+
+
+def _matrix_plan(mechanism, n, d, epsilon, delta, kind):
+    """``(sensitivity, sigma, grid, record)`` of the matrix release."""
+    sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
+    if mechanism == "analyze_gauss":
+        sigma = analyze_gauss_sigma(n, epsilon, delta)
+        grid = None
+        if kind == "safe":
+            sigma, grid = safe_gaussian_input_calibration(
+                d, n, epsilon, delta, sigma
+            )
+        _check_drawable(sigma, grid, "the noisy matrix")
+        record = analyze_gauss_guarantee(n, d, epsilon, delta, noise=kind)
+        return sensitivity, sigma, grid, record
+    calibration = trace_sensitive_calibration(n, d, epsilon, delta, noise=kind)
+    for step in calibration.steps.values():
+        _check_drawable(step.sigma, step.granularity, f"the {step.label}")
+    step = calibration.steps["gaussian"]
+    record = trace_sensitive_guarantee(n, d, epsilon, delta, noise=kind)
+    return sensitivity, step.sigma, step.granularity, record
+
+
+def _check_flags(est) -> None:
+    """``clip`` and ``mechanism`` and ``min_eigenvalue`` (no data needed)."""
+    if not isinstance(est.clip, (bool, np.bool_)):
+        raise TypeError(f"clip must be True or False; got {est.clip!r}")
+    if not est.clip:
+        raise ValueError(
+            "clip=False is not supported: refusing rows above data_norm "
+            "would make whether fit returns depend on the rows. Clip "
+            "(clip=True) to a public data_norm chosen wide enough"
+        )
+    if not isinstance(est.mechanism, str) or est.mechanism not in MECHANISMS:
+        raise ValueError(
+            f"mechanism must be one of {MECHANISMS}; got {est.mechanism!r}"
+        )
+    floor = est.min_eigenvalue
+    if not (isinstance(floor, str) and floor == "auto"):
+        if isinstance(floor, str):
+            raise ValueError(
+                "min_eigenvalue must be 'auto' or a finite number >= 0; got "
+                f"{floor!r}"
+            )
+        value = _number(floor, "min_eigenvalue")
+        if not (math.isfinite(value) and 0 <= value <= 1):
+            # in units of the unit-normalised matrix, whose eigenvalues lie
+            # in [0, 1]: a larger floor would only hide the release
+            raise ValueError(
+                "min_eigenvalue must be 'auto' or a number in [0, 1] (units "
+                f"of the unit-normalised matrix); got {floor!r}"
+            )
+
+
+def covariance_plan(est, n: int, d: int) -> CovariancePlan:
+    """Check every public parameter of ``est`` and calibrate its releases on
+    ``n`` rows of ``d`` features (both public under replace-one
+    neighbours); raises ``ValueError`` or ``TypeError`` before any charge.
+
+    Parameters
+    ----------
+    est : PrivateCovariance
+        The estimator (its parameters only are read).
+    n, d : int
+        The shape of the data.
+
+    Returns
+    -------
+    CovariancePlan
+        The releases' budgets, noise and records.
+    """
+    if est.data_norm is None:
+        raise ValueError(
+            "data_norm is required: a public bound on the rows' norm, "
+            "chosen without looking at the data"
+        )
+    R = _bound(est.data_norm, "data_norm")
+    check_random_state(est.random_state)
+    check_accountant(est.accountant)
+    _check_flags(est)
+    epsilon = check_epsilon(est.epsilon)
+    if est.delta is None:
+        raise ValueError(
+            "delta is required: both mechanisms of PrivateCovariance are "
+            "Gaussian, (ε, δ)-DP (choose δ well below 1/n)"
+        )
+    delta = check_delta(est.delta)
+    kind = noise.check_noise_kind(est.noise)
+    if d < 2:
+        raise ValueError(
+            f"PrivateCovariance needs at least 2 features; got n_features = {d}"
+        )
+    centre, location = _centre_kind(est, d)
+    if centre == "public" and np.linalg.norm(location) > MAX_SCALE_RATIO * R:
+        raise ValueError(
+            f"the public center exceeds data_norm by more than "
+            f"{MAX_SCALE_RATIO:g}: rescale the data"
+        )
+    mean, centred = None, None
+    if centre == "private":
+        share = _number(est.center_share, "center_share")
+        if not (math.isfinite(share) and 0 < share < 1):
+            raise ValueError(
+                f"center_share must lie in (0, 1); got {est.center_share!r}"
+            )
+        centred = _centred_bound(est, R)
+        if isinstance(centred, float) and R > MAX_SCALE_RATIO * centred:
+            raise ValueError(
+                f"data_norm exceeds centered_norm by more than "
+                f"{MAX_SCALE_RATIO:g}: rescale the bounds"
+            )
+        mean_budget = (share * epsilon, share * delta)
+        mean = private_mean_plan(est, n, d, R, mean_budget, False)
+        _check_drawable(mean[1], mean[2], "the private mean")
+        epsilon, delta = epsilon - mean_budget[0], delta - mean_budget[1]
+    sensitivity, sigma, grid, record = _matrix_plan(
+        est.mechanism, n, d, epsilon, delta, kind
+    )
+    text = _row_bound_text(R, centre, centred)
+    record = dataclasses.replace(record, row_bound=text)
+    return CovariancePlan(
+        est.mechanism,
+        R,
+        centre,
+        location,
+        centred,
+        mean,
+        epsilon,
+        delta,
+        sensitivity,
+        sigma,
+        grid,
+        record,
+        est.min_eigenvalue,
+    )
+
+
+def planned_records(est, n: int, d: int) -> list:
+    """Every guarantee record a fit of ``est`` on ``n`` rows of ``d``
+    features would charge (a dry run, from public quantities only).
+
+    Parameters
+    ----------
+    est : PrivateCovariance
+        The estimator.
+    n, d : int
+        The shape of the data.
+
+    Returns
+    -------
+    list of Release
+        The private mean's record (``center=True``), then the matrix's.
+    """
+    return list(covariance_plan(est, n, d).records)
+
+
+__all__ = [
+    "MECHANISMS",
+    "CovariancePlan",
+    "covariance_plan",
+    "planned_records",
+]

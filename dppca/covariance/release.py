@@ -1,0 +1,143 @@
+"""The releases of a :class:`~dppca.PrivateCovariance` fit, the
+only code of :mod:`dppca.covariance` that reads the rows: the private mean
+(``center=True``), then the noisy matrix, drawn in this order from the fit's
+generator with the budgets, noise and records of its
+:class:`~dppca.covariance.plan.CovariancePlan`. It is apart from the plan,
+which is computed from public quantities only, so that what touches the
+private rows is in one place.
+
+**Released matrix.** ``A = (1/n) Σ z_i z_iᵀ`` with ``z_i = clip_B(x̃_i − c) /
+B`` (``x̃_i`` the row clipped to ``R``), computed by
+:func:`dppca.linalg.clipped_sums.clipped_second_moment`, whose float64 result
+has the sensitivity below (its module docstring proves it). Replacing one
+row changes ``A`` by ``(z zᵀ − z' z'ᵀ)/n``; its upper triangle (the
+``d(d+1)/2`` entries the noise is added to) has ℓ₂ norm at most ``‖z zᵀ − z'
+z'ᵀ‖_F / n = √(‖z‖⁴ + ‖z'‖⁴ − 2(zᵀz')²) / n ≤ √2/n``, attained by two rows
+at the bound along two coordinate axes (then the change is ``±1/n`` on two
+diagonal entries). With a private mean the map ``x ↦ z`` depends on ``x``
+and the released ``μ̂`` only, so for every value of ``μ̂`` the sensitivity is
+the same, and the two releases compose adaptively. The mechanisms and
+their calibrations are in :mod:`dppca.covariance.plan`.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..decomposition.parameters import centered_norm
+from ..exceptions import UnprovedGuaranteeWarning, silenced
+from ..linalg import clipped_sums, rows
+from ..mechanisms.input_perturbation import analyze_gauss_from_second_moment
+from ..mechanisms.trace_sensitive import trace_sensitive_covariance
+from ..privacy import noise
+from .plan import CovariancePlan
+
+
+def unit_second_moment(X, plan: CovariancePlan, location=None):
+    """The matrix the noise is added to, before any noise: ``(1/n) Σ z_i
+    z_iᵀ`` (module docstring), and the bound ``B`` the centred rows were
+    divided by.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The rows (float64).
+    plan : CovariancePlan
+        The fit's plan.
+    location : ndarray of shape (n_features,), optional
+        The released mean ``μ̂`` (required for a private centre).
+
+    Returns
+    -------
+    matrix : ndarray of shape (n_features, n_features)
+        The unit-normalised second moment.
+    bound : float
+        ``B``.
+    """
+    R = plan.data_norm
+    if plan.centre != "private":
+        centre = None if plan.centre == "zero" else plan.location
+        moment = clipped_sums.clipped_second_moment(X, R, centre=centre)
+        return moment.matrix, R
+    B = _centred(plan, location)
+    moment = clipped_sums.clipped_second_moment(
+        X, B, centre=location, pre_clip=R
+    )
+    return moment.matrix, B
+
+
+def _centred(plan, location) -> float:
+    """``B`` for the released mean ``location``
+    (``dppca.decomposition.parameters.centered_norm``, as
+    ``PrivatePCA``)."""
+    params = SimpleNamespace(centered_norm=plan.centred_bound)
+    value = plan.centred_bound
+    return centered_norm(params, plan.data_norm, location, value)[0]
+
+
+def _unit_rows(X, plan, location):
+    """The rows ``z_i`` (for ``"trace_sensitive"``) and ``B``."""
+    R = plan.data_norm
+    if plan.centre == "private":
+        B = _centred(plan, location)
+        return rows.unit_ball_rows(X, B, centre=location, pre_clip=R), B
+    centre = None if plan.centre == "zero" else plan.location
+    return rows.unit_ball_rows(X, R, centre=centre), R
+
+
+def _private_mean(X, plan, kind, rng) -> np.ndarray:
+    """The released mean of the rows clipped to ``R``, projected onto the
+    ball of radius ``R`` (post-processing)."""
+    n, R = X.shape[0], plan.data_norm
+    _, scale, grid, _ = plan.mean
+    total = clipped_sums.clipped_row_sum(X, R).total
+    noisy = noise.add_gaussian(
+        total / n, scale, noise=kind, rng=rng, granularity=grid
+    )
+    return rows.project_to_ball(noisy, R)
+
+
+def release(X, plan: CovariancePlan, kind: str, rng):
+    """The fit's releases, in the order they are drawn: the private mean
+    (a private centre), then the noisy unit-normalised matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The rows (float64).
+    plan : CovariancePlan
+        The fit's plan (:func:`dppca.covariance.plan.covariance_plan`).
+    kind : str
+        The checked noise kind, ``"safe"`` or ``"float"``.
+    rng : numpy.random.Generator
+        The fit's generator.
+
+    Returns
+    -------
+    tuple
+        ``(location, noisy unit matrix, B, floor in unit terms)``.
+    """
+    n = X.shape[0]
+    location = plan.location
+    if plan.centre == "private":
+        location = _private_mean(X, plan, kind, rng)
+    # the fit has warned in its own words (unproved noise) before the charge
+    with silenced(UnprovedGuaranteeWarning):
+        if plan.mechanism == "analyze_gauss":
+            A, B = unit_second_moment(X, plan, location)
+            noisy = analyze_gauss_from_second_moment(
+                A, n, plan.epsilon, plan.delta, rng, noise=kind
+            )
+            floor = plan.sigma
+        else:
+            Z, B = _unit_rows(X, plan, location)
+            noisy, run = trace_sensitive_covariance(
+                Z, plan.epsilon, plan.delta, rng, kind, return_run=True
+            )
+            floor = plan.sigma * run.choice.radius**2
+    return np.array(location, dtype=float), np.asarray(noisy), B, floor
+
+
+__all__ = ["release", "unit_second_moment"]

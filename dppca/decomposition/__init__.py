@@ -1,0 +1,25 @@
+"""Private PCA, scikit-learn style: :class:`dppca.PrivatePCA` and what only
+it reads.
+
+Its modules, in the order a fit uses them:
+
+pca
+    ``PrivatePCA``: its parameters, ``fit`` (plan, then release, then
+    post-processing into the fitted attributes), ``transform`` and the rest
+    of scikit-learn's PCA surface.
+parameters
+    The checks of its parameters, each read from the parameters alone (no
+    forecast): refused before any budget is charged.
+plan
+    A fit's release plan, from public parameters only (the ``"auto"``
+    choices, the budget's split, every guarantee record), and the dry run
+    of its charges (``planned_records``).
+release
+    The steps that spend the budget and read the rows: the charges, the
+    private bounds and mean, the centred rows and the mechanism's run.
+
+``dppca.PrivatePCA`` is the public name; this package imports none of its
+modules, since :mod:`dppca.forecast` reads
+:mod:`dppca.decomposition.parameters` and :mod:`dppca.decomposition.pca`
+imports the forecast.
+"""
