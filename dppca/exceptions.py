@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import sys
 import warnings
 
 #: The warning classes silenced in the current context (thread or task).
@@ -80,11 +81,28 @@ class LedgerCopyError(BudgetExceededError):
     would never see the charge."""
 
 
-def warn(message, category, stacklevel: int = 1) -> None:
+def in_library(frame) -> bool:
+    """Whether ``frame`` runs the package's library code (``dppca`` outside
+    ``dppca.book``, whose functions are the book's own callers)."""
+    name = frame.f_globals.get("__name__", "")
+    return (name == "dppca" or name.startswith("dppca.")) and not (
+        name == "dppca.book" or name.startswith("dppca.book.")
+    )
+
+
+def warn(message, category, stacklevel: int | None = 1) -> None:
     """:func:`warnings.warn` unless ``category`` is silenced in this context
-    (:func:`silenced`); ``stacklevel`` as there, counted from the caller."""
-    if not issubclass(category, _SILENCED.get()):
-        warnings.warn(message, category, stacklevel=stacklevel + 1)
+    (:func:`silenced`); ``stacklevel`` as there, counted from the caller, or
+    ``None`` for the first frame outside the library: the caller's line
+    however many of the package's functions lie between (a composition
+    reached from an accountant inside a fit, a grid search's helpers)."""
+    if issubclass(category, _SILENCED.get()):
+        return
+    if stacklevel is None:
+        frame, stacklevel = sys._getframe(1), 1
+        while frame is not None and in_library(frame):
+            frame, stacklevel = frame.f_back, stacklevel + 1
+    warnings.warn(message, category, stacklevel=stacklevel + 1)
 
 
 @contextlib.contextmanager
@@ -108,6 +126,7 @@ def silenced(*categories):
 
 
 __all__ = [
+    "in_library",
     "silenced",
     "warn",
     "BudgetExceededError",

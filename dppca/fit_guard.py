@@ -34,6 +34,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
+from .exceptions import in_library
+
 F = TypeVar("F", bound=Callable)
 
 #: The methods :class:`OneFitAtATime` guards on every subclass that
@@ -106,11 +108,13 @@ def _leave(est) -> None:
 def caller_stacklevel(inner: int = 0) -> int:
     """The ``stacklevel`` for a warning issued ``inner`` frames below the
     function calling this one (0: by that function itself) that names the
-    first frame outside ``FIT_MODULES`` (the package's fit code): the
-    caller of ``fit`` however
-    many wrappers and steps lie between."""
+    first frame outside ``FIT_MODULES`` (the package's fit code) and the
+    rest of the library (a grid search's checks, which plan a fit): the
+    caller of ``fit`` however many wrappers and steps lie between."""
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__") in FIT_MODULES:
+    while frame is not None and (
+        frame.f_globals.get("__name__") in FIT_MODULES or in_library(frame)
+    ):
         frame, level = frame.f_back, level + 1
     return level + inner
 

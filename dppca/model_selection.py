@@ -542,9 +542,9 @@ def _non_private_search(job, estimator, param_grid, y, scoring, options):
         + "; none of this is covered by the accountant's ledger, which "
         "holds only the private steps' fits"
     )
-    # before the search: a search that fails midway has warned too (this
-    # frame, budgeted_grid_search, its float-state wrapper, the caller)
-    warn(note, PrivacyWarning, stacklevel=4)
+    # before the search: a search that fails midway has warned too (at the
+    # caller's line)
+    warn(note, PrivacyWarning, stacklevel=None)
     options = {**options, "error_score": "raise"}
     search = GridSearchCV(
         job.base, param_grid, cv=job.splits, refit=job.refit, scoring=scoring,

@@ -18,8 +18,22 @@ release
     The steps that spend the budget and read the rows: the charges, the
     private bounds and mean, the centred rows and the mechanism's run.
 
-``dppca.PrivatePCA`` is the public name; this package imports none of its
-modules, since :mod:`dppca.forecast` reads
-:mod:`dppca.decomposition.parameters` and :mod:`dppca.decomposition.pca`
-imports the forecast.
+``dppca.PrivatePCA`` is the public name, and ``from dppca.decomposition
+import PrivatePCA`` works too; this package imports none of its modules
+until ``PrivatePCA`` is asked for (a module ``__getattr__``), since
+:mod:`dppca.forecast` reads :mod:`dppca.decomposition.parameters` and
+:mod:`dppca.decomposition.pca` imports the forecast.
 """
+
+
+def __getattr__(name: str):
+    """``PrivatePCA``, imported from :mod:`dppca.decomposition.pca` on first
+    use (PEP 562)."""
+    if name == "PrivatePCA":
+        from .pca import PrivatePCA
+
+        return PrivatePCA
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["PrivatePCA"]

@@ -110,7 +110,7 @@ def _releases(items) -> list[Release]:
             "composing releases whose guarantee is not fully proved: "
             + ", ".join(unproved),
             UnprovedGuaranteeWarning,
-            stacklevel=3,
+            stacklevel=None,
         )
     return out
 
