@@ -16,7 +16,7 @@ and it is exactly (ε', 1 − exp(−ε/3))-DP for every ε' ≥ 0; every call w
 
 Each function returns a :class:`dppca.privacy.guarantees.Released` array
 whose ``guarantee`` is built by the mechanism's ``*_guarantee`` function
-(:mod:`dppca.mechanisms.input_perturbation_guarantees`). The
+(``dppca.mechanisms.input_perturbation_guarantees``). The
 ``*_from_second_moment`` entry points check ``A`` and ``n`` with
 :func:`dppca.validation.check_second_moment`; the caller still vouches that
 ``A`` really is ``XᵀX/n`` of the ``n`` rows of the data set, each of norm at
