@@ -616,9 +616,27 @@ PHONE_CAPTIONS = """() => {
     };
     const measure = cap => {
         const r = cap.getBoundingClientRect();
-        const range = document.createRange();
-        range.selectNodeContents(cap);
-        const ink = range.getBoundingClientRect();  // the text as laid out
+        // the text as laid out: its words and its typeset formulas (not
+        // MathJax's hidden MathML copy for screen readers, which a reader
+        // never sees and whose box runs past the formula's)
+        let inkLeft = Infinity, inkRight = -Infinity;
+        const add = rect => {
+            if (rect.width > 0) {
+                inkLeft = Math.min(inkLeft, rect.left);
+                inkRight = Math.max(inkRight, rect.right);
+            }
+        };
+        for (const m of cap.querySelectorAll('mjx-container'))
+            add(m.getBoundingClientRect());
+        const words = document.createTreeWalker(cap, NodeFilter.SHOW_TEXT);
+        for (let n; (n = words.nextNode()); ) {
+            if (n.parentElement.closest('mjx-container')) continue;
+            const range = document.createRange();
+            range.selectNodeContents(n);
+            for (const rect of range.getClientRects()) add(rect);
+        }
+        const ink = {left: inkLeft, right: inkRight,
+                     width: Math.max(0, inkRight - inkLeft)};
         const [left, right] = visible(cap);
         const bad = [];
         if (r.left < -1 || r.right > width + 1)

@@ -163,19 +163,20 @@ NBSP = "\u00a0"
 #: :meta hide-value:
 TEX = {
     "q_F ≥ q_F(PCA) − 2k‖E‖": (
-        r"\(q_F \ge q_F(\mathrm{PCA}) - 2k\lVert E\rVert\)"
+        r"\(q_F\) \(\ge q_F(\mathrm{PCA}) - 2k\lVert E\rVert\)"
     ),
     "W Wishart W_d(d+1, c·I)": r"W Wishart \(\mathcal{W}_d(d+1, cI)\)",
     "W Wishart W_d(d+1, 3/(2nε)·I)": (
         r"W Wishart \(\mathcal{W}_d(d+1, \tfrac{3}{2n\varepsilon} I)\)"
     ),
     "‖Ã − A‖_F ≤ 2√(tr(A)·‖E‖) + ‖z‖": (
-        r"\(\lVert \tilde A - A\rVert_F \le"
-        r" 2\sqrt{\operatorname{tr}(A)\,\lVert E\rVert} + \lVert z\rVert\)"
+        r"\(\lVert \tilde A - A\rVert_F\)"
+        r" \(\le 2\sqrt{\operatorname{tr}(A)\,\lVert E\rVert}\)"
+        r" \(+ \lVert z\rVert\)"
     ),
     "Õ(d^(1/4)·√(tr(A)/n) + √d/n)": (
-        r"\(\tilde O\bigl(d^{1/4}\sqrt{\operatorname{tr}(A)/n}"
-        r" + \sqrt d/n\bigr)\)"
+        r"\(\tilde O\bigl(d^{1/4}\sqrt{\operatorname{tr}(A)/n}\)"
+        r" \(+ \sqrt d/n\bigr)\)"
     ),
     "‖Σ^(−1/2)(Σ\u0302 − S)Σ^(−1/2)‖_F": (
         r"\(\lVert \Sigma^{-1/2}(\hat\Sigma - S)\Sigma^{-1/2}\rVert_F\)"
@@ -184,7 +185,7 @@ TEX = {
     "L = O((λ_k/γ)·ln(dτ/η))": r"\(L = O((\lambda_k/\gamma)\ln(d\tau/\eta))\)",
     "τ^(−Ω(p+1−q)) + e^(−Ω(d))": r"\(\tau^{-\Omega(p+1-q)} + e^{-\Omega(d)}\)",
     "‖A − A_k‖ ≤ λ_(k+1) + 2‖W‖": (
-        r"\(\lVert A - A_k\rVert \le \lambda_{k+1} + 2\lVert W\rVert\)"
+        r"\(\lVert A - A_k\rVert\) \(\le \lambda_{k+1} + 2\lVert W\rVert\)"
     ),
     "A_k of the release": r"\(A_k\) of the release",
     "(ε′, 1 − e^(−ε/3))-DP": r"\((\varepsilon', 1 - e^{-\varepsilon/3})\)-DP",
