@@ -524,7 +524,7 @@ SPECS = (
         experiment_key="wishart_input_perturbation_delta",
         experiment_label="Wishart (δ-calibrated)",
         short_notion="(0, δ)-DP",
-        style=dict(color="C8", linestyle=":", marker="*"),
+        style=dict(color="olive", linestyle=":", marker="*"),
     ),
     _spec(
         "wishart_published",

@@ -181,7 +181,7 @@
       var hint = document.createElement("span");
       hint.className = "dppca-full-size-hint";
       hint.setAttribute("aria-hidden", "true");
-      hint.textContent = "\u2922 full size";
+      hint.textContent = "\u2922 Tap to open the figure at full size";
       img.parentNode.insertBefore(link, img);
       link.appendChild(img);
       link.appendChild(hint);

@@ -13,6 +13,7 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
 from .foundations import legend_under
+from .ticks import plain_log_ticks
 
 #: One colour per release, shared by all figures of the chapter.
 RELEASE_COLOURS = {
@@ -40,25 +41,6 @@ FIELD_STYLES = {
     "real": dict(linestyle="-", marker="o"),
     "complex": dict(linestyle="--", marker="s"),
 }
-
-
-def _plain_log_ticks(axis, lower, upper):
-    """Label a logarithmic ``axis`` at the numbers 1, 2 and 5 (and 3, on a
-    range of less than a decade) times a power of ten between ``lower`` and
-    ``upper``, written plainly, and nowhere else (the default minor labels
-    of a log axis run into each other)."""
-    first, last = np.floor(np.log10(lower)), np.ceil(np.log10(upper))
-    steps = (1, 2, 3, 5) if upper < 10 * lower else (1, 2, 5)
-    values = [
-        m * 10.0**e
-        for e in range(int(first), int(last) + 1)
-        for m in steps
-        if lower <= m * 10.0**e <= upper
-    ]
-    axis.set_major_locator(FixedLocator(values))
-    axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_locator(NullLocator())
-    axis.set_minor_formatter(NullFormatter())
 
 
 def plot_errors_against_dimension(
@@ -104,7 +86,7 @@ def plot_errors_against_dimension(
             ax.loglog(d_values, values, style, color=colour, label=label)
             shown.append(values)
         shown = np.concatenate([np.asarray(v, dtype=float) for v in shown])
-        _plain_log_ticks(ax.yaxis, shown.min() * 0.9, shown.max() * 1.1)
+        plain_log_ticks(ax.yaxis, shown.min() * 0.9, shown.max() * 1.1)
         ax.set_ylim(shown.min() * 0.8, shown.max() * 1.25)
         ax.xaxis.set_major_locator(FixedLocator([float(d) for d in d_values]))
         ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))

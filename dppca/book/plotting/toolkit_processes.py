@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
 from . import interval_errorbar
 from .foundations import legend_under
+from .ticks import plain_log_ticks
 
 #: Markers and line styles that tell the curves of one panel apart without
 #: colour, in order.
@@ -23,30 +23,6 @@ CURVE_STYLES = [
     dict(marker="D", linestyle=":"),
     dict(marker="^", linestyle="-."),
 ]
-
-
-def _plain_log_ticks(axis, values):
-    """Label a logarithmic ``axis`` at 1, 2 and 5 times the powers of ten
-    that ``values`` span if they span at most three decades (at the powers
-    of ten otherwise), with no minor labels: the default minor labels of a
-    log axis run into each other."""
-    values = np.asarray(values, dtype=float)
-    lower, upper = values.min() * 0.9, values.max() * 1.1
-    if upper <= 1000 * lower:
-        first, last = np.floor(np.log10(lower)), np.ceil(np.log10(upper))
-        axis.set_major_locator(
-            FixedLocator(
-                [
-                    m * 10.0**e
-                    for e in range(int(first), int(last) + 1)
-                    for m in (1, 2, 5)
-                    if lower <= m * 10.0**e <= upper
-                ]
-            )
-        )
-        axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_locator(NullLocator())
-    axis.set_minor_formatter(NullFormatter())
 
 
 def plot_paths_and_variation(times, paths, steps, mean_sq, predicted, title):
@@ -82,9 +58,8 @@ def plot_orders(steps, curves: dict, ylabel: str, title: str):
     fig, ax = plt.subplots(figsize=(6.5, 4.6))
     for (label, (errors, slope)), style in zip(curves.items(), CURVE_STYLES):
         ax.loglog(steps, errors, label=f"{label} (slope {slope:.2f})", **style)
-    _plain_log_ticks(
-        ax.yaxis, np.concatenate([np.ravel(e) for e, _ in curves.values()])
-    )
+    errors = np.concatenate([np.ravel(e) for e, _ in curves.values()])
+    plain_log_ticks(ax.yaxis, errors.min() * 0.9, errors.max() * 1.1)
     ax.set_xlabel(r"step $\Delta t$")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

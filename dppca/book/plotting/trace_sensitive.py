@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import (
-    FixedLocator,
-    LogLocator,
-    NullFormatter,
-    NullLocator,
-)
 
 from .foundations import legend_under
+from .ticks import plain_log_ticks
 
 #: Marker, fill and colour per mechanism, shared by the chapter's figures,
 #: so that the mechanisms differ without colour too.
@@ -35,41 +30,6 @@ def _style(name: str, i: int) -> dict:
     return MECHANISM_STYLE.get(
         name, dict(color=f"C{i % 10}", marker=markers[i % len(markers)])
     )
-
-
-def _plain_log_ticks(axis, lower, upper, max_labels: int = 4):
-    """Label a logarithmic ``axis`` at 1, 2 and 5 times the powers of ten
-    between ``lower`` and ``upper`` if it spans at most three decades (at
-    every other power of ten otherwise), thinned to 1 and 5 times, then to
-    the powers of ten, while more than four labels remain; no minor labels:
-    the default minor labels of a log axis run into each other."""
-    if upper > 1000 * lower:
-        axis.set_major_locator(LogLocator(numticks=5))
-    else:
-        first, last = np.floor(np.log10(lower)), np.ceil(np.log10(upper))
-
-        def ticks(mantissas):
-            return [
-                m * 10.0**e
-                for e in range(int(first), int(last) + 1)
-                for m in mantissas
-                if lower <= m * 10.0**e <= upper
-            ]
-
-        # at most max_labels labels, so that a narrow panel's do not run
-        # together
-        # ("0.0020.0050.01" in Figure 18.3)
-        values = ticks((1, 2, 5))
-        for mantissas in ((1, 5), (1,)):
-            if len(values) <= max_labels:
-                break
-            fewer = ticks(mantissas)
-            if len(fewer) >= 2:
-                values = fewer
-        axis.set_major_locator(FixedLocator(values))
-        axis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_locator(NullLocator())
-    axis.set_minor_formatter(NullFormatter())
 
 
 def plot_errors_by_dataset(
@@ -106,7 +66,7 @@ def plot_errors_by_dataset(
                 )
             ax.set_xscale("log")
             # half-width panels: three labels at most
-            _plain_log_ticks(
+            plain_log_ticks(
                 ax.xaxis, shown.min() * 0.9, shown.max() * 1.1, max_labels=3
             )
             ax.set_yticks(y, datasets)
@@ -137,7 +97,7 @@ def plot_error_versus_trace(table, ax=None, reference=None):
             color="grey",
             label=reference.name,
         )
-    _plain_log_ticks(ax.xaxis, table.index.min() * 0.9, table.index.max() * 1.1)
+    plain_log_ticks(ax.xaxis, table.index.min() * 0.9, table.index.max() * 1.1)
     ax.set_xlabel(r"trace of $A$ (mean squared row norm)")
     ax.set_ylabel(r"$\|\hat A - A\|_F$")
     legend_under(ax, bbox_to_anchor=(0.5, -0.2))
