@@ -190,7 +190,8 @@ MIN_FIGURE_TEXT_PT = 9.0
 
 #: Each figure of the book (an SVG under _images/) on the page, as shown:
 #: [file, smallest text in pt at natural size or null, natural width in pt or
-#: null, shown width in px]. Figures in closed toggles are not measured.
+#: null, shown width in px, whether the image is a link to its own file].
+#: Figures in closed toggles are not measured.
 FIGURE_TEXT = r"""async () => {
     const out = [];
     for (const img of document.querySelectorAll('img')) {
@@ -201,8 +202,11 @@ FIGURE_TEXT = r"""async () => {
         const svg = await (await fetch(src)).text();
         const small = svg.match(/dppca:smallest-text-pt=([0-9.eE+-]+)/);
         const width = svg.match(/<svg[^>]*\swidth="([0-9.]+)pt"/);
+        const a = img.closest('a[href]');
+        const path = u => new URL(u, location.href).pathname;
         out.push([src.split('/').pop(), small ? parseFloat(small[1]) : null,
-                  width ? parseFloat(width[1]) : null, shown]);
+                  width ? parseFloat(width[1]) : null, shown,
+                  !!a && path(a.href) === path(src)]);
     }
     return out;
 }"""
@@ -212,7 +216,7 @@ def figure_text_problems(figures) -> list[str]:
     """The figures whose smallest text a reader sees below
     :data:`MIN_FIGURE_TEXT_PT` (or whose size cannot be told)."""
     problems = []
-    for name, smallest, width_pt, shown in figures:
+    for name, smallest, width_pt, shown, *_ in figures:
         if smallest is None or width_pt is None:
             problems.append(
                 f"figure {name} carries no record of its smallest text "
@@ -689,33 +693,10 @@ def caption_problems(captions, width: int = PHONE["width"]) -> list[str]:
 #: 1280 px; at 390 px a figure shrinks to the column).
 MIN_PHONE_FIGURE_TEXT_PT = 8.0
 
-#: Each figure of the book (an SVG under _images/) on the page, as shown at
-#: the current width: [file, smallest text in pt at natural size or null,
-#: natural width in pt or null, shown width in px, whether the image is a
-#: link to its own file].
-FIGURE_LINKS = r"""async () => {
-    const out = [];
-    for (const img of document.querySelectorAll('img')) {
-        const src = img.currentSrc || img.src;
-        if (!/\/_images\/[^/]+\.svg([?#]|$)/.test(src)) continue;
-        const shown = img.getBoundingClientRect().width;
-        if (!shown) continue;
-        const svg = await (await fetch(src)).text();
-        const small = svg.match(/dppca:smallest-text-pt=([0-9.eE+-]+)/);
-        const width = svg.match(/<svg[^>]*\swidth="([0-9.]+)pt"/);
-        const a = img.closest('a[href]');
-        const path = u => new URL(u, location.href).pathname;
-        out.push([src.split('/').pop(), small ? parseFloat(small[1]) : null,
-                  width ? parseFloat(width[1]) : null, shown,
-                  !!a && path(a.href) === path(src)]);
-    }
-    return out;
-}"""
-
 
 def figure_link_problems(figures, width: int = PHONE["width"]) -> list[str]:
     """The figures whose smallest text a reader sees below
-    :data:`MIN_PHONE_FIGURE_TEXT_PT` at ``width`` px (:data:`FIGURE_LINKS`)
+    :data:`MIN_PHONE_FIGURE_TEXT_PT` at ``width`` px (:data:`FIGURE_TEXT`)
     and that are not a link to the figure's file, which a phone opens alone
     and zooms. A figure without a record is reported by
     :func:`figure_text_problems`."""
@@ -795,7 +776,7 @@ def check_page(page, url: str, base: str):
         info["phoneCuts"] = page.evaluate(PHONE_CUTS)
         info["phoneSearchBoxes"] = page.evaluate(SEARCH_BOXES)
         info["phoneCaptions"] = page.evaluate(PHONE_CAPTIONS)
-        info["phoneFigures"] = page.evaluate(FIGURE_LINKS)
+        info["phoneFigures"] = page.evaluate(FIGURE_TEXT)
     finally:
         page.set_viewport_size(VIEWPORT)
         page.remove_listener("console", on_console)
