@@ -56,15 +56,30 @@ import numpy as np
 
 from .decomposition.parameters import private_centre
 from .exceptions import UtilityWarning, warn
-from .mechanisms.registry import AUTO_CANDIDATES, RELEASES_EIGENVALUES
-from .privacy import calibration
+from .mechanisms import registry
 
 #: The shares of the budget ``center_share="auto"`` chooses from.
 CENTER_SHARES = (0.05, 0.1, 0.2, 0.3, 0.4)
 
-#: The mechanisms the forecast knows the noise of: the proved additive
-#: mechanisms that release from the second moment.
-FORECAST_MECHANISMS = ("gaussian_approx", "analyze_gauss", "laplace")
+
+def forecast_mechanisms() -> tuple[str, ...]:
+    """The mechanisms the forecast knows the noise of: those whose spec
+    declares a ``forecast_noise`` (with the declared mechanisms, the proved
+    additive ones that release from the second moment), in the registry's
+    order."""
+    return tuple(
+        key
+        for key, spec in registry.MECHANISMS.items()
+        if spec.forecast_noise is not None
+    )
+
+
+def __getattr__(name):
+    # FORECAST_MECHANISMS, read from the registry at each access so that it
+    # follows a registration (dppca.mechanisms.registry.register)
+    if name == "FORECAST_MECHANISMS":
+        return forecast_mechanisms()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -125,42 +140,16 @@ class Plan(tuple):
 
 def noise_std(mechanism, n, d, epsilon, delta, noise="safe", options=None):
     """Off-diagonal standard deviation of the noise ``mechanism`` adds to
-    ``XᵀX/n`` (rows in the unit ball), from its own calibration functions:
-    the σ (or Laplace scale) it would draw with."""
-    from .mechanisms import gaussian_approx as mv
-    from .mechanisms import input_perturbation as ip
-
-    options = dict(options or {})
-    grid = options.get("granularity")
-    safe = noise == "safe"
-    if mechanism == "gaussian_approx":
-        if safe:
-            sigma = mv.safe_noise_sigma(
-                epsilon, delta, d, "replace_one", n, grid
-            )[0]
-        else:
-            sigma = mv.noise_sigma(epsilon, delta, "replace_one", n)
-        return math.sqrt(2.0) * sigma  # G + Gᵀ off the diagonal
-    if mechanism == "analyze_gauss":
-        how = options.get("calibration", "analytic")
-        sigma = ip.analyze_gauss_sigma(n, epsilon, delta, how)
-        if safe:
-            sigma = calibration.safe_gaussian_input_calibration(
-                d, n, epsilon, delta, sigma, grid
-            )[0]
-        return sigma
-    if mechanism == "laplace":
-        if safe:
-            scale = calibration.safe_laplace_input_calibration(
-                d, n, epsilon, grid
-            )[0]
-        else:
-            scale = calibration.laplace_input_scale(d, n, epsilon)
-        return math.sqrt(2.0) * scale  # Laplace(b) has variance 2b²
-    raise ValueError(
-        f"no forecast for mechanism={mechanism!r}; the forecast knows "
-        f"{list(FORECAST_MECHANISMS)}"
-    )
+    ``XᵀX/n`` (rows in the unit ball), from its own calibration functions
+    (its spec's ``forecast_noise``): the σ (or Laplace scale) it would draw
+    with."""
+    spec = registry.MECHANISMS.get(mechanism)
+    if spec is None or spec.forecast_noise is None:
+        raise ValueError(
+            f"no forecast for mechanism={mechanism!r}; the forecast knows "
+            f"{list(forecast_mechanisms())}"
+        )
+    return spec.forecast_noise(n, d, epsilon, delta, noise, dict(options or {}))
 
 
 def mean_error(n, d, data_norm, epsilon, delta, noise="safe") -> float:
@@ -239,7 +228,7 @@ def forecast(
         R = float(data_norm)
     if candidates is None:
         candidates = (
-            AUTO_CANDIDATES[delta is not None]
+            registry.AUTO_CANDIDATES[delta is not None]
             if mechanism == "auto"
             else (mechanism,)
         )
@@ -254,7 +243,8 @@ def forecast(
     )
     rows = []
     for name in candidates:
-        uses_delta = name != "laplace"
+        spec = registry.MECHANISMS.get(name)
+        uses_delta = spec is None or spec.uses_delta
         for share in shares:
             eps_m, del_m, mean_loss = rest, delta, 0.0
             if share is not None:
@@ -303,10 +293,11 @@ def auto_candidates(est) -> tuple:
     only those that release eigenvalues when ``n_components`` is ``None``
     or a fraction, and, with ``noise="float"``, those opted in by name
     (``allow_unproved``); never empty (the first is kept)."""
-    names = tuple(AUTO_CANDIDATES[est.delta is not None])
+    names = tuple(registry.AUTO_CANDIDATES[est.delta is not None])
     k = est.n_components
     if k is None or isinstance(k, float):
-        names = tuple(n for n in names if n in RELEASES_EIGENVALUES) or names
+        spectral = registry.RELEASES_EIGENVALUES
+        names = tuple(n for n in names if n in spectral) or names
     if est.noise == "float":
         from .decomposition.parameters import unproved_opt_ins
 
@@ -372,7 +363,7 @@ def choose(est, n, d) -> tuple[str, object]:
     mechanism, share = est.mechanism, est.center_share
     if mechanism != "auto" and share != "auto":
         return mechanism, share
-    if mechanism != "auto" and mechanism not in FORECAST_MECHANISMS:
+    if mechanism != "auto" and mechanism not in forecast_mechanisms():
         return mechanism, CENTER_SHARES[2]  # no forecast: the old default
     best = estimator_plan(est, n, d).best
     share = share if best.center_share is None else best.center_share
@@ -429,7 +420,7 @@ def resolved_centered_norm(est, n, d):
     share = est.center_share
     if not isinstance(share, str) and float(share) + est.bound_share >= 1:
         return None  # no ε would be left for the mechanism
-    if est.mechanism not in ("auto",) + FORECAST_MECHANISMS:
+    if est.mechanism not in ("auto",) + forecast_mechanisms():
         return None  # no forecast for it: data_norm itself
     plan = estimator_plan(est, n, d, centered_norm=None)
     release = plan.best.loss_per_bound2 >= AUTO_BOUND_THRESHOLD
@@ -439,7 +430,6 @@ def resolved_centered_norm(est, n, d):
 __all__ = [
     "AUTO_BOUND_THRESHOLD",
     "CENTER_SHARES",
-    "FORECAST_MECHANISMS",
     "ForecastRow",
     "Plan",
     "PlanMixin",
@@ -448,6 +438,7 @@ __all__ = [
     "choose",
     "estimator_plan",
     "forecast",
+    "forecast_mechanisms",
     "mean_error",
     "noise_std",
     "resolved_centered_norm",

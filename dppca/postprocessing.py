@@ -38,22 +38,29 @@ import math
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .mechanisms.registry import RELEASES_EIGENVALUES
+from .mechanisms import registry
 
 #: Floating dtypes kept by ``fit`` and ``transform`` (as scikit-learn's PCA);
 #: the computation runs in float64 whatever the input.
 FLOATS = (np.float64, np.float32)
 
-#: The mechanisms whose fit releases eigenvalues (``explained_variance_``):
-#: the registry's ``RELEASES_EIGENVALUES`` and four that return their noisy
-#: spectrum. tests/unit/estimators/test_pca_parity.py checks this against
-#: real fits.
-SPECTRUM_MECHANISMS = tuple(RELEASES_EIGENVALUES) + (
-    "gaussian_approx",
-    "complex_gaussian",
-    "trace_sensitive",
-    "coinpress",
-)
+
+def spectrum_mechanisms() -> tuple[str, ...]:
+    """The mechanisms whose fit releases eigenvalues
+    (``explained_variance_``): the registry's
+    :data:`~dppca.mechanisms.registry.RELEASES_SPECTRUM`, read at each call
+    (it follows a registration).
+    tests/unit/decomposition/test_pca_parity.py checks it against real
+    fits."""
+    return registry.RELEASES_SPECTRUM
+
+
+def __getattr__(name):
+    # SPECTRUM_MECHANISMS: the registry's RELEASES_SPECTRUM at each access
+    if name == "SPECTRUM_MECHANISMS":
+        return spectrum_mechanisms()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The fitted attributes computed from the released spectrum.
 SPECTRUM_ATTRIBUTES = (
@@ -72,11 +79,11 @@ def check_whiten(est, mechanism: str) -> None:
     when the mechanism releases no eigenvalues to whiten with."""
     if not isinstance(est.whiten, (bool, np.bool_)):
         raise ValueError(f"whiten must be True or False; got {est.whiten!r}")
-    if est.whiten and mechanism not in SPECTRUM_MECHANISMS:
+    if est.whiten and mechanism not in spectrum_mechanisms():
         raise ValueError(
             f"whiten=True needs released eigenvalues, and mechanism "
             f"{mechanism!r} releases none (it releases only the axes). Use "
-            f"one of {sorted(SPECTRUM_MECHANISMS)}, or whiten=False."
+            f"one of {sorted(spectrum_mechanisms())}, or whiten=False."
         )
 
 
@@ -171,7 +178,7 @@ def _has_spectrum(est) -> bool:
         raise AttributeError(
             f"the model of the data needs released eigenvalues, and "
             f"mechanism {est.mechanism_!r} releases none; use one of "
-            f"{sorted(SPECTRUM_MECHANISMS)}"
+            f"{sorted(spectrum_mechanisms())}"
         )
     return True
 
@@ -267,7 +274,7 @@ class ProbabilisticPCAMixin:
 __all__ = [
     "FLOATS",
     "ProbabilisticPCAMixin",
-    "SPECTRUM_MECHANISMS",
+    "spectrum_mechanisms",
     "cast_outputs",
     "check_whiten",
     "project",

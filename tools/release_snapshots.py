@@ -37,23 +37,28 @@ import numpy as np
 import dppca
 from dppca import PrivatePCA
 
-#: The mechanisms of ``PrivatePCA`` (``dppca.estimator.MECHANISMS`` on
-#: 13c5f91), with the options each needs.
-MECHANISMS = {
-    "analyze_gauss": {},
-    "laplace": {},
-    "gaussian_approx": {},
-    "complex_gaussian": {},
-    "trace_sensitive": {},
-    "coinpress": {},
-    "streaming": {"mechanism_options": {"eigengap": 0.05}},
-    "mod_sulq": {},
-    "noisy_power_method": {},
-    "ppca": {"allow_unproved": "ppca"},
-    "amin": {"allow_unproved": "amin"},
-    "wishart_delta": {"allow_unproved": "wishart_delta"},
-    "wishart_published": {"allow_not_dp": True},
-}
+
+def mechanisms() -> dict:
+    """Every mechanism of ``PrivatePCA``, from the registry
+    (``dppca.mechanisms.registry.MECHANISMS``, in its order), with the
+    parameters a fit of it needs beyond the defaults: its spec's
+    ``example_options``, the opt-in a release not fully proved with the
+    default noise needs (``allow_unproved`` by name; ``allow_not_dp`` for
+    one that is not DP), and a ``delta`` when it uses one."""
+    from dppca.mechanisms import registry
+
+    out = {}
+    for name, spec in registry.MECHANISMS.items():
+        extra = {"delta": 1e-5 if spec.uses_delta else None}
+        if spec.example_options:
+            extra["mechanism_options"] = dict(spec.example_options)
+        if spec.notion == "not_dp":
+            extra["allow_not_dp"] = True
+        elif not spec.additive_noise:
+            extra["allow_unproved"] = name
+        out[name] = extra
+    return out
+
 
 N, D, K, SEED = 400, 6, 2, 20240611
 
@@ -132,15 +137,11 @@ def estimator_snapshots(X):
         "true": True,
         "public": np.full(D, 0.05),
     }
-    for name, extra in MECHANISMS.items():
+    for name, extra in mechanisms().items():
         for label, center in centres.items():
-            delta = None if name in ("laplace", "ppca", "amin") else 1e-5
-            if name == "wishart_published":
-                delta = None
             pca = PrivatePCA(
                 K,
                 epsilon=2.0,
-                delta=delta,
                 mechanism=name,
                 data_norm=1.0,
                 center=center,

@@ -65,7 +65,9 @@ def records(mechanisms: Mapping | None = None, **profile) -> dict:
         options = {}
         if spec.check_options is not None:
             try:
-                options = spec.check_options({})
+                options = spec.check_options(
+                    {}, at["n"], at["d"], at["k"], at["epsilon"]
+                )
             except ValueError:  # it needs a public choice (the streaming gap)
                 options = {}
         out[key] = spec.guarantee(

@@ -57,14 +57,8 @@ import numpy as np
 
 from ..decomposition.parameters import public_centre
 from ..linalg import float_error, rows
-from ..mechanisms.input_perturbation_guarantees import analyze_gauss_guarantee
-from ..mechanisms.trace_sensitive import trace_sensitive_guarantee
-from ..mechanisms.trace_sensitive_calibration import trace_sensitive_calibration
+from ..mechanisms import registry
 from ..privacy import drawable, noise
-from ..privacy.calibration import (
-    analyze_gauss_sigma,
-    safe_gaussian_input_calibration,
-)
 from ..privacy.guarantees import Release
 from ..privacy.mean_plan import private_mean_plan
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
@@ -75,8 +69,30 @@ from ..validation import (
     check_random_state,
 )
 
-#: The mechanisms ``PrivateCovariance`` runs (module docstring).
-MECHANISMS = ("analyze_gauss", "trace_sensitive")
+
+def mechanisms() -> tuple[str, ...]:
+    """The mechanisms ``PrivateCovariance`` runs (module docstring): those
+    of the registry whose spec has ``covariance`` hooks
+    (:class:`~dppca.mechanisms.spec.CovarianceHooks`), in its order.
+
+    Returns
+    -------
+    tuple of str
+        Their keys.
+    """
+    return tuple(
+        key
+        for key, spec in registry.MECHANISMS.items()
+        if spec.covariance is not None
+    )
+
+
+def __getattr__(name):
+    # MECHANISMS: mechanisms() at each access (it follows a registration)
+    if name == "MECHANISMS":
+        return mechanisms()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Largest ratio of a public scale (a public centre's norm, ``data_norm``
 #: before a smaller ``centered_norm``) to the bound the rows are divided by:
@@ -211,24 +227,14 @@ def _row_bound_text(R, kind, centred) -> str:
 
 
 def _matrix_plan(mechanism, n, d, epsilon, delta, kind):
-    """``(sensitivity, sigma, grid, record)`` of the matrix release."""
+    """``(sensitivity, sigma, grid, record)`` of the matrix release, by the
+    mechanism's own ``covariance`` hooks."""
     sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
-    if mechanism == "analyze_gauss":
-        sigma = analyze_gauss_sigma(n, epsilon, delta)
-        grid = None
-        if kind == "safe":
-            sigma, grid = safe_gaussian_input_calibration(
-                d, n, epsilon, delta, sigma
-            )
-        _check_drawable(sigma, grid, "the noisy matrix")
-        record = analyze_gauss_guarantee(n, d, epsilon, delta, noise=kind)
-        return sensitivity, sigma, grid, record
-    calibration = trace_sensitive_calibration(n, d, epsilon, delta, noise=kind)
-    for step in calibration.steps.values():
-        _check_drawable(step.sigma, step.granularity, f"the {step.label}")
-    step = calibration.steps["gaussian"]
-    record = trace_sensitive_guarantee(n, d, epsilon, delta, noise=kind)
-    return sensitivity, step.sigma, step.granularity, record
+    hooks = registry.MECHANISMS[mechanism].covariance
+    sigma, grid, record = hooks.plan(
+        n, d, epsilon, delta, kind, _check_drawable
+    )
+    return sensitivity, sigma, grid, record
 
 
 def _check_flags(est) -> None:
@@ -241,9 +247,10 @@ def _check_flags(est) -> None:
             "would make whether fit returns depend on the rows. Clip "
             "(clip=True) to a public data_norm chosen wide enough"
         )
-    if not isinstance(est.mechanism, str) or est.mechanism not in MECHANISMS:
+    known = mechanisms()
+    if not isinstance(est.mechanism, str) or est.mechanism not in known:
         raise ValueError(
-            f"mechanism must be one of {MECHANISMS}; got {est.mechanism!r}"
+            f"mechanism must be one of {known}; got {est.mechanism!r}"
         )
     floor = est.min_eigenvalue
     if not (isinstance(floor, str) and floor == "auto"):
@@ -365,8 +372,8 @@ def planned_records(est, n: int, d: int) -> list:
 
 
 __all__ = [
-    "MECHANISMS",
     "CovariancePlan",
+    "mechanisms",
     "covariance_plan",
     "planned_records",
 ]

@@ -29,8 +29,7 @@ import numpy as np
 from ..decomposition.parameters import centered_norm
 from ..exceptions import UnprovedGuaranteeWarning, silenced
 from ..linalg import clipped_sums, rows
-from ..mechanisms.input_perturbation import analyze_gauss_from_second_moment
-from ..mechanisms.trace_sensitive import trace_sensitive_covariance
+from ..mechanisms import registry
 from ..privacy import noise
 from .plan import CovariancePlan
 
@@ -78,7 +77,7 @@ def _centred(plan, location) -> float:
 
 
 def _unit_rows(X, plan, location):
-    """The rows ``z_i`` (for ``"trace_sensitive"``) and ``B``."""
+    """The rows ``z_i`` (for a mechanism that reads them) and ``B``."""
     R = plan.data_norm
     if plan.centre == "private":
         B = _centred(plan, location)
@@ -124,19 +123,15 @@ def release(X, plan: CovariancePlan, kind: str, rng):
     if plan.centre == "private":
         location = _private_mean(X, plan, kind, rng)
     # the fit has warned in its own words (unproved noise) before the charge
+    hooks = registry.MECHANISMS[plan.mechanism].covariance
     with silenced(UnprovedGuaranteeWarning):
-        if plan.mechanism == "analyze_gauss":
-            A, B = unit_second_moment(X, plan, location)
-            noisy = analyze_gauss_from_second_moment(
-                A, n, plan.epsilon, plan.delta, rng, noise=kind
-            )
-            floor = plan.sigma
+        if hooks.reads_rows:
+            data, B = _unit_rows(X, plan, location)
         else:
-            Z, B = _unit_rows(X, plan, location)
-            noisy, run = trace_sensitive_covariance(
-                Z, plan.epsilon, plan.delta, rng, kind, return_run=True
-            )
-            floor = plan.sigma * run.choice.radius**2
+            data, B = unit_second_moment(X, plan, location)
+        noisy, floor = hooks.release(
+            data, n, plan.epsilon, plan.delta, rng, kind, plan.sigma
+        )
     return np.array(location, dtype=float), np.asarray(noisy), B, floor
 
 

@@ -24,11 +24,8 @@ import numpy as np
 from ..exceptions import PrivacyWarning, warn
 from ..fit_guard import caller_stacklevel
 from ..linalg import float_error, rows
-from ..mechanisms.registry import (
-    INTERNAL_OPTIONS,
-    MECHANISMS,
-    RELEASES_EIGENVALUES,
-)
+from ..mechanisms import registry
+from ..mechanisms.registry import INTERNAL_OPTIONS, MECHANISMS
 
 #: ``centered_norm="auto"`` without ``bound_range`` releases the bound among
 #: ``(R / 2**AUTO_OCTAVES_BELOW, 2R)``: centred rows of data in the ball of
@@ -76,13 +73,13 @@ def check_n_components(est, name: str, d: int):
     noisy matrix), or, for those, None (k = d) or a fraction in (0, 1)
     (returned as a float, resolved after the release)."""
     k = est.n_components
-    whole = name in RELEASES_EIGENVALUES
+    whole = name in registry.RELEASES_EIGENVALUES
     if k is None or isinstance(k, (float, np.floating)):
         if not whole:
             raise ValueError(
                 f"n_components={k!r} needs the released spectrum, which "
                 f"mechanism={name!r} does not release; pass an integer, "
-                f"or one of {list(RELEASES_EIGENVALUES)}"
+                f"or one of {list(registry.RELEASES_EIGENVALUES)}"
             )
         if k is None:
             return d
@@ -341,7 +338,7 @@ def _scale_message(est, name, span, low, high) -> str:
 def _check_public(est, name, spec, d, centred) -> dict:
     """Every public parameter a fit reads, checked before any row is
     read or any budget charged; returns the mechanism's options (their
-    values are checked by :mod:`dppca.mechanisms.option_checks`). After these
+    values are checked by its spec's ``check_options``). After these
     checks a fit refuses when the budget cannot pay for it, and in the two
     cases the module docstring names."""
     if not isinstance(est.clip, (bool, np.bool_)):
@@ -379,8 +376,6 @@ def _check_public(est, name, spec, d, centred) -> dict:
             f"mechanism_options {unknown} are not options of "
             f"mechanism={name!r}; it accepts {sorted(accepted)}"
         )
-    if spec.check_options is not None:
-        options = spec.check_options(options)
     return options
 
 

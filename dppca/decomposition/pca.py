@@ -79,6 +79,7 @@ from ..base import (
 from ..exceptions import PrivacyWarning, warn
 from ..fit_guard import caller_stacklevel, one_fit_at_a_time
 from ..float_state import owns_float_state
+from ..mechanisms import registry
 from ..privacy.accounting import basic_composition
 from ..privacy.guarantees import UNCOMPOSABLE
 from .plan import release_plan
@@ -124,7 +125,8 @@ class PrivatePCA(
         As scikit-learn's PCA: ``transform`` divides each coordinate by
         √``explained_variance_`` (a released λ ≤ 0 counts as eps²).
         Post-processing; only for a mechanism that releases eigenvalues
-        (``dppca.postprocessing.SPECTRUM_MECHANISMS``), else ``fit`` raises.
+        (``dppca.postprocessing.spectrum_mechanisms()``), else ``fit``
+        raises.
     epsilon : float, default=1.0
         Total ε, shared with the private mean and bounds.
     delta : float or None, default=None
@@ -140,23 +142,7 @@ class PrivatePCA(
         ``"laplace"``. Otherwise a key of
         :data:`~dppca.mechanisms.registry.MECHANISMS`:
 
-        ========================  =========  =================================
-        mechanism                 privacy    fully proved (default noise)?
-        ========================  =========  =================================
-        ``"analyze_gauss"``       (ε, δ)     yes (safe discrete Gaussian)
-        ``"gaussian_approx"``     (ε, δ)     yes (Mangoubi–Vishnoi 2022)
-        ``"complex_gaussian"``    (ε, δ)     yes (Mangoubi–Vishnoi 2023)
-        ``"trace_sensitive"``     (ε, δ)     yes (Dong, Liang and Yi 2022)
-        ``"streaming"``           (ε, δ)     yes (one pass; Liu et al. 2022)
-        ``"noisy_power_method"``  (ε, δ)     yes (chapter 14)
-        ``"mod_sulq"``            (ε, δ)     yes (Chaudhuri et al. 2013)
-        ``"laplace"``             ε          yes (Jiang et al. 2016, Alg. 1)
-        ``"ppca"``                ε          no: float64 sampler; for k ≥ 2 a
-                                             finite Gibbs chain (opt in)
-        ``"amin"``                ε          no: float64 sampler (opt in)
-        ``"wishart_delta"``       (0, δ)     no: float64 Wishart (opt in)
-        ``"wishart_published"``   not DP     no (``allow_not_dp``)
-        ========================  =========  =================================
+        {mechanism_table}
 
         **Choosing.** Mangoubi–Vishnoi's noise ``G + Gᵀ`` has √2 less
         off-diagonal noise than Analyze Gauss at the same (ε, δ), so its
@@ -450,6 +436,23 @@ def _store(plan, V, values, total, n, d, row_bound) -> dict:
         _n_features_out=k,
     )
     return fitted
+
+
+#: The estimator's docstring with ``{mechanism_table}`` where the
+#: registry's table of mechanisms goes (:func:`_document`).
+_DOCSTRING = PrivatePCA.__doc__
+
+
+def _document() -> None:
+    """Write the registry's table of mechanisms
+    (:func:`dppca.mechanisms.registry.guide_table`) into the estimator's
+    docstring: at import, and again after every registration."""
+    table = registry.guide_table().replace("\n", "\n" + " " * 8)
+    PrivatePCA.__doc__ = _DOCSTRING.replace("{mechanism_table}", table)
+
+
+_document()
+registry.subscribe(_document)
 
 
 __all__ = [

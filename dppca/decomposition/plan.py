@@ -51,7 +51,6 @@ from ..exceptions import (
 from ..fit_guard import caller_stacklevel
 from ..forecast import resolved_centered_norm
 from ..linalg import float_error
-from ..mechanisms.option_checks import check_mechanism_options
 from ..mechanisms.registry import MechanismSpec, resolve
 from ..privacy import noise, private_bounds
 from ..privacy.calibration import analytic_gaussian_sigma
@@ -155,7 +154,7 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
             mean_budget = (mean_budget[0], None)
     _check_noise_range(est, d, names, count_eps, mean_budget, spec)
     _check_mechanism_noise_range(est, d, spec, epsilon, delta)
-    if name in forecast.FORECAST_MECHANISMS:
+    if spec.forecast_noise is not None:
         forecast.warn_if_hopeless(
             forecast.estimator_plan(est, n, d, name, share),
             stacklevel=caller_stacklevel(1),
@@ -337,9 +336,10 @@ def _check_parameters(est, n: int, d: int):
             "own top-k subspace: the release is not differentially private "
             "(chapter 4); pass allow_not_dp=True to run it anyway"
         )
-    options = check_mechanism_options(
-        name, options, n, d, max(int(k), 1), epsilon
-    )
+    if spec.check_options is not None:
+        options = spec.check_options(
+            options, int(n), int(d), max(int(k), 1), float(epsilon)
+        )
     kind = noise.check_noise_kind(est.noise)
     if spec.additive_noise:
         options.setdefault("noise", kind)

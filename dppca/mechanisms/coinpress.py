@@ -462,6 +462,28 @@ def _release(X, k, epsilon, delta, rng=None):
     return _from_rows(X, k, epsilon, delta, rng)
 
 
+def _check_options(options, n, d, k, epsilon) -> dict:
+    """The ``mechanism_options`` checked from public values: ``d ≥ 2``,
+    ``n``, ε, the steps and their shares as the release will check them
+    (any δ in (0, 1) serves here: the estimator checks its own)."""
+    if "centre" in options:
+        raise ValueError(
+            "coinpress takes its centre from PrivatePCA's center, not from "
+            "mechanism_options"
+        )
+    t = options.get("n_iterations", DEFAULT_ITERATIONS)
+    t = check_positive_int(t, "n_iterations")
+    coinpress_calibration(
+        n, d, epsilon, 0.5, n_iterations=t, shares=options.get("shares")
+    )
+    beta = options.get("beta")
+    if beta is not None and not 0 < float(beta) < 1:
+        raise ValueError(f"beta must lie in (0, 1); got {beta!r}")
+    if options.get("cov_upper") is not None:
+        check_cov_upper(options["cov_upper"])
+    return dict(options)
+
+
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
 SPECS = (
     MechanismSpec(
@@ -474,8 +496,12 @@ SPECS = (
         guarantee=_guarantee,
         privacy=PRIVACY["coinpress_covariance"],
         options_of=coinpress_covariance,
+        check_options=_check_options,
         additive_noise=True,
         releases_eigenvalues=False,
+        releases_spectrum=True,
+        guide_rank=60,
+        proof="yes (Biswas et al. 2020)",
         experiment_key="coinpress",
         experiment_label="CoinPress (BDKU20)",
         short_notion="(ε, δ)-DP",

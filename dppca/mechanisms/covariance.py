@@ -65,6 +65,7 @@ from ..samplers import bingham
 from ..samplers.bingham import sample_vector_bingham
 from ..validation import (
     as_generator,
+    check_choice,
     check_data,
     check_epsilon,
     check_k,
@@ -72,6 +73,7 @@ from ..validation import (
     check_second_moment,
     check_symmetric,
 )
+from .exponential import check_public_concentration
 from .spec import MechanismSpec
 
 #: Privacy notion of each mechanism of this module.
@@ -452,6 +454,15 @@ def _run(A, n, k, epsilon, delta, rng, options):
     return V, None, None
 
 
+def _check_options(options, n, d, k, epsilon) -> dict:
+    """Amin et al.'s ``mechanism_options`` checked from public values."""
+    check_choice(options.get("method", "eigenbasis"), METHODS, "method")
+    if options.get("vector_weights") is not None:
+        check_vector_weights(options["vector_weights"], k)
+    check_public_concentration(n, epsilon)
+    return dict(options)
+
+
 def _release(X, k, epsilon, delta, rng=None):
     return amin_subspace(X, k, epsilon, rng=rng)
 
@@ -474,6 +485,9 @@ SPECS = (
         ),
         privacy=PRIVACY["amin_subspace"],
         options_of=amin_subspace_from_second_moment,
+        check_options=_check_options,
+        guide_rank=110,
+        proof="no: float64 sampler (opt in)",
         experiment_key="amin",
         experiment_label="Amin et al. (book)",
         short_notion="ε-DP (exact draws, every k)",

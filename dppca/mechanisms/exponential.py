@@ -24,6 +24,7 @@ from ..privacy.guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
 from ..samplers import bingham
 from ..validation import (
     as_generator,
+    check_choice,
     check_data,
     check_epsilon,
     check_k,
@@ -310,6 +311,26 @@ def _guarantee(n, d, k, epsilon, delta, options):
     )
 
 
+def check_public_concentration(n, epsilon) -> None:
+    """Refuse ``n ε`` beyond the samplers' range from public values only:
+    ``B = (n ε / 2) A`` has eigenvalue spread at most ``n ε / 2`` (``A``'s
+    eigenvalues lie in [0, 1]), so the samplers' own check of the data's
+    ``B`` can never fire after a charge."""
+    bingham.check_concentration(n * epsilon / 2 * (1 + 1e-8))
+
+
+def _check_options(options, n, d, k, epsilon) -> dict:
+    """PPCA's ``mechanism_options`` checked from public values."""
+    check_choice(options.get("sampler", "fast"), SAMPLERS, "sampler")
+    if options.get("n_sweeps") is not None:
+        check_positive_int(options["n_sweeps"], "n_sweeps")
+    start = options.get("V0")
+    if start is not None and not isinstance(start, str):
+        bingham.start_frame(start, d, k, rng=None)  # shape and orthonormality
+    check_public_concentration(n, epsilon)
+    return dict(options)
+
+
 def _warn_options(options, k, stacklevel):
     """The estimator's warnings about a PPCA chain (before any noise)."""
     sampler = options.get("sampler", "fast")
@@ -366,7 +387,10 @@ SPECS = (
         guarantee=_guarantee,
         privacy=PRIVACY["ppca"],
         options_of=ppca_from_second_moment,
+        check_options=_check_options,
         warn_options=_warn_options,
+        guide_rank=100,
+        proof="no: float64 sampler; for k ≥ 2 a finite Gibbs chain (opt in)",
         experiment_key="ppca",
         experiment_label="PPCA",
         short_notion="ε-DP if exact; finite Gibbs chain: unproved",

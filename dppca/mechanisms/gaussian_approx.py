@@ -541,14 +541,11 @@ def _guarantee(n, d, k, epsilon, delta, options):
     )
 
 
-def _release(X, k, epsilon, delta, rng=None):
-    return gaussian_subspace_recovery(X, k, epsilon, delta, rng=rng)
-
-
-def _from_moment(A, n, k, epsilon, delta, rng=None):
-    return gaussian_subspace_recovery_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng
-    )
+def _forecast_noise(n, d, epsilon, delta, noise, options):
+    """The off-diagonal σ of ``G + Gᵀ``, √2 times G's (the forecast's)."""
+    grid = options.get("granularity")
+    sigma = _calibrated_sigma(epsilon, delta, d, "replace_one", n, noise, grid)
+    return float(np.sqrt(2.0)) * sigma[0]
 
 
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
@@ -564,12 +561,17 @@ SPECS = (
         privacy=PRIVACY["gaussian_subspace_recovery"],
         options_of=gaussian_subspace_recovery_from_second_moment,
         additive_noise=True,
+        releases_spectrum=True,
+        forecast_noise=_forecast_noise,
+        auto_rank=0,
+        guide_rank=30,
+        proof="yes (Mangoubi–Vishnoi 2022)",
         experiment_key="gaussian_subspace_recovery",
         experiment_label="Gaussian subspace recovery (MV)",
         short_notion="(ε, δ)-DP",
         entry_point=(__name__, "gaussian_subspace_recovery"),
-        release=_release,
-        from_moment=_from_moment,
+        release=gaussian_subspace_recovery,
+        from_moment=gaussian_subspace_recovery_from_second_moment,
         style=dict(color="C9", linestyle="-", marker="h"),
     ),
 )

@@ -69,7 +69,11 @@ from ..validation import (
     check_second_moment,
 )
 from .input_perturbation_guarantees import (
+    analyze_gauss_covariance_plan,
+    analyze_gauss_forecast_noise,
     analyze_gauss_guarantee,
+    check_mod_sulq_options,
+    laplace_input_forecast_noise,
     laplace_input_guarantee,
     mod_sulq_guarantee,
     wishart_delta_guarantee,
@@ -81,7 +85,7 @@ from .input_perturbation_wishart import (
     wishart_input_perturbation_delta_from_second_moment,
     wishart_input_perturbation_from_second_moment,
 )
-from .spec import MechanismSpec, noisy_matrix_release, select
+from .spec import CovarianceHooks, MechanismSpec, noisy_matrix_release, select
 
 #: The privacy each mechanism really provides, as checked in chapters 2 and 3.
 PRIVACY = {
@@ -423,6 +427,14 @@ def _subspace_entry_points(full, moment, arguments):
     return release, from_moment
 
 
+def _analyze_gauss_covariance(A, n, epsilon, delta, rng, kind, sigma):
+    """PrivateCovariance's release: the noisy matrix, floored at σ."""
+    noisy = analyze_gauss_from_second_moment(
+        A, n, epsilon, delta, rng, noise=kind
+    )
+    return noisy, sigma
+
+
 def _spec(key, full, moment, arguments, **fields):
     release, from_moment = _subspace_entry_points(full, moment, arguments)
     return MechanismSpec(
@@ -459,6 +471,13 @@ SPECS = (
         ),
         privacy=PRIVACY["analyze_gauss"],
         additive_noise=True,
+        forecast_noise=analyze_gauss_forecast_noise,
+        auto_rank=1,
+        guide_rank=10,
+        proof="yes (safe discrete Gaussian)",
+        covariance=CovarianceHooks(
+            analyze_gauss_covariance_plan, _analyze_gauss_covariance
+        ),
         experiment_key="analyze_gauss",
         experiment_label="Analyze Gauss",
         short_notion="(ε, δ)-DP",
@@ -480,6 +499,10 @@ SPECS = (
         ),
         privacy=PRIVACY["laplace_input_perturbation"],
         additive_noise=True,
+        forecast_noise=laplace_input_forecast_noise,
+        auto_rank=0,
+        guide_rank=20,
+        proof="yes (Jiang et al. 2016, Alg. 1)",
         experiment_key="laplace_input_perturbation",
         experiment_label="Laplace input",
         short_notion="ε-DP",
@@ -503,6 +526,9 @@ SPECS = (
         ),
         privacy=PRIVACY["mod_sulq"],
         additive_noise=True,
+        check_options=check_mod_sulq_options,
+        guide_rank=80,
+        proof="yes (Chaudhuri et al. 2013)",
         experiment_key="mod_sulq",
         experiment_label="MOD-SULQ",
         short_notion="(ε, δ)-DP",
@@ -521,6 +547,8 @@ SPECS = (
             wishart_delta_guarantee(n, d, delta)
         ),
         privacy=PRIVACY["wishart_input_perturbation_delta"],
+        guide_rank=120,
+        proof="no: float64 Wishart (opt in)",
         experiment_key="wishart_input_perturbation_delta",
         experiment_label="Wishart (δ-calibrated)",
         short_notion="(0, δ)-DP",
@@ -539,6 +567,8 @@ SPECS = (
             wishart_published_guarantee(n, d, epsilon)
         ),
         privacy=PRIVACY["wishart_input_perturbation"],
+        guide_rank=130,
+        proof="no (``allow_not_dp``)",
         experiment_key="wishart_input_perturbation",
         experiment_label="Wishart input",
         short_notion="claimed ε-DP: FAILS (book)",

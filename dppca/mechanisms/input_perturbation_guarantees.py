@@ -12,10 +12,13 @@ published one with the δ chapter 3 proves it has, not the ε it claims.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..privacy.calibration import (
     analyze_gauss_sigma,
+    laplace_input_scale,
     mod_sulq_beta,
     safe_gaussian_input_calibration,
     safe_laplace_input_calibration,
@@ -148,6 +151,58 @@ def laplace_input_guarantee(
     )
 
 
+def check_mod_sulq_options(options, n, d, k, epsilon) -> dict:
+    """MOD-SULQ's ``mechanism_options`` checked from public values
+    (``exact_beta`` a bool); returns a copy."""
+    value = options.get("exact_beta")
+    if value is not None and not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"exact_beta must be True or False; got {value!r}")
+    return dict(options)
+
+
+def analyze_gauss_forecast_noise(n, d, epsilon, delta, noise, options):
+    """The off-diagonal σ Analyze Gauss would draw with on ``XᵀX/n`` (rows
+    in the unit ball), its ``calibration`` and, with safe noise, the grid's
+    σ: the noise the error forecast sees (:mod:`dppca.forecast`)."""
+    how = options.get("calibration", "analytic")
+    sigma = analyze_gauss_sigma(n, epsilon, delta, how)
+    if noise == "safe":
+        sigma = safe_gaussian_input_calibration(
+            d, n, epsilon, delta, sigma, options.get("granularity")
+        )[0]
+    return sigma
+
+
+def laplace_input_forecast_noise(n, d, epsilon, delta, noise, options):
+    """The off-diagonal standard deviation of Laplace input perturbation's
+    noise on ``XᵀX/n`` (rows in the unit ball): ``√2 b`` for its scale ``b``
+    (safe noise: the grid's scale); the forecast's noise
+    (:mod:`dppca.forecast`). ``delta`` is not used."""
+    if noise == "safe":
+        scale = safe_laplace_input_calibration(
+            d, n, epsilon, options.get("granularity")
+        )[0]
+    else:
+        scale = laplace_input_scale(d, n, epsilon)
+    return math.sqrt(2.0) * scale  # Laplace(b) has variance 2b²
+
+
+def analyze_gauss_covariance_plan(n, d, epsilon, delta, kind, check):
+    """``(sigma, grid, record)`` of Analyze Gauss as
+    :class:`dppca.PrivateCovariance` releases it (analytic σ; safe noise on
+    its grid), from public quantities only; ``check(sigma, grid, what)``
+    refuses a σ the exact sampler cannot draw, before the record is built."""
+    sigma = analyze_gauss_sigma(n, epsilon, delta)
+    grid = None
+    if kind == "safe":
+        sigma, grid = safe_gaussian_input_calibration(
+            d, n, epsilon, delta, sigma
+        )
+    check(sigma, grid, "the noisy matrix")
+    record = analyze_gauss_guarantee(n, d, epsilon, delta, noise=kind)
+    return sigma, grid, record
+
+
 def wishart_delta_guarantee(n, d, delta) -> Release:
     """Guarantee record of the book's δ-calibrated Wishart mechanism:
     (0, δ)-DP, hence (ε, δ) for every ε ≥ 0; float Wishart draws only."""
@@ -185,6 +240,10 @@ def wishart_published_guarantee(n, d, epsilon) -> Release:
 
 
 __all__ = [
+    "analyze_gauss_covariance_plan",
+    "analyze_gauss_forecast_noise",
+    "check_mod_sulq_options",
+    "laplace_input_forecast_noise",
     "mod_sulq_guarantee",
     "analyze_gauss_guarantee",
     "laplace_input_guarantee",

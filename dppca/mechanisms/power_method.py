@@ -60,11 +60,13 @@ from ..privacy.zcdp import gaussian_zcdp_rho
 from ..validation import (
     ROW_NORM_TOLERANCE,
     as_generator,
+    check_choice,
     check_data,
     check_delta,
     check_epsilon,
     check_k,
     check_n,
+    check_positive_int,
     check_second_moment,
 )
 from .spec import MechanismSpec, select
@@ -528,6 +530,22 @@ def _guarantee(n, d, k, epsilon, delta, options):
     )
 
 
+def _check_options(options, n, d, k, epsilon) -> dict:
+    """The ``mechanism_options`` checked from public values."""
+    p = options.get("block_size")
+    if p is not None:
+        p = check_positive_int(p, "block_size")
+        if not k <= p <= d:
+            raise ValueError(
+                f"block_size must satisfy k <= block_size <= d = {d}"
+            )
+    if options.get("n_iterations") is not None:
+        check_positive_int(options["n_iterations"], "n_iterations")
+    calibration = options.get("calibration", "zcdp")
+    check_choice(calibration, ("zcdp", "gdp"), "calibration")
+    return dict(options)
+
+
 def _release(X, k, epsilon, delta, rng=None):
     return noisy_power_method(X, k, epsilon, delta, rng=rng)
 
@@ -550,6 +568,9 @@ SPECS = (
         guarantee=_guarantee,
         privacy=PRIVACY["noisy_power_method"],
         options_of=noisy_power_method_from_second_moment,
+        check_options=_check_options,
+        guide_rank=90,
+        proof="yes (chapter 14)",
         additive_noise=True,
         experiment_key="noisy_power_method",
         experiment_label="noisy power method",

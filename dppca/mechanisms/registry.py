@@ -6,14 +6,18 @@ module collects them. :class:`dppca.PrivatePCA` (``mechanism=``), the book's
 experiments (:func:`dppca.book.mechanism_table.mechanisms`), chapter 13's
 guide, the figures' line styles and the book's map of the mechanisms
 (:mod:`dppca.book.mechanism_map`) all read :data:`MECHANISMS`. Adding a
-mechanism is its module's ``SPECS`` entry, one line of ``FAMILIES`` here and
-its words for the map (:data:`DESCRIPTIONS`, unless its ``SPECS`` entry sets
-them itself).
+mechanism to the package is its module's ``SPECS`` entry, one line of
+``FAMILIES`` here and its words for the map (:data:`DESCRIPTIONS`, unless its
+``SPECS`` entry sets them itself); :func:`register` adds one at run time (and
+takes it back), and every table derived here follows it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import numbers
+from collections.abc import Callable
 
 from . import (
     coinpress,
@@ -26,7 +30,7 @@ from . import (
     streaming,
     trace_sensitive,
 )
-from .spec import DESCRIPTION_FIELDS, MechanismSpec
+from .spec import DESCRIPTION_FIELDS, NOTION_COLUMN, MechanismSpec
 
 #: The family modules, in the order of :class:`dppca.PrivatePCA`'s guide.
 FAMILIES = (
@@ -39,23 +43,6 @@ FAMILIES = (
     exponential,
     covariance,
     coinpress,
-)
-
-#: The estimator's order (its docstring's table and chapter 13's guide).
-_ORDER = (
-    "analyze_gauss",
-    "laplace",
-    "gaussian_approx",
-    "complex_gaussian",
-    "trace_sensitive",
-    "coinpress",
-    "streaming",
-    "mod_sulq",
-    "noisy_power_method",
-    "ppca",
-    "amin",
-    "wishart_delta",
-    "wishart_published",
 )
 
 #: The order of the book's experiments (chapters 8, 9 and 12): the papers'
@@ -305,37 +292,220 @@ def _described(spec: MechanismSpec) -> MechanismSpec:
     return dataclasses.replace(spec, **words) if words else spec
 
 
-def _collect() -> dict[str, MechanismSpec]:
-    declared = {spec.key: spec for family in FAMILIES for spec in family.SPECS}
-    if sorted(declared) != sorted(_ORDER) or sorted(declared) != sorted(
-        EXPERIMENT_ORDER
-    ):
+def _declared() -> dict[str, MechanismSpec]:
+    """The family modules' declarations, by key (their words filled in)."""
+    declared = {}
+    for family in FAMILIES:
+        for spec in family.SPECS:
+            _check_spec(spec, declared)
+            declared[spec.key] = _described(spec)
+    if sorted(declared) != sorted(EXPERIMENT_ORDER):
         raise ImportError(
-            "the registry's orders do not list exactly the declared "
-            f"mechanisms {sorted(declared)}"
+            "EXPERIMENT_ORDER does not list exactly the declared mechanisms "
+            f"{sorted(declared)}"
         )
     unknown = sorted(set(DESCRIPTIONS) - set(declared))
     if unknown:
         raise ImportError(f"DESCRIPTIONS names undeclared mechanisms {unknown}")
-    return {key: _described(declared[key]) for key in _ORDER}
+    return declared
 
 
-#: Every mechanism :class:`dppca.PrivatePCA` runs, by name.
-MECHANISMS: dict[str, MechanismSpec] = _collect()
+def _check_spec(spec, known) -> None:
+    """Refuse a declaration the estimator could not run or list."""
+    if not isinstance(spec, MechanismSpec):
+        raise TypeError(
+            f"a mechanism is declared as a MechanismSpec; got {spec!r}"
+        )
+    if not isinstance(spec.key, str) or not spec.key or spec.key == "auto":
+        raise ValueError(f"a mechanism's key must be a name; got {spec.key!r}")
+    if spec.key in known:
+        raise ValueError(f"mechanism {spec.key!r} is already registered")
+    if (spec.run is None) == (spec.run_rows is None):
+        raise ValueError(
+            f"mechanism {spec.key!r} needs exactly one of run and run_rows"
+        )
+    if spec.notion not in NOTION_COLUMN:
+        raise ValueError(
+            f"mechanism {spec.key!r}: notion must be one of "
+            f"{sorted(NOTION_COLUMN)}; got {spec.notion!r}"
+        )
+    if spec.auto_rank is not None and spec.forecast_noise is None:
+        raise ValueError(
+            f"mechanism {spec.key!r}: an auto candidate needs a forecast_noise"
+        )
+    if not isinstance(spec.guide_rank, numbers.Real):
+        raise TypeError(f"mechanism {spec.key!r}: guide_rank must be a number")
+
+
+#: Every declared or registered mechanism, in the order of registration.
+_SPECS: dict[str, MechanismSpec] = _declared()
+
+#: Callables run after every change of the registry (:func:`subscribe`).
+_SUBSCRIBERS: list[Callable[[], None]] = []
+
+#: Every mechanism :class:`dppca.PrivatePCA` runs, by name, in the order of
+#: its guide (``guide_rank``, then registration). The same dict throughout:
+#: :func:`register` updates it in place.
+MECHANISMS: dict[str, MechanismSpec] = {}
 
 #: The mechanisms ``mechanism="auto"`` (the default) chooses from, by the
-#: forecast of :mod:`dppca.forecast` (the smallest forecast loss): with a
-#: ``delta``, Mangoubi and Vishnoi's Gaussian mechanism and Analyze Gauss;
-#: without, Laplace input perturbation. All are fully proved with the default
-#: safe noise and release from the second moment.
-AUTO_CANDIDATES = {
-    True: ("gaussian_approx", "analyze_gauss"),
-    False: ("laplace",),
-}
+#: forecast of :mod:`dppca.forecast` (the smallest forecast loss), with a
+#: ``delta`` (``True``) and without: the specs with an ``auto_rank`` that use
+#: δ, or do not, in that rank's order. With the declared mechanisms:
+#: Mangoubi and Vishnoi's Gaussian mechanism and Analyze Gauss with δ,
+#: Laplace input perturbation without. All are fully proved with the default
+#: safe noise and release from the second moment. Updated in place.
+AUTO_CANDIDATES: dict[bool, tuple[str, ...]] = {}
 
 #: What ``resolve("auto", delta)`` returns where no forecast is made: the
-#: candidate of :data:`AUTO_CANDIDATES` that releases eigenvalues.
-AUTO_MECHANISM = {True: "analyze_gauss", False: "laplace"}
+#: first candidate of :data:`AUTO_CANDIDATES` that releases eigenvalues
+#: (Analyze Gauss with δ, Laplace without). Updated in place.
+AUTO_MECHANISM: dict[bool, str] = {}
+
+#: Mechanisms that add Laplace or Gaussian noise, drawn through
+#: :mod:`dppca.privacy.noise` with the estimator's ``noise`` kind. The others
+#: are samplers (PPCA, Amin et al.) or add a Wishart matrix, for which the
+#: package has only floating-point implementations (chapter 10). Recomputed
+#: by :func:`register`: read it as ``registry.ADDITIVE_NOISE``.
+ADDITIVE_NOISE: tuple[str, ...] = ()
+
+#: Mechanisms whose released matrix has private eigenvalues
+#: (``explained_variance_`` for every ``n_components``). Recomputed by
+#: :func:`register`.
+RELEASES_EIGENVALUES: tuple[str, ...] = ()
+
+#: Mechanisms whose fit releases eigenvalues (``explained_variance_``,
+#: ``whiten=True``): :data:`RELEASES_EIGENVALUES` and those that release
+#: the top of their noisy spectrum (``MechanismSpec.has_spectrum``).
+#: Recomputed by :func:`register`.
+RELEASES_SPECTRUM: tuple[str, ...] = ()
+
+
+def _refresh() -> None:
+    """Recompute :data:`MECHANISMS` and every table derived from it, then
+    tell the subscribers."""
+    global ADDITIVE_NOISE, RELEASES_EIGENVALUES, RELEASES_SPECTRUM
+    ordered = sorted(_SPECS.values(), key=lambda spec: spec.guide_rank)
+    MECHANISMS.clear()
+    MECHANISMS.update((spec.key, spec) for spec in ordered)
+    specs = MECHANISMS.values()
+    ADDITIVE_NOISE = tuple(s.key for s in specs if s.additive_noise)
+    RELEASES_EIGENVALUES = tuple(s.key for s in specs if s.releases_eigenvalues)
+    RELEASES_SPECTRUM = tuple(s.key for s in specs if s.has_spectrum)
+    for with_delta in (True, False):
+        candidates = sorted(
+            (
+                s
+                for s in specs
+                if s.auto_rank is not None and s.uses_delta == with_delta
+            ),
+            key=lambda s: s.auto_rank,
+        )
+        AUTO_CANDIDATES[with_delta] = tuple(s.key for s in candidates)
+        spectral = [s.key for s in candidates if s.releases_eigenvalues]
+        if spectral:
+            AUTO_MECHANISM[with_delta] = spectral[0]
+        else:
+            AUTO_MECHANISM.pop(with_delta, None)
+    for subscriber in list(_SUBSCRIBERS):
+        subscriber()
+
+
+def register(spec: MechanismSpec) -> Callable[[], None]:
+    """Add a mechanism to the registry, and return the function that takes
+    it back out.
+
+    Parameters
+    ----------
+    spec : MechanismSpec
+        The mechanism's declaration; its ``key`` must be new.
+
+    Returns
+    -------
+    callable
+        ``undo()``: removes the mechanism (a second call does nothing).
+
+    Notes
+    -----
+    Every table of this module follows at once (:data:`MECHANISMS`, the
+    ``auto`` candidates, :data:`ADDITIVE_NOISE`, ...), and so do the
+    estimator's docstring table (:func:`guide_table`) and whatever has
+    subscribed (:func:`subscribe`). A registration lasts for the process:
+    a test undoes it, or uses :func:`registered`.
+    """
+    _check_spec(spec, _SPECS)
+    stored = _SPECS[spec.key] = _described(spec)
+
+    def undo() -> None:
+        if _SPECS.get(spec.key) is stored:
+            del _SPECS[spec.key]
+            _refresh()
+
+    _refresh()
+    return undo
+
+
+@contextlib.contextmanager
+def registered(spec: MechanismSpec):
+    """A context in which ``spec`` is registered (:func:`register`).
+
+    Parameters
+    ----------
+    spec : MechanismSpec
+        The mechanism's declaration; its ``key`` must be new.
+
+    Yields
+    ------
+    MechanismSpec
+        ``spec``; it is removed when the context ends.
+    """
+    undo = register(spec)
+    try:
+        yield spec
+    finally:
+        undo()
+
+
+def subscribe(callback: Callable[[], None]) -> None:
+    """Run ``callback()`` after every change of the registry (the estimator
+    rebuilds its docstring's table so).
+
+    Parameters
+    ----------
+    callback : callable
+        Called with no argument.
+    """
+    _SUBSCRIBERS.append(callback)
+
+
+def guide_table() -> str:
+    """The estimator's table of mechanisms, from the registry: each key,
+    its privacy notion and whether it is fully proved with the default
+    noise (``MechanismSpec.proof``), in reStructuredText.
+
+    Returns
+    -------
+    str
+        A simple table, one row per mechanism of :data:`MECHANISMS`.
+    """
+    header = ("mechanism", "privacy", "fully proved (default noise)?")
+    rows = [
+        (f'``"{key}"``', NOTION_COLUMN[spec.notion], spec.proof or "not stated")
+        for key, spec in MECHANISMS.items()
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
+    rule = "  ".join("=" * width for width in widths)
+
+    def line(row):
+        return "  ".join(
+            cell.ljust(width) for cell, width in zip(row, widths)
+        ).rstrip()
+
+    return "\n".join([rule, line(header), rule, *map(line, rows), rule])
+
+
+_refresh()
+
 
 #: Keyword parameters of the mechanism functions that ``mechanism_options``
 #: may not set: the estimator's own (``rng``, the outputs it asks for) and
@@ -354,20 +524,6 @@ INTERNAL_OPTIONS = frozenset(
     }
 )
 
-#: Mechanisms that add Laplace or Gaussian noise, drawn through
-#: :mod:`dppca.privacy.noise` with the estimator's ``noise`` kind. The others
-#: are samplers (PPCA, Amin et al.) or add a Wishart matrix, for which the
-#: package has only floating-point implementations (chapter 10).
-ADDITIVE_NOISE = tuple(
-    key for key, spec in MECHANISMS.items() if spec.additive_noise
-)
-
-#: Mechanisms whose released matrix has private eigenvalues
-#: (``explained_variance_``).
-RELEASES_EIGENVALUES = tuple(
-    key for key, spec in MECHANISMS.items() if spec.releases_eigenvalues
-)
-
 #: The mechanisms by their key in the book's experiments.
 BY_EXPERIMENT_KEY = {
     MECHANISMS[key].experiment_key: MECHANISMS[key] for key in EXPERIMENT_ORDER
@@ -376,7 +532,20 @@ BY_EXPERIMENT_KEY = {
 
 def resolve(mechanism, delta) -> tuple[str, MechanismSpec]:
     """``(name, spec)`` of the ``mechanism`` parameter of
-    :class:`dppca.PrivatePCA` (``"auto"`` resolved by ``delta``)."""
+    :class:`dppca.PrivatePCA` (``"auto"`` resolved by ``delta``).
+
+    Parameters
+    ----------
+    mechanism : str
+        ``"auto"`` or a key of :data:`MECHANISMS`.
+    delta : float or None
+        The estimator's δ.
+
+    Returns
+    -------
+    tuple
+        The key and its :class:`~dppca.mechanisms.spec.MechanismSpec`.
+    """
     if mechanism == "auto":
         name = AUTO_MECHANISM[delta is not None]
         return name, MECHANISMS[name]
@@ -390,6 +559,7 @@ def resolve(mechanism, delta) -> tuple[str, MechanismSpec]:
 
 __all__ = [
     "ADDITIVE_NOISE",
+    "RELEASES_SPECTRUM",
     "AUTO_CANDIDATES",
     "AUTO_MECHANISM",
     "BY_EXPERIMENT_KEY",
@@ -400,5 +570,9 @@ __all__ = [
     "MECHANISMS",
     "MechanismSpec",
     "RELEASES_EIGENVALUES",
+    "guide_table",
+    "register",
+    "registered",
     "resolve",
+    "subscribe",
 ]

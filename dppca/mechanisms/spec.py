@@ -11,6 +11,7 @@ book's experiments and figures show it. Each family module lists its specs in
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -29,6 +30,38 @@ DESCRIPTION_FIELDS = (
     "wins_when",
     "page",
 )
+
+
+#: The privacy column of the estimator's table of mechanisms, by ``notion``.
+NOTION_COLUMN = {
+    "gaussian": "(ε, δ)",
+    "pure": "ε",
+    "approximate": "(0, δ)",
+    "not_dp": "not DP",
+}
+
+
+@dataclass(frozen=True)
+class CovarianceHooks:
+    """How :class:`dppca.PrivateCovariance` runs a mechanism on the
+    unit-normalised second moment of ``n`` rows of ``d`` features.
+
+    ``plan(n, d, epsilon, delta, kind, check)`` returns ``(sigma, grid,
+    record)`` from public quantities only: the standard deviation of one
+    noise entry of the unit-normalised matrix, the safe noise's grid
+    (``None`` for float noise) and the guarantee record; it calls
+    ``check(sigma, grid, what)`` on every Gaussian draw before it builds the
+    record (the estimator refuses there, before any charge, a σ the exact
+    sampler cannot draw). ``release(data, n, epsilon, delta, rng, kind,
+    sigma)`` returns ``(noisy, floor)``: the noisy unit-normalised matrix
+    and the eigenvalue floor, in the same units, that
+    ``min_eigenvalue="auto"`` applies. ``data`` is the rows ``z_i`` when
+    ``reads_rows``, else their second moment ``A``.
+    """
+
+    plan: Callable
+    release: Callable
+    reads_rows: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,9 +98,13 @@ class MechanismSpec:
     #: (:func:`dppca.linalg.rows.unit_ball_rows`; CSR when sparse and
     #: uncentred).
     run_rows: Callable | None = None
-    #: Checks of ``mechanism_options`` that the mechanism needs (raises
-    #: ``ValueError``), run before any budget is charged or noise drawn;
-    #: returns the options, completed with the estimator's defaults.
+    #: Checks of ``mechanism_options`` from public values only:
+    #: ``check_options(options, n, d, k, epsilon)`` raises ``ValueError``
+    #: for any value the mechanism's function would refuse, and returns the
+    #: options to run with (a copy, completed with the estimator's
+    #: defaults). Run before any budget is charged or noise drawn, so that
+    #: no option error can surface after the charge; the mechanism's
+    #: function checks its options again when it runs.
     check_options: Callable | None = None
     #: Warnings (and refusals) about ``mechanism_options`` for ``k``
     #: components: ``warn_options(options, k, stacklevel)``, run after the
@@ -82,6 +119,32 @@ class MechanismSpec:
     #: Its released matrix has private eigenvalues (``explained_variance_``
     #: for every ``n_components``, fractions included).
     releases_eigenvalues: bool = False
+    #: Its fit releases the top-k eigenvalues of its noisy matrix
+    #: (``explained_variance_``, ``whiten=True``), though not necessarily
+    #: every one of them; implied by ``releases_eigenvalues``
+    #: (:attr:`has_spectrum`).
+    releases_spectrum: bool = False
+    #: The noise the error forecast (:mod:`dppca.forecast`) sees:
+    #: ``forecast_noise(n, d, epsilon, delta, noise, options)``, the
+    #: off-diagonal standard deviation of the symmetric noise the mechanism
+    #: adds to ``XᵀX/n`` (rows in the unit ball), from its own calibration.
+    #: ``None``: the forecast knows no noise for it.
+    forecast_noise: Callable | None = None
+    #: Its rank among the candidates of ``mechanism="auto"`` (the smallest
+    #: first), with a ``delta`` when ``uses_delta``, without one otherwise;
+    #: ``None``: never chosen by ``"auto"``. It needs a ``forecast_noise``.
+    auto_rank: int | None = None
+    #: Its place in the estimator's table of mechanisms (the smallest
+    #: first; the registry's order).
+    guide_rank: float = math.inf
+    #: The estimator's table's answer to "fully proved (default noise)?".
+    proof: str = ""
+    #: ``mechanism_options`` a fit needs when nothing more is known of the
+    #: data (values for options it cannot default), as the release
+    #: snapshots and the examples use.
+    example_options: dict = field(default_factory=dict)
+    #: How :class:`dppca.PrivateCovariance` runs it (``None``: it does not).
+    covariance: CovarianceHooks | None = None
     #: How the book's experiments (:mod:`dppca.book.mechanism_table`) know it:
     #: key, label in legends, short notion, the functional entry point
     #: (module, function), the protocol's entry points on the rows
@@ -118,6 +181,12 @@ class MechanismSpec:
     @property
     def needs_delta(self) -> bool:
         return self.uses_delta
+
+    @property
+    def has_spectrum(self) -> bool:
+        """Its fit releases eigenvalues (``releases_eigenvalues`` or
+        ``releases_spectrum``)."""
+        return self.releases_eigenvalues or self.releases_spectrum
 
     def missing_descriptions(self) -> list[str]:
         """The fields of :data:`DESCRIPTION_FIELDS` left empty."""
@@ -156,6 +225,8 @@ def select(options, *names) -> dict:
 
 __all__ = [
     "DESCRIPTION_FIELDS",
+    "NOTION_COLUMN",
+    "CovarianceHooks",
     "MechanismSpec",
     "noisy_matrix_release",
     "select",

@@ -103,9 +103,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ..float_state import owns_float_state
+from ..linalg import float_error
 from ..privacy.guarantees import Release, noise_record, released, zcdp_release
 from ..privacy.noise import MAX_GAUSSIAN_GRID_SIGMA, check_noise_kind
-from ..validation import check_delta, check_epsilon
+from ..privacy.quantile_scores import check_quantile
+from ..validation import check_delta, check_epsilon, check_positive
 from .spec import MechanismSpec, select
 from .streaming_pass import StreamingRun, _run
 from .streaming_rows import _is_dask
@@ -113,13 +115,16 @@ from .streaming_schedule import (
     DEFAULT_RANGE_SHARE,
     _positive_int,
     _schedules,
+    rate_table,
     step_budget,
+    streaming_plan,
 )
 from .streaming_step import (
     DEFAULT_CLIP_QUANTILE,
     DEFAULT_NORM_RANGE,
     DEFAULT_RADIUS_WINDOW,
     mean_noise_units_bound,
+    radius_candidates_range,
 )
 
 #: The privacy the mechanism provides, as derived and checked in chapter 17.
@@ -366,12 +371,15 @@ def _run_rows(Z, n, k, epsilon, delta, rng, options):
     return np.asarray(V), None, None
 
 
-def _check_options(options) -> dict:
-    """The step size needs a public gap assumption: checked by
-    :class:`dppca.PrivatePCA` before any budget is charged or noise drawn.
-    The rows it sees lie in the unit ball, so every gradient ``x (xᵀW)`` has
-    norm at most one: the radius is searched below it."""
-    if not {"eigengap", "learning_rate"} & set(options or {}):
+def _check_options(options, n, d, k, epsilon) -> dict:
+    """The ``mechanism_options`` checked from public values, before any
+    budget is charged or noise drawn. The step size needs a public gap
+    assumption. The rows it sees lie in the unit ball, so every gradient
+    ``x (xᵀW)`` has norm at most one: the radius is searched below it. A
+    ``learning_rate`` callable is replaced by the table of its values
+    (:class:`~dppca.mechanisms.streaming_schedule.RateTable`), read once."""
+    options = dict(options)
+    if not {"eigengap", "learning_rate"} & set(options):
         raise ValueError(
             'mechanism="streaming" needs a public assumption on the eigengap '
             "of the scaled rows' second moment, which sets Oja's step size: "
@@ -379,6 +387,39 @@ def _check_options(options) -> dict:
             "callable); see dppca.mechanisms.streaming.dp_pca_oja"
         )
     options.setdefault("norm_range", (DEFAULT_NORM_RANGE[0], 1.0))
+    plan = streaming_plan(
+        n,
+        k,
+        batch_size=options.get("batch_size"),
+        n_steps=options.get("n_steps"),
+    )
+    if options.get("clip_quantile") is not None:
+        check_quantile(options["clip_quantile"])
+    lo, hi = radius_candidates_range(
+        None,
+        options["norm_range"],
+        options.get("radius_window", DEFAULT_RADIUS_WINDOW),
+    )
+    # every candidate radius is a clipping bound: the float64 error bounds of
+    # the clipped sums are verified on [MIN_BOUND, MAX_MAGNITUDE] only, and a
+    # radius released outside it made the pass fail after the charge, on
+    # some data sets and not others (red team, round 12)
+    if not (float_error.MIN_BOUND <= lo and hi <= float_error.MAX_MAGNITUDE):
+        raise ValueError(
+            f"norm_range must lie within [{float_error.MIN_BOUND:g}, "
+            f"{float_error.MAX_MAGNITUDE:g}], where the clipped sums' float64 "
+            f"error bounds are verified; got {options['norm_range']!r}"
+        )
+    if options.get("eigengap") is not None:
+        gap = check_positive(options["eigengap"], "eigengap")
+        if not math.isfinite(gap):
+            raise ValueError("eigengap must be finite")
+    rate = options.get("learning_rate")
+    if rate is not None and not callable(rate):
+        raise ValueError("learning_rate must be a callable")
+    if rate is not None:
+        # evaluated once, here, before the charge: the pass reads this table
+        options["learning_rate"] = rate_table(rate, plan.n_steps)
     return options
 
 
@@ -428,6 +469,9 @@ SPECS = (
         check_options=_check_options,
         options_of=dp_pca_oja,
         additive_noise=True,
+        guide_rank=70,
+        proof="yes (one pass; Liu et al. 2022)",
+        example_options={"eigengap": 0.05},
         experiment_key="streaming",
         experiment_label="DP-PCA, one pass (LKJO22)",
         short_notion="(ε, δ)-DP (one pass)",

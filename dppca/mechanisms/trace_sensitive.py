@@ -111,7 +111,7 @@ from ..privacy.noise import (
     perturb_symmetric,
 )
 from ..validation import as_generator, check_choice, check_data, check_k
-from .spec import MechanismSpec, select
+from .spec import CovarianceHooks, MechanismSpec, select
 from .trace_sensitive_calibration import (
     DEFAULT_LEVELS,
     DEFAULT_SHARES,
@@ -434,6 +434,37 @@ def _guarantee(n, d, k, epsilon, delta, options):
     )
 
 
+def _check_options(options, n, d, k, epsilon) -> dict:
+    """The ``mechanism_options`` checked from public values."""
+    beta = options.get("beta")
+    if beta is not None and not 0 < float(beta) < 1:
+        raise ValueError(f"beta must lie in (0, 1); got {beta!r}")
+    if "selection" in options:
+        check_choice(options["selection"], SELECTIONS, "selection")
+    return dict(options)
+
+
+def _covariance_plan(n, d, epsilon, delta, kind, check):
+    """``(sigma, grid, record)`` of the estimator as
+    :class:`dppca.PrivateCovariance` releases it: its Gaussian matrix step
+    at radius 1; every step's noise checked."""
+    calibration = trace_sensitive_calibration(n, d, epsilon, delta, noise=kind)
+    for step in calibration.steps.values():
+        check(step.sigma, step.granularity, f"the {step.label}")
+    step = calibration.steps["gaussian"]
+    record = trace_sensitive_guarantee(n, d, epsilon, delta, noise=kind)
+    return step.sigma, step.granularity, record
+
+
+def _covariance_release(Z, n, epsilon, delta, rng, kind, sigma):
+    """PrivateCovariance's release on the rows ``z_i``: the noisy matrix,
+    floored at the Gaussian step's σ times the released radius squared."""
+    noisy, run = trace_sensitive_covariance(
+        Z, epsilon, delta, rng, kind, return_run=True
+    )
+    return noisy, sigma * run.choice.radius**2
+
+
 def _from_rows(rows, k, epsilon, delta, rng=None, cache=None):
     """The top-k axes of the private covariance; ``cache`` holds the clipped
     rows' second moments of one subset (``moment_cache``: deterministic in
@@ -460,8 +491,15 @@ SPECS = (
         guarantee=_guarantee,
         privacy=PRIVACY["trace_sensitive_covariance"],
         options_of=trace_sensitive_covariance,
+        check_options=_check_options,
         additive_noise=True,
         releases_eigenvalues=False,
+        releases_spectrum=True,
+        guide_rank=50,
+        proof="yes (Dong, Liang and Yi 2022)",
+        covariance=CovarianceHooks(
+            _covariance_plan, _covariance_release, reads_rows=True
+        ),
         experiment_key="trace_sensitive",
         experiment_label="trace-sensitive (DLY22)",
         short_notion="(ε, δ)-DP",

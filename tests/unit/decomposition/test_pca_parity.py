@@ -12,7 +12,7 @@ from sklearn.decomposition import PCA
 
 from dppca import PrivacyWarning, PrivatePCA
 from dppca.mechanisms.registry import MECHANISMS
-from dppca.postprocessing import SPECTRUM_MECHANISMS
+from dppca.postprocessing import spectrum_mechanisms
 from dppca.privacy.accounting import Accountant
 
 N, D, K = 4000, 6, 2
@@ -170,7 +170,7 @@ def test_float32_in_gives_float32_out_computed_in_float64():
 
 @pytest.mark.parametrize("mechanism", sorted(MECHANISMS))
 def test_whiten_is_refused_without_released_eigenvalues(mechanism):
-    """SPECTRUM_MECHANISMS is what fits really release: whiten=True fits
+    """spectrum_mechanisms() is what fits really release: whiten=True fits
     (with the whole model) exactly for those, and is refused for the others
     from public parameters, before the accountant is charged."""
     X = data(600)
@@ -182,7 +182,7 @@ def test_whiten_is_refused_without_released_eigenvalues(mechanism):
         else None,
         "whiten": True,
     }
-    if mechanism not in SPECTRUM_MECHANISMS:
+    if mechanism not in spectrum_mechanisms():
         # (PPCA's Gibbs chain cannot be charged at all)
         ledger = None if mechanism == "ppca" else Accountant(10.0, 1e-3)
         with pytest.raises(ValueError, match="whiten=True needs released"):
