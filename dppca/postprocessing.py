@@ -48,7 +48,7 @@ FLOATS = (np.float64, np.float32)
 def spectrum_mechanisms() -> tuple[str, ...]:
     """The mechanisms whose fit releases eigenvalues
     (``explained_variance_``): the registry's
-    :data:`~dppca.mechanisms.registry.RELEASES_SPECTRUM`, read at each call
+    ``dppca.mechanisms.registry.RELEASES_SPECTRUM``, read at each call
     (it follows a registration).
     tests/unit/decomposition/test_pca_parity.py checks it against real
     fits."""

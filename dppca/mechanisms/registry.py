@@ -428,7 +428,7 @@ def register(spec: MechanismSpec) -> Callable[[], None]:
     Notes
     -----
     Every table of this module follows at once (:data:`MECHANISMS`, the
-    ``auto`` candidates, :data:`ADDITIVE_NOISE`, ...), and so do the
+    ``auto`` candidates, ``ADDITIVE_NOISE``, ...), and so do the
     estimator's docstring table (:func:`guide_table`) and whatever has
     subscribed (:func:`subscribe`). A registration lasts for the process:
     a test undoes it, or uses :func:`registered`.

@@ -122,7 +122,7 @@ class MechanismSpec:
     #: Its fit releases the top-k eigenvalues of its noisy matrix
     #: (``explained_variance_``, ``whiten=True``), though not necessarily
     #: every one of them; implied by ``releases_eigenvalues``
-    #: (:attr:`has_spectrum`).
+    #: (``has_spectrum``).
     releases_spectrum: bool = False
     #: The noise the error forecast (:mod:`dppca.forecast`) sees:
     #: ``forecast_noise(n, d, epsilon, delta, noise, options)``, the
