@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..mechanisms.registry import BY_EXPERIMENT_KEY
 from ..utility import sin_theta
 from .bounds import lower
+from .mechanism_facts import BY_EXPERIMENT_KEY
 from .mechanism_table import mechanisms as mechanism_table
 from .synthetic_data import spiked_sphere_rows
 

@@ -3,11 +3,11 @@
 of every mechanism".
 
 Nothing here is written by hand for a mechanism. Its privacy comes from the
-registry (``short_notion``) and from the guarantee record its own module
-builds (:mod:`dppca.privacy.guarantees`): the neighbouring relation, how the
-accountant composes it and whether it is proved for the program as it runs.
-The rest comes from the descriptive fields of its ``MechanismSpec``
-(:data:`dppca.mechanisms.spec.DESCRIPTION_FIELDS`). A mechanism added to the
+book's table (``short_notion``, :mod:`dppca.book.mechanism_facts`) and from
+the guarantee record its own module builds (:mod:`dppca.privacy.guarantees`):
+the neighbouring relation, how the accountant composes it and whether it is
+proved for the program as it runs. The rest comes from its words in
+:data:`dppca.book.mechanism_words.DESCRIPTIONS`. A mechanism added to the
 registry therefore appears in the map, and :func:`mechanism_map` refuses one
 whose description is incomplete.
 """
@@ -21,7 +21,12 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..mechanisms.registry import AUTO_CANDIDATES, MECHANISMS
-from ..mechanisms.spec import DESCRIPTION_FIELDS
+from .mechanism_facts import FACTS
+from .mechanism_words import (
+    DESCRIPTION_FIELDS,
+    DESCRIPTIONS,
+    missing_descriptions,
+)
 from .tables import table_of
 
 #: The public configuration at which the guarantee records of the map are
@@ -106,6 +111,7 @@ def _default_note(key) -> str:
 def mechanism_map(
     mechanisms: Mapping | None = None,
     numbers: Mapping[str, str] | None = None,
+    descriptions: Mapping[str, Mapping[str, str]] | None = None,
     **profile,
 ) -> pd.DataFrame:
     """One row per mechanism of ``mechanisms`` (default the registry), in its
@@ -114,14 +120,17 @@ def mechanism_map(
     ``numbers`` maps a page of the book (file stem) to its chapter number;
     without it, or for a page it does not list, the chapter is the one the
     guarantee record cites. ``link`` is the HTML page of the chapter, next
-    to the map's page. Raises ``ValueError`` naming every mechanism with an
-    empty descriptive field (:data:`~dppca.mechanisms.spec.DESCRIPTION_FIELDS`).
+    to the map's page. ``descriptions`` maps each key to its words
+    (default :data:`~dppca.book.mechanism_words.DESCRIPTIONS`). Raises
+    ``ValueError`` naming every mechanism with an empty descriptive field
+    (:data:`~dppca.book.mechanism_words.DESCRIPTION_FIELDS`).
     """
     mechanisms = MECHANISMS if mechanisms is None else mechanisms
+    descriptions = DESCRIPTIONS if descriptions is None else descriptions
     missing = {
-        key: spec.missing_descriptions()
-        for key, spec in mechanisms.items()
-        if spec.missing_descriptions()
+        key: missing_descriptions(key, descriptions)
+        for key in mechanisms
+        if missing_descriptions(key, descriptions)
     }
     if missing:
         raise ValueError(
@@ -132,12 +141,14 @@ def mechanism_map(
     rows = []
     for key, spec in mechanisms.items():
         record = found[key]
-        number = (numbers or {}).get(spec.page)
+        words = descriptions[key]
+        facts = FACTS.get(key)
+        number = (numbers or {}).get(words["page"])
         rows.append(
             {
                 "key": key,
                 "label": spec.label,
-                "privacy": spec.short_notion or spec.notion,
+                "privacy": facts.short_notion if facts else spec.notion,
                 "neighbours": record.neighbours.split(" (")[0],
                 "accounted": ACCOUNTED[record.kind],
                 "proved": record.proved,
@@ -145,8 +156,8 @@ def mechanism_map(
                 if record.proved
                 else _why_unproved(spec, record),
                 "chapter": f"chapter {number}" if number else record.chapter,
-                "link": f"{spec.page}.html",
-                **{name: getattr(spec, name) for name in DESCRIPTION_FIELDS},
+                "link": f"{words['page']}.html",
+                **{name: words[name] for name in DESCRIPTION_FIELDS},
             }
         )
         rows[-1]["wins_when"] += _default_note(key)

@@ -1,6 +1,7 @@
 """The table of mechanisms the book's experiments run: the two baselines
 (non-private PCA, a random subspace) and every mechanism of
-:mod:`dppca.mechanisms.registry` (:func:`mechanisms`), and apart the peer
+:mod:`dppca.mechanisms.registry` (:func:`mechanisms`, with what the book
+shows of each in :mod:`dppca.book.mechanism_facts`), and apart the peer
 libraries' PCA (:func:`peer_mechanisms`). The experiments of
 :mod:`dppca.book.experiments` take such a table.
 
@@ -25,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import PrivacyWarning, UnprovedGuaranteeWarning
+from ..exceptions import NotPrivateWarning, UnprovedGuaranteeWarning
 from ..linalg import haar_subspace, second_moment, top_k_subspace
-from ..mechanisms.registry import BY_EXPERIMENT_KEY
+from .mechanism_facts import FACTS_BY_EXPERIMENT_KEY
 
 
 @dataclass(frozen=True)
@@ -94,16 +95,13 @@ class Mechanism:
 
 
 def _without_not_dp_warning(function):
-    """``function`` with the published Wishart mechanism's PrivacyWarning
-    silenced (the registry states the failure in its notion instead)."""
+    """``function`` with the published Wishart mechanism's
+    NotPrivateWarning silenced, by its class (the table states the failure
+    in its notion instead)."""
 
     def quiet(*args, **kwargs):
         with warnings.catch_warnings():
-            warnings.filterwarnings(
-                "ignore",
-                message="wishart_input_perturbation is NOT",
-                category=PrivacyWarning,
-            )
+            warnings.simplefilter("ignore", NotPrivateWarning)
             return function(*args, **kwargs)
 
     return quiet
@@ -143,15 +141,20 @@ def _random_moment(A, n, k, epsilon, delta, rng=None):
 SHORT_NOTION = {
     "pca": "not private",
     "random": "0-DP (data-independent)",
-    **{key: spec.short_notion for key, spec in BY_EXPERIMENT_KEY.items()},
+    **{
+        key: facts.short_notion
+        for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
+    },
     "diffprivlib_pca": "claimed ε-DP: sampler off-target (book)",
     "opendp_pca": "claimed ε-DP: sampler off-target (book)",
 }
 
-#: Where each private mechanism lives (module, function), from its
-#: declaration in :mod:`dppca.mechanisms.registry`; the experiments import
+#: Where each private mechanism lives (module, function), from the book's
+#: table (:mod:`dppca.book.mechanism_facts`); the experiments import
 #: whichever exist, and :func:`missing_mechanisms` lists the others.
-EXPECTED = {key: spec.entry_point for key, spec in BY_EXPERIMENT_KEY.items()}
+EXPECTED = {
+    key: facts.entry_point for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
+}
 
 #: The mechanisms of the part "After 2019" (chapters 16-18), in its order.
 AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
@@ -160,9 +163,9 @@ AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
 #: They have no ``from_moment`` entry point, and the experiments hand them each
 #: subset's rows (sparse rows stay sparse) through ``Mechanism.from_rows``.
 ROW_MECHANISMS = {
-    key: spec.row_reason
-    for key, spec in BY_EXPERIMENT_KEY.items()
-    if spec.row_reason is not None
+    key: facts.row_reason
+    for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
+    if facts.row_reason is not None
 }
 
 #: The streaming mechanism's public schedule in these experiments. The
@@ -185,7 +188,10 @@ PEER_LIBRARY = {"diffprivlib_pca": "diffprivlib", "opendp_pca": "opendp"}
 _LABELS = {
     "pca": "non-private PCA",
     "random": "random subspace",
-    **{key: spec.experiment_label for key, spec in BY_EXPERIMENT_KEY.items()},
+    **{
+        key: facts.experiment_label
+        for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
+    },
     "diffprivlib_pca": "diffprivlib PCA",
     "opendp_pca": "OpenDP PCA",
 }
@@ -240,11 +246,11 @@ def mechanisms(
         module, function = _find(key)
         if function is None:
             continue
-        spec = BY_EXPERIMENT_KEY[key]
+        facts = FACTS_BY_EXPERIMENT_KEY[key]
         bound = {"ppca": options, "streaming": stream}.get(key, {})
         release, from_moment, from_rows = (
             None if entry is None else functools.partial(entry, **bound)
-            for entry in (spec.release, spec.from_moment, spec.from_rows)
+            for entry in (facts.release, facts.from_moment, facts.from_rows)
         )
         if key == "wishart_input_perturbation":
             # Run knowingly, labelled "FAILS" (chapter 3): its call-time

@@ -452,16 +452,6 @@ def _guarantee(n, d, k, epsilon, delta, options):
     )
 
 
-def _from_rows(rows_, k, epsilon, delta, rng=None, cache=None):
-    if hasattr(rows_, "toarray"):
-        rows_ = rows_.toarray()
-    return np.asarray(coinpress_subspace(rows_, k, epsilon, delta, rng=rng))
-
-
-def _release(X, k, epsilon, delta, rng=None):
-    return _from_rows(X, k, epsilon, delta, rng)
-
-
 def _check_options(options, n, d, k, epsilon) -> dict:
     """The ``mechanism_options`` checked from public values: ``d ≥ 2``,
     ``n``, ε, the steps and their shares as the release will check them
@@ -502,14 +492,6 @@ SPECS = (
         releases_spectrum=True,
         guide_rank=60,
         proof="yes (Biswas et al. 2020)",
-        experiment_key="coinpress",
-        experiment_label="CoinPress (BDKU20)",
-        short_notion="(ε, δ)-DP",
-        entry_point=(__name__, "coinpress_subspace"),
-        release=_release,
-        from_rows=_from_rows,
-        row_reason="whitens the rows by matrices it releases step by step",
-        style=dict(color="sienna", linestyle=":", marker="P"),
     ),
 )
 

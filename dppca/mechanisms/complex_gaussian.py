@@ -84,7 +84,7 @@ import numpy as np
 
 from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
-from ..linalg.moments import second_moment, unit_rows_second_moment
+from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import Release, Released, released
 from ..privacy.noise import (
     check_granularity,
@@ -428,21 +428,6 @@ def _guarantee(n, d, k, epsilon, delta, options):
     )
 
 
-def _from_moment(A, n, k, epsilon, delta, rng=None):
-    """The top-k axes of the released real matrix ``Re Ĥ``
-    (post-processing, as ``PrivatePCA`` does)."""
-    H = complex_gaussian_approximation_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng, output="real"
-    )
-    return top_k_subspace(np.asarray(H), k)
-
-
-def _release(X, k, epsilon, delta, rng=None):
-    return _from_moment(
-        second_moment(X), np.shape(X)[0], k, epsilon, delta, rng
-    )
-
-
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
 SPECS = (
     MechanismSpec(
@@ -459,13 +444,6 @@ SPECS = (
         releases_spectrum=True,
         guide_rank=40,
         proof="yes (Mangoubi–Vishnoi 2023)",
-        experiment_key="complex_gaussian",
-        experiment_label="complex Gaussian (MV23)",
-        short_notion="(ε, δ)-DP",
-        entry_point=(__name__, "complex_gaussian_approximation"),
-        release=_release,
-        from_moment=_from_moment,
-        style=dict(color="saddlebrown", linestyle="-", marker="8"),
     ),
 )
 

@@ -463,14 +463,6 @@ def _check_options(options, n, d, k, epsilon) -> dict:
     return dict(options)
 
 
-def _release(X, k, epsilon, delta, rng=None):
-    return amin_subspace(X, k, epsilon, rng=rng)
-
-
-def _from_moment(A, n, k, epsilon, delta, rng=None):
-    return amin_subspace_from_second_moment(A, n, k, epsilon, rng=rng)
-
-
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
 SPECS = (
     MechanismSpec(
@@ -488,12 +480,5 @@ SPECS = (
         check_options=_check_options,
         guide_rank=110,
         proof="no: float64 sampler (opt in)",
-        experiment_key="amin",
-        experiment_label="Amin et al. (book)",
-        short_notion="ε-DP (exact draws, every k)",
-        entry_point=(__name__, "amin_subspace"),
-        release=_release,
-        from_moment=_from_moment,
-        style=dict(color="k", linestyle="-", marker="p"),
     ),
 )

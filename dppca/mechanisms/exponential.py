@@ -367,14 +367,6 @@ def _warn_options(options, k, stacklevel):
         )
 
 
-def _release(X, k, epsilon, delta, rng=None, **options):
-    return ppca(X, k, epsilon, rng=rng, **options)
-
-
-def _from_moment(A, n, k, epsilon, delta, rng=None, **options):
-    return ppca_from_second_moment(A, n, k, epsilon, rng=rng, **options)
-
-
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
 SPECS = (
     MechanismSpec(
@@ -391,12 +383,5 @@ SPECS = (
         warn_options=_warn_options,
         guide_rank=100,
         proof="no: float64 sampler; for k ≥ 2 a finite Gibbs chain (opt in)",
-        experiment_key="ppca",
-        experiment_label="PPCA",
-        short_notion="ε-DP if exact; finite Gibbs chain: unproved",
-        entry_point=(__name__, "ppca"),
-        release=_release,
-        from_moment=_from_moment,
-        style=dict(color="C0", linestyle="--", marker="s"),
     ),
 )

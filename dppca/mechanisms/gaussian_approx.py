@@ -566,13 +566,6 @@ SPECS = (
         auto_rank=0,
         guide_rank=30,
         proof="yes (Mangoubi–Vishnoi 2022)",
-        experiment_key="gaussian_subspace_recovery",
-        experiment_label="Gaussian subspace recovery (MV)",
-        short_notion="(ε, δ)-DP",
-        entry_point=(__name__, "gaussian_subspace_recovery"),
-        release=gaussian_subspace_recovery,
-        from_moment=gaussian_subspace_recovery_from_second_moment,
-        style=dict(color="C9", linestyle="-", marker="h"),
     ),
 )
 

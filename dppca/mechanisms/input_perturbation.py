@@ -53,7 +53,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..float_state import owns_float_state
-from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
     analyze_gauss_sigma,
@@ -406,27 +405,6 @@ def _matrix_run(name, arguments):
     return run
 
 
-def _subspace_entry_points(full, moment, arguments):
-    """(release, from_moment) of the book's experiments: the top-k axes of
-    the released matrix."""
-
-    def release(X, k, epsilon, delta, rng=None):
-        if arguments == "epsilon_delta":
-            return top_k_subspace(full(X, epsilon, delta, rng=rng), k)
-        if arguments == "epsilon":
-            return top_k_subspace(full(X, epsilon, rng=rng), k)
-        return top_k_subspace(full(X, delta, rng=rng), k)
-
-    def from_moment(A, n, k, epsilon, delta, rng=None):
-        if arguments == "epsilon_delta":
-            return top_k_subspace(moment(A, n, epsilon, delta, rng=rng), k)
-        if arguments == "epsilon":
-            return top_k_subspace(moment(A, n, epsilon, rng=rng), k)
-        return top_k_subspace(moment(A, n, delta, rng=rng), k)
-
-    return release, from_moment
-
-
 def _analyze_gauss_covariance(A, n, epsilon, delta, rng, kind, sigma):
     """PrivateCovariance's release: the noisy matrix, floored at σ."""
     noisy = analyze_gauss_from_second_moment(
@@ -435,16 +413,12 @@ def _analyze_gauss_covariance(A, n, epsilon, delta, rng, kind, sigma):
     return noisy, sigma
 
 
-def _spec(key, full, moment, arguments, **fields):
-    release, from_moment = _subspace_entry_points(full, moment, arguments)
+def _spec(key, moment, arguments, **fields):
     return MechanismSpec(
         key=key,
         run=_matrix_run(moment.__name__, arguments),
         options_of=moment,
         releases_eigenvalues=True,
-        entry_point=(__name__, full.__name__),
-        release=release,
-        from_moment=from_moment,
         **fields,
     )
 
@@ -453,7 +427,6 @@ def _spec(key, full, moment, arguments, **fields):
 SPECS = (
     _spec(
         "analyze_gauss",
-        analyze_gauss,
         analyze_gauss_from_second_moment,
         "epsilon_delta",
         label="Analyze Gauss",
@@ -478,14 +451,9 @@ SPECS = (
         covariance=CovarianceHooks(
             analyze_gauss_covariance_plan, _analyze_gauss_covariance
         ),
-        experiment_key="analyze_gauss",
-        experiment_label="Analyze Gauss",
-        short_notion="(ε, δ)-DP",
-        style=dict(color="C1", linestyle="-.", marker="^"),
     ),
     _spec(
         "laplace",
-        laplace_input_perturbation,
         laplace_input_perturbation_from_second_moment,
         "epsilon",
         label="Laplace input",
@@ -503,14 +471,9 @@ SPECS = (
         auto_rank=0,
         guide_rank=20,
         proof="yes (Jiang et al. 2016, Alg. 1)",
-        experiment_key="laplace_input_perturbation",
-        experiment_label="Laplace input",
-        short_notion="ε-DP",
-        style=dict(color="C5", linestyle="-.", marker="D"),
     ),
     _spec(
         "mod_sulq",
-        mod_sulq,
         mod_sulq_from_second_moment,
         "epsilon_delta",
         label="MOD-SULQ",
@@ -529,14 +492,9 @@ SPECS = (
         check_options=check_mod_sulq_options,
         guide_rank=80,
         proof="yes (Chaudhuri et al. 2013)",
-        experiment_key="mod_sulq",
-        experiment_label="MOD-SULQ",
-        short_notion="(ε, δ)-DP",
-        style=dict(color="C4", linestyle="--", marker="v"),
     ),
     _spec(
         "wishart_delta",
-        wishart_input_perturbation_delta,
         wishart_input_perturbation_delta_from_second_moment,
         "delta",
         label="Wishart (δ-calibrated)",
@@ -549,14 +507,9 @@ SPECS = (
         privacy=PRIVACY["wishart_input_perturbation_delta"],
         guide_rank=120,
         proof="no: float64 Wishart (opt in)",
-        experiment_key="wishart_input_perturbation_delta",
-        experiment_label="Wishart (δ-calibrated)",
-        short_notion="(0, δ)-DP",
-        style=dict(color="olive", linestyle=":", marker="*"),
     ),
     _spec(
         "wishart_published",
-        wishart_input_perturbation,
         wishart_input_perturbation_from_second_moment,
         "epsilon",
         label="Wishart (published)",
@@ -569,10 +522,6 @@ SPECS = (
         privacy=PRIVACY["wishart_input_perturbation"],
         guide_rank=130,
         proof="no (``allow_not_dp``)",
-        experiment_key="wishart_input_perturbation",
-        experiment_label="Wishart input",
-        short_notion="claimed ε-DP: FAILS (book)",
-        style=dict(color="C7", linestyle=":", marker="P"),
     ),
 )
 
@@ -588,4 +537,6 @@ __all__ = [
     "laplace_input_perturbation_from_second_moment",
     "symmetric_gaussian_noise",
     "symmetric_laplace_noise",
+    "wishart_input_perturbation",
+    "wishart_input_perturbation_delta",
 ]

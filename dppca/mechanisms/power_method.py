@@ -546,16 +546,6 @@ def _check_options(options, n, d, k, epsilon) -> dict:
     return dict(options)
 
 
-def _release(X, k, epsilon, delta, rng=None):
-    return noisy_power_method(X, k, epsilon, delta, rng=rng)
-
-
-def _from_moment(A, n, k, epsilon, delta, rng=None):
-    return noisy_power_method_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng
-    )
-
-
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
 SPECS = (
     MechanismSpec(
@@ -572,13 +562,6 @@ SPECS = (
         guide_rank=90,
         proof="yes (chapter 14)",
         additive_noise=True,
-        experiment_key="noisy_power_method",
-        experiment_label="noisy power method",
-        short_notion="(ε, δ)-DP (zCDP over L steps)",
-        entry_point=(__name__, "noisy_power_method"),
-        release=_release,
-        from_moment=_from_moment,
-        style=dict(color="C6", linestyle="--", marker="d"),
     ),
 )
 

@@ -3,9 +3,12 @@
 A :class:`MechanismSpec` says everything the rest of the package needs to
 know about one mechanism: its names, its privacy notion, how
 :class:`dppca.PrivatePCA` runs it on the second moment ``A`` or on the rows,
-the record of its guarantee, the options it accepts and checks, and how the
-book's experiments and figures show it. Each family module lists its specs in
-``SPECS``; :mod:`dppca.mechanisms.registry` collects them.
+the record of its guarantee, the options it accepts and checks, its noise as
+the error forecast sees it, and how :class:`dppca.PrivateCovariance` runs it.
+How the book shows it (its experiments' entry points, labels, line styles and
+words) is the book's, in :mod:`dppca.book.mechanism_facts`. Each family module
+lists its specs in ``SPECS``; :mod:`dppca.mechanisms.registry` collects
+them.
 """
 
 from __future__ import annotations
@@ -19,18 +22,6 @@ import numpy as np
 import scipy.linalg
 
 from ..linalg.dense import top_k_eigh
-
-#: The descriptive fields of a :class:`MechanismSpec` that the book's map of
-#: the mechanisms shows; every registered mechanism fills each of them.
-DESCRIPTION_FIELDS = (
-    "releases",
-    "utility",
-    "sample_complexity",
-    "cost",
-    "wins_when",
-    "page",
-)
-
 
 #: The privacy column of the estimator's table of mechanisms, by ``notion``.
 NOTION_COLUMN = {
@@ -145,38 +136,6 @@ class MechanismSpec:
     example_options: dict = field(default_factory=dict)
     #: How :class:`dppca.PrivateCovariance` runs it (``None``: it does not).
     covariance: CovarianceHooks | None = None
-    #: How the book's experiments (:mod:`dppca.book.mechanism_table`) know it:
-    #: key, label in legends, short notion, the functional entry point
-    #: (module, function), the protocol's entry points on the rows
-    #: ``release(X, k, epsilon, delta, rng, **options)``, on the second
-    #: moment ``from_moment(A, n, k, epsilon, delta, rng, **options)`` and,
-    #: for a mechanism that must read the rows,
-    #: ``from_rows(rows, k, epsilon, delta, rng, cache, **options)`` with
-    #: the reason it must (``row_reason``).
-    experiment_key: str = ""
-    experiment_label: str = ""
-    short_notion: str = ""
-    entry_point: tuple[str, str] = ("", "")
-    release: Callable | None = None
-    from_moment: Callable | None = None
-    from_rows: Callable | None = None
-    row_reason: str | None = None
-    #: Line style of its curves in the book's figures.
-    style: dict = field(default_factory=dict)
-    #: What the book's map of the mechanisms
-    #: (:func:`dppca.book.mechanism_map.mechanism_map`) says of it, in words
-    #: (:data:`DESCRIPTION_FIELDS`): what it releases, its utility bound with
-    #: the bound's assumptions, the number of rows it needs, its cost in
-    #: arithmetic, when it wins, and the page of the book (file stem) that
-    #: teaches it. Its privacy is not restated here: the map reads it from
-    #: ``short_notion`` and the guarantee record. Nothing that runs the
-    #: mechanism reads these fields.
-    releases: str = ""
-    utility: str = ""
-    sample_complexity: str = ""
-    cost: str = ""
-    wins_when: str = ""
-    page: str = ""
 
     @property
     def needs_delta(self) -> bool:
@@ -187,14 +146,6 @@ class MechanismSpec:
         """Its fit releases eigenvalues (``releases_eigenvalues`` or
         ``releases_spectrum``)."""
         return self.releases_eigenvalues or self.releases_spectrum
-
-    def missing_descriptions(self) -> list[str]:
-        """The fields of :data:`DESCRIPTION_FIELDS` left empty."""
-        return [
-            name
-            for name in DESCRIPTION_FIELDS
-            if not str(getattr(self, name)).strip()
-        ]
 
     def accepted_options(self, internal) -> set:
         """The parameters of ``options_of`` that have defaults, less
@@ -224,7 +175,6 @@ def select(options, *names) -> dict:
 
 
 __all__ = [
-    "DESCRIPTION_FIELDS",
     "NOTION_COLUMN",
     "CovarianceHooks",
     "MechanismSpec",

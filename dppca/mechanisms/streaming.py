@@ -446,15 +446,6 @@ def _guarantee(n, d, k, epsilon, delta, options):
     return record
 
 
-def _from_rows(rows, k, epsilon, delta, rng=None, cache=None, **options):
-    V = dp_pca_oja(rows, k, epsilon, delta, rng=rng, **options)
-    return np.asarray(V)
-
-
-def _release(X, k, epsilon, delta, rng=None, **options):
-    return _from_rows(X, k, epsilon, delta, rng, **options)
-
-
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
 SPECS = (
     MechanismSpec(
@@ -472,15 +463,6 @@ SPECS = (
         guide_rank=70,
         proof="yes (one pass; Liu et al. 2022)",
         example_options={"eigengap": 0.05},
-        experiment_key="streaming",
-        experiment_label="DP-PCA, one pass (LKJO22)",
-        short_notion="(ε, δ)-DP (one pass)",
-        entry_point=(__name__, "dp_pca_oja"),
-        release=_release,
-        from_rows=_from_rows,
-        row_reason="reads each row once, in a minibatch, with gradients "
-        "clipped to a private radius",
-        style=dict(color="crimson", linestyle=":", marker="X"),
     ),
 )
 

@@ -465,20 +465,6 @@ def _covariance_release(Z, n, epsilon, delta, rng, kind, sigma):
     return noisy, sigma * run.choice.radius**2
 
 
-def _from_rows(rows, k, epsilon, delta, rng=None, cache=None):
-    """The top-k axes of the private covariance; ``cache`` holds the clipped
-    rows' second moments of one subset (``moment_cache``: deterministic in
-    the rows and the radius, so the law of each release is unchanged)."""
-    V = trace_sensitive_subspace(
-        rows, k, epsilon, delta, rng=rng, moment_cache=cache
-    )
-    return np.asarray(V)
-
-
-def _release(X, k, epsilon, delta, rng=None):
-    return _from_rows(X, k, epsilon, delta, rng)
-
-
 #: The mechanism of this family (:mod:`dppca.mechanisms.registry`).
 SPECS = (
     MechanismSpec(
@@ -500,15 +486,6 @@ SPECS = (
         covariance=CovarianceHooks(
             _covariance_plan, _covariance_release, reads_rows=True
         ),
-        experiment_key="trace_sensitive",
-        experiment_label="trace-sensitive (DLY22)",
-        short_notion="(ε, δ)-DP",
-        entry_point=(__name__, "trace_sensitive_subspace"),
-        release=_release,
-        from_rows=_from_rows,
-        row_reason="clips the rows to a radius chosen privately from "
-        "their norms",
-        style=dict(color="olive", linestyle="-.", marker="H"),
     ),
 )
 

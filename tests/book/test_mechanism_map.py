@@ -12,9 +12,13 @@ import pytest
 import yaml
 from bookpaths import ROOT  # noqa: E402
 
-from dppca.book import contents, mechanism_map
+from dppca.book import contents, mechanism_facts, mechanism_map
+from dppca.book.mechanism_words import (
+    DESCRIPTION_FIELDS,
+    DESCRIPTIONS,
+    missing_descriptions,
+)
 from dppca.mechanisms import registry
-from dppca.mechanisms.spec import DESCRIPTION_FIELDS
 
 
 def toc_numbers():
@@ -24,16 +28,17 @@ def toc_numbers():
 
 @pytest.mark.parametrize("key", list(registry.MECHANISMS))
 def test_every_registered_mechanism_has_every_field(key):
-    spec = registry.MECHANISMS[key]
-    assert spec.missing_descriptions() == []
+    assert missing_descriptions(key) == []
+    words = DESCRIPTIONS[key]
     for name in DESCRIPTION_FIELDS:
-        assert str(getattr(spec, name)).strip(), (key, name)
-    assert (ROOT / "chapters" / f"{spec.page}.ipynb").exists(), spec.page
+        assert str(words[name]).strip(), (key, name)
+    page = words["page"]
+    assert (ROOT / "chapters" / f"{page}.ipynb").exists(), page
 
 
 def test_the_descriptions_name_only_registered_mechanisms():
-    assert set(registry.DESCRIPTIONS) <= set(registry.MECHANISMS)
-    for words in registry.DESCRIPTIONS.values():
+    assert set(DESCRIPTIONS) <= set(registry.MECHANISMS)
+    for words in DESCRIPTIONS.values():
         assert set(words) <= set(DESCRIPTION_FIELDS)
 
 
@@ -56,7 +61,7 @@ def test_privacy_comes_from_the_guarantee_records():
         assert (row["proved_text"] == "yes") == record.proved
         assert record.neighbours.startswith(row["neighbours"])
         assert row["accounted"] == mechanism_map.ACCOUNTED[record.kind]
-        assert row["privacy"] == registry.MECHANISMS[key].short_notion
+        assert row["privacy"] == mechanism_facts.FACTS[key].short_notion
     # the package's record flags, not words typed in the map: the
     # mechanisms that add Laplace or Gaussian noise are the proved ones
     proved = set(frame.index[frame["proved"].astype(bool)])
@@ -82,22 +87,24 @@ def test_the_chapter_links_exist_and_match_the_records():
         assert f'href="{link}"' in html
 
 
-def _test_spec(**changes):
+def _planted(**changes):
+    """A mechanism planted in a copy of the registry, with its words."""
     words = {
         name: f"{name} of the planted mechanism" for name in DESCRIPTION_FIELDS
     }
     words.update(page="13-using-dppca", **changes)
-    return dataclasses.replace(
+    spec = dataclasses.replace(
         registry.MECHANISMS["analyze_gauss"],
         key="test_mechanism",
         label="Test mechanism (planted)",
-        **words,
     )
+    copy = {**registry.MECHANISMS, "test_mechanism": spec}
+    return copy, {**DESCRIPTIONS, "test_mechanism": words}
 
 
 def test_a_mechanism_registered_in_a_copy_of_the_registry_appears():
-    copy = {**registry.MECHANISMS, "test_mechanism": _test_spec()}
-    frame = mechanism_map.mechanism_map(copy, numbers=toc_numbers())
+    copy, words = _planted()
+    frame = mechanism_map.mechanism_map(copy, toc_numbers(), words)
     assert list(frame["key"]) == list(copy)
     row = frame.set_index("key").loc["test_mechanism"]
     assert row["utility"] == "utility of the planted mechanism"
@@ -109,22 +116,12 @@ def test_a_mechanism_registered_in_a_copy_of_the_registry_appears():
 
 
 def test_a_mechanism_with_a_missing_field_is_refused():
-    copy = {**registry.MECHANISMS, "test_mechanism": _test_spec(cost=" ")}
+    copy, words = _planted(cost=" ")
     with pytest.raises(ValueError, match="test_mechanism: cost"):
+        mechanism_map.mechanism_map(copy, descriptions=words)
+    # a registered mechanism without any words is refused too
+    with pytest.raises(ValueError, match="test_mechanism: releases"):
         mechanism_map.mechanism_map(copy)
-
-
-def test_a_family_module_may_set_its_own_words():
-    """The registry fills only the fields a declaration leaves empty."""
-    spec = dataclasses.replace(
-        registry.MECHANISMS["laplace"], cost="set by the family module"
-    )
-    assert registry._described(spec).cost == "set by the family module"
-    bare = dataclasses.replace(spec, cost="")
-    assert (
-        registry._described(bare).cost
-        == registry.DESCRIPTIONS["laplace"]["cost"]
-    )
 
 
 def test_the_tables_escape_text_and_keep_the_mechanism_names():

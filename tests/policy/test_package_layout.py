@@ -4,6 +4,7 @@ import cycle; the library never imports the book's machinery; the estimator
 only composes."""
 
 import ast
+import dataclasses
 import inspect
 import subprocess
 import sys
@@ -40,19 +41,27 @@ def test_the_estimator_lists_exactly_the_registry():
 def test_each_mechanism_is_declared_once_in_its_family_module():
     declared = [s.key for f in registry.FAMILIES for s in f.SPECS]
     assert sorted(declared) == sorted(registry.MECHANISMS)
+    facts = pytest.importorskip("dppca.book.mechanism_facts").FACTS
     for family in registry.FAMILIES:
         for spec in family.SPECS:
-            assert spec.entry_point[0] == family.__name__, spec.key
+            assert facts[spec.key].entry_point[0] == family.__name__, spec.key
+
+
+def _experiment_keys(rows_only=False) -> set:
+    facts = pytest.importorskip("dppca.book.mechanism_facts").FACTS
+    return {
+        facts[key].experiment_key
+        for key, spec in registry.MECHANISMS.items()
+        if not rows_only or spec.run is None
+    }
 
 
 def test_the_experiments_list_exactly_the_registry():
     table = pytest.importorskip("dppca.book.mechanism_table")
-    keys = {s.experiment_key for s in registry.MECHANISMS.values()}
+    keys = _experiment_keys()
     assert set(table.EXPECTED) == keys
     assert set(table.mechanisms()) == {"pca", "random"} | keys
-    assert set(table.ROW_MECHANISMS) == {
-        s.experiment_key for s in registry.MECHANISMS.values() if s.run is None
-    }
+    assert set(table.ROW_MECHANISMS) == _experiment_keys(rows_only=True)
     assert set(table.SHORT_NOTION) - set(table.PEER_LIBRARY) == (
         {"pca", "random"} | keys
     )
@@ -64,9 +73,33 @@ def test_the_plot_styles_list_exactly_the_registry():
 
     baselines = {"pca", "random"}
     assert set(estimator.STYLE) == baselines | set(registry.MECHANISMS)
-    keys = {s.experiment_key for s in registry.MECHANISMS.values()}
     peers = {"diffprivlib_pca", "opendp_pca"}
-    assert set(experiments.STYLE) == baselines | keys | peers
+    assert set(experiments.STYLE) == baselines | _experiment_keys() | peers
+
+
+def test_the_library_declares_no_book_facts():
+    """How the book shows a mechanism (labels, styles, the experiments'
+    entry points, the map's words) lives in dppca.book, keyed by the
+    mechanism's key; the library's declaration has none of it."""
+    fields = set(dataclasses.fields(registry.MechanismSpec))
+    names = {f.name for f in fields}
+    book = {
+        "style",
+        "experiment_key",
+        "experiment_label",
+        "short_notion",
+        "entry_point",
+        "release",
+        "from_moment",
+        "from_rows",
+        "row_reason",
+        "releases",
+        "utility",
+        "page",
+    }
+    assert not names & book, names & book
+    for name in ("DESCRIPTIONS", "EXPERIMENT_ORDER", "BY_EXPERIMENT_KEY"):
+        assert not hasattr(registry, name), name
 
 
 @pytest.mark.parametrize("path", MODULES, ids=_module_name)

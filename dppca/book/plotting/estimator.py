@@ -10,15 +10,15 @@ import textwrap
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...mechanisms.registry import MECHANISMS
+from ..mechanism_facts import FACTS
 from .experiments import STYLE as REGISTRY_STYLE
 
 #: Line style per PrivatePCA mechanism name: the real-data chapters' styles,
-#: each mechanism's own (its declaration in :mod:`dppca.mechanisms.registry`).
+#: each mechanism's own (the book's table, :mod:`dppca.book.mechanism_facts`).
 STYLE = {
     "pca": REGISTRY_STYLE["pca"],
     "random": REGISTRY_STYLE["random"],
-    **{key: dict(spec.style) for key, spec in MECHANISMS.items()},
+    **{key: dict(facts.style) for key, facts in FACTS.items()},
 }
 
 #: Styles for series that are not mechanisms (variants of one mechanism), in

@@ -6,15 +6,17 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...mechanisms.registry import BY_EXPERIMENT_KEY
+from ..mechanism_facts import FACTS_BY_EXPERIMENT_KEY
 
 #: Line style per mechanism, so every figure of chapters 08-09 uses the same
-#: encoding: the baselines', each registered mechanism's own (its declaration
-#: in :mod:`dppca.mechanisms.registry`) and the peer libraries'.
+#: encoding: the baselines', each mechanism's own (the book's table,
+#: :mod:`dppca.book.mechanism_facts`) and the peer libraries'.
 STYLE = {
     "pca": dict(color="C3", linestyle="-", marker="o"),
     "random": dict(color="C2", linestyle=":", marker="x"),
-    **{key: dict(spec.style) for key, spec in BY_EXPERIMENT_KEY.items()},
+    **{
+        key: dict(facts.style) for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
+    },
     "diffprivlib_pca": dict(color="indigo", linestyle="--", marker=">"),
     "opendp_pca": dict(color="teal", linestyle="--", marker="<"),
 }
