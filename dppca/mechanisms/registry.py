@@ -27,6 +27,7 @@ from . import (
     gaussian_approx,
     input_perturbation,
     power_method,
+    spiked,
     streaming,
     trace_sensitive,
 )
@@ -43,6 +44,7 @@ FAMILIES = (
     exponential,
     covariance,
     coinpress,
+    spiked,
 )
 
 

@@ -324,6 +324,7 @@ def test_each_mechanism_recovers_a_strong_subspace(mechanism):
             "complex_gaussian",
             "trace_sensitive",
             "coinpress",
+            "spiked",
         )
     )
     notion = MECHANISMS[mechanism].notion
