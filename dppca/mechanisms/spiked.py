@@ -94,15 +94,18 @@ from .spiked_calibration import (
     spiked_record,
 )
 
-#: The privacy the release provides.
-PRIVACY = (
-    "(ε, δ)-DP for replace-one neighbours, rows of norm ≤ data_norm: four "
-    "Gaussian steps (eigengap 2/n, released as a lower bound; projector "
-    "min(4/(n g̃), √(2 min(k, d−k))) given that bound; top-k eigenvalues "
-    "√2/n; bulk mean 1/(n(d−k)); unit-ball units) composed as ρ-zCDP with "
-    "δ/2 for the conversion and δ/2 for the gap test (propose-test-release). "
-    "Structure after Cai, Xia and Zha (2024); calibration the book's own."
-)
+#: The privacy the release provides, by entry point.
+PRIVACY = {
+    "spiked_pca": (
+        "(ε, δ)-DP for replace-one neighbours, rows of norm ≤ data_norm: four "
+        "Gaussian steps (eigengap 2/n, released as a lower bound; projector "
+        "min(4/(n g̃), √(2 min(k, d−k))) given that bound; top-k eigenvalues "
+        "√2/n; bulk mean 1/(n(d−k)); unit-ball units) composed as ρ-zCDP with "
+        "δ/2 for the conversion and δ/2 for the gap test "
+        "(propose-test-release). Structure after Cai, Xia and Zha (2024); "
+        "calibration the book's own."
+    ),
+}
 
 
 # ------------------------------------------------------------------------------
@@ -368,7 +371,7 @@ SPECS = (
         uses_epsilon=True,
         run_rows=_run_rows,
         guarantee=_guarantee,
-        privacy=PRIVACY,
+        privacy=PRIVACY["spiked_pca"],
         # the options are the calibration's (shares); the rows' bound is
         # PrivatePCA's data_norm
         options_of=spiked_calibration,
