@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..mechanisms.registry import MECHANISMS
 from ..utility import sin_theta
 from .bounds import lower
-from .mechanism_facts import BY_EXPERIMENT_KEY
 from .mechanism_table import mechanisms as mechanism_table
 from .synthetic_data import spiked_sphere_rows
 
@@ -105,8 +105,7 @@ def frontier_mechanisms() -> tuple[dict, dict]:
     for key, mechanism in mechanism_table().items():
         if key in REFERENCE_ROWS:
             continue
-        spec = BY_EXPERIMENT_KEY[key]
-        if spec.notion == "not_dp":
+        if MECHANISMS[key].notion == "not_dp":
             skipped[key] = f"not DP: {mechanism.notion}"
         else:
             run[key] = mechanism

@@ -1,5 +1,5 @@
 """What the book says and shows of each mechanism, by its key in
-:data:`dppca.mechanisms.registry.MECHANISMS`: the key, label and short
+:data:`dppca.mechanisms.registry.MECHANISMS`: the label and short
 privacy notion of its experiments, its entry points for them, the line
 style of its curves and the order of the experiments (the words of the map
 of the mechanisms are in :mod:`dppca.book.mechanism_words`). The library's
@@ -42,12 +42,12 @@ from .mechanism_words import DESCRIPTIONS
 
 @dataclass(frozen=True)
 class BookFacts:
-    """How the book's experiments and figures show one mechanism: its key
-    and label there, its privacy in a few words, its functional entry point
-    ``(module, function)``, the protocol's entry points (module docstring)
-    and the line style of its curves."""
+    """How the book's experiments and figures show one mechanism (by its
+    registry key, there as everywhere): its label there, its privacy in a
+    few words, its functional entry point ``(module, function)``, the
+    protocol's entry points (module docstring) and the line style of its
+    curves."""
 
-    experiment_key: str
     experiment_label: str
     short_notion: str
     entry_point: tuple[str, str]
@@ -198,7 +198,6 @@ FACTS: dict[str, BookFacts] = {
     "analyze_gauss": _input_perturbation(
         "analyze_gauss",
         "epsilon_delta",
-        experiment_key="analyze_gauss",
         experiment_label="Analyze Gauss",
         short_notion="(ε, δ)-DP",
         style=dict(color="C1", linestyle="-.", marker="^"),
@@ -206,7 +205,6 @@ FACTS: dict[str, BookFacts] = {
     "laplace": _input_perturbation(
         "laplace_input_perturbation",
         "epsilon",
-        experiment_key="laplace_input_perturbation",
         experiment_label="Laplace input",
         short_notion="ε-DP",
         style=dict(color="C5", linestyle="-.", marker="D"),
@@ -214,7 +212,6 @@ FACTS: dict[str, BookFacts] = {
     "mod_sulq": _input_perturbation(
         "mod_sulq",
         "epsilon_delta",
-        experiment_key="mod_sulq",
         experiment_label="MOD-SULQ",
         short_notion="(ε, δ)-DP",
         style=dict(color="C4", linestyle="--", marker="v"),
@@ -222,7 +219,6 @@ FACTS: dict[str, BookFacts] = {
     "wishart_delta": _input_perturbation(
         "wishart_input_perturbation_delta",
         "delta",
-        experiment_key="wishart_input_perturbation_delta",
         experiment_label="Wishart (δ-calibrated)",
         short_notion="(0, δ)-DP",
         style=dict(color="olive", linestyle=":", marker="*"),
@@ -230,13 +226,11 @@ FACTS: dict[str, BookFacts] = {
     "wishart_published": _input_perturbation(
         "wishart_input_perturbation",
         "epsilon",
-        experiment_key="wishart_input_perturbation",
         experiment_label="Wishart input",
         short_notion="claimed ε-DP: FAILS (book)",
         style=dict(color="C7", linestyle=":", marker="P"),
     ),
     "gaussian_approx": BookFacts(
-        experiment_key="gaussian_subspace_recovery",
         experiment_label="Gaussian subspace recovery (MV)",
         short_notion="(ε, δ)-DP",
         entry_point=(gaussian_approx.__name__, "gaussian_subspace_recovery"),
@@ -245,7 +239,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="C9", linestyle="-", marker="h"),
     ),
     "complex_gaussian": BookFacts(
-        experiment_key="complex_gaussian",
         experiment_label="complex Gaussian (MV23)",
         short_notion="(ε, δ)-DP",
         entry_point=(
@@ -257,7 +250,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="saddlebrown", linestyle="-", marker="8"),
     ),
     "trace_sensitive": BookFacts(
-        experiment_key="trace_sensitive",
         experiment_label="trace-sensitive (DLY22)",
         short_notion="(ε, δ)-DP",
         entry_point=(trace_sensitive.__name__, "trace_sensitive_subspace"),
@@ -268,7 +260,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="olive", linestyle="-.", marker="H"),
     ),
     "coinpress": BookFacts(
-        experiment_key="coinpress",
         experiment_label="CoinPress (BDKU20)",
         short_notion="(ε, δ)-DP",
         entry_point=(coinpress.__name__, "coinpress_subspace"),
@@ -278,7 +269,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="sienna", linestyle=":", marker="P"),
     ),
     "spiked": BookFacts(
-        experiment_key="spiked",
         experiment_label="spiked PCA (CXZ24)",
         short_notion="(ε, δ)-DP (LAPACK's error bound assumed)",
         entry_point=(spiked.__name__, "spiked_subspace"),
@@ -289,7 +279,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="darkcyan", linestyle="-", marker="*"),
     ),
     "streaming": BookFacts(
-        experiment_key="streaming",
         experiment_label="DP-PCA, one pass (LKJO22)",
         short_notion="(ε, δ)-DP (one pass)",
         entry_point=(streaming.__name__, "dp_pca_oja"),
@@ -300,7 +289,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="crimson", linestyle=":", marker="X"),
     ),
     "noisy_power_method": BookFacts(
-        experiment_key="noisy_power_method",
         experiment_label="noisy power method",
         short_notion="(ε, δ)-DP (zCDP over L steps)",
         entry_point=(power_method.__name__, "noisy_power_method"),
@@ -309,7 +297,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="C6", linestyle="--", marker="d"),
     ),
     "ppca": BookFacts(
-        experiment_key="ppca",
         experiment_label="PPCA",
         short_notion="ε-DP if exact; finite Gibbs chain: unproved",
         entry_point=(exponential.__name__, "ppca"),
@@ -318,7 +305,6 @@ FACTS: dict[str, BookFacts] = {
         style=dict(color="C0", linestyle="--", marker="s"),
     ),
     "amin": BookFacts(
-        experiment_key="amin",
         experiment_label="Amin et al. (book)",
         short_notion="ε-DP (exact draws, every k)",
         entry_point=(covariance.__name__, "amin_subspace"),
@@ -364,22 +350,9 @@ def _check() -> None:
 
 _check()
 
-#: The book's facts by the experiments' key, in :data:`EXPERIMENT_ORDER`.
-FACTS_BY_EXPERIMENT_KEY = {
-    FACTS[key].experiment_key: FACTS[key] for key in EXPERIMENT_ORDER
-}
-
-#: The library's declarations (:class:`~dppca.mechanisms.spec.MechanismSpec`)
-#: by the experiments' key, in :data:`EXPERIMENT_ORDER`.
-BY_EXPERIMENT_KEY = {
-    FACTS[key].experiment_key: MECHANISMS[key] for key in EXPERIMENT_ORDER
-}
-
 
 __all__ = [
-    "BY_EXPERIMENT_KEY",
     "EXPERIMENT_ORDER",
     "FACTS",
-    "FACTS_BY_EXPERIMENT_KEY",
     "BookFacts",
 ]

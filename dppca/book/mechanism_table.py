@@ -28,7 +28,8 @@ import numpy as np
 
 from ..exceptions import NotPrivateWarning, UnprovedGuaranteeWarning
 from ..linalg import haar_subspace, second_moment, top_k_subspace
-from .mechanism_facts import FACTS_BY_EXPERIMENT_KEY
+from ..mechanisms.registry import MECHANISMS
+from .mechanism_facts import EXPERIMENT_ORDER, FACTS
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,7 @@ def _random_moment(A, n, k, epsilon, delta, rng=None):
 SHORT_NOTION = {
     "pca": "not private",
     "random": "0-DP (data-independent)",
-    **{
-        key: facts.short_notion
-        for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
-    },
+    **{key: FACTS[key].short_notion for key in EXPERIMENT_ORDER},
     "diffprivlib_pca": "claimed ε-DP: sampler off-target (book)",
     "opendp_pca": "claimed ε-DP: sampler off-target (book)",
 }
@@ -152,9 +150,7 @@ SHORT_NOTION = {
 #: Where each private mechanism lives (module, function), from the book's
 #: table (:mod:`dppca.book.mechanism_facts`); the experiments import
 #: whichever exist, and :func:`missing_mechanisms` lists the others.
-EXPECTED = {
-    key: facts.entry_point for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
-}
+EXPECTED = {key: FACTS[key].entry_point for key in EXPERIMENT_ORDER}
 
 #: The mechanisms of the part "After 2019" (chapters 16-18), in its order.
 AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
@@ -163,9 +159,9 @@ AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
 #: They have no ``from_moment`` entry point, and the experiments hand them each
 #: subset's rows (sparse rows stay sparse) through ``Mechanism.from_rows``.
 ROW_MECHANISMS = {
-    key: facts.row_reason
-    for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
-    if facts.row_reason is not None
+    key: FACTS[key].row_reason
+    for key in EXPERIMENT_ORDER
+    if FACTS[key].row_reason is not None
 }
 
 #: The streaming mechanism's public schedule in these experiments. The
@@ -188,10 +184,7 @@ PEER_LIBRARY = {"diffprivlib_pca": "diffprivlib", "opendp_pca": "opendp"}
 _LABELS = {
     "pca": "non-private PCA",
     "random": "random subspace",
-    **{
-        key: facts.experiment_label
-        for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
-    },
+    **{key: FACTS[key].experiment_label for key in EXPERIMENT_ORDER},
     "diffprivlib_pca": "diffprivlib PCA",
     "opendp_pca": "OpenDP PCA",
 }
@@ -206,10 +199,10 @@ def _find(key):
 
 
 def _privacy_text(module, key):
+    """The module's ``PRIVACY`` text of the mechanism's entry point (keyed
+    by the function's name), else its short notion."""
     privacy = getattr(module, "PRIVACY", {})
-    if key == "amin":
-        return privacy.get("amin_subspace", SHORT_NOTION[key])
-    return privacy.get(key, privacy.get(EXPECTED[key][1], SHORT_NOTION[key]))
+    return privacy.get(EXPECTED[key][1], SHORT_NOTION[key])
 
 
 def mechanisms(
@@ -246,13 +239,13 @@ def mechanisms(
         module, function = _find(key)
         if function is None:
             continue
-        facts = FACTS_BY_EXPERIMENT_KEY[key]
+        facts = FACTS[key]
         bound = {"ppca": options, "streaming": stream}.get(key, {})
         release, from_moment, from_rows = (
             None if entry is None else functools.partial(entry, **bound)
             for entry in (facts.release, facts.from_moment, facts.from_rows)
         )
-        if key == "wishart_input_perturbation":
+        if MECHANISMS[key].notion == "not_dp":
             # Run knowingly, labelled "FAILS" (chapter 3): its call-time
             # PrivacyWarning would repeat once per run of an experiment.
             release = _without_not_dp_warning(release)

@@ -47,21 +47,17 @@ def test_each_mechanism_is_declared_once_in_its_family_module():
             assert facts[spec.key].entry_point[0] == family.__name__, spec.key
 
 
-def _experiment_keys(rows_only=False) -> set:
-    facts = pytest.importorskip("dppca.book.mechanism_facts").FACTS
-    return {
-        facts[key].experiment_key
-        for key, spec in registry.MECHANISMS.items()
-        if not rows_only or spec.run is None
-    }
-
-
 def test_the_experiments_list_exactly_the_registry():
+    """The book's experiments know each mechanism by its registry key (the
+    estimator's ``mechanism=``), in the book's order."""
     table = pytest.importorskip("dppca.book.mechanism_table")
-    keys = _experiment_keys()
+    facts = pytest.importorskip("dppca.book.mechanism_facts")
+    keys = set(registry.MECHANISMS)
     assert set(table.EXPECTED) == keys
-    assert set(table.mechanisms()) == {"pca", "random"} | keys
-    assert set(table.ROW_MECHANISMS) == _experiment_keys(rows_only=True)
+    order = ["pca", "random", *facts.EXPERIMENT_ORDER]
+    assert list(table.mechanisms()) == order
+    rows_only = {k for k, s in registry.MECHANISMS.items() if s.run is None}
+    assert set(table.ROW_MECHANISMS) == rows_only
     assert set(table.SHORT_NOTION) - set(table.PEER_LIBRARY) == (
         {"pca", "random"} | keys
     )
@@ -74,7 +70,8 @@ def test_the_plot_styles_list_exactly_the_registry():
     baselines = {"pca", "random"}
     assert set(estimator.STYLE) == baselines | set(registry.MECHANISMS)
     peers = {"diffprivlib_pca", "opendp_pca"}
-    assert set(experiments.STYLE) == baselines | _experiment_keys() | peers
+    keys = set(registry.MECHANISMS)
+    assert set(experiments.STYLE) == baselines | keys | peers
 
 
 def test_the_library_declares_no_book_facts():
@@ -100,6 +97,26 @@ def test_the_library_declares_no_book_facts():
     assert not names & book, names & book
     for name in ("DESCRIPTIONS", "EXPERIMENT_ORDER", "BY_EXPERIMENT_KEY"):
         assert not hasattr(registry, name), name
+
+
+def test_one_key_per_mechanism():
+    """No table translates the registry's keys into other names: the book's
+    facts carry no key of their own, and its tables are keyed by the
+    registry's keys."""
+    facts = pytest.importorskip("dppca.book.mechanism_facts")
+    fields = {f.name for f in dataclasses.fields(facts.BookFacts)}
+    assert not {"key", "experiment_key"} & fields
+    assert not {"FACTS_BY_EXPERIMENT_KEY", "BY_EXPERIMENT_KEY"} & set(
+        vars(facts)
+    )
+    pytest.importorskip("matplotlib")
+    from dppca.book.plotting import frontier, utility_panels
+
+    keys = set(registry.MECHANISMS)
+    others = {"pca", "random", "diffprivlib_pca", "opendp_pca"}
+    for groups in (frontier.GROUPS, utility_panels.GROUPS):
+        named = {key for group in groups.values() for key in group}
+        assert named <= keys | others, named - keys - others
 
 
 @pytest.mark.parametrize("path", MODULES, ids=_module_name)

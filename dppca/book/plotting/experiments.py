@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..mechanism_facts import FACTS_BY_EXPERIMENT_KEY
+from ..mechanism_facts import EXPERIMENT_ORDER, FACTS
 
 #: Line style per mechanism, so every figure of chapters 08-09 uses the same
 #: encoding: the baselines', each mechanism's own (the book's table,
@@ -14,9 +14,7 @@ from ..mechanism_facts import FACTS_BY_EXPERIMENT_KEY
 STYLE = {
     "pca": dict(color="C3", linestyle="-", marker="o"),
     "random": dict(color="C2", linestyle=":", marker="x"),
-    **{
-        key: dict(facts.style) for key, facts in FACTS_BY_EXPERIMENT_KEY.items()
-    },
+    **{key: dict(FACTS[key].style) for key in EXPERIMENT_ORDER},
     "diffprivlib_pca": dict(color="indigo", linestyle="--", marker=">"),
     "opendp_pca": dict(color="teal", linestyle="--", marker="<"),
 }

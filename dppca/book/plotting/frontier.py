@@ -15,11 +15,11 @@ from .foundations import legend_under
 GROUPS = {
     "noise added to A": (
         "analyze_gauss",
-        "gaussian_subspace_recovery",
+        "gaussian_approx",
         "complex_gaussian",
         "mod_sulq",
-        "laplace_input_perturbation",
-        "wishart_input_perturbation_delta",
+        "laplace",
+        "wishart_delta",
     ),
     "samplers, iterations, adaptive": (
         "ppca",

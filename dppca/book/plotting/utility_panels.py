@@ -26,11 +26,11 @@ GROUPS = {
     "The paper's comparison": ("pca", "ppca", "mod_sulq", "random"),
     "Noise added to A": (
         "analyze_gauss",
-        "gaussian_subspace_recovery",
+        "gaussian_approx",
         "complex_gaussian",
-        "laplace_input_perturbation",
-        "wishart_input_perturbation",
-        "wishart_input_perturbation_delta",
+        "laplace",
+        "wishart_published",
+        "wishart_delta",
     ),
     "Samplers, iterations and row readers": (
         "amin",
@@ -48,9 +48,9 @@ GROUPS = {
 # on solid lines for the two Gaussian mechanisms that lie on top of each
 # other).
 _CHANGED = {
-    "wishart_input_perturbation_delta": {"color": "C0"},
+    "wishart_delta": {"color": "C0"},
     "complex_gaussian": {"color": "C2", "linestyle": "--", "marker": "o"},
-    "gaussian_subspace_recovery": {"marker": "s"},
+    "gaussian_approx": {"marker": "s"},
     "diffprivlib_pca": {"color": "C0"},
     "streaming": {"color": "C3"},
 }
