@@ -23,6 +23,7 @@ import textwrap
 
 import numpy as np
 
+from .decomposition.persons import person_bound, unit_of_privacy
 from .privacy.guarantees import REPLACE_ONE
 
 #: Width at which ``str(report)`` wraps.
@@ -34,6 +35,20 @@ NEIGHBOURS_IN_WORDS = {
     "number of rows and differ in one row, replaced by any other "
     "(replace-one)",
 }
+
+
+def neighbours_in_words(relation: str) -> str:
+    """A record's neighbouring relation in words (``NEIGHBOURS_IN_WORDS``,
+    or the per-person relation of a fit with ``groups``)."""
+    m = person_bound(relation)
+    if m is not None:
+        return (
+            "two data sets are neighbours when they have the same number of "
+            "persons and differ in all the rows of one person, replaced by "
+            f"any others, each person with at most {m} rows (replace-one "
+            "person)"
+        )
+    return NEIGHBOURS_IN_WORDS.get(relation, relation)
 
 
 def _jsonable(value):
@@ -167,14 +182,20 @@ class PrivacyReport:
         else:
             proof = "NOT fully proved: " + "; ".join(self.caveats)
         neighbours = (
-            "; ".join(NEIGHBOURS_IN_WORDS.get(r, r) for r in self.neighbours)
+            "; ".join(neighbours_in_words(r) for r in self.neighbours)
             or NEIGHBOURS_IN_WORDS[REPLACE_ONE]
+        )
+        units = "; ".join(
+            dict.fromkeys(
+                unit_of_privacy(r) for r in self.neighbours or [REPLACE_ONE]
+            )
         )
         lines = [
             f"Privacy report: {self.subject} (dppca {self.version}).",
             f"Guarantee: {figure}, for all {n} release(s) together "
             f"({self.composition}).",
             f"Neighbours: {neighbours}.",
+            f"Unit of privacy: {units}.",
             "Row bound: " + ("; ".join(self.row_bounds) or "none yet") + ".",
             "Noise: "
             + (", ".join(self.noise) or "none yet")

@@ -17,6 +17,12 @@ plan
 release
     The steps that spend the budget and read the rows: the charges, the
     private bounds and mean, the centred rows and the mechanism's run.
+persons
+    Several rows per person (``fit(X, groups=...)`` with
+    ``max_rows_per_person``): the checks, the choice of at most m rows per
+    person, the padded sums and the proof that the mechanisms which work
+    from the second moment are private per person with ``n`` the number of
+    persons.
 
 ``dppca.PrivatePCA`` is the public name, and ``from dppca.decomposition
 import PrivatePCA`` works too; this package imports none of its modules

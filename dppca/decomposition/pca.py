@@ -62,6 +62,7 @@ import dataclasses
 import math
 
 import numpy as np
+import scipy.sparse
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -82,6 +83,16 @@ from ..float_state import owns_float_state
 from ..mechanisms import registry
 from ..privacy.accounting import basic_composition
 from ..privacy.guarantees import UNCOMPOSABLE
+from .persons import (
+    Persons,
+    check_pairing,
+    check_person_mechanism,
+    check_person_parameters,
+    kept_rows,
+    person_codes,
+    person_neighbours,
+    subsampling_generator,
+)
 from .plan import release_plan
 from .release import _centred_rows, _charge, _run
 
@@ -109,8 +120,11 @@ class PrivatePCA(
 
     Every fit is a release on the rows of ``X`` under **replace-one**
     neighbours (n fixed, one row replaced by any other row) with rows bounded
-    in **ℓ₂ norm** by the public ``data_norm``. Each release carries a
-    guarantee record (``privacy_releases_``, :mod:`dppca.privacy.guarantees`).
+    in **ℓ₂ norm** by the public ``data_norm``: the unit of privacy is a
+    row. With ``fit(X, groups=g)`` and ``max_rows_per_person=m`` it is a
+    person (:mod:`dppca.decomposition.persons`). Each release carries a
+    guarantee record (``privacy_releases_``,
+    :mod:`dppca.privacy.guarantees`) that names its unit.
 
     Parameters
     ----------
@@ -225,6 +239,11 @@ class PrivatePCA(
         estimator to be shared is fitted with ``None``; pickling a fitted
         estimator whose ``random_state`` is not ``None`` warns
         (:class:`~dppca.exceptions.PrivacyWarning`).
+    max_rows_per_person : int or None, default=None
+        ``None``: the unit of privacy is a row. An integer ``m >= 1``, with
+        ``fit(X, groups=g)`` only: the unit is a person, who keeps at most
+        ``m`` rows (chosen at random), with the mechanisms of
+        ``dppca.decomposition.persons.PERSON_LEVEL`` and public bounds.
 
     Attributes
     ----------
@@ -297,6 +316,7 @@ class PrivatePCA(
         bound_share=0.1,
         accountant=None,
         random_state=None,
+        max_rows_per_person=None,
     ):
         self.n_components = n_components
         self.whiten = whiten
@@ -317,6 +337,7 @@ class PrivatePCA(
         self.bound_share = bound_share
         self.accountant = accountant
         self.random_state = random_state
+        self.max_rows_per_person = max_rows_per_person
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -326,7 +347,7 @@ class PrivatePCA(
 
     @one_fit_at_a_time
     @owns_float_state
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, groups=None):
         """Release a private k-dimensional subspace of the rows of ``X``
         (``y`` is ignored): plan, charge, read the rows, run the mechanism.
 
@@ -334,6 +355,9 @@ class PrivatePCA(
         (:func:`dppca.decomposition.plan.release_plan`). A second ``fit`` of the
         same estimator spends the budget again, and warns; a ``fit`` while
         another thread fits the same object is refused (fit a clone).
+        ``groups`` (one hashable label per row, with
+        ``max_rows_per_person``) names the person of each row: the unit of
+        privacy is then a person; in a ``Pipeline``, ``pca__groups=g``.
         """
         X = validate_data(
             self,
@@ -343,7 +367,7 @@ class PrivatePCA(
             reset=True,
         )
         refit = hasattr(self, "privacy_releases_") and self.accountant is None
-        fitted = _fit(_parameters(self), X, refit)
+        fitted = _fit(_parameters(self), X, refit, groups)
         postprocessing.clear_spectrum(self)
         for name, value in fitted.items():
             setattr(self, name, value)
@@ -374,23 +398,43 @@ class PrivatePCA(
         return postprocessing.unproject(self, X)
 
 
-def _fit(est, X, refit: bool) -> dict:
+def _fit(est, X, refit: bool, groups=None) -> dict:
     """The fit of ``est`` (its parameters alone) on the validated ``X``:
     plan → charge → rows → mechanism → post-processing, each step handed
     what the ones before returned; warns on a ``refit`` without an
-    accountant once the plan is made. Returns the fitted attributes."""
+    accountant once the plan is made. With ``groups``, the units are
+    persons (:func:`_persons_of`). Returns the fitted attributes."""
     dtype, X = X.dtype, X.astype(np.float64, copy=False)
     n, d = X.shape
-    plan = release_plan(est, n, d)
+    persons = _persons_of(est, groups, n)
+    units = n if persons is None else persons.N
+    plan = release_plan(est, units, d)
+    relation = None
+    if persons is not None:
+        check_person_mechanism(plan.name)  # "auto" resolved; no charge yet
+        relation = person_neighbours(persons.m)
+        record = dataclasses.replace(plan.record, neighbours=relation)
+        plan = dataclasses.replace(plan, record=record)
     postprocessing.check_whiten(est, plan.name)
     if refit:
         level = caller_stacklevel()
         warn(REFIT_WARNING, PrivacyWarning, stacklevel=level)
-    rng, releases, bound, mean_plan, clipped = _charge(est, plan, X)
-    data, rows_made = _centred_rows(est, plan, X, bound, mean_plan, rng)
-    V, values, total = _run(plan, data, n, d, rng)
+    rng, releases, bound, mean_plan, clipped = _charge(
+        est, plan, X, None if persons is None else units, relation
+    )
+    if persons is not None:
+        # a public choice of at most m rows per person, from its own
+        # generator (the fit's advances by 8 draws, whatever the rows)
+        kept = kept_rows(persons, subsampling_generator(rng))
+        X = X.tocsr()[kept] if scipy.sparse.issparse(X) else X[kept]
+    data, rows_made = _centred_rows(
+        est, plan, X, bound, mean_plan, rng, persons
+    )
+    V, values, total = _run(plan, data, units, d, rng)
     record = dataclasses.replace(plan.record, row_bound=rows_made.text)
     releases += rows_made.releases + [record]
+    if persons is not None:
+        n = persons.padded_rows  # the rows of A, padding included
     fitted = dict(
         # post-processing: a noisy count, kept inside its possible range
         clipped_rows_={
@@ -409,6 +453,21 @@ def _fit(est, X, refit: bool) -> dict:
         privacy_spent_=_spent(releases, requested),
     )
     return postprocessing.cast_outputs(fitted, dtype)
+
+
+def _persons_of(est, groups, n):
+    """The persons of a fit with ``groups`` (``None`` without): the checks
+    of :mod:`dppca.decomposition.persons`, all before any charge; with
+    ``groups``, ``centered_norm="auto"`` means ``data_norm`` (no private
+    bound: their argument counts rows)."""
+    m = check_pairing(est, groups)
+    if m is None:
+        return None
+    check_person_parameters(est)
+    codes, N = person_codes(groups, n)
+    if isinstance(est.centered_norm, str) and est.centered_norm == "auto":
+        est.centered_norm = None  # the stand-in of the fit, not the caller's
+    return Persons(codes, N, m)
 
 
 def _store(plan, V, values, total, n, d, row_bound) -> dict:

@@ -14,6 +14,7 @@ fitted attributes.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import NamedTuple
 
@@ -37,6 +38,7 @@ from .parameters import (
     private_centre,
     public_centre,
 )
+from .persons import padded
 from .plan import _mean_plan, _planned, bound_parts
 
 #: Candidates per doubling of the grid of a private bound of a fit (denser
@@ -56,16 +58,16 @@ def grid_points(lower: float, upper: float) -> int:
     return int(min(max(points, 2), private_bounds.MAX_GRID_POINTS))
 
 
-def _charge(est, plan, X):
+def _charge(est, plan, X, units=None, relation=None):
     """:func:`_charge_steps` while holding the accountant (if any), so that
     no other thread charges between its dry run and its last charge."""
     if est.accountant is None:
-        return _charge_steps(est, plan, X)
+        return _charge_steps(est, plan, X, units, relation)
     with est.accountant.exclusive():
-        return _charge_steps(est, plan, X)
+        return _charge_steps(est, plan, X, units, relation)
 
 
-def _charge_steps(est, plan, X):
+def _charge_steps(est, plan, X, units=None, relation=None):
     """Charge the accountant as the plan says, releasing the private row
     bound in between: ``(rng, releases, bound, mean_plan, clipped)``, with
     ``clipped`` the private count of the rows the released bound clips.
@@ -74,8 +76,13 @@ def _charge_steps(est, plan, X):
     the data is read; the mean and the mechanism are charged after (their
     noise depends on the released bound), before any of their noise is
     drawn. The fit's generator is made once a charge has passed: a refused
-    fit leaves the caller's generator as it was."""
+    fit leaves the caller's generator as it was. ``units`` is the number of
+    units of privacy (the persons of a fit with ``groups``; default the
+    rows), the ``n`` the private mean is calibrated to, and ``relation``
+    their neighbouring relation, written into the private mean's record
+    (default: the record's own, replace-one)."""
     n, d = X.shape
+    n = n if units is None else units
     # a released data_norm is charged first (the mean's noise depends on
     # it); a released centred bound only with the mean and the mechanism
     early = "data_norm" in plan.bound_names
@@ -106,6 +113,9 @@ def _charge_steps(est, plan, X):
         bound, clipped["data_norm"] = released.bound, released.clipped
         releases += [released.guarantee, released.count_guarantee]
     mean_plan = _mean_plan(est, plan, n, d, bound)
+    if mean_plan is not None and relation is not None:
+        record = dataclasses.replace(mean_plan[3], neighbours=relation)
+        mean_plan = (*mean_plan[:3], record)
     planned = [] if early else list(plan.bound_records)
     planned += [mean_plan[3]] if mean_plan else []
     if est.accountant is not None:
@@ -186,28 +196,46 @@ class CentredRows(NamedTuple):
     clipped: dict
 
 
-def _centred_rows(est, plan, X, bound, mean_plan, rng):
+def _centred_rows(est, plan, X, bound, mean_plan, rng, persons=None):
     """The mechanism's input: ``A`` (or, for a mechanism that reads rows,
     the rows in the unit ball), centred as ``center`` says. Returns
     ``(input, CentredRows)``; a centred bound is released exactly when the
-    plan budgeted one (``plan.bound_names``)."""
+    plan budgeted one (``plan.bound_names``).
+
+    With ``persons`` (a fit with ``groups``; ``X`` holds the kept rows
+    only), every sum is over the data set padded to ``N·m`` rows
+    (:mod:`dppca.decomposition.persons`): zero rows for the private mean's
+    sum, rows equal to the centre for the second moment (zero once
+    centred), so ``A`` is ``(1/N) Σ_p A_p`` and the mean is the mean over
+    persons of ``(1/m) Σ x``."""
     wants_rows = plan.spec.run_rows is not None
     made = (
         rows.unit_ball_rows
         if wants_rows
         else clipped_sums.clipped_second_moment
     )
+    if persons is None:
+
+        def pad(rows_, centre=None):
+            return rows_
+
+        n_sum = X.shape[0]
+    else:
+
+        def pad(rows_, centre=None):
+            return padded(rows_, persons.padded_rows, centre)
+
+        n_sum = persons.padded_rows
     releases, clipped = [], {}
     d = X.shape[1]
     if not isinstance(est.center, (bool, np.bool_)):
         centre = public_centre(est, d)
-        data = made(X, bound, centre=centre, clip=est.clip)
+        data = made(pad(X, centre), bound, centre=centre, clip=est.clip)
         mean, row_bound = centre.copy(), bound
         text = f"‖x_i − c‖₂ ≤ {bound:.6g}, c public"
     elif private_centre(est):
-        n = X.shape[0]
-        total = clipped_sums.clipped_row_sum(X, bound, clip=est.clip).total
-        mean = _private_mean(est, total, n, bound, mean_plan, rng)
+        total = clipped_sums.clipped_row_sum(pad(X), bound, clip=est.clip)
+        mean = _private_mean(est, total.total, n_sum, bound, mean_plan, rng)
         releases.append(mean_plan[3])
         row_bound, clip_centred = centered_norm(
             est, bound, mean, plan.centered_norm
@@ -220,7 +248,7 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
             clipped["centered_norm"] = released.clipped
             releases += [released.guarantee, released.count_guarantee]
         data = made(
-            X,
+            pad(X, mean),
             row_bound,
             centre=mean,
             clip=est.clip if clip_centred else True,
@@ -228,7 +256,7 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng):
         )
         text = f"‖x_i‖₂ ≤ {bound:.6g}, then ‖x_i − μ̂‖₂ ≤ {row_bound:.6g}"
     else:
-        data = made(X, bound, clip=est.clip)
+        data = made(pad(X), bound, clip=est.clip)
         mean, row_bound = np.zeros(d), bound
         text = f"‖x_i‖₂ ≤ {bound:.6g}"
     if not wants_rows:
