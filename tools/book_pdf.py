@@ -173,13 +173,18 @@ PRINT_CSS = """
 NAVIGATION = """() => {
     const nav = document.querySelector('nav.bd-docs-nav');
     if (!nav) return null;
-    const out = [[location.href, null, null]];
+    const out = [[location.href, null, null, 1]];
     let part = null;
     for (const el of nav.querySelectorAll('p.caption, a.reference.internal')) {
         if (el.matches('p.caption')) { part = el.textContent.trim(); continue; }
         const home = el.closest('.bd-sidenav__home-link');
+        // a section page sits in a nested list (li.toctree-l2) under its
+        // chapter (li.toctree-l1)
+        const li = el.closest('li[class*="toctree-l"]');
+        const level = li ? Number((li.className.match(/toctree-l(\\d)/)
+                                   || [0, 1])[1]) : 1;
         out.push([el.href, el.textContent.replace(/\\s+/g, ' ').trim(),
-                  home ? null : part]);
+                  home ? null : part, level]);
     }
     return out;
 }"""
@@ -315,6 +320,9 @@ class Entry:
     #: the book's name and authors, as the page shows them
     book: str = ""
     authors: str = ""
+    #: 1 for a chapter (or a page of its own), 2 for a section page listed
+    #: under its chapter in the table of contents
+    level: int = 1
 
 
 #: Pages of the book read online only: the API reference (``api/``, generated
@@ -341,14 +349,16 @@ def navigation(page, base: str, root: str) -> list[Entry]:
             "order from"
         )
     entries: dict[str, Entry] = {}
-    for href, title, part in items:
+    for href, title, part, level in items:
         target = local_target(href, base)
         if target is None:
             continue
         if target[0] in entries:  # the root page: its title in the sidebar
             entries[target[0]].title = entries[target[0]].title or title or ""
             continue
-        entries[target[0]] = Entry(target[0], title or "", part)
+        entries[target[0]] = Entry(
+            target[0], title or "", part, level=int(level or 1)
+        )
     return list(entries.values())
 
 
@@ -393,6 +403,7 @@ h1.contents { font-size: 20pt; margin: 0 0 8mm }
 .toc p.part { font-weight: bold; margin-top: 3mm }
 .toc p.page { display: flex; gap: 0.4em; padding-left: 1.2em }
 .toc p.page.top { padding-left: 0; font-weight: bold }
+.toc p.page.section { padding-left: 2.8em; font-size: 9.5pt }
 .toc a { color: inherit; text-decoration: none }
 .toc .dots { flex: 1; border-bottom: 1px dotted #999; margin-bottom: 0.35em }
 """
@@ -418,6 +429,8 @@ def contents_page(entries: list[Entry], base: str, first: list[int]) -> str:
             rows.append(f"<p class='part'>{html_escape.escape(entry.part)}</p>")
         part = entry.part
         kind = "page" if entry.part else "page top"
+        if entry.part and entry.level > 1:
+            kind = "page section"  # under its chapter
         href = html_escape.escape(base + entry.rel)
         rows.append(
             f"<p class='{kind}'><a href='{href}'>"
@@ -821,7 +834,7 @@ def merge(
         annotate(index, link)
 
     # The outline: parts, their pages, each page's sections.
-    part_item, part_name = None, None
+    part_item, part_name, chapter_item = None, None, None
     for entry in entries:
         start = first[entry.rel]
         if entry.front:
@@ -829,18 +842,24 @@ def merge(
                 writer.add_outline_item(title=entry.title, page_number=start)
             continue
         if entry.part != part_name:
-            part_name = entry.part
+            part_name, chapter_item = entry.part, None
             part_item = (
                 writer.add_outline_item(title=entry.part, page_number=start)
                 if entry.part
                 else None
             )
+        # a section page under its chapter, a chapter under its part
+        parent = part_item
+        if entry.level > 1 and chapter_item is not None:
+            parent = chapter_item
         item = writer.add_outline_item(
             title=entry.title,
             page_number=start,
-            parent=part_item,
+            parent=parent,
             is_open=False,
         )
+        if entry.level <= 1:
+            chapter_item = item
         for section_id, title in entry.sections:
             where = dests.get((entry.rel, section_id))
             if where is None:

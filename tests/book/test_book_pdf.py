@@ -287,3 +287,18 @@ def test_a_request_leaving_the_machine_fails_and_writes_no_pdf(tmp_path, tools):
         for p in result.problems
     ), result.problems
     assert not out.exists()
+
+
+def test_the_contents_list_section_pages_under_their_chapter():
+    """A section page (level 2 in the sidebar) is indented under its chapter
+    on the contents page, a chapter is not (review 44: the contents listed
+    section pages at chapter level)."""
+    entries = [
+        book_pdf.Entry("c1.html", "1. Chapter", "Part"),
+        book_pdf.Entry("c1s.html", "1.6. Section", "Part", level=2),
+        book_pdf.Entry("c2.html", "2. Next", "Part"),
+    ]
+    page = book_pdf.contents_page(entries, "http://x/", [3, 5, 9])
+    kinds = re.findall(r"<p class='([^']*)'><a href='http://x/(\w+)", page)
+    assert kinds == [("page", "c1"), ("page section", "c1s"), ("page", "c2")]
+    assert ".toc p.page.section" in page  # the indent is styled
