@@ -244,29 +244,79 @@ def test_exercises_have_gated_collapsed_solutions(notebook):
     assert not ungraded, f"titles must begin with one of {GRADES}: {ungraded}"
 
 
-@pytest.mark.parametrize("chapter", chapter_pages(), ids=lambda p: p.stem)
-def test_every_chapter_has_graded_exercises_and_further_reading(chapter):
-    """At least four exercises per chapter (with its sections), one of them a
-    warm-up and one conceptual; the chapter's page ends with its notes and
-    further reading, after its exercises (issue 39)."""
-    pages = [chapter] + [
-        chapter.parent / f"{section}.ipynb"
-        for section, owner in chapter_sections().items()
-        if owner == chapter.stem
-    ]
-    grades = [g for page in pages for g in exercise_grades(page)]
-    assert len(grades) >= 4, (chapter.stem, grades)
-    assert "Warm-up" in grades and "Conceptual" in grades, grades
-    headings = [
+#: The last section page of a chapter with section pages: its summary,
+#: exercises and notes, after every other section (issue 40).
+CLOSING_PAGE = "summary-exercises-notes"
+
+
+def level_two_headings(notebook) -> list[str]:
+    return [
         line
-        for cell in json.loads(chapter.read_text())["cells"]
+        for cell in json.loads(notebook.read_text())["cells"]
         if cell["cell_type"] == "markdown"
         for line in "".join(cell["source"]).splitlines()
         if line.startswith("## ")
     ]
+
+
+@pytest.mark.parametrize("chapter", chapter_pages(), ids=lambda p: p.stem)
+def test_every_chapter_has_graded_exercises_and_further_reading(chapter):
+    """At least four exercises per chapter (with its sections), one of them a
+    warm-up and one conceptual; the chapter's last page ends with its notes
+    and further reading, after its exercises (issue 39). That last page is the
+    chapter's own page when it has no section pages; otherwise it is its last
+    section page, ``...-summary-exercises-notes``, whose sections are the
+    summary, the exercises and the notes. The chapter's own page then has
+    none of the three, and no other section page has notes (issue 40: the
+    section pages came after the chapter's exercises and notes)."""
+    sections = [
+        chapter.parent / f"{section}.ipynb"
+        for section, owner in chapter_sections().items()
+        if owner == chapter.stem
+    ]
+    pages = [chapter] + sections
+    grades = [g for page in pages for g in exercise_grades(page)]
+    assert len(grades) >= 4, (chapter.stem, grades)
+    assert "Warm-up" in grades and "Conceptual" in grades, grades
+    last = sections[-1] if sections else chapter
+    headings = level_two_headings(last)
     assert headings[-2:] == ["## Exercises", "## Notes and further reading"], (
-        headings[-3:]
+        last.stem,
+        headings[-3:],
     )
+    if not sections:
+        return
+    assert last.stem.endswith(f"-{CLOSING_PAGE}"), (
+        f"{chapter.stem}: the last section page must be its summary,"
+        f" exercises and notes, not {last.stem}"
+    )
+    assert headings == [
+        "## Summary",
+        "## Exercises",
+        "## Notes and further reading",
+    ], (last.stem, headings)
+    closing = {"## Summary", "## Exercises", "## Notes and further reading"}
+    assert not closing & set(level_two_headings(chapter)), chapter.stem
+    for page in sections[:-1]:
+        assert "## Notes and further reading" not in level_two_headings(page), (
+            page.stem
+        )
+
+
+def test_section_pages_are_numbered_at_most_three_levels_deep():
+    """A section page is numbered like 17.4, so a ``###`` on it would read
+    17.4.1.2 (issue 40): its sections are ``##``, smaller units run-in bold
+    titles. A chapter's own page may keep ``###``."""
+    for stem in section_pages():
+        page = ROOT / "chapters" / f"{stem}.ipynb"
+        deep = [
+            line
+            for cell in json.loads(page.read_text())["cells"]
+            if cell["cell_type"] == "markdown"
+            for line in "".join(cell["source"]).splitlines()
+            if line.startswith("###")
+        ]
+        assert not deep, (stem, deep)
 
 
 def test_exercise_labels_are_unique_in_the_book():
