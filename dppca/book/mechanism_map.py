@@ -155,7 +155,12 @@ def mechanism_map(
                 "proved_text": "yes"
                 if record.proved
                 else _why_unproved(spec, record),
-                "chapter": f"chapter {number}" if number else record.chapter,
+                # a section page (19.6) is a section, not a chapter
+                "chapter": (
+                    f"{'section' if '.' in number else 'chapter'} {number}"
+                    if number
+                    else record.chapter
+                ),
                 "link": f"{words['page']}.html",
                 **{name: words[name] for name in DESCRIPTION_FIELDS},
             }

@@ -226,7 +226,7 @@ def _record(calibration: CoinPressCalibration) -> Release:
         **noise_record(calibration.noise),
         theorem="[BDKU20, Alg. MVCRec]; replace-one calibration: the "
         "book's own",
-        chapter="chapter 19.1",
+        chapter="chapter 19",
     )
 
 

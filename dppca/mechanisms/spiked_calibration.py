@@ -261,7 +261,7 @@ def spiked_record(cal: SpikedCalibration) -> Release:
         theorem="structure [CXZ24]; replace-one calibration, gap test "
         "(propose-test-release) and composition (ρ-zCDP, δ/2 + δ/2): "
         "the book's own",
-        chapter="chapter 19.2",
+        chapter="chapter 19",
     )
 
 

@@ -118,7 +118,7 @@ def test_registered_and_estimator_path():
     assert pca.explained_variance_.shape == (2,)
     assert pca.mechanism_ == "coinpress"
     (record,) = pca.privacy_releases_
-    assert record.kind == "zcdp" and record.chapter == "chapter 19.1"
+    assert record.kind == "zcdp" and record.chapter == "chapter 19"
     # the same release as the functional entry point on the same rows
     again = PrivatePCA(
         2,
