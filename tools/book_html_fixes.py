@@ -63,6 +63,8 @@ from pathlib import Path
 
 from sphinx.errors import ExtensionError
 
+from dppca.book.contents import CLOSING_SECTIONS
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from book_pdf import BOOK_PDF  # noqa: E402 (the PDF's place in the site)
 
@@ -323,9 +325,9 @@ def link_mentions_in_tables(app, pagename, context) -> None:
 #: the pages of its toctree, which Jupyter Book appends at the page's end), so
 #: with these numbered, "1.7 Exercises" and "1.8 Notes" came before the
 #: section page "1.9" (issue 40).
-UNNUMBERED_SECTIONS = frozenset(
-    {"Summary", "Exercises", "Notes and further reading"}
-)
+#: The same set tells the book's own page numbering
+#: (``dppca.book.contents.own_section_count``) what to skip.
+UNNUMBERED_SECTIONS = CLOSING_SECTIONS
 
 
 def unnumber_closing_sections(app, doctree) -> None:

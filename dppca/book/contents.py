@@ -131,10 +131,19 @@ def chapters_only(prerequisites: Mapping, owner: Mapping) -> dict:
     return folded
 
 
+#: Closing sections the rendered book leaves unnumbered (the render's
+#: ``tools/book_html_fixes.py`` ``UNNUMBERED_SECTIONS``): they do not count
+#: before a chapter's section pages.
+CLOSING_SECTIONS = frozenset(
+    {"Summary", "Exercises", "Notes and further reading"}
+)
+
+
 def own_section_count(path: Path) -> int:
-    """How many ``##`` sections a page has (Sphinx numbers them N.1, N.2,
-    ... before the pages listed under it): level-two headings of its
-    markdown, outside fenced blocks."""
+    """How many numbered ``##`` sections a page has (Sphinx numbers them
+    N.1, N.2, ... before the pages listed under it): level-two headings of
+    its markdown, outside fenced blocks, less the unnumbered closing ones
+    (:data:`CLOSING_SECTIONS`)."""
     if path.suffix == ".ipynb":
         cells = json.loads(path.read_text())["cells"]
         texts = [
@@ -155,7 +164,8 @@ def own_section_count(path: Path) -> int:
             if opened:
                 fence = opened.group(1)
                 continue
-            if re.match(r"^## \S", line):
+            heading = re.match(r"^## (\S.*)$", line)
+            if heading and heading.group(1).strip() not in CLOSING_SECTIONS:
                 count += 1
     return count
 

@@ -111,3 +111,31 @@ def test_renumbering_twice_changes_nothing():
     once = {doc: dict(n) for doc, n in env.toc_secnumbers.items()}
     book_html_fixes.renumber_sections(None, env)
     assert env.toc_secnumbers == once
+
+
+def test_the_books_own_numbering_skips_the_same_closing_sections(tmp_path):
+    """``dppca.book.contents`` numbers a chapter's section pages after its
+    numbered ``##`` sections, as the render does: the closing sections the
+    render leaves unnumbered do not count (review 44: the mechanism map
+    named CoinPress's page 19.8 where the book shows 19.6)."""
+    from dppca.book import contents
+
+    assert book_html_fixes.UNNUMBERED_SECTIONS == contents.CLOSING_SECTIONS
+    page = tmp_path / "chapter.md"
+    page.write_text(
+        "# Title\n\n## One\n\n```\n## not a heading\n```\n\n## Two\n\n"
+        "## Summary\n\n## Exercises\n\n## Notes and further reading\n"
+    )
+    assert contents.own_section_count(page) == 2
+    toc = {
+        "parts": [
+            {
+                "numbered": True,
+                "chapters": [
+                    {"file": "chapters/chapter", "sections": [{"file": "s"}]}
+                ],
+            }
+        ]
+    }
+    numbers = contents.chapter_numbers(toc, own_sections={"chapter": 2})
+    assert numbers["s"] == "1.3"
