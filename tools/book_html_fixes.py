@@ -490,7 +490,39 @@ def add_static(app, config) -> None:
     config.html_theme_options.setdefault("navbar_persistent", [])
 
 
+#: A hyphen-minus that starts a number in running text ("ε = -0.49", "(-3"):
+#: not after a letter, digit, point or closing bracket, so "x-1", "2024-01",
+#: "1e-5" and "f(x)-1" keep theirs.
+NEGATIVE_NUMBER = re.compile(r"(?<![\w.)\]}])-(?=\d)")
+#: Nodes whose text is code, TeX or markup, never typeset prose.
+NOT_PROSE = ("literal", "literal_block", "math", "math_block", "raw")
+
+
+def minus_signs(app, doctree, docname) -> None:
+    """Typeset a negative number of the prose with a minus sign (U+2212), as
+    the book's tables do: the values pasted into sentences (``glue:text``)
+    came as Python prints them, "-0.49" (review 44: 38 of them). Code,
+    formulas and raw markup are left alone."""
+    from docutils import nodes
+
+    for text in list(doctree.findall(nodes.Text)):
+        if "-" not in text:
+            continue
+        parent, skip = text.parent, False
+        while parent is not None:
+            if type(parent).__name__ in NOT_PROSE:
+                skip = True
+                break
+            parent = parent.parent
+        if skip:
+            continue
+        fixed = NEGATIVE_NUMBER.sub("\u2212", str(text))
+        if fixed != str(text):
+            text.parent.replace(text, nodes.Text(fixed))
+
+
 def setup(app):
+    app.connect("doctree-resolved", minus_signs)
     app.connect("config-inited", add_static)
     app.connect("env-updated", count_tables)
     # after the toctree collector (priority 500) on both events

@@ -139,3 +139,26 @@ def test_the_books_own_numbering_skips_the_same_closing_sections(tmp_path):
     }
     numbers = contents.chapter_numbers(toc, own_sections={"chapter": 2})
     assert numbers["s"] == "1.3"
+
+
+def test_negative_numbers_in_prose_get_a_minus_sign():
+    """A value pasted into a sentence as Python prints it ("-0.49") is typeset
+    with U+2212, as in the tables; code, formulas and hyphenated words keep
+    their hyphen-minus (review 44, finding 6)."""
+    from docutils.utils import new_document
+    from sphinx.util.docutils import docutils_namespace
+
+    with docutils_namespace():
+        from docutils.frontend import get_default_settings
+        from docutils.parsers.rst import Parser
+
+        doc = new_document("t", get_default_settings(Parser))
+    para = nodes.paragraph()
+    para += nodes.Text("gain -0.49 (-3) at 1e-5, x-1 and 2024-01; ")
+    para += nodes.literal("", "pytest -n -1")
+    para += nodes.math("", "-1")
+    doc += para
+    book_html_fixes.minus_signs(None, doc, "t")
+    assert para.astext() == (
+        "gain \u22120.49 (\u22123) at 1e-5, x-1 and 2024-01; pytest -n -1-1"
+    )
