@@ -53,6 +53,12 @@ $CHROMIUM) driven by Playwright. Checks:
   the window and its text is not clipped, as the page opens and with the
   table's box scrolled to its right end (a wide table's caption scrolled
   away with it, issue 40);
+- on a phone, every table shows at least half of its columns whole as the
+  page opens, or is stacked: at 390 px a table whose box shows fewer than
+  half of its columns (at the box's left end) fails unless its body rows
+  are laid out as blocks (the script's dppca-stacked), it fits its box, and
+  each of its cells under a header shows that header as a label (a typeset
+  copy when the header holds a formula);
 - on a phone, every figure whose smallest text is below
   ``MIN_PHONE_FIGURE_TEXT_PT`` (8 pt) at 390 px is a link to its own file,
   which the reader can open alone and zoom;
@@ -678,6 +684,163 @@ PHONE_CAPTIONS = """() => {
 }"""
 
 
+#: At a phone's width: the tables a reader cannot take in as the page opens.
+#: A table that is not stacked must show at least half of its columns whole
+#: (counted on its row with the most cells, at its box's left end, within
+#: the window and every box that clips it). A stacked table (its body rows
+#: laid out as blocks, tools/static/dppca-scroll-cue.js) must fit its box, and
+#: each of its cells that has a column header must show a label (an element
+#: .dppca-cell-label that is drawn) holding a typeset formula when the header
+#: does. Each entry: [caption or first row, what is wrong].
+PHONE_TABLES = """() => {
+    const out = [];
+    const width = document.documentElement.clientWidth;
+    const root = document.querySelector('.bd-article') || document.body;
+    const style = el => getComputedStyle(el);
+    const drawn = el => el.getClientRects().length > 0
+        && el.getBoundingClientRect().width > 0;
+    const blank = c => !c.textContent.trim()
+        && !c.querySelector('mjx-container, img');
+    const visible = el => {
+        let right = width;
+        for (let a = el.parentElement; a && a !== document.body
+             && a !== document.documentElement; a = a.parentElement) {
+            const s = style(a);
+            if (s.overflowX === 'visible') continue;
+            const b = a.getBoundingClientRect();
+            // at the box's left end: as if it were not scrolled
+            right = Math.min(right, b.left + a.clientLeft + a.clientWidth
+                             - a.scrollLeft);
+        }
+        return right;
+    };
+    // the column of each cell of a list of rows (row and column spans)
+    const columns = rows => {
+        const taken = [], cols = new Map();
+        rows.forEach((row, r) => {
+            taken[r] = taken[r] || [];
+            let c = 0;
+            for (const cell of row.cells) {
+                while (taken[r][c]) c++;
+                for (let dr = 0; dr < Math.max(1, cell.rowSpan)
+                     && r + dr < rows.length; dr++) {
+                    taken[r + dr] = taken[r + dr] || [];
+                    for (let dc = 0; dc < Math.max(1, cell.colSpan); dc++)
+                        taken[r + dr][c + dc] = true;
+                }
+                cols.set(cell, [c, Math.max(1, cell.colSpan)]);
+                c += Math.max(1, cell.colSpan);
+            }
+        });
+        return cols;
+    };
+    for (const t of root.querySelectorAll('table')) {
+        if (t.closest('details:not([open])') || !drawn(t)) continue;
+        const cap = t.querySelector(':scope > caption');
+        const first = t.querySelector('tr');
+        const name = ((cap || first || t).textContent || '')
+            .replace(/\\s+/g, ' ').trim().slice(0, 60);
+        const body = [...t.tBodies].flatMap(b => [...b.rows]);
+        const stacked = body.length > 0 && body.every(
+            r => !drawn(r) || style(r).display !== 'table-row');
+        if (stacked) {
+            // wider than its box, or its content is (a formula as a whole,
+            // not MathJax's hidden copy for screen readers, nor what
+            // scrolls in a box of its own within the table)
+            const right = visible(t);
+            let over = t.getBoundingClientRect().right - right;
+            const ownBox = el => {
+                for (let a = el.parentElement; a && a !== t;
+                     a = a.parentElement)
+                    if (style(a).overflowX !== 'visible') return true;
+                return false;
+            };
+            for (const el of t.querySelectorAll(
+                    ':scope > :is(tbody, tfoot) *')) {
+                if (el.parentElement.closest('mjx-container') || !drawn(el)
+                        || ownBox(el)) continue;
+                over = Math.max(over, el.getBoundingClientRect().right
+                                - right);
+            }
+            if (over > 1) {
+                out.push([name, 'stacked, but ' + Math.round(over)
+                          + ' px wider than its box']);
+                continue;
+            }
+            // header cells above each column
+            const head = t.tHead ? [...t.tHead.rows] : [];
+            const headCols = columns(head), heads = [];
+            for (const [cell, [c, n]] of headCols) {
+                if (blank(cell)) continue;
+                for (let k = c; k < c + n; k++)
+                    (heads[k] = heads[k] || []).push(cell);
+            }
+            const bodyCols = columns(body);
+            let unlabelled = 0, noMath = 0, example = '';
+            for (const [cell, [c]] of bodyCols) {
+                if (!drawn(cell) || blank(cell) || !heads[c]) continue;
+                const label = [...cell.querySelectorAll('.dppca-cell-label')]
+                    .find(drawn);
+                const text = label ? label.textContent.trim() : '';
+                if (!text) {
+                    unlabelled++;
+                    example = example || heads[c].map(
+                        h => h.textContent.trim()).join(' / ');
+                } else if (heads[c].some(h => h.querySelector(
+                        'mjx-container')) && ![...label.querySelectorAll(
+                        'mjx-container')].some(drawn)) {
+                    noMath++;
+                }
+            }
+            if (unlabelled)
+                out.push([name, 'stacked, but ' + unlabelled + ' cells '
+                          + 'show no label (column ' + JSON.stringify(
+                              example.slice(0, 40)) + ')']);
+            if (noMath)
+                out.push([name, 'stacked, but ' + noMath + ' labels lost '
+                          + 'the formula of their header']);
+            continue;
+        }
+        // the row with the most cells: the finest division of the columns
+        // (a header cell over three columns is not three columns shown)
+        let best = null;
+        for (const row of t.rows)
+            if (!best || row.cells.length > best.cells.length) best = row;
+        const total = best ? [...best.cells].reduce(
+            (a, c) => a + c.colSpan, 0) : 0;
+        if (total < 2) continue;
+        const right = visible(t);
+        const shown = [...best.cells].filter(c => drawn(c)
+            && c.getBoundingClientRect().right <= right + 1)
+            .reduce((a, c) => a + c.colSpan, 0);
+        if (2 * shown < total)
+            out.push([name, 'shows ' + shown + ' of its ' + total
+                      + ' columns as the page opens'
+                      + (t.classList.contains('dppca-stacked')
+                         ? ' (it has the class dppca-stacked, but its rows '
+                           + 'are not laid out as blocks)' : '')]);
+        if (out.length >= 20) break;
+    }
+    return out;
+}"""
+
+
+def table_view_problems(tables, width: int = PHONE["width"]) -> list[str]:
+    """The tables a reader cannot take in at ``width`` px
+    (:data:`PHONE_TABLES`)."""
+    hints = {
+        True: "stack it: tools/static/dppca-scroll-cue.js stacks a table "
+        "much wider than its box",
+        False: "a stacked table's blocks show each cell as its label and "
+        "its value, within the column: tools/static/dppca-book.css",
+    }
+    return [
+        f"table at {width} px {how} ({hints[how.startswith('shows')]}): "
+        f"{name!r}"
+        for name, how in tables
+    ]
+
+
 def caption_problems(captions, width: int = PHONE["width"]) -> list[str]:
     """The tables whose caption a reader cannot read whole at ``width`` px
     (:data:`PHONE_CAPTIONS`)."""
@@ -776,6 +939,7 @@ def check_page(page, url: str, base: str):
         info["phoneCuts"] = page.evaluate(PHONE_CUTS)
         info["phoneSearchBoxes"] = page.evaluate(SEARCH_BOXES)
         info["phoneCaptions"] = page.evaluate(PHONE_CAPTIONS)
+        info["phoneTables"] = page.evaluate(PHONE_TABLES)
         info["phoneFigures"] = page.evaluate(FIGURE_TEXT)
     finally:
         page.set_viewport_size(VIEWPORT)
@@ -812,6 +976,7 @@ def check_page(page, url: str, base: str):
     problems += figure_text_problems(info["figures"])
     problems += figure_link_problems(info["phoneFigures"])
     problems += caption_problems(info["phoneCaptions"])
+    problems += table_view_problems(info["phoneTables"])
     for what, snippet, out, how in info["phoneCuts"]:
         problems.append(
             f"{what} {how} at {PHONE['width']} px ({out} px out of view; "

@@ -39,16 +39,19 @@ def figure_svg(smallest: float, width_pt: float) -> str:
 
 
 #: A table wider than a phone's column, with a long caption, in the theme's
-#: scrolling wrapper.
+#: scrolling wrapper: its numbers (about 280 px each) do not wrap. At most 1.5
+#: times as wide as the column, with the first of its two columns in view, it
+#: scrolls on a phone (a wider one is stacked there:
+#: tests/book/test_browser_stacked.py).
 WIDE_TABLE = (
     '<div class="pst-scrollable-table-container"><table>'
     '<caption><span class="caption-number">Table 1.1 </span>What depends on '
     "the release: mean error and mean squared error over its prediction, by "
     "spectrum and d</caption>"
     "<thead><tr>"
-    + "".join(f"<th>E err / prediction, release {i}</th>" for i in range(6))
+    + "".join(f"<th>E err / prediction, release {i}</th>" for i in range(2))
     + "</tr></thead><tbody><tr>"
-    + "".join(f"<td>1.00{i}</td>" for i in range(6))
+    + "".join(f"<td>1.{'0' * 30}{i}</td>" for i in range(2))
     + "</tr></tbody></table></div>"
 )
 #: A figure 7 in wide whose smallest text is 9 pt: 9 pt at 1280 px, 3.9 pt
@@ -154,7 +157,7 @@ def test_a_wide_tables_short_cells_stay_on_one_line_on_a_phone(tmp_path):
 
     long_header = "mean bound over mean error, the three releases together"
     table = WIDE_TABLE.replace(
-        "<th>E err / prediction, release 5</th>", f"<th>{long_header}</th>"
+        "<th>E err / prediction, release 1</th>", f"<th>{long_header}</th>"
     )
     make_site(tmp_path, {"one.html": (table, CSS + JS)})
     server, base = browser_check.serve(tmp_path)
@@ -190,6 +193,5 @@ def test_a_wide_tables_short_cells_stay_on_one_line_on_a_phone(tmp_path):
     finally:
         server.shutdown()
     assert phone["wide"], phone
-    assert phone["lines"][:5] == [1] * 5, phone
-    assert phone["lines"][5] == 2, phone
+    assert phone["lines"] == [1, 2], phone
     assert not desktop["wide"], desktop

@@ -21,6 +21,17 @@
    in about two lines (--dppca-cell-width), so that the columns the reader
    scrolls to are not wrapped word by word into tall rows.
 
+   On a screen narrower than 600 px, a table that would scroll and is wider
+   than 1.5 times its box, or that would show fewer than half of its columns
+   whole as the page opens, is stacked instead (dppca-stacked): each body row
+   becomes a block titled by its first cell (or its row header), and each
+   cell shows its column's header as a label beside its value. The labels
+   are copies of the header cells' nodes, typeset formulas included (MathJax
+   has replaced their TeX by then), the levels of a multi-level header joined
+   by " · "; each cell also gets the label's text in data-label. A table
+   without header cells keeps its scroll box. In print, and on wider screens,
+   the stylesheet ignores the class: labels hidden, the table as before.
+
    Every figure's image becomes a link to its own file (a.dppca-full-size,
    with a "full size" hint the stylesheet shows on narrow screens only): a
    phone shows a figure at the column's width, its text at 5 to 7 pt; the
@@ -125,21 +136,219 @@
   var fitWidth = typeof WeakMap === "function" ? new WeakMap() : null;
 
   // A table wider than its box: its cells sized for scrolling, and the class
-  // that applies that sizing (on a phone) and makes its caption sticky.
-  // Measured without the class: at a width where the table fits as the
-  // theme lays it out, it loses the class again. The reader's place in the
-  // box is kept.
+  // that applies that sizing (on a phone) and makes its caption sticky; on a
+  // narrow screen, a table much wider than its box is stacked instead.
+  // Measured without either class: at a width where the table fits as the
+  // theme lays it out, it loses them again. The reader's place in the box is
+  // kept.
   function fitTable(table, box, force) {
-    var width = box.clientWidth;
-    if (!force && fitWidth && fitWidth.get(table) === width) return;
-    if (fitWidth) fitWidth.set(table, width);
+    var narrow = !!(stackMedia && stackMedia.matches);
+    var key = box.clientWidth + (narrow ? " narrow" : "");
+    if (!force && fitWidth && fitWidth.get(table) === key) return;
+    if (fitWidth) fitWidth.set(table, key);
     var left = box.scrollLeft;
-    table.classList.remove("dppca-wide-table");
+    table.classList.remove("dppca-wide-table", "dppca-stacked");
     if (box.scrollWidth > box.clientWidth + SLACK) {
       sizeCells(table);
       table.classList.add("dppca-wide-table");
+      if (narrow && tooWide(table, box) && prepareStack(table)) {
+        table.classList.remove("dppca-wide-table");
+        table.classList.add("dppca-stacked");
+      }
     }
     box.scrollLeft = left;
+  }
+
+  // Stacking: below this width (the stylesheet's media query too), a table
+  // wider than STACK_RATIO times its box is stacked, and so is one that
+  // shows fewer than half of its columns whole as its box opens.
+  var STACK_MEDIA = "screen and (max-width: 599.98px)";
+  var STACK_RATIO = 1.5;
+  var stackMedia = window.matchMedia ? window.matchMedia(STACK_MEDIA) : null;
+
+  // The column of each cell of ``rows``, row and column spans counted: one
+  // list of {cell, col, span} per row.
+  function cellColumns(rows) {
+    var taken = [];
+    var out = [];
+    for (var r = 0; r < rows.length; r++) {
+      taken[r] = taken[r] || [];
+      var row = [];
+      var c = 0;
+      var cells = rows[r].cells;
+      for (var i = 0; i < cells.length; i++) {
+        while (taken[r][c]) c++;
+        var cs = Math.max(1, cells[i].colSpan);
+        var rs = Math.max(1, cells[i].rowSpan);
+        for (var dr = 0; dr < rs && r + dr < rows.length; dr++) {
+          taken[r + dr] = taken[r + dr] || [];
+          for (var dc = 0; dc < cs; dc++) taken[r + dr][c + dc] = true;
+        }
+        row.push({ cell: cells[i], col: c, span: cs });
+        c += cs;
+      }
+      out.push(row);
+    }
+    return out;
+  }
+
+  // Columns shown whole at the box's left end, and all columns: counted on
+  // the row with the most cells (a header over three columns is not three
+  // columns shown).
+  function columnsShown(table, box) {
+    var b = box.getBoundingClientRect();
+    var right = b.left + box.clientLeft - box.scrollLeft + box.clientWidth;
+    var best = [];
+    for (var r = 0; r < table.rows.length; r++) {
+      if (table.rows[r].cells.length > best.length) best = table.rows[r].cells;
+    }
+    var shown = 0;
+    var total = 0;
+    for (var j = 0; j < best.length; j++) {
+      total += best[j].colSpan;
+      if (best[j].getBoundingClientRect().right <= right + SLACK)
+        shown += best[j].colSpan;
+    }
+    return [shown, total];
+  }
+
+  function tooWide(table, box) {
+    if (box.scrollWidth > STACK_RATIO * box.clientWidth) return true;
+    var seen = columnsShown(table, box);
+    return 2 * seen[0] < seen[1];
+  }
+
+  function isBlank(cell) {
+    return (
+      !cell.textContent.trim() && !cell.querySelector("mjx-container, img")
+    );
+  }
+
+  // The header rows (thead, or a first row of header cells) and body rows.
+  function tableParts(table) {
+    var head = table.tHead ? [].slice.call(table.tHead.rows) : [];
+    var body = [];
+    for (var b = 0; b < table.tBodies.length; b++)
+      body = body.concat([].slice.call(table.tBodies[b].rows));
+    if (!head.length && body.length) {
+      var first = body[0].cells;
+      var allTh = first.length > 0;
+      for (var i = 0; i < first.length; i++)
+        if (first[i].tagName !== "TH") allTh = false;
+      if (allTh && body.length > 1) head = [body.shift()];
+    }
+    return { head: head, body: body };
+  }
+
+  // The TeX of each typeset formula, by its container (for data-label).
+  function texSources() {
+    var tex = new Map();
+    var mj = window.MathJax;
+    var items = mj && mj.startup && mj.startup.document;
+    items = items && items.math;
+    if (items && typeof items[Symbol.iterator] === "function") {
+      for (var it = items[Symbol.iterator](), n = it.next(); !n.done;
+           n = it.next()) {
+        if (n.value.typesetRoot) tex.set(n.value.typesetRoot, n.value.math);
+      }
+    }
+    return tex;
+  }
+
+  // A header cell's text, each formula as its TeX between \( and \).
+  function plainText(node, tex) {
+    var out = "";
+    for (var c = node.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) out += c.data;
+      else if (c.nodeType !== 1) continue;
+      else if (c.tagName === "MJX-CONTAINER")
+        out += tex.has(c) ? "\\(" + tex.get(c).trim() + "\\)" : c.textContent;
+      else out += plainText(c, tex);
+    }
+    return out.replace(/\s+/g, " ").trim();
+  }
+
+  // A copy of a header cell's content for a label: its nodes as they are
+  // laid out (a typeset formula stays typeset), without ids (the page's
+  // anchors stay unique) and out of the keyboard's way.
+  function copyHeader(cell, into) {
+    var from = cell;
+    if (cell.children.length === 1 && cell.firstElementChild.tagName === "P")
+      from = cell.firstElementChild;
+    for (var c = from.firstChild; c; c = c.nextSibling) {
+      var copy = c.cloneNode(true);
+      if (copy.nodeType === 1) {
+        var all = [copy].concat([].slice.call(copy.querySelectorAll("*")));
+        for (var i = 0; i < all.length; i++) {
+          all[i].removeAttribute("id");
+          if (all[i].hasAttribute("tabindex") || all[i].tagName === "A")
+            all[i].setAttribute("tabindex", "-1");
+        }
+      }
+      into.appendChild(copy);
+    }
+  }
+
+  // Labels and value wrappers for stacking, once; false when the table has
+  // no header to label its cells with.
+  function prepareStack(table) {
+    var done = table.getAttribute("data-dppca-stack");
+    if (done) return done === "ok";
+    var parts = tableParts(table);
+    var heads = []; // per column: its header cells, top level first
+    var grid = cellColumns(parts.head);
+    for (var r = 0; r < grid.length; r++) {
+      for (var i = 0; i < grid[r].length; i++) {
+        var h = grid[r][i];
+        if (isBlank(h.cell)) continue;
+        for (var c = h.col; c < h.col + h.span; c++) {
+          heads[c] = heads[c] || [];
+          if (heads[c].indexOf(h.cell) < 0) heads[c].push(h.cell);
+        }
+      }
+    }
+    var labelled = heads.some(function (l) {
+      return l && l.length;
+    });
+    if (!labelled || !parts.body.length) {
+      table.setAttribute("data-dppca-stack", "no");
+      return false;
+    }
+    var tex = texSources();
+    var body = cellColumns(parts.body);
+    for (var b = 0; b < body.length; b++) {
+      var title = null;
+      for (var k = 0; k < body[b].length; k++) {
+        var cell = body[b][k].cell;
+        if (cell.tagName === "TH" && !title) title = cell;
+      }
+      title = title || (body[b].length ? body[b][0].cell : null);
+      for (var m = 0; m < body[b].length; m++) {
+        var cellAt = body[b][m];
+        var td = cellAt.cell;
+        var levels = heads[cellAt.col] || [];
+        var value = document.createElement("div");
+        value.className = "dppca-cell-value";
+        if (isBlank(td)) td.classList.add("dppca-blank-cell");
+        while (td.firstChild) value.appendChild(td.firstChild);
+        if (levels.length) {
+          var label = document.createElement("span");
+          label.className = "dppca-cell-label";
+          var text = [];
+          for (var l = 0; l < levels.length; l++) {
+            if (l) label.appendChild(document.createTextNode(" \u00b7 "));
+            copyHeader(levels[l], label);
+            text.push(plainText(levels[l], tex));
+          }
+          td.setAttribute("data-label", text.join(" \u00b7 "));
+          td.appendChild(label);
+        } else td.classList.add("dppca-unlabelled");
+        td.appendChild(value);
+        if (td === title) td.classList.add("dppca-row-title");
+      }
+    }
+    table.setAttribute("data-dppca-stack", "ok");
+    return true;
   }
 
   // The fade of a box's edge spares its caption: the height, from the box's
@@ -156,12 +365,12 @@
   }
 
   function update(force) {
-    widen();
     var boxes = document.querySelectorAll(BOXES);
     for (var i = 0; typeset && i < boxes.length; i++) {
       var table = boxes[i].querySelector(":scope > table");
       if (table) fitTable(table, boxes[i], force === true);
     }
+    widen(); // after the tables: a stacked cell is narrower than its column
     for (var j = 0; j < boxes.length; j++) {
       mark(boxes[j]);
       spareCaption(boxes[j]);
