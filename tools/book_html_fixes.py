@@ -506,8 +506,8 @@ def minus_signs(app, doctree, docname) -> None:
     from docutils import nodes
 
     for text in list(doctree.findall(nodes.Text)):
-        if "-" not in text:
-            continue
+        if "-" not in text or text.parent is None:
+            continue  # a detached copy (the page's title in its toctree)
         parent, skip = text.parent, False
         while parent is not None:
             if type(parent).__name__ in NOT_PROSE:
