@@ -181,7 +181,8 @@ class SpikedCalibration:
 def spiked_calibration(
     n, d, k, epsilon, delta, *, noise="safe", shares=DEFAULT_SHARES
 ) -> SpikedCalibration:
-    """The calibration of :func:`spiked_pca` (module docstring).
+    """The calibration of :func:`~dppca.mechanisms.spiked.spiked_pca`
+    (module docstring).
 
     Sensitivities, unit ball, float margins ``m = float_margin(n, d)``
     included: gap ``2/n + 4m`` (rounding 1 cell), top-k eigenvalues
@@ -268,7 +269,8 @@ def spiked_record(cal: SpikedCalibration) -> Release:
 def spiked_guarantee(
     n, d, k, epsilon, delta, *, noise="safe", shares=DEFAULT_SHARES
 ) -> Release:
-    """Guarantee record of :func:`spiked_pca` with these settings.
+    """Guarantee record of :func:`~dppca.mechanisms.spiked.spiked_pca`
+    with these settings.
 
     Parameters
     ----------
