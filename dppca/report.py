@@ -51,6 +51,26 @@ def neighbours_in_words(relation: str) -> str:
     return NEIGHBOURS_IN_WORDS.get(relation, relation)
 
 
+def composed_unit(relations) -> str:
+    """The unit of privacy that the composition of releases with these
+    neighbouring relations protects, in words. A per-person release is also
+    private per row (replacing one row changes one person's rows), but a
+    per-row release says nothing about a person: when a ledger holds both,
+    the guarantee for all of them together holds per row only (red team,
+    round 13: the report listed "a row; per person, at most 4 rows" beside
+    one composed ε)."""
+    units = list(dict.fromkeys(unit_of_privacy(r) for r in relations))
+    if len(units) == 1:
+        return units[0]
+    if "a row" in units:
+        return (
+            "a row only: some releases protect a row, others a person "
+            f"({'; '.join(u for u in units if u != 'a row')}), and "
+            "together they protect a row, not a person"
+        )
+    return "; ".join(units)
+
+
 def _jsonable(value):
     """``value`` as JSON values only (tuples and arrays as lists, nan as
     None, ±inf as strings, other objects by their repr)."""
@@ -185,11 +205,7 @@ class PrivacyReport:
             "; ".join(neighbours_in_words(r) for r in self.neighbours)
             or NEIGHBOURS_IN_WORDS[REPLACE_ONE]
         )
-        units = "; ".join(
-            dict.fromkeys(
-                unit_of_privacy(r) for r in self.neighbours or [REPLACE_ONE]
-            )
-        )
+        units = composed_unit(self.neighbours or [REPLACE_ONE])
         lines = [
             f"Privacy report: {self.subject} (dppca {self.version}).",
             f"Guarantee: {figure}, for all {n} release(s) together "

@@ -60,6 +60,7 @@ from dp_accounting.rdp import rdp_privacy_accountant
 from ..exceptions import (
     BudgetExceededError,
     LedgerCopyError,
+    PrivacyWarning,
     UnprovedGuaranteeWarning,
     silenced,
     warn,
@@ -426,9 +427,23 @@ class Accountant:
                     f"total would be ε = {epsilon:.4g}. Nothing of this "
                     "release was charged or drawn."
                 )
+            before = {r.neighbours for r in self._releases}
             self._releases += new
             self._charges += (label,)
             self._sizes += (len(new),)
+            after = {r.neighbours for r in self._releases}
+        if len(after) > 1 and len(before) <= 1 and before:
+            # the composed figure holds for the weakest unit (a row, when
+            # any release protects only a row): say so when it happens
+            warn(
+                f"{label} protects another unit than the releases already "
+                f"charged ({sorted(after)}): the ledger's composed guarantee "
+                "holds only for neighbours that every release protects (a "
+                "row, when any release protects only a row). Use one ledger "
+                "per unit of privacy.",
+                PrivacyWarning,
+                stacklevel=None,
+            )
         return epsilon, delta
 
     def report(self):
