@@ -230,7 +230,17 @@ def _matrix_plan(mechanism, n, d, epsilon, delta, kind):
     """``(sensitivity, sigma, grid, record)`` of the matrix release, by the
     mechanism's own ``covariance`` hooks."""
     sensitivity = frobenius_sensitivity_second_moment(n, upper_triangle=True)
-    hooks = registry.MECHANISMS[mechanism].covariance
+    spec = registry.MECHANISMS[mechanism]
+    if spec.notion == "not_dp":
+        # PrivatePCA runs such a mechanism only with allow_not_dp; the
+        # covariance estimator has no such opt-in, so it refuses (red team,
+        # round 13: a registered not-DP spec ran here with warnings only)
+        raise ValueError(
+            f"mechanism {mechanism!r} is not differentially private "
+            "(its spec's notion is 'not_dp'); PrivateCovariance runs only "
+            "private mechanisms. Nothing was charged or drawn."
+        )
+    hooks = spec.covariance
     sigma, grid, record = hooks.plan(
         n, d, epsilon, delta, kind, _check_drawable
     )

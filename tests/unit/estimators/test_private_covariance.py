@@ -358,3 +358,53 @@ def test_budgeted_grid_search_private_selection_is_refused_before_any_fit():
     with pytest.raises(ValueError, match="selection='private' cannot run"):
         budgeted_grid_search(est, {"center_share": [0.1, 0.4]}, ledger, X)
     assert ledger.spent == (0.0, 0.0)
+
+
+def test_a_registered_mechanism_that_is_not_dp_is_refused_before_any_charge():
+    """Red team, round 13: a spec registered with covariance hooks and the
+    notion "not_dp" (here: no noise at all) ran in PrivateCovariance with
+    warnings only and charged a ledger; PrivatePCA refuses it without
+    allow_not_dp, and the covariance estimator, which has no such opt-in,
+    refuses it outright."""
+    from dppca.mechanisms import registry
+    from dppca.mechanisms.spec import (
+        CovarianceHooks,
+        MechanismSpec,
+        noisy_matrix_release,
+    )
+    from dppca.privacy.accounting import Accountant
+    from dppca.privacy.guarantees import Release
+
+    def record(epsilon, delta):
+        return Release(
+            "noiseless", "approximate", epsilon, delta, noise="float",
+            proved=False, caveat="not differentially private",
+        )  # fmt: skip
+
+    spec = MechanismSpec(
+        key="noiseless_cov",
+        label="noiseless",
+        notion="not_dp",
+        uses_delta=True,
+        uses_epsilon=True,
+        guarantee=lambda n, d, k, e, dl, o: record(e, dl),
+        privacy="not DP",
+        run=lambda A, n, k, e, dl, rng, o: noisy_matrix_release(A, k),
+        covariance=CovarianceHooks(
+            plan=lambda n, d, e, dl, kind, check: (1e-300, None, record(e, dl)),
+            release=lambda A, n, e, dl, rng, kind, sigma: (A, 0.0),
+        ),
+        proof="no (not DP)",
+    )
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    acc = Accountant(epsilon=2.0, delta=1e-5)
+    with registry.registered(spec):
+        est = PrivateCovariance(
+            epsilon=1.0, delta=1e-6, data_norm=1.0, center=False,
+            mechanism="noiseless_cov", accountant=acc,
+        )  # fmt: skip
+        with pytest.raises(ValueError, match="not differentially private"):
+            est.fit(X)
+    assert acc.spent == (0.0, 0.0) and not hasattr(est, "covariance_")
