@@ -85,6 +85,7 @@ from ..privacy.accounting import basic_composition
 from ..privacy.guarantees import UNCOMPOSABLE
 from .persons import (
     Persons,
+    check_padded_size,
     check_pairing,
     check_person_mechanism,
     check_person_parameters,
@@ -406,7 +407,7 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
     persons (:func:`_persons_of`). Returns the fitted attributes."""
     dtype, X = X.dtype, X.astype(np.float64, copy=False)
     n, d = X.shape
-    persons = _persons_of(est, groups, n)
+    persons = _persons_of(est, groups, n, d)
     units = n if persons is None else persons.N
     plan = release_plan(est, units, d)
     relation = None
@@ -455,7 +456,7 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
     return postprocessing.cast_outputs(fitted, dtype)
 
 
-def _persons_of(est, groups, n):
+def _persons_of(est, groups, n, d):
     """The persons of a fit with ``groups`` (``None`` without): the checks
     of :mod:`dppca.decomposition.persons`, all before any charge; with
     ``groups``, ``centered_norm="auto"`` means ``data_norm`` (no private
@@ -465,6 +466,7 @@ def _persons_of(est, groups, n):
         return None
     check_person_parameters(est)
     codes, N = person_codes(groups, n)
+    check_padded_size(N, m, d)
     if isinstance(est.centered_norm, str) and est.centered_norm == "auto":
         est.centered_norm = None  # the stand-in of the fit, not the caller's
     return Persons(codes, N, m)

@@ -83,7 +83,6 @@ fewer than ``m`` rows counts with zero rows.
 
 from __future__ import annotations
 
-import math
 import numbers
 from dataclasses import dataclass
 
@@ -211,6 +210,23 @@ def check_person_mechanism(name: str) -> None:
         )
 
 
+#: The most entries (N·m·d, float64) the padded data set may hold: 2 GiB.
+MAX_PADDED_ENTRIES = 2**28
+
+
+def check_padded_size(N: int, m: int, d: int) -> None:
+    """Refuse, before any charge, a padded data set of ``N·m`` rows of
+    ``d`` that could not be allocated (red team, round 13: m = 10¹³ raised
+    MemoryError after the ledger was charged). ``N`` is the same on
+    neighbouring data sets (replace-one person), so is the refusal."""
+    if N * m * d > MAX_PADDED_ENTRIES:
+        raise ValueError(
+            f"max_rows_per_person={m} pads the {N} persons to {N * m:,} rows "
+            f"of {d} (more than {MAX_PADDED_ENTRIES:,} entries): choose a "
+            "smaller max_rows_per_person. Nothing was charged or drawn."
+        )
+
+
 def person_codes(groups, n: int) -> tuple[np.ndarray, int]:
     """``(codes, N)``: the person of each of the ``n`` rows as an integer in
     ``[0, N)`` (in order of first appearance) and the number of persons.
@@ -229,17 +245,32 @@ def person_codes(groups, n: int) -> tuple[np.ndarray, int]:
     index: dict = {}
     codes = np.empty(n, dtype=np.intp)
     for i, label in enumerate(labels.tolist()):
-        if label is None or (isinstance(label, float) and math.isnan(label)):
-            raise ValueError(
-                "groups must name a person for every row; got None or NaN"
-            )
         try:
-            codes[i] = index.setdefault(label, len(index))
+            hash(label)
         except TypeError:
             raise TypeError(
                 f"groups must hold hashable labels; got {label!r}"
             ) from None
+        if _names_no_one(label):
+            raise ValueError(
+                "groups must name a person for every row; got a missing "
+                f"label ({label!r}: None, NaN or the like)"
+            )
+        codes[i] = index.setdefault(label, len(index))
     return codes, len(index)
+
+
+def _names_no_one(label) -> bool:
+    """A missing label: ``None``, or one not equal to itself (a NaN of any
+    type: float, numpy's, complex, ``Decimal``), or one that cannot compare
+    with itself (``pandas.NA``, a signalling NaN). Each would otherwise make
+    its own "person" of every row it labels (red team, round 13)."""
+    if label is None:
+        return True
+    try:
+        return not bool(label == label)
+    except Exception:
+        return True
 
 
 @dataclass(frozen=True)
@@ -301,10 +332,12 @@ def padded(X, total_rows: int, row=None):
 
 
 __all__ = [
+    "MAX_PADDED_ENTRIES",
     "PERSON_LEVEL",
     "PERSON_NEIGHBOURS",
     "Persons",
     "check_max_rows_per_person",
+    "check_padded_size",
     "check_pairing",
     "check_person_mechanism",
     "check_person_parameters",

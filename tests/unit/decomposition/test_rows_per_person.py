@@ -353,3 +353,41 @@ def test_a_pipeline_routes_the_groups():
     assert records[-1].neighbours == person_neighbours(3)
     with pytest.raises(ValueError, match="pass groups"):
         pipe.fit(X)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        np.float32("nan"),
+        np.float16("nan"),
+        complex("nan"),
+        __import__("decimal").Decimal("NaN"),
+    ],
+)
+def test_any_missing_label_is_refused(label):
+    """Red team, round 13: NaN of other types than float made each row its
+    own person (splitting a real person)."""
+    from dppca.decomposition.persons import person_codes
+
+    groups = [1, 2, label, 2]
+    with pytest.raises(ValueError, match="missing label"):
+        person_codes(groups, 4)
+    assert person_codes([1, 2, 3, 2], 4)[1] == 3
+
+
+def test_a_padding_too_large_is_refused_before_any_charge():
+    """Red team, round 13: m = 10¹³ raised MemoryError after the charge."""
+    from dppca.privacy.accounting import Accountant
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    acc = Accountant(epsilon=1.0, delta=1e-5)
+    est = PrivatePCA(
+        n_components=1, epsilon=0.5, delta=1e-6, data_norm=1.0,
+        center=False, mechanism="analyze_gauss",
+        max_rows_per_person=10**13, accountant=acc,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="smaller max_rows_per_person"):
+        est.fit(X, groups=np.arange(50) % 10)
+    assert acc.spent == (0.0, 0.0)
