@@ -142,6 +142,25 @@ class PrivateGridSearch:
 
 
 @owns_float_state
+def _refuse_rows_per_person(estimator, steps, candidates) -> None:
+    """The search does not route ``groups`` to the fits: a private step with
+    ``max_rows_per_person`` (in the estimator or the grid) would be charged
+    and then refuse its fit without groups. Refused before any fit (red
+    team, round 13: three fold fits charged ε = 1.13, then the refusal)."""
+    settings = [estimator.get_params()] + [
+        {**estimator.get_params(), **c} for c in candidates
+    ]
+    names = [p + "max_rows_per_person" for p, _ in steps]
+    used = sorted({n for s in settings for n in names if s.get(n) is not None})
+    if used:
+        raise ValueError(
+            f"budgeted_grid_search does not pass groups to the fits, so it "
+            f"cannot search a per-person fit ({used} set): fit each setting "
+            "with fit(X, groups=...) and one accountant instead. Nothing "
+            "was fitted or charged."
+        )
+
+
 def budgeted_grid_search(
     estimator,
     param_grid,
@@ -321,6 +340,7 @@ def budgeted_grid_search(
             "Pass random_state=None; nothing was fitted"
         )
     candidates = list(ParameterGrid(param_grid))
+    _refuse_rows_per_person(estimator, steps, candidates)
     X = checked_rows(X, estimator, steps, candidates)
     n, d = X.shape
     splits = label_free_splits(cv, n)

@@ -391,3 +391,26 @@ def test_a_padding_too_large_is_refused_before_any_charge():
     with pytest.raises(ValueError, match="smaller max_rows_per_person"):
         est.fit(X, groups=np.arange(50) % 10)
     assert acc.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("where", ["grid", "estimator"])
+def test_a_budgeted_search_of_per_person_fits_is_refused_before_any_fit(where):
+    """Red team, round 13: the search does not route groups; a grid over
+    max_rows_per_person charged three fold fits, then refused."""
+    from dppca import budgeted_grid_search
+    from dppca.privacy.accounting import Accountant
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    acc = Accountant(epsilon=2.0, delta=1e-5)
+    est = PrivatePCA(
+        n_components=1, delta=1e-6, data_norm=1.0, center=False,
+        mechanism="analyze_gauss",
+        max_rows_per_person=3 if where == "estimator" else None,
+    )  # fmt: skip
+    grid = {"max_rows_per_person": [None, 3]} if where == "grid" else {}
+    grid["n_components"] = [1, 2]
+    with pytest.raises(ValueError, match="does not pass groups"):
+        budgeted_grid_search(est, grid, acc, X, cv=3)
+    assert acc.spent == (0.0, 0.0)
