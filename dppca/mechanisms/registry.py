@@ -159,6 +159,10 @@ def _refresh() -> None:
         subscriber()
 
 
+#: The token of each run-time registration (:func:`register`), by key.
+_REGISTRATIONS: dict[str, object] = {}
+
+
 def register(spec: MechanismSpec) -> Callable[[], None]:
     """Add a mechanism to the registry, and return the function that takes
     it back out.
@@ -182,11 +186,15 @@ def register(spec: MechanismSpec) -> Callable[[], None]:
     a test undoes it, or uses :func:`registered`.
     """
     _check_spec(spec, _SPECS)
-    stored = _SPECS[spec.key] = spec
+    _SPECS[spec.key] = spec
+    # this registration's own token: a stale undo (from an earlier
+    # registration of the same spec, already undone) must not remove a
+    # later one (red team, round 13)
+    token = _REGISTRATIONS[spec.key] = object()
 
     def undo() -> None:
-        if _SPECS.get(spec.key) is stored:
-            del _SPECS[spec.key]
+        if _REGISTRATIONS.get(spec.key) is token:
+            del _SPECS[spec.key], _REGISTRATIONS[spec.key]
             _refresh()
 
     _refresh()

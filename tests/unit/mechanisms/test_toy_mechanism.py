@@ -183,3 +183,17 @@ def test_a_key_is_registered_once():
             registry.register(TOY)
     with pytest.raises(ValueError, match="already registered"):
         registry.register(registry.MECHANISMS["laplace"])
+
+
+def test_a_stale_undo_leaves_a_later_registration_alone():
+    """Red team, round 13: after the same spec was registered again, the
+    first registration's undo (already called once) removed the new one."""
+    first = registry.register(TOY)
+    first()
+    second = registry.register(TOY)
+    try:
+        first()  # stale: does nothing
+        assert "toy" in registry.MECHANISMS
+    finally:
+        second()
+    assert "toy" not in registry.MECHANISMS
