@@ -73,11 +73,13 @@ def census_ratios(rows: int, k: int, repeats: int) -> dict[str, float]:
     )
     ratios = {}
     release = complex_gaussian.complex_gaussian_approximation_from_second_moment
-    t = best_time(lambda: release(A, n, k, EPSILON, DELTA, rng=rng), repeats)
+    t = best_time(
+        lambda: release(A, n, k, epsilon=EPSILON, delta=DELTA, rng=rng), repeats
+    )
     ratios["complex Gaussian from A (safe noise)"] = t / t_eigh
     t = best_time(
         lambda: trace_sensitive.trace_sensitive_covariance(
-            X, EPSILON, DELTA, rng=rng
+            X, epsilon=EPSILON, delta=DELTA, rng=rng
         ),
         repeats,
     )
@@ -97,7 +99,13 @@ def streaming_costs(X, k: int, repeats: int) -> dict[str, float]:
     gap = float(np.min(values[:k] - values[1 : k + 1]))
     d = X.shape[1]
     run = streaming.dp_pca_oja(
-        X, k, EPSILON, DELTA, eigengap=gap, rng=1, diagnostics=True
+        X,
+        k,
+        epsilon=EPSILON,
+        delta=DELTA,
+        eigengap=gap,
+        rng=1,
+        diagnostics=True,
     )
     scales = [(step.sigma, step.granularity) for step in run.steps]
     rng = np.random.default_rng(2)
@@ -106,7 +114,13 @@ def streaming_costs(X, k: int, repeats: int) -> dict[str, float]:
         with warnings.catch_warnings():  # float noise: not proved; timed
             warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
             streaming.dp_pca_oja(
-                X, k, EPSILON, DELTA, eigengap=gap, rng=rng, noise=noise
+                X,
+                k,
+                epsilon=EPSILON,
+                delta=DELTA,
+                eigengap=gap,
+                rng=rng,
+                noise=noise,
             )
 
     def sampler_alone():
@@ -177,7 +191,7 @@ def wide_run(n: int, d: int, k: int) -> None:
     tracemalloc.start()
     start = time.perf_counter()
     streaming.dp_pca_oja(
-        X, k, EPSILON, DELTA, eigengap=top[0] - following, rng=2
+        X, k, epsilon=EPSILON, delta=DELTA, eigengap=top[0] - following, rng=2
     )
     elapsed = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()

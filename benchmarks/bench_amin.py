@@ -75,19 +75,19 @@ def main(argv=None):
     for method in covariance.METHODS:
         t = best_time(
             lambda m=method: covariance.amin_subspace_from_second_moment(
-                A, n, args.k, epsilon, rng=rng, method=m
+                A, n, args.k, epsilon=epsilon, rng=rng, method=m
             ),
             args.repeats,
         )
         ratios[f"dppca Amin from A ({method})"] = t / t_eigh
     t = best_time(
-        lambda: covariance.amin_subspace(X, args.k, epsilon, rng=rng),
+        lambda: covariance.amin_subspace(X, args.k, epsilon=epsilon, rng=rng),
         args.repeats,
     )
     ratios["dppca Amin from X (eigenbasis, incl. X^T X)"] = t / t_eigh
     t = best_time(
         lambda: covariance.amin_covariance_from_second_moment(
-            A, n, args.k, epsilon, rng=rng
+            A, n, args.k, epsilon=epsilon, rng=rng
         ),
         args.repeats,
     )

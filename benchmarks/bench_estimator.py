@@ -158,11 +158,18 @@ def by_hand(X, k, fitted, rng, steps=None):
     eps, delta = budgets[fitted.mechanism_]
     if fitted.mechanism_ == "gaussian_approx":
         V, spectrum = gaussian_subspace_recovery_from_second_moment(
-            A, n, k, eps, delta, rng=rng, noise="safe", return_spectrum=True
+            A,
+            n,
+            k,
+            epsilon=eps,
+            delta=delta,
+            rng=rng,
+            noise="safe",
+            return_spectrum=True,
         )
     elif fitted.mechanism_ == "analyze_gauss":
         noisy = analyze_gauss_from_second_moment(
-            A, n, eps, delta, rng=rng, noise="safe"
+            A, n, epsilon=eps, delta=delta, rng=rng, noise="safe"
         )
         V = top_k_subspace(noisy, k)
         spectrum = scipy.linalg.eigvalsh(noisy, check_finite=False)
@@ -280,7 +287,7 @@ def main() -> None:
         A = gram(X) / n
         # the estimator's default noise, so that only its own work differs
         noisy = analyze_gauss_from_second_moment(
-            A, n, EPS, DELTA, rng=0, noise="safe"
+            A, n, epsilon=EPS, delta=DELTA, rng=0, noise="safe"
         )
         return top_k_subspace(noisy, k)
 
@@ -299,7 +306,7 @@ def main() -> None:
         # kernel of dppca.linalg.clipped_sums, whose float error is proved
         A = clipped_second_moment(X, 1.0).matrix
         noisy = analyze_gauss_from_second_moment(
-            A, n, EPS, DELTA, rng=0, noise="safe"
+            A, n, epsilon=EPS, delta=DELTA, rng=0, noise="safe"
         )
         return top_k_subspace(noisy, k)
 
@@ -314,7 +321,7 @@ def main() -> None:
     # spectrum (eigvalsh of the d x d noisy matrix, for
     # explained_variance_ratio_), post-processing the bare mechanism skips
     noisy = analyze_gauss_from_second_moment(
-        clipped_second_moment(X, 1.0).matrix, n, EPS, DELTA, rng=0
+        clipped_second_moment(X, 1.0).matrix, n, epsilon=EPS, delta=DELTA, rng=0
     )
     t_spectrum = best_time(
         lambda: scipy.linalg.eigvalsh(noisy, check_finite=False)

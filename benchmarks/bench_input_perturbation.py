@@ -39,22 +39,26 @@ def main() -> None:
     mechanisms = {}
     for noise in ("float", "safe"):
         mechanisms[f"mod_sulq ({noise})"] = lambda noise=noise: (
-            IP.mod_sulq_from_second_moment(A, N, EPS, DELTA, rng, noise=noise)
+            IP.mod_sulq_from_second_moment(
+                A, N, epsilon=EPS, delta=DELTA, rng=rng, noise=noise
+            )
         )
         mechanisms[f"analyze_gauss ({noise})"] = lambda noise=noise: (
             IP.analyze_gauss_from_second_moment(
-                A, N, EPS, DELTA, rng, noise=noise
+                A, N, epsilon=EPS, delta=DELTA, rng=rng, noise=noise
             )
         )
         mechanisms[f"laplace_input ({noise})"] = lambda noise=noise: (
             IP.laplace_input_perturbation_from_second_moment(
-                A, N, EPS, rng, noise=noise
+                A, N, epsilon=EPS, rng=rng, noise=noise
             )
         )
     mechanisms.update(
         {
             "wishart_input_perturbation": lambda: (
-                IP.wishart_input_perturbation_from_second_moment(A, N, EPS, rng)
+                IP.wishart_input_perturbation_from_second_moment(
+                    A, N, epsilon=EPS, rng=rng
+                )
             ),
         }
     )

@@ -77,7 +77,9 @@ def out_of_core() -> None:
     if timing.QUICK:  # no cluster: the same calls on a small Dask array
         X = dist.synthetic_rows(20_000, 10, [4.0, 2.0, 1.0], chunk_rows=5_000)
         A = dist.second_moment_dask(X)
-        power_method.noisy_power_method(X, 3, EPS, DELTA, n_iterations=3, rng=0)
+        power_method.noisy_power_method(
+            X, 3, epsilon=EPS, delta=DELTA, n_iterations=3, rng=0
+        )
         print(f"[2] quick: A and 3 power steps on {X.shape} Dask rows")
         return
     from distributed import Client, LocalCluster
@@ -100,7 +102,9 @@ def out_of_core() -> None:
         A = dist.second_moment_dask(X)
         seconds = time.perf_counter() - start
         start = time.perf_counter()
-        power_method.noisy_power_method(X, 3, EPS, DELTA, n_iterations=3, rng=0)
+        power_method.noisy_power_method(
+            X, 3, epsilon=EPS, delta=DELTA, n_iterations=3, rng=0
+        )
         npm_seconds = time.perf_counter() - start
         samples = dist.collect_memory_samples(client)
         limits = dist.worker_memory_limits(client)
@@ -127,7 +131,7 @@ def versus_analyze_gauss() -> None:
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     with threadpool_limits(limits=1):
         start = time.perf_counter()
-        noisy = dppca.analyze_gauss(X, EPS, DELTA, rng=rng)
+        noisy = dppca.analyze_gauss(X, epsilon=EPS, delta=DELTA, rng=rng)
         noisy_seconds = time.perf_counter() - start
         V_ag = dppca.linalg.top_k_subspace(noisy, k)
         ag_seconds = time.perf_counter() - start
@@ -141,8 +145,8 @@ def versus_analyze_gauss() -> None:
         V_npm = power_method.noisy_power_method(
             X,
             k,
-            EPS,
-            DELTA,
+            epsilon=EPS,
+            delta=DELTA,
             n_iterations=steps,
             calibration="gdp",
             noise="float",

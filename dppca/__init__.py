@@ -42,7 +42,6 @@ from .mechanisms.input_perturbation import (
     mod_sulq,
 )
 from .mechanisms.input_perturbation_wishart import (
-    wishart_input_perturbation,
     wishart_input_perturbation_delta,
 )
 from .privacy.guarantees import Guarantee, Released, guarantee_of
@@ -99,7 +98,6 @@ __all__ = [
     "analyze_gauss",
     "mod_sulq",
     "laplace_input_perturbation",
-    "wishart_input_perturbation",
     "wishart_input_perturbation_delta",
     "ppca",
     "ppca_from_second_moment",

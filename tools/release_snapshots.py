@@ -196,48 +196,55 @@ def functional_snapshots(X):
     coinpress = module("dppca.mechanisms.coinpress")
     streaming = module("dppca.streaming", "dppca.mechanisms.streaming")
     power_method = module("dppca.power_method", "dppca.mechanisms.power_method")
+    wishart = module(  # not DP, so not exported at the top level
+        "dppca.input_perturbation", "dppca.mechanisms.input_perturbation"
+    )
     private_bounds = dppca.privacy.private_bounds
     calls = {  # each takes the keyword arguments of one variant
         "analyze_gauss": lambda **kw: dppca.analyze_gauss(
-            X, 1.0, 1e-5, rng=SEED, **kw
+            X, epsilon=1.0, delta=1e-5, rng=SEED, **kw
         ),
-        "mod_sulq": lambda **kw: dppca.mod_sulq(X, 1.0, 1e-5, rng=SEED, **kw),
+        "mod_sulq": lambda **kw: dppca.mod_sulq(
+            X, epsilon=1.0, delta=1e-5, rng=SEED, **kw
+        ),
         "laplace_input_perturbation": lambda **kw: (
-            dppca.laplace_input_perturbation(X, 1.0, rng=SEED, **kw)
+            dppca.laplace_input_perturbation(X, epsilon=1.0, rng=SEED, **kw)
         ),
         "wishart_input_perturbation": lambda **kw: (
-            dppca.wishart_input_perturbation(X, 1.0, rng=SEED, **kw)
+            wishart.wishart_input_perturbation(X, epsilon=1.0, rng=SEED, **kw)
         ),
         "wishart_input_perturbation_delta": lambda **kw: (
-            dppca.wishart_input_perturbation_delta(X, 1e-5, rng=SEED, **kw)
+            dppca.wishart_input_perturbation_delta(
+                X, delta=1e-5, rng=SEED, **kw
+            )
         ),
-        "ppca": lambda **kw: dppca.ppca(X, K, 2.0, rng=SEED, **kw),
+        "ppca": lambda **kw: dppca.ppca(X, K, epsilon=2.0, rng=SEED, **kw),
         "amin_subspace": lambda **kw: dppca.amin_subspace(
-            X, K, 2.0, rng=SEED, **kw
+            X, K, epsilon=2.0, rng=SEED, **kw
         ),
         "gaussian_subspace_recovery": lambda **kw: (
             gaussian_approx.gaussian_subspace_recovery(
-                X, K, 1.0, 1e-5, rng=SEED, **kw
+                X, K, epsilon=1.0, delta=1e-5, rng=SEED, **kw
             )
         ),
         "complex_gaussian_approximation": lambda **kw: (
             complex_gaussian.complex_gaussian_approximation(
-                X, K, 1.0, 1e-5, rng=SEED, **kw
+                X, K, epsilon=1.0, delta=1e-5, rng=SEED, **kw
             )
         ),
         "trace_sensitive_covariance": lambda **kw: (
             trace_sensitive.trace_sensitive_covariance(
-                X, 1.0, 1e-5, rng=SEED, **kw
+                X, epsilon=1.0, delta=1e-5, rng=SEED, **kw
             )
         ),
         "coinpress_covariance": lambda **kw: coinpress.coinpress_covariance(
-            X, 1.0, 1e-5, rng=SEED, **kw
+            X, epsilon=1.0, delta=1e-5, rng=SEED, **kw
         ),
         "dp_pca_oja": lambda **kw: streaming.dp_pca_oja(
-            X, K, 1.0, 1e-5, eigengap=0.05, rng=SEED, **kw
+            X, K, epsilon=1.0, delta=1e-5, eigengap=0.05, rng=SEED, **kw
         ),
         "noisy_power_method": lambda **kw: power_method.noisy_power_method(
-            X, K, 1.0, 1e-5, rng=SEED, **kw
+            X, K, epsilon=1.0, delta=1e-5, rng=SEED, **kw
         ),
         "norm_quantile": lambda **kw: private_bounds.norm_quantile(
             X, 0.9, 1.0, lower=0.01, upper=10.0, rng=SEED, **kw

@@ -71,14 +71,16 @@ def _noisy_matrix_entry_points(full, moment, arguments):
 
     def budget(epsilon, delta):
         if arguments == "epsilon_delta":
-            return (epsilon, delta)
-        return (epsilon,) if arguments == "epsilon" else (delta,)
+            return dict(epsilon=epsilon, delta=delta)
+        if arguments == "epsilon":
+            return dict(epsilon=epsilon)
+        return dict(delta=delta)
 
     def release(X, k, epsilon, delta, rng=None):
-        return top_k_subspace(full(X, *budget(epsilon, delta), rng=rng), k)
+        return top_k_subspace(full(X, rng=rng, **budget(epsilon, delta)), k)
 
     def from_moment(A, n, k, epsilon, delta, rng=None):
-        noisy = moment(A, n, *budget(epsilon, delta), rng=rng)
+        noisy = moment(A, n, rng=rng, **budget(epsilon, delta))
         return top_k_subspace(noisy, k)
 
     return release, from_moment
@@ -99,32 +101,46 @@ def _input_perturbation(name, arguments, **facts):
 
 
 def _ppca_release(X, k, epsilon, delta, rng=None, **options):
-    return exponential.ppca(X, k, epsilon, rng=rng, **options)
+    return exponential.ppca(X, k, epsilon=epsilon, rng=rng, **options)
 
 
 def _ppca_moment(A, n, k, epsilon, delta, rng=None, **options):
     return exponential.ppca_from_second_moment(
-        A, n, k, epsilon, rng=rng, **options
+        A, n, k, epsilon=epsilon, rng=rng, **options
     )
 
 
 def _amin_release(X, k, epsilon, delta, rng=None):
-    return covariance.amin_subspace(X, k, epsilon, rng=rng)
+    return covariance.amin_subspace(X, k, epsilon=epsilon, rng=rng)
 
 
 def _amin_moment(A, n, k, epsilon, delta, rng=None):
     return covariance.amin_subspace_from_second_moment(
-        A, n, k, epsilon, rng=rng
+        A, n, k, epsilon=epsilon, rng=rng
+    )
+
+
+def _gaussian_release(X, k, epsilon, delta, rng=None, **options):
+    return gaussian_approx.gaussian_subspace_recovery(
+        X, k, epsilon=epsilon, delta=delta, rng=rng, **options
+    )
+
+
+def _gaussian_moment(A, n, k, epsilon, delta, rng=None, **options):
+    return gaussian_approx.gaussian_subspace_recovery_from_second_moment(
+        A, n, k, epsilon=epsilon, delta=delta, rng=rng, **options
     )
 
 
 def _power_release(X, k, epsilon, delta, rng=None):
-    return power_method.noisy_power_method(X, k, epsilon, delta, rng=rng)
+    return power_method.noisy_power_method(
+        X, k, epsilon=epsilon, delta=delta, rng=rng
+    )
 
 
 def _power_moment(A, n, k, epsilon, delta, rng=None):
     return power_method.noisy_power_method_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng
+        A, n, k, epsilon=epsilon, delta=delta, rng=rng
     )
 
 
@@ -132,7 +148,7 @@ def _complex_moment(A, n, k, epsilon, delta, rng=None):
     """The top-k axes of the released real matrix ``Re Ĥ``
     (post-processing, as ``PrivatePCA`` does)."""
     H = complex_gaussian.complex_gaussian_approximation_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng, output="real"
+        A, n, k, epsilon=epsilon, delta=delta, rng=rng, output="real"
     )
     return top_k_subspace(np.asarray(H), k)
 
@@ -147,7 +163,7 @@ def _trace_rows(rows, k, epsilon, delta, rng=None, cache=None):
     rows' second moments of one subset (``moment_cache``: deterministic in
     the rows and the radius, so the law of each release is unchanged)."""
     V = trace_sensitive.trace_sensitive_subspace(
-        rows, k, epsilon, delta, rng=rng, moment_cache=cache
+        rows, k, epsilon=epsilon, delta=delta, rng=rng, moment_cache=cache
     )
     return np.asarray(V)
 
@@ -157,7 +173,9 @@ def _trace_release(X, k, epsilon, delta, rng=None):
 
 
 def _streaming_rows(rows, k, epsilon, delta, rng=None, cache=None, **options):
-    V = streaming.dp_pca_oja(rows, k, epsilon, delta, rng=rng, **options)
+    V = streaming.dp_pca_oja(
+        rows, k, epsilon=epsilon, delta=delta, rng=rng, **options
+    )
     return np.asarray(V)
 
 
@@ -168,7 +186,9 @@ def _streaming_release(X, k, epsilon, delta, rng=None, **options):
 def _coinpress_rows(rows, k, epsilon, delta, rng=None, cache=None):
     if hasattr(rows, "toarray"):
         rows = rows.toarray()
-    V = coinpress.coinpress_subspace(rows, k, epsilon, delta, rng=rng)
+    V = coinpress.coinpress_subspace(
+        rows, k, epsilon=epsilon, delta=delta, rng=rng
+    )
     return np.asarray(V)
 
 
@@ -234,8 +254,8 @@ FACTS: dict[str, BookFacts] = {
         experiment_label="Gaussian subspace recovery (MV)",
         short_notion="(ε, δ)-DP",
         entry_point=(gaussian_approx.__name__, "gaussian_subspace_recovery"),
-        release=gaussian_approx.gaussian_subspace_recovery,
-        from_moment=gaussian_approx.gaussian_subspace_recovery_from_second_moment,
+        release=_gaussian_release,
+        from_moment=_gaussian_moment,
         style=dict(color="C9", linestyle="-", marker="h"),
     ),
     "complex_gaussian": BookFacts(

@@ -337,11 +337,11 @@ def check_cov_upper(cov_upper) -> float:
 
 def coinpress_covariance(
     X,
+    *,
     epsilon: float,
     delta: float,
     rng=None,
     noise: str = "safe",
-    *,
     cov_upper: float = 1.0,
     n_iterations: int = DEFAULT_ITERATIONS,
     shares=None,
@@ -418,12 +418,21 @@ def coinpress_covariance(
 
 @owns_float_state
 def coinpress_subspace(
-    X, k: int, epsilon: float, delta: float, rng=None, noise="safe", **options
+    X,
+    k: int,
+    *,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    noise="safe",
+    **options,
 ) -> Released:
     """The top-``k`` eigenvectors (``d x k``) of ``coinpress_covariance``
     (post-processing: same record). ``options`` go to it."""
     options.pop("return_run", None)
-    cov = coinpress_covariance(X, epsilon, delta, rng, noise, **options)
+    cov = coinpress_covariance(
+        X, epsilon=epsilon, delta=delta, rng=rng, noise=noise, **options
+    )
     k = check_k(k, cov.shape[0])
     return Released(top_k_subspace(np.asarray(cov), k), cov.guarantee)
 
@@ -436,7 +445,9 @@ def coinpress_subspace(
 def _run_rows(Z, n, k, epsilon, delta, rng, options):
     if hasattr(Z, "toarray"):
         Z = Z.toarray()
-    cov = coinpress_covariance(Z, epsilon, delta, rng=rng, **options)
+    cov = coinpress_covariance(
+        Z, epsilon=epsilon, delta=delta, rng=rng, **options
+    )
     values, vectors = np.linalg.eigh(np.asarray(cov))
     values, vectors = values[::-1], vectors[:, ::-1]
     return vectors[:, :k], values[:k], float(values[values > 0].sum())

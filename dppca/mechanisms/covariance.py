@@ -275,8 +275,8 @@ def amin_subspace_from_second_moment(
     A,
     n: int,
     k: int,
-    epsilon,
     *,
+    epsilon,
     rng=None,
     vector_weights=None,
     method: str = "eigenbasis",
@@ -303,7 +303,7 @@ def amin_subspace_from_second_moment(
 
 
 @owns_float_state
-def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
+def amin_subspace(X, k: int, *, epsilon, rng=None, **options) -> np.ndarray:
     """Amin et al. (2019), Alg. 1 step 2: a ``d x k`` orthonormal ``V``, ε-DP
     for every ``k``.
 
@@ -330,7 +330,12 @@ def amin_subspace(X, k: int, epsilon, *, rng=None, **options) -> np.ndarray:
     """
     X = check_data(X)
     return amin_subspace_from_second_moment(
-        unit_rows_second_moment(X), X.shape[0], k, epsilon, rng=rng, **options
+        unit_rows_second_moment(X),
+        X.shape[0],
+        k,
+        epsilon=epsilon,
+        rng=rng,
+        **options,
     )
 
 
@@ -339,8 +344,8 @@ def amin_covariance_from_second_moment(
     A,
     n: int,
     k: int,
-    epsilon,
     *,
+    epsilon,
     eigenvalue_share: float = DEFAULT_EIGENVALUE_SHARE,
     vector_split: str = "adaptive",
     beta: float = DEFAULT_BETA,
@@ -396,8 +401,8 @@ def amin_covariance_from_second_moment(
 def amin_covariance(
     X,
     k: int,
-    epsilon,
     *,
+    epsilon,
     eigenvalue_share: float = DEFAULT_EIGENVALUE_SHARE,
     rng=None,
     **options,
@@ -437,7 +442,7 @@ def amin_covariance(
         unit_rows_second_moment(X),
         X.shape[0],
         k,
-        epsilon,
+        epsilon=epsilon,
         eigenvalue_share=eigenvalue_share,
         rng=rng,
         **options,
@@ -450,7 +455,9 @@ def amin_covariance(
 
 
 def _run(A, n, k, epsilon, delta, rng, options):
-    V = amin_subspace_from_second_moment(A, n, k, epsilon, rng=rng, **options)
+    V = amin_subspace_from_second_moment(
+        A, n, k, epsilon=epsilon, rng=rng, **options
+    )
     return V, None, None
 
 

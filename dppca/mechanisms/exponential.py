@@ -155,6 +155,7 @@ def ppca_from_second_moment(
     A,
     n: int,
     k: int,
+    *,
     epsilon,
     rng=None,
     sampler: str = "fast",
@@ -249,7 +250,7 @@ def ppca_from_second_moment(
 
 
 @owns_float_state
-def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
+def ppca(X, k: int, *, epsilon, rng=None, **sampler_options) -> np.ndarray:
     """PPCA (Chaudhuri et al. 2013, Algorithm 2): a ``d x k`` orthonormal
     ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).
 
@@ -282,7 +283,7 @@ def ppca(X, k: int, epsilon, rng=None, **sampler_options) -> np.ndarray:
     k = check_k(k, A.shape[0])
     epsilon = check_epsilon(epsilon)
     return ppca_from_second_moment(
-        A, np.shape(X)[0], k, epsilon, rng=rng, **sampler_options
+        A, np.shape(X)[0], k, epsilon=epsilon, rng=rng, **sampler_options
     )
 
 
@@ -295,7 +296,7 @@ def _run(A, n, k, epsilon, delta, rng, options):
     options = dict(options)
     if isinstance(options.get("V0"), str) and options["V0"] == "pca":
         options["V0"] = top_k_subspace(A, k)  # data-dependent: warned before
-    V = ppca_from_second_moment(A, n, k, epsilon, rng=rng, **options)
+    V = ppca_from_second_moment(A, n, k, epsilon=epsilon, rng=rng, **options)
     return V, None, None
 
 

@@ -311,6 +311,7 @@ def apply_spectrum(vectors, Lambda) -> np.ndarray:
 def gaussian_matrix_approximation(
     M,
     Lambda,
+    *,
     epsilon: float,
     delta: float,
     rng=None,
@@ -345,7 +346,7 @@ def gaussian_matrix_approximation(
 
 @owns_float_state
 def rank_k_covariance_approximation(
-    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "safe"
+    X, k: int, *, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """Private rank-k approximation of ``A = X^T X / n`` (replace-one relation).
 
@@ -372,6 +373,7 @@ def gaussian_subspace_recovery_from_second_moment(
     A,
     n: int,
     k: int,
+    *,
     epsilon: float,
     delta: float,
     rng=None,
@@ -419,7 +421,7 @@ def gaussian_subspace_recovery_from_second_moment(
 
 @owns_float_state
 def gaussian_subspace_recovery(
-    X, k: int, epsilon: float, delta: float, rng=None, noise: str = "safe"
+    X, k: int, *, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """Private top-k subspace of ``A = X^T X / n`` (``lambda_1..k = 1``, rest
     0; replace-one).
@@ -430,7 +432,7 @@ def gaussian_subspace_recovery(
     """
     A = unit_rows_second_moment(X)
     return gaussian_subspace_recovery_from_second_moment(
-        A, np.shape(X)[0], k, epsilon, delta, rng, noise=noise
+        A, np.shape(X)[0], k, epsilon=epsilon, delta=delta, rng=rng, noise=noise
     )
 
 
@@ -522,8 +524,9 @@ def sum_of_squares_prediction(sigmas, lambdas, noise_sigma: float) -> float:
 
 
 def _run(A, n, k, epsilon, delta, rng, options):
+    budget = dict(epsilon=epsilon, delta=delta, rng=rng)
     V, spectrum = gaussian_subspace_recovery_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng, return_spectrum=True, **options
+        A, n, k, return_spectrum=True, **budget, **options
     )
     # the noisy matrix's spectrum: post-processing of the release
     spectrum = np.asarray(spectrum)

@@ -154,6 +154,7 @@ def _gaussian_noise(A, n, epsilon, delta, sigma, rng, noise, granularity):
 def mod_sulq_from_second_moment(
     A,
     n: int,
+    *,
     epsilon: float,
     delta: float,
     rng=None,
@@ -191,12 +192,17 @@ def mod_sulq_from_second_moment(
 
 @owns_float_state
 def mod_sulq(
-    X, epsilon: float, delta: float, rng=None, noise: str = "safe"
+    X, *, epsilon: float, delta: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by
     Theorem 5): returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and
     above the diagonal, β of eq. (5). ``noise``: ``"safe"`` or ``"float"``
     (module docstring).
+
+    A matrix release: the function takes no ``k``; it returns the whole
+    noisy d × d matrix, and its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
+    parameters and ``rng`` are keyword-only.
 
     Parameters
     ----------
@@ -219,7 +225,7 @@ def mod_sulq(
     """
     A = unit_rows_second_moment(X)
     return mod_sulq_from_second_moment(
-        A, np.shape(X)[0], epsilon, delta, rng, noise=noise
+        A, np.shape(X)[0], epsilon=epsilon, delta=delta, rng=rng, noise=noise
     )
 
 
@@ -227,6 +233,7 @@ def mod_sulq(
 def analyze_gauss_from_second_moment(
     A,
     n: int,
+    *,
     epsilon: float,
     delta: float,
     rng=None,
@@ -266,6 +273,7 @@ def analyze_gauss_from_second_moment(
 @owns_float_state
 def analyze_gauss(
     X,
+    *,
     epsilon: float,
     delta: float,
     rng=None,
@@ -276,6 +284,11 @@ def analyze_gauss(
     neighbours: XᵀX/n + E with E symmetric Gaussian, calibrated classically or
     exactly (Balle and Wang 2018). ``noise``: ``"safe"`` or ``"float"``
     (module docstring).
+
+    A matrix release: the function takes no ``k``; it returns the whole
+    noisy d × d matrix, and its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
+    parameters and ``rng`` are keyword-only.
 
     Parameters
     ----------
@@ -301,7 +314,13 @@ def analyze_gauss(
     """
     A = unit_rows_second_moment(X)
     return analyze_gauss_from_second_moment(
-        A, np.shape(X)[0], epsilon, delta, rng, calibration, noise=noise
+        A,
+        np.shape(X)[0],
+        epsilon=epsilon,
+        delta=delta,
+        rng=rng,
+        calibration=calibration,
+        noise=noise,
     )
 
 
@@ -309,6 +328,7 @@ def analyze_gauss(
 def laplace_input_perturbation_from_second_moment(
     A,
     n: int,
+    *,
     epsilon: float,
     rng=None,
     noise: str = "safe",
@@ -350,11 +370,16 @@ def laplace_input_perturbation_from_second_moment(
 
 @owns_float_state
 def laplace_input_perturbation(
-    X, epsilon: float, rng=None, noise: str = "safe"
+    X, *, epsilon: float, rng=None, noise: str = "safe"
 ) -> np.ndarray:
     """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1;
     (ε, 0)-DP, Theorem 3). ``noise``: ``"safe"`` or ``"float"`` (module
     docstring).
+
+    A matrix release: the function takes no ``k``; it returns the whole
+    noisy d × d matrix, and its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
+    parameters and ``rng`` are keyword-only.
 
     Parameters
     ----------
@@ -377,7 +402,7 @@ def laplace_input_perturbation(
     """
     A = unit_rows_second_moment(X)
     return laplace_input_perturbation_from_second_moment(
-        A, np.shape(X)[0], epsilon, rng, noise=noise
+        A, np.shape(X)[0], epsilon=epsilon, rng=rng, noise=noise
     )
 
 
@@ -395,11 +420,12 @@ def _matrix_run(name, arguments):
     def run(A, n, k, epsilon, delta, rng, options):
         moment = globals()[name]
         if arguments == "epsilon_delta":
-            noisy = moment(A, n, epsilon, delta, rng=rng, **options)
+            budget = dict(epsilon=epsilon, delta=delta)
         elif arguments == "epsilon":
-            noisy = moment(A, n, epsilon, rng=rng, **options)
+            budget = dict(epsilon=epsilon)
         else:
-            noisy = moment(A, n, delta, rng=rng, **options)
+            budget = dict(delta=delta)
+        noisy = moment(A, n, rng=rng, **budget, **options)
         return noisy_matrix_release(noisy, k)
 
     return run
@@ -408,7 +434,7 @@ def _matrix_run(name, arguments):
 def _analyze_gauss_covariance(A, n, epsilon, delta, rng, kind, sigma):
     """PrivateCovariance's release: the noisy matrix, floored at σ."""
     noisy = analyze_gauss_from_second_moment(
-        A, n, epsilon, delta, rng, noise=kind
+        A, n, epsilon=epsilon, delta=delta, rng=rng, noise=kind
     )
     return noisy, sigma
 

@@ -70,7 +70,7 @@ def wishart_noise(
 
 @owns_float_state
 def wishart_input_perturbation_from_second_moment(
-    A, n: int, epsilon: float, rng=None
+    A, n: int, *, epsilon: float, rng=None
 ) -> np.ndarray:
     """Wishart input perturbation on A = XᵀX/n (Jiang et al. 2016, Algorithm
     2): A + W with W ~ W_d(d+1, C), C = 3/(2nε) I. See
@@ -90,7 +90,7 @@ def wishart_input_perturbation_from_second_moment(
 
 
 @owns_float_state
-def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
+def wishart_input_perturbation(X, *, epsilon: float, rng=None) -> np.ndarray:
     """Wishart input perturbation as published (Jiang, Xie and Zhang 2016,
     Algorithm 2).
 
@@ -99,6 +99,11 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     output moves with the data and the mechanism is exactly (ε', 1 −
     e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
     :class:`~dppca.exceptions.PrivacyWarning`.
+
+    A matrix release: the function takes no ``k``; it returns the whole
+    noisy d × d matrix, and its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
+    parameters and ``rng`` are keyword-only.
 
     Parameters
     ----------
@@ -118,13 +123,13 @@ def wishart_input_perturbation(X, epsilon: float, rng=None) -> np.ndarray:
     """
     A = unit_rows_second_moment(X)
     return wishart_input_perturbation_from_second_moment(
-        A, np.shape(X)[0], epsilon, rng
+        A, np.shape(X)[0], epsilon=epsilon, rng=rng
     )
 
 
 @owns_float_state
 def wishart_input_perturbation_delta_from_second_moment(
-    A, n: int, delta: float, rng=None
+    A, n: int, *, delta: float, rng=None
 ) -> np.ndarray:
     """The book's δ-calibrated Wishart variant on A = XᵀX/n: A + W, W ~
     W_d(d+1, cI) with c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP (chapter 3,
@@ -144,11 +149,18 @@ def wishart_input_perturbation_delta_from_second_moment(
 
 
 @owns_float_state
-def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
+def wishart_input_perturbation_delta(
+    X, *, delta: float, rng=None
+) -> np.ndarray:
     """A correctly calibrated Wishart variant (the book's, not the paper's):
     A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP
     (chapter 3, its theorem). Honest but costly: the noise scale grows like
     1/(nδ).
+
+    A matrix release: the function takes no ``k``; it returns the whole
+    noisy d × d matrix, and its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
+    parameters and ``rng`` are keyword-only.
 
     Parameters
     ----------
@@ -168,7 +180,7 @@ def wishart_input_perturbation_delta(X, delta: float, rng=None) -> np.ndarray:
     """
     A = unit_rows_second_moment(X)
     return wishart_input_perturbation_delta_from_second_moment(
-        A, np.shape(X)[0], delta, rng
+        A, np.shape(X)[0], delta=delta, rng=rng
     )
 
 

@@ -256,9 +256,9 @@ def noisy_power_method_from_operator(
     d: int,
     n: int,
     k: int,
+    *,
     epsilon: float,
     delta: float,
-    *,
     n_iterations: int | None = None,
     block_size: int | None = None,
     calibration: str = "zcdp",
@@ -424,9 +424,9 @@ def _blocked_product(X, V):
 def noisy_power_method(
     X,
     k: int,
+    *,
     epsilon: float,
     delta: float,
-    *,
     n_iterations: int | None = None,
     block_size: int | None = None,
     calibration: str = "zcdp",
@@ -453,8 +453,8 @@ def noisy_power_method(
         d,
         n,
         k,
-        epsilon,
-        delta,
+        epsilon=epsilon,
+        delta=delta,
         n_iterations=n_iterations,
         block_size=block_size,
         calibration=calibration,
@@ -469,9 +469,9 @@ def noisy_power_method_from_second_moment(
     A,
     n: int,
     k: int,
+    *,
     epsilon: float,
     delta: float,
-    *,
     n_iterations: int | None = None,
     block_size: int | None = None,
     calibration: str = "zcdp",
@@ -495,8 +495,8 @@ def noisy_power_method_from_second_moment(
         A.shape[0],
         n,
         k,
-        epsilon,
-        delta,
+        epsilon=epsilon,
+        delta=delta,
         n_iterations=n_iterations,
         block_size=block_size,
         calibration=calibration,
@@ -514,7 +514,7 @@ def noisy_power_method_from_second_moment(
 
 def _run(A, n, k, epsilon, delta, rng, options):
     V = noisy_power_method_from_second_moment(
-        A, n, k, epsilon, delta, rng=rng, **options
+        A, n, k, epsilon=epsilon, delta=delta, rng=rng, **options
     )
     return V, None, None
 

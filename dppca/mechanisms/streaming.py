@@ -178,9 +178,9 @@ def dp_pca_guarantee(
 def dp_pca_oja(
     X,
     k: int,
+    *,
     epsilon: float,
     delta: float,
-    *,
     eigengap=None,
     learning_rate: Callable[[int], float] | None = None,
     batch_size: int | None = None,
@@ -281,7 +281,7 @@ def dp_pca_oja(
 
 
 @owns_float_state
-def dp_pca_oja_dask(X, k: int, epsilon: float, delta: float, **options):
+def dp_pca_oja_dask(X, k: int, *, epsilon: float, delta: float, **options):
     """``dp_pca_oja`` on a ``dask.array`` of rows, chunk by chunk.
 
     One pass: the chunks are computed in order by the current scheduler
@@ -295,7 +295,7 @@ def dp_pca_oja_dask(X, k: int, epsilon: float, delta: float, **options):
     """
     if not _is_dask(X):
         raise TypeError(f"expected a dask array; got {type(X).__name__}")
-    return dp_pca_oja(X, k, epsilon, delta, **options)
+    return dp_pca_oja(X, k, epsilon=epsilon, delta=delta, **options)
 
 
 @owns_float_state
@@ -367,7 +367,7 @@ def dp_pca_error_rate(n, d, epsilon, delta, lambda1, lambda2) -> float:
 
 
 def _run_rows(Z, n, k, epsilon, delta, rng, options):
-    V = dp_pca_oja(Z, k, epsilon, delta, rng=rng, **options)
+    V = dp_pca_oja(Z, k, epsilon=epsilon, delta=delta, rng=rng, **options)
     return np.asarray(V), None, None
 
 

@@ -273,11 +273,11 @@ class TraceSensitiveRun:
 @owns_float_state
 def trace_sensitive_covariance(
     X,
+    *,
     epsilon: float,
     delta: float,
     rng=None,
     noise: str = "safe",
-    *,
     method: str = "adaptive",
     beta: float = DEFAULT_BETA,
     selection: str = "authors",
@@ -370,13 +370,22 @@ def trace_sensitive_covariance(
 
 @owns_float_state
 def trace_sensitive_subspace(
-    X, k: int, epsilon: float, delta: float, rng=None, noise="safe", **options
+    X,
+    k: int,
+    *,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    noise="safe",
+    **options,
 ) -> Released:
     """The top-``k`` eigenvectors (``d x k``) of
     ``trace_sensitive_covariance`` (post-processing: same record).
     ``options`` go to it (``method``, ``beta``)."""
     options.pop("return_run", None)
-    cov = trace_sensitive_covariance(X, epsilon, delta, rng, noise, **options)
+    cov = trace_sensitive_covariance(
+        X, epsilon=epsilon, delta=delta, rng=rng, noise=noise, **options
+    )
     k = check_k(k, cov.shape[0])
     return Released(top_k_subspace(np.asarray(cov), k), cov.guarantee)
 
@@ -421,7 +430,9 @@ def trace_sensitive_error_bound(
 
 
 def _run_rows(Z, n, k, epsilon, delta, rng, options):
-    cov = trace_sensitive_covariance(Z, epsilon, delta, rng=rng, **options)
+    cov = trace_sensitive_covariance(
+        Z, epsilon=epsilon, delta=delta, rng=rng, **options
+    )
     # post-processing of the released matrix: top-k axes and its spectrum
     values, vectors = np.linalg.eigh(np.asarray(cov))
     values, vectors = values[::-1], vectors[:, ::-1]
@@ -460,7 +471,7 @@ def _covariance_release(Z, n, epsilon, delta, rng, kind, sigma):
     """PrivateCovariance's release on the rows ``z_i``: the noisy matrix,
     floored at the Gaussian step's σ times the released radius squared."""
     noisy, run = trace_sensitive_covariance(
-        Z, epsilon, delta, rng, kind, return_run=True
+        Z, epsilon=epsilon, delta=delta, rng=rng, noise=kind, return_run=True
     )
     return noisy, sigma * run.choice.radius**2
 

@@ -180,7 +180,7 @@ def analyze_gauss_entry(noise: str) -> dict:
     with warnings.catch_warnings():  # float noise: not proved as a program
         warnings.simplefilter("ignore", dppca.UnprovedGuaranteeWarning)
         value = dppca.analyze_gauss(
-            X, 1.0, 1e-5, rng=release_snapshots.SEED, noise=noise
+            X, epsilon=1.0, delta=1e-5, rng=release_snapshots.SEED, noise=noise
         )
     return {
         "arrays": {"release": release_snapshots.stored(value)},

@@ -65,7 +65,13 @@ def test_complex_gaussian_audit_stays_below_its_record():
     def release(data, rng):
         return (
             complex_gaussian.complex_gaussian_approximation_from_second_moment(
-                data, 40, 3, EPSILON, DELTA, rng=rng, output="hermitian"
+                data,
+                40,
+                3,
+                epsilon=EPSILON,
+                delta=DELTA,
+                rng=rng,
+                output="hermitian",
             ).real
         )
 
@@ -94,7 +100,7 @@ def test_trace_sensitive_audit_stays_below_its_record():
 
     def release(data, rng):
         return trace_sensitive.trace_sensitive_covariance(
-            data, EPSILON, DELTA, rng=rng
+            data, epsilon=EPSILON, delta=DELTA, rng=rng
         )
 
     result = certify(release, X, Y, diagonal_contrast, 3)
@@ -109,7 +115,7 @@ def test_the_trace_sensitive_audit_has_power():
 
     def release(data, rng):
         return trace_sensitive.trace_sensitive_covariance(
-            data, 10 * EPSILON, DELTA, rng=rng
+            data, epsilon=10 * EPSILON, delta=DELTA, rng=rng
         )
 
     result = certify(release, X, Y, diagonal_contrast, 3)
@@ -121,7 +127,9 @@ def test_streaming_audit_stays_below_its_record():
     record = streaming.dp_pca_guarantee(EPSILON, DELTA)
 
     def release(data, rng):
-        V = streaming.dp_pca_oja(data, 1, EPSILON, DELTA, eigengap=0.2, rng=rng)
+        V = streaming.dp_pca_oja(
+            data, 1, epsilon=EPSILON, delta=DELTA, eigengap=0.2, rng=rng
+        )
         return np.asarray(V)
 
     def score(V):

@@ -68,7 +68,13 @@ def test_every_step_is_calibrated_for_its_worst_pair(noise):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, run = cp.coinpress_covariance(
-            X, EPS, DELTA, rng=1, noise=noise, n_iterations=4, return_run=True
+            X,
+            epsilon=EPS,
+            delta=DELTA,
+            rng=1,
+            noise=noise,
+            n_iterations=4,
+            return_run=True,
         )
     cal = cp.coinpress_calibration(
         n, d, EPS, DELTA, n_iterations=4, noise=noise
@@ -116,7 +122,7 @@ def test_each_step_draws_the_calibrated_noise(monkeypatch):
     n, d = 300, 3
     X = rows(n, d, 0.1, 5)
     _, run = cp.coinpress_covariance(
-        X, EPS, DELTA, rng=2, n_iterations=3, return_run=True
+        X, epsilon=EPS, delta=DELTA, rng=2, n_iterations=3, return_run=True
     )
     cal = cp.coinpress_calibration(n, d, EPS, DELTA, n_iterations=3)
     assert len(calls) == 3
@@ -163,7 +169,7 @@ def test_outcome_depends_on_public_values_only(row):
     for data in (X, X1):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            cov = cp.coinpress_covariance(data, EPS, DELTA, rng=0)
+            cov = cp.coinpress_covariance(data, epsilon=EPS, delta=DELTA, rng=0)
             pca = PrivatePCA(
                 1,
                 epsilon=EPS,
@@ -191,7 +197,9 @@ def test_errors_name_public_values_only():
     for seed in (7, 8):
         X = rows(50, 3, 0.3, seed)
         with pytest.raises(ValueError) as error:
-            cp.coinpress_covariance(X, EPS, DELTA, rng=0, beta=2.0)
+            cp.coinpress_covariance(
+                X, epsilon=EPS, delta=DELTA, rng=0, beta=2.0
+            )
         messages.append(str(error.value))
     assert messages[0] == messages[1]
 
@@ -287,7 +295,9 @@ def audit_release(epsilon: float, seed: int):
     X, Y = audit_pair(40, 4)
 
     def release(data, rng):
-        return np.asarray(cp.coinpress_covariance(data, epsilon, 1e-5, rng=rng))
+        return np.asarray(
+            cp.coinpress_covariance(data, epsilon=epsilon, delta=1e-5, rng=rng)
+        )
 
     def score(M):
         return float(M[0, 0] - M[1, 1])

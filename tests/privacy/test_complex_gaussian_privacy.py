@@ -241,7 +241,7 @@ def test_released_arrays_carry_the_record_of_their_calibration():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
             H = cg.complex_gaussian_approximation(
-                X, k, 0.5, DELTA, rng=0, noise=noise
+                X, k, epsilon=0.5, delta=DELTA, rng=0, noise=noise
             )
         assert H.guarantee == cg.complex_gaussian_guarantee(
             n, d, k, 0.5, DELTA, noise=noise

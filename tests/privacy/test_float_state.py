@@ -182,65 +182,75 @@ def _scaler(X):
 #: name -> (call on the rows, accepts any finite rows)
 ON_ROWS = {
     "analyze_gauss": (
-        lambda X: dppca.analyze_gauss(X, 1.0, DELTA, **KW),
+        lambda X: dppca.analyze_gauss(X, epsilon=1.0, delta=DELTA, **KW),
         False,
     ),
-    "mod_sulq": (lambda X: dppca.mod_sulq(X, 1.0, DELTA, **KW), False),
+    "mod_sulq": (
+        lambda X: dppca.mod_sulq(X, epsilon=1.0, delta=DELTA, **KW),
+        False,
+    ),
     "laplace_input_perturbation": (
-        lambda X: dppca.laplace_input_perturbation(X, 1.0, **KW),
+        lambda X: dppca.laplace_input_perturbation(X, epsilon=1.0, **KW),
         False,
     ),
     "wishart_input_perturbation": (
-        lambda X: dppca.wishart_input_perturbation(X, 1.0, **KW),
+        lambda X: input_perturbation.wishart_input_perturbation(
+            X, epsilon=1.0, **KW
+        ),
         False,
     ),
     "wishart_input_perturbation_delta": (
-        lambda X: dppca.wishart_input_perturbation_delta(X, DELTA, **KW),
+        lambda X: dppca.wishart_input_perturbation_delta(X, delta=DELTA, **KW),
         False,
     ),
-    "ppca": (lambda X: dppca.ppca(X, 2, 1.0, **KW), False),
+    "ppca": (lambda X: dppca.ppca(X, 2, epsilon=1.0, **KW), False),
     "gaussian_subspace_recovery": (
         lambda X: gaussian_approx.gaussian_subspace_recovery(
-            X, 2, 1.0, DELTA, **KW
+            X, 2, epsilon=1.0, delta=DELTA, **KW
         ),
         False,
     ),
     "rank_k_covariance_approximation": (
         lambda X: gaussian_approx.rank_k_covariance_approximation(
-            X, 2, 1.0, DELTA, **KW
+            X, 2, epsilon=1.0, delta=DELTA, **KW
         ),
         False,
     ),
     "complex_gaussian_approximation": (
         lambda X: complex_gaussian.complex_gaussian_approximation(
-            X, 2, 1.0, DELTA, **KW
+            X, 2, epsilon=1.0, delta=DELTA, **KW
         ),
         False,
     ),
-    "amin_subspace": (lambda X: dppca.amin_subspace(X, 2, 1.0, **KW), False),
+    "amin_subspace": (
+        lambda X: dppca.amin_subspace(X, 2, epsilon=1.0, **KW),
+        False,
+    ),
     "amin_covariance": (
-        lambda X: dppca.amin_covariance(X, 2, 1.0, **KW),
+        lambda X: dppca.amin_covariance(X, 2, epsilon=1.0, **KW),
         False,
     ),
     "noisy_power_method": (
         lambda X: power_method.noisy_power_method(
-            X, 2, 1.0, DELTA, clip=True, **KW
+            X, 2, epsilon=1.0, delta=DELTA, clip=True, **KW
         ),
         True,
     ),
     "dp_pca_oja": (
-        lambda X: streaming.dp_pca_oja(X, 1, 1.0, DELTA, eigengap=0.1, **KW),
+        lambda X: streaming.dp_pca_oja(
+            X, 1, epsilon=1.0, delta=DELTA, eigengap=0.1, **KW
+        ),
         True,
     ),
     "trace_sensitive_covariance": (
         lambda X: trace_sensitive.trace_sensitive_covariance(
-            X, 1.0, DELTA, **KW
+            X, epsilon=1.0, delta=DELTA, **KW
         ),
         False,
     ),
     "trace_sensitive_subspace": (
         lambda X: trace_sensitive.trace_sensitive_subspace(
-            X, 2, 1.0, DELTA, **KW
+            X, 2, epsilon=1.0, delta=DELTA, **KW
         ),
         False,
     ),
@@ -292,47 +302,49 @@ def _moment(X):
 ON_MOMENT = {
     "analyze_gauss": lambda A: (
         input_perturbation.analyze_gauss_from_second_moment(
-            A, N, 1.0, DELTA, **KW
+            A, N, epsilon=1.0, delta=DELTA, **KW
         )
     ),
     "mod_sulq": lambda A: input_perturbation.mod_sulq_from_second_moment(
-        A, N, 1.0, DELTA, **KW
+        A, N, epsilon=1.0, delta=DELTA, **KW
     ),
     "laplace": lambda A: (
         input_perturbation.laplace_input_perturbation_from_second_moment(
-            A, N, 1.0, **KW
+            A, N, epsilon=1.0, **KW
         )
     ),
     "wishart": lambda A: (
         input_perturbation.wishart_input_perturbation_from_second_moment(
-            A, N, 1.0, **KW
+            A, N, epsilon=1.0, **KW
         )
     ),
     "wishart_delta": lambda A: (
         input_perturbation.wishart_input_perturbation_delta_from_second_moment(
-            A, N, DELTA, **KW
+            A, N, delta=DELTA, **KW
         )
     ),
-    "ppca": lambda A: exponential.ppca_from_second_moment(A, N, 2, 1.0, **KW),
+    "ppca": lambda A: exponential.ppca_from_second_moment(
+        A, N, 2, epsilon=1.0, **KW
+    ),
     "gaussian_subspace_recovery": lambda A: (
         gaussian_approx.gaussian_subspace_recovery_from_second_moment(
-            A, N, 2, 1.0, DELTA, **KW
+            A, N, 2, epsilon=1.0, delta=DELTA, **KW
         )
     ),
     "complex_gaussian": lambda A: (
         complex_gaussian.complex_gaussian_approximation_from_second_moment(
-            A, N, 2, 1.0, DELTA, **KW
+            A, N, 2, epsilon=1.0, delta=DELTA, **KW
         )
     ),
     "amin_subspace": lambda A: covariance.amin_subspace_from_second_moment(
-        A, N, 2, 1.0, **KW
+        A, N, 2, epsilon=1.0, **KW
     ),
     "amin_covariance": lambda A: covariance.amin_covariance_from_second_moment(
-        A, N, 2, 1.0, **KW
+        A, N, 2, epsilon=1.0, **KW
     ),
     "noisy_power_method": lambda A: (
         power_method.noisy_power_method_from_second_moment(
-            A, N, 2, 1.0, DELTA, **KW
+            A, N, 2, epsilon=1.0, delta=DELTA, **KW
         )
     ),
     "add_gaussian": lambda A: noise.add_gaussian(A, 0.1, rng=0),
@@ -406,7 +418,7 @@ def test_caller_state_is_restored(fails):
     with np.errstate(**numpy_state), scipy.special.errstate(underflow="raise"):
         before = np.geterr(), scipy.special.geterr()
         try:
-            dppca.analyze_gauss(X, 1.0, DELTA, rng=0)
+            dppca.analyze_gauss(X, epsilon=1.0, delta=DELTA, rng=0)
         except ValueError:
             assert fails
         else:

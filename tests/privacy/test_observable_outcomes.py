@@ -304,7 +304,7 @@ def test_regression_c_streaming_function_takes_any_finite_row(value):
     entries 1e200."""
     for rows in huge_pair(value):
         V = dppca.mechanisms.streaming.dp_pca_oja(
-            rows, 1, 1.0, 1e-6, eigengap=0.1, rng=0
+            rows, 1, epsilon=1.0, delta=1e-6, eigengap=0.1, rng=0
         )
         assert np.all(np.isfinite(np.asarray(V)))
 
@@ -553,25 +553,29 @@ def estimator_refusal(X):
 
 
 FUNCTIONS = {
-    "analyze_gauss": lambda X: dppca.analyze_gauss(X, 1.0, 1e-6, rng=0),
-    "mod_sulq": lambda X: dppca.mod_sulq(X, 1.0, 1e-6, rng=0),
+    "analyze_gauss": lambda X: dppca.analyze_gauss(
+        X, epsilon=1.0, delta=1e-6, rng=0
+    ),
+    "mod_sulq": lambda X: dppca.mod_sulq(X, epsilon=1.0, delta=1e-6, rng=0),
     "laplace_input_perturbation": lambda X: dppca.laplace_input_perturbation(
-        X, 1.0, rng=0
+        X, epsilon=1.0, rng=0
     ),
     "complex_gaussian_approximation": lambda X: (
         dppca.mechanisms.complex_gaussian.complex_gaussian_approximation(
-            X, 1, 1.0, 1e-6, rng=0
+            X, 1, epsilon=1.0, delta=1e-6, rng=0
         )
     ),
     "gaussian_subspace_recovery": lambda X: (
         dppca.mechanisms.gaussian_approx.gaussian_subspace_recovery(
-            X, 1, 1.0, 1e-6, rng=0
+            X, 1, epsilon=1.0, delta=1e-6, rng=0
         )
     ),
-    "ppca": lambda X: dppca.ppca(X, 1, 1.0, rng=0),
-    "amin_subspace": lambda X: dppca.amin_subspace(X, 1, 1.0, rng=0),
+    "ppca": lambda X: dppca.ppca(X, 1, epsilon=1.0, rng=0),
+    "amin_subspace": lambda X: dppca.amin_subspace(X, 1, epsilon=1.0, rng=0),
     "noisy_power_method": lambda X: (
-        dppca.mechanisms.power_method.noisy_power_method(X, 1, 1.0, 1e-6, rng=0)
+        dppca.mechanisms.power_method.noisy_power_method(
+            X, 1, epsilon=1.0, delta=1e-6, rng=0
+        )
     ),
 }
 

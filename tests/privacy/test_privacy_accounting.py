@@ -119,7 +119,7 @@ def test_custom_grid_regression_reports_the_grid_it_used():
     )
     assert forced > 0.5  # the pair is a strong one
     released = ip.mod_sulq_from_second_moment(
-        A, n, 1.0, DELTA, rng=0, granularity=grid
+        A, n, epsilon=1.0, delta=DELTA, rng=0, granularity=grid
     )
     exact.assert_reports_at_least(released.guarantee, forced, DELTA)
     estimator = dppca.PrivatePCA(

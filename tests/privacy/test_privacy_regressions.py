@@ -114,13 +114,13 @@ def unit_rows(n=200, d=5, seed=0):
 def test_ppca_with_two_components_is_not_recorded_as_proved():
     X = unit_rows()
     with pytest.warns(UnprovedGuaranteeWarning, match="Gibbs chain"):
-        V = dppca.ppca(X, 2, 1.0, rng=0)
+        V = dppca.ppca(X, 2, epsilon=1.0, rng=0)
     record = V.guarantee
     assert record.sampler == "approximate" and not record.proved
     assert record.kind == "ideal" and "(1 + e^ε)" in record.caveat
     assert "exact law only" in record.claim
     with pytest.warns(UnprovedGuaranteeWarning, match="float64 sampler"):
-        single = dppca.ppca(X, 1, 1.0, rng=0).guarantee
+        single = dppca.ppca(X, 1, epsilon=1.0, rng=0).guarantee
     assert single.sampler == "exact" and not single.proved
     with pytest.raises(ValueError, match="allow_unproved='ppca'"):
         PrivatePCA(2, mechanism="ppca", data_norm=1.0).fit(X)
@@ -174,14 +174,14 @@ def test_default_paths_are_proved_and_safe():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnprovedGuaranteeWarning)
         for release in (
-            dppca.analyze_gauss(X, 1.0, 1e-5, rng=0),
-            dppca.mod_sulq(X, 1.0, 1e-5, rng=0),
-            dppca.laplace_input_perturbation(X, 1.0, rng=0),
+            dppca.analyze_gauss(X, epsilon=1.0, delta=1e-5, rng=0),
+            dppca.mod_sulq(X, epsilon=1.0, delta=1e-5, rng=0),
+            dppca.laplace_input_perturbation(X, epsilon=1.0, rng=0),
             dppca.mechanisms.gaussian_approx.gaussian_subspace_recovery(
-                X, 2, 1.0, 1e-5, rng=0
+                X, 2, epsilon=1.0, delta=1e-5, rng=0
             ),
             dppca.mechanisms.power_method.noisy_power_method(
-                X, 2, 1.0, 1e-5, rng=0
+                X, 2, epsilon=1.0, delta=1e-5, rng=0
             ),
         ):
             assert release.guarantee.noise == "safe"
@@ -191,7 +191,7 @@ def test_default_paths_are_proved_and_safe():
             estimator.fit(X)
             assert all(r.proved for r in estimator.privacy_releases_)
     with pytest.warns(UnprovedGuaranteeWarning, match="float64 noise"):
-        dppca.analyze_gauss(X, 1.0, 1e-5, rng=0, noise="float")
+        dppca.analyze_gauss(X, epsilon=1.0, delta=1e-5, rng=0, noise="float")
 
 
 # -- 5. randomness ---------------------------------------------------------------
@@ -232,7 +232,7 @@ def test_fresh_entropy_by_default():
 
 def gibbs_ppca_record():
     with pytest.warns(UnprovedGuaranteeWarning, match="Gibbs chain"):
-        return dppca.ppca(unit_rows(), 2, 1.0, rng=0).guarantee
+        return dppca.ppca(unit_rows(), 2, epsilon=1.0, rng=0).guarantee
 
 
 def test_compose_refuses_a_release_of_an_approximate_sampler():

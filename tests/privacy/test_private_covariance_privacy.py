@@ -148,7 +148,7 @@ def test_matrix_record_is_the_mechanism_functions_own():
     plan = covariance_plan(_est(center=False), 100, D)
     A, _ = unit_second_moment(X, plan)
     noisy = analyze_gauss_from_second_moment(
-        A, 100, plan.epsilon, plan.delta, rng=0
+        A, 100, epsilon=plan.epsilon, delta=plan.delta, rng=0
     )
     own = guarantee_of(noisy)
     assert plan.matrix.label == own.label

@@ -139,7 +139,9 @@ def test_a_fit_silences_warnings_in_its_own_thread_only():
         worker.start()
         try:  # Wishart releases while at least 4 fits run
             while len(fits) < 4:
-                input_perturbation.wishart_input_perturbation(X, 1.0, rng=0)
+                input_perturbation.wishart_input_perturbation(
+                    X, epsilon=1.0, rng=0
+                )
                 calls += 1
         finally:
             stop.set()
@@ -330,7 +332,9 @@ def test_a_learning_rate_serves_every_component_with_one_evaluation():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        streaming.dp_pca_oja(rows(), 2, 1.0, 1e-5, learning_rate=counted, rng=0)
+        streaming.dp_pca_oja(
+            rows(), 2, epsilon=1.0, delta=1e-5, learning_rate=counted, rng=0
+        )
     assert calls and set(calls.values()) == {1}
 
 

@@ -238,7 +238,14 @@ def spiked(n, d, rng):
 def test_steps_partition_the_rows():
     X = spiked(3_000, 5, np.random.default_rng(4))
     run = streaming.dp_pca_oja(
-        X, 2, 1.0, DELTA, eigengap=1.0, n_steps=7, rng=0, diagnostics=True
+        X,
+        2,
+        epsilon=1.0,
+        delta=DELTA,
+        eigengap=1.0,
+        n_steps=7,
+        rng=0,
+        diagnostics=True,
     )
     spans = [(s.first_row, s.stop_row) for s in run.steps]
     assert len(spans) == run.plan.total_steps == 14
@@ -255,7 +262,7 @@ def test_a_replaced_row_changes_only_its_own_step(row):
     2r/B; the steps after differ only because they start elsewhere."""
     X = spiked(3_000, 5, np.random.default_rng(5))
     kwargs = dict(eigengap=1.0, n_steps=10, rng=9, diagnostics=True)
-    base = streaming.dp_pca_oja(X, 1, 1.0, DELTA, **kwargs)
+    base = streaming.dp_pca_oja(X, 1, epsilon=1.0, delta=DELTA, **kwargs)
     s = next(i for i, st_ in enumerate(base.steps) if st_.stop_row > row)
     if base.steps[s].first_row > row:
         pytest.skip("row beyond the plan")
@@ -263,7 +270,7 @@ def test_a_replaced_row_changes_only_its_own_step(row):
     z = np.random.default_rng(6).standard_normal(5)
     X_prime = X.copy()
     X_prime[row] = 1e6 * unit(z - (z @ w) * w) + 1e-3 * w
-    other = streaming.dp_pca_oja(X_prime, 1, 1.0, DELTA, **kwargs)
+    other = streaming.dp_pca_oja(X_prime, 1, epsilon=1.0, delta=DELTA, **kwargs)
     for a, b in zip(base.steps[:s], other.steps[:s]):
         assert a.radius == b.radius
         assert np.array_equal(a.gradient, b.gradient)
@@ -278,7 +285,7 @@ def test_record_does_not_depend_on_the_number_of_steps_or_components():
     X = spiked(6_000, 6, np.random.default_rng(7))
     records = {
         streaming.dp_pca_oja(
-            X, k, 0.5, DELTA, eigengap=1.0, n_steps=T, rng=1
+            X, k, epsilon=0.5, delta=DELTA, eigengap=1.0, n_steps=T, rng=1
         ).guarantee
         for k, T in [(1, 5), (1, 30), (3, 10)]
     }
@@ -306,7 +313,7 @@ def test_a_row_with_huge_entries_is_released_like_its_neighbour(sparse, huge):
     for data in (X, X_prime):
         data = scipy.sparse.csr_matrix(data) if sparse else data
         V = streaming.dp_pca_oja(
-            data, 2, 1.0, 1e-6, eigengap=0.1, rng=1, batch_size=10
+            data, 2, epsilon=1.0, delta=1e-6, eigengap=0.1, rng=1, batch_size=10
         )
         assert np.all(np.isfinite(np.asarray(V)))
 
@@ -328,6 +335,12 @@ def test_no_message_prints_a_count_of_the_rows():
     X = np.eye(4)[np.arange(200) % 4]
     with pytest.raises(ValueError) as info:
         streaming.dp_pca_oja(
-            iter([X[:100]]), 1, 1.0, 1e-6, eigengap=0.1, n_rows=200, rng=0
+            iter([X[:100]]),
+            1,
+            epsilon=1.0,
+            delta=1e-6,
+            eigengap=0.1,
+            n_rows=200,
+            rng=0,
         )
     assert not any(ch.isdigit() for ch in str(info.value))

@@ -49,17 +49,17 @@ def test_validation_per_chunk_and_explicit_clipping(rows):
         atol=1e-15,
     )
     with pytest.raises(ValueError, match="norm > 1"):
-        pm.noisy_power_method(X, 2, 1.0, 1e-6, rng=0)
+        pm.noisy_power_method(X, 2, epsilon=1.0, delta=1e-6, rng=0)
 
 
 def test_power_method_same_draws_as_in_memory(rows):
     X = da.from_array(rows, chunks=(300, 9))
     for block in (None, 4):
         V_dask = pm.noisy_power_method(
-            X, 3, 1.0, 1e-6, block_size=block, rng=11
+            X, 3, epsilon=1.0, delta=1e-6, block_size=block, rng=11
         )
         V_mem = pm.noisy_power_method(
-            rows, 3, 1.0, 1e-6, block_size=block, rng=11
+            rows, 3, epsilon=1.0, delta=1e-6, block_size=block, rng=11
         )
         np.testing.assert_allclose(V_dask, V_mem, atol=1e-10)
 
@@ -76,8 +76,8 @@ def test_parquet_round_trip_reads_chunks_lazily(rows, tmp_path):
         atol=1e-15,
     )
     np.testing.assert_allclose(
-        pm.noisy_power_method(X, 2, 1.0, 1e-6, rng=4),
-        pm.noisy_power_method(rows, 2, 1.0, 1e-6, rng=4),
+        pm.noisy_power_method(X, 2, epsilon=1.0, delta=1e-6, rng=4),
+        pm.noisy_power_method(rows, 2, epsilon=1.0, delta=1e-6, rng=4),
         atol=1e-10,
     )
 
@@ -109,12 +109,14 @@ def test_local_cluster_gives_the_same_answers(rows):
         X = da.from_array(rows, chunks=(250, 9))
         with dask.config.set(scheduler=client):
             A = dppca.linalg.second_moment(X)
-            V = pm.noisy_power_method(X, 2, 1.0, 1e-6, rng=9)
+            V = pm.noisy_power_method(X, 2, epsilon=1.0, delta=1e-6, rng=9)
         np.testing.assert_allclose(
             A, dppca.linalg.second_moment(rows), atol=1e-15
         )
         np.testing.assert_allclose(
-            V, pm.noisy_power_method(rows, 2, 1.0, 1e-6, rng=9), atol=1e-10
+            V,
+            pm.noisy_power_method(rows, 2, epsilon=1.0, delta=1e-6, rng=9),
+            atol=1e-10,
         )
         samples = dist.collect_memory_samples(client)
         limits = dist.worker_memory_limits(client)

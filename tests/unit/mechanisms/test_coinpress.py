@@ -30,7 +30,9 @@ def spiked_rows(n, d, scale, rng, spike=5.0):
 
 def test_shapes_record_and_symmetry():
     X = spiked_rows(500, 5, 0.3, np.random.default_rng(0))
-    cov, run = cp.coinpress_covariance(X, EPS, DELTA, rng=1, return_run=True)
+    cov, run = cp.coinpress_covariance(
+        X, epsilon=EPS, delta=DELTA, rng=1, return_run=True
+    )
     assert cov.shape == (5, 5)
     assert np.array_equal(np.asarray(cov), np.asarray(cov).T)
     record = guarantee_of(cov)
@@ -38,7 +40,7 @@ def test_shapes_record_and_symmetry():
     assert len(run.whitenings) == len(run.radii) == cp.DEFAULT_ITERATIONS
     # the release is positive semidefinite (T⁻¹ Z T⁻ᵀ with Z ⪰ 0)
     assert np.linalg.eigvalsh(np.asarray(cov)).min() >= -1e-12
-    V = cp.coinpress_subspace(X, 2, EPS, DELTA, rng=1)
+    V = cp.coinpress_subspace(X, 2, epsilon=EPS, delta=DELTA, rng=1)
     assert V.shape == (5, 2)
     assert np.allclose(np.asarray(V).T @ np.asarray(V), np.eye(2))
     assert guarantee_of(V) == record
@@ -46,9 +48,9 @@ def test_shapes_record_and_symmetry():
 
 def test_seeds_reproduce_and_differ():
     X = spiked_rows(300, 4, 0.3, np.random.default_rng(1))
-    a = cp.coinpress_covariance(X, EPS, DELTA, rng=7)
-    b = cp.coinpress_covariance(X, EPS, DELTA, rng=7)
-    c = cp.coinpress_covariance(X, EPS, DELTA, rng=8)
+    a = cp.coinpress_covariance(X, epsilon=EPS, delta=DELTA, rng=7)
+    b = cp.coinpress_covariance(X, epsilon=EPS, delta=DELTA, rng=7)
+    c = cp.coinpress_covariance(X, epsilon=EPS, delta=DELTA, rng=8)
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -56,7 +58,9 @@ def test_seeds_reproduce_and_differ():
 def test_float_noise_is_recorded_as_unproved():
     X = spiked_rows(300, 4, 0.3, np.random.default_rng(1))
     with pytest.warns(Warning, match="not fully proved"):
-        cov = cp.coinpress_covariance(X, EPS, DELTA, rng=7, noise="float")
+        cov = cp.coinpress_covariance(
+            X, epsilon=EPS, delta=DELTA, rng=7, noise="float"
+        )
     assert not guarantee_of(cov).proved
 
 
@@ -75,13 +79,13 @@ def test_float_noise_is_recorded_as_unproved():
 def test_validation_errors(kwargs, match):
     X = spiked_rows(50, 3, 0.3, np.random.default_rng(2))
     with pytest.raises(ValueError, match=match):
-        cp.coinpress_covariance(X, EPS, DELTA, rng=0, **kwargs)
+        cp.coinpress_covariance(X, epsilon=EPS, delta=DELTA, rng=0, **kwargs)
 
 
 def test_rows_outside_the_unit_ball_are_refused():
     X = np.ones((10, 3))
     with pytest.raises(ValueError, match="norm"):
-        cp.coinpress_covariance(X, EPS, DELTA, rng=0)
+        cp.coinpress_covariance(X, epsilon=EPS, delta=DELTA, rng=0)
 
 
 def test_budget_shares_are_the_authors_schedule():
@@ -166,7 +170,9 @@ def _median_error(n, scale, seeds=5, **options):
     errors = []
     for s in range(seeds):
         X = spiked_rows(n, 5, scale, np.random.default_rng([n, s]))
-        V = cp.coinpress_subspace(X, 1, EPS, DELTA, rng=s, **options)
+        V = cp.coinpress_subspace(
+            X, 1, epsilon=EPS, delta=DELTA, rng=s, **options
+        )
         errors.append(sin_theta(np.asarray(V), np.eye(5)[:, :1]))
     return float(np.median(errors))
 
@@ -186,11 +192,13 @@ def test_beats_analyze_gauss_when_the_scale_is_loose():
     ours, theirs = [], []
     for s in range(3):
         X = spiked_rows(n, d, 0.01, np.random.default_rng([9, s]))
-        V = cp.coinpress_subspace(X, 1, EPS, DELTA, rng=s, n_iterations=6)
+        V = cp.coinpress_subspace(
+            X, 1, epsilon=EPS, delta=DELTA, rng=s, n_iterations=6
+        )
         ours.append(sin_theta(np.asarray(V), np.eye(d)[:, :1]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            A = np.asarray(analyze_gauss(X, EPS, DELTA, rng=s))
+            A = np.asarray(analyze_gauss(X, epsilon=EPS, delta=DELTA, rng=s))
         W = np.linalg.eigh(A)[1][:, -1:]
         theirs.append(sin_theta(W, np.eye(d)[:, :1]))
     assert np.median(ours) < 0.2 < np.median(theirs), (ours, theirs)

@@ -42,12 +42,20 @@ def test_outputs_and_shapes(noise):
     X = unit_rows(300, 6, 1, scales=[3, 2, 1, 0.3, 0.2, 0.1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnprovedGuaranteeWarning)
-        R = cg.complex_gaussian_approximation(X, 2, 1.0, 1e-5, 0, noise)
+        R = cg.complex_gaussian_approximation(
+            X, 2, epsilon=1.0, delta=1e-5, rng=0, noise=noise
+        )
         H = cg.complex_gaussian_approximation(
-            X, 2, 1.0, 1e-5, 0, noise, output="hermitian"
+            X,
+            2,
+            epsilon=1.0,
+            delta=1e-5,
+            rng=0,
+            noise=noise,
+            output="hermitian",
         )
         K = cg.complex_gaussian_approximation(
-            X, 2, 1.0, 1e-5, 0, noise, output="rank_k"
+            X, 2, epsilon=1.0, delta=1e-5, rng=0, noise=noise, output="rank_k"
         )
     assert R.shape == H.shape == K.shape == (6, 6)
     assert R.dtype == float and K.dtype == float and H.dtype == complex
@@ -68,7 +76,14 @@ def test_spectrum_is_released_and_descending():
     X = unit_rows(200, 5, 2)
     A = X.T @ X / 200
     H, values = cg.complex_gaussian_approximation_from_second_moment(
-        A, 200, 2, 1.0, 1e-5, rng=3, output="hermitian", return_spectrum=True
+        A,
+        200,
+        2,
+        epsilon=1.0,
+        delta=1e-5,
+        rng=3,
+        output="hermitian",
+        return_spectrum=True,
     )
     assert values.shape == (5,) and np.all(np.diff(values) <= 0)
     assert np.allclose(np.sort(np.linalg.eigvalsh(H))[::-1][:2], values[:2])
@@ -78,20 +93,22 @@ def test_spectrum_is_released_and_descending():
 def test_float_noise_warns_and_safe_does_not():
     X = unit_rows(100, 4, 3)
     with pytest.warns(UnprovedGuaranteeWarning):
-        cg.complex_gaussian_approximation(X, 1, 1.0, 1e-5, 0, noise="float")
+        cg.complex_gaussian_approximation(
+            X, 1, epsilon=1.0, delta=1e-5, rng=0, noise="float"
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnprovedGuaranteeWarning)
-        cg.complex_gaussian_approximation(X, 1, 1.0, 1e-5, 0)
+        cg.complex_gaussian_approximation(X, 1, epsilon=1.0, delta=1e-5, rng=0)
 
 
 def test_seeded_reproducibility_and_sparse_rows():
     X = unit_rows(50, 5, 4)
-    a = cg.complex_gaussian_approximation(X, 2, 1.0, 1e-5, rng=7)
+    a = cg.complex_gaussian_approximation(X, 2, epsilon=1.0, delta=1e-5, rng=7)
     b = cg.complex_gaussian_approximation(
-        scipy.sparse.csr_matrix(X), 2, 1.0, 1e-5, rng=7
+        scipy.sparse.csr_matrix(X), 2, epsilon=1.0, delta=1e-5, rng=7
     )
     assert np.allclose(a, b)
-    c = cg.complex_gaussian_approximation(X, 2, 1.0, 1e-5, rng=8)
+    c = cg.complex_gaussian_approximation(X, 2, epsilon=1.0, delta=1e-5, rng=8)
     assert not np.allclose(a, c)
 
 
@@ -100,31 +117,33 @@ def test_bad_inputs():
     A = X.T @ X / 20
     f = cg.complex_gaussian_approximation_from_second_moment
     with pytest.raises(ValueError, match="norm"):
-        cg.complex_gaussian_approximation(np.ones((4, 3)), 1, 1.0, 1e-5)
+        cg.complex_gaussian_approximation(
+            np.ones((4, 3)), 1, epsilon=1.0, delta=1e-5
+        )
     with pytest.raises(ValueError, match="k must"):
-        f(A, 20, 4, 1.0, 1e-5)
+        f(A, 20, 4, epsilon=1.0, delta=1e-5)
     with pytest.raises(TypeError):
-        f(A, 20, 1.5, 1.0, 1e-5)
+        f(A, 20, 1.5, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError, match="output"):
-        f(A, 20, 1, 1.0, 1e-5, output="imaginary")
+        f(A, 20, 1, epsilon=1.0, delta=1e-5, output="imaginary")
     with pytest.raises(ValueError, match="noise"):
-        f(A, 20, 1, 1.0, 1e-5, noise="exact")
+        f(A, 20, 1, epsilon=1.0, delta=1e-5, noise="exact")
     with pytest.raises(ValueError, match="trace"):
-        f(A * 20, 20, 1, 1.0, 1e-5)
+        f(A * 20, 20, 1, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError, match="positive semidefinite"):
-        f(A - 0.5 * np.eye(4), 20, 1, 1.0, 1e-5)
+        f(A - 0.5 * np.eye(4), 20, 1, epsilon=1.0, delta=1e-5)
     with pytest.raises(TypeError):
-        f(A.astype(complex), 20, 1, 1.0, 1e-5)
+        f(A.astype(complex), 20, 1, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError):
-        f(A, 20.0, 1, 1.0, 1e-5)
+        f(A, 20.0, 1, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError):
-        f(A, 20, 1, 0.0, 1e-5)
+        f(A, 20, 1, epsilon=0.0, delta=1e-5)
     with pytest.raises(ValueError):
-        f(A, 20, 1, 1.0, 1.0)
+        f(A, 20, 1, epsilon=1.0, delta=1.0)
     with pytest.raises(TypeError):
-        f(A, 20, 1, 1.0, 1e-5, rng="seed")
+        f(A, 20, 1, epsilon=1.0, delta=1e-5, rng="seed")
     with pytest.raises(ValueError):
-        f(A, 20, 1, 1.0, 1e-5, granularity=0.3)
+        f(A, 20, 1, epsilon=1.0, delta=1e-5, granularity=0.3)
     with pytest.raises(ValueError):
         cg.gue_noise(1, 1.0)
     with pytest.raises(ValueError):

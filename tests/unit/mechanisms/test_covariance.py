@@ -110,7 +110,7 @@ def test_two_methods_agree_in_higher_dimension():
         P = np.zeros((draws, 12))
         for t in range(draws):
             V = covariance.amin_subspace_from_second_moment(
-                A, 60, 3, 0.5, rng=rng, method=method
+                A, 60, 3, epsilon=0.5, rng=rng, method=method
             )
             P[t] = np.sum(V**2, axis=1)  # diagonal of V V^T
         means.append((P.mean(0), P.std(0) / np.sqrt(draws)))
@@ -122,21 +122,23 @@ def test_release_is_orthonormal_and_seeded():
     rng = np.random.default_rng(3)
     X = random_rows(200, 9, rng)
     for method in covariance.METHODS:
-        V1 = covariance.amin_subspace(X, 4, 1.0, rng=5, method=method)
-        V2 = covariance.amin_subspace(X, 4, 1.0, rng=5, method=method)
+        V1 = covariance.amin_subspace(X, 4, epsilon=1.0, rng=5, method=method)
+        V2 = covariance.amin_subspace(X, 4, epsilon=1.0, rng=5, method=method)
         assert np.array_equal(V1, V2)
         np.testing.assert_allclose(V1.T @ V1, np.eye(4), atol=1e-12)
-    C1 = covariance.amin_covariance(X, 3, 1.0, rng=7)
-    C2 = covariance.amin_covariance(X, 3, 1.0, rng=7)
+    C1 = covariance.amin_covariance(X, 3, epsilon=1.0, rng=7)
+    C2 = covariance.amin_covariance(X, 3, epsilon=1.0, rng=7)
     assert np.array_equal(C1, C2)
-    assert not np.array_equal(C1, covariance.amin_covariance(X, 3, 1.0, rng=8))
+    assert not np.array_equal(
+        C1, covariance.amin_covariance(X, 3, epsilon=1.0, rng=8)
+    )
 
 
 def test_covariance_release_parts():
     rng = np.random.default_rng(4)
     X = random_rows(500, 6, rng)
     C, lam, V = covariance.amin_covariance(
-        X, 3, 2.0, rng=rng, return_parts=True
+        X, 3, epsilon=2.0, rng=rng, return_parts=True
     )
     np.testing.assert_allclose(C, (V * lam) @ V.T)
     assert np.all(np.diff(lam) <= 0) and lam.min() >= 0 and lam.max() <= 1
@@ -233,21 +235,21 @@ def test_validation():
     rng = np.random.default_rng(7)
     X = random_rows(50, 5, rng)
     with pytest.raises(ValueError):
-        covariance.amin_subspace(X * 2, 2, 1.0)
+        covariance.amin_subspace(X * 2, 2, epsilon=1.0)
     with pytest.raises(ValueError):
-        covariance.amin_subspace(X, 5, 1.0)
+        covariance.amin_subspace(X, 5, epsilon=1.0)
     with pytest.raises(ValueError):
-        covariance.amin_subspace(X, 2, -1.0)
+        covariance.amin_subspace(X, 2, epsilon=-1.0)
     with pytest.raises(ValueError):
-        covariance.amin_subspace(X, 2, 1.0, vector_weights=[1.0, 0.0])
+        covariance.amin_subspace(X, 2, epsilon=1.0, vector_weights=[1.0, 0.0])
     with pytest.raises(ValueError):
-        covariance.amin_subspace(X, 2, 1.0, method="gibbs")
+        covariance.amin_subspace(X, 2, epsilon=1.0, method="gibbs")
     with pytest.raises(ValueError):
-        covariance.amin_covariance(X, 2, 1.0, eigenvalue_share=1.0)
+        covariance.amin_covariance(X, 2, epsilon=1.0, eigenvalue_share=1.0)
     with pytest.raises(ValueError):
-        covariance.amin_covariance(X, 2, 1.0, vector_split="other")
+        covariance.amin_covariance(X, 2, epsilon=1.0, vector_split="other")
     with pytest.raises(TypeError):
-        covariance.amin_subspace(X, 2.5, 1.0)
+        covariance.amin_subspace(X, 2.5, epsilon=1.0)
 
 
 def test_safe_noise_puts_the_eigenvalues_on_a_grid():
@@ -262,7 +264,7 @@ def test_safe_noise_puts_the_eigenvalues_on_a_grid():
     A = dppca.linalg.second_moment(X)
     runs = [
         amin_covariance_from_second_moment(
-            A, 400, 3, 1.0, rng=seed, return_parts=True, noise="safe"
+            A, 400, 3, epsilon=1.0, rng=seed, return_parts=True, noise="safe"
         )
         for seed in (0, 0, 1)
     ]
@@ -271,7 +273,7 @@ def test_safe_noise_puts_the_eigenvalues_on_a_grid():
     for v in (values, other):
         assert np.all(v * 2.0**50 == np.round(v * 2.0**50))
     _, float_values, _ = amin_covariance_from_second_moment(
-        A, 400, 3, 1.0, rng=0, return_parts=True, noise="float"
+        A, 400, 3, epsilon=1.0, rng=0, return_parts=True, noise="float"
     )
     assert not np.all(
         float_values * 2.0**50 == np.round(float_values * 2.0**50)
@@ -292,6 +294,8 @@ def test_k_near_d_on_rank_deficient_data():
     X /= np.linalg.norm(X, axis=1).max()
     A = X.T @ X / n
     for k in (d - 1, d - 2):
-        V = covariance.amin_subspace_from_second_moment(A, n, k, 1.0, rng=k)
+        V = covariance.amin_subspace_from_second_moment(
+            A, n, k, epsilon=1.0, rng=k
+        )
         assert V.shape == (d, k)
         np.testing.assert_allclose(V.T @ V, np.eye(k), atol=1e-10)

@@ -85,7 +85,10 @@ def test_ppca_privacy_ratio_on_adversarial_neighbours_d2():
     # histogram of |angle| in [0, pi/2] against exact bin probabilities
     rng = np.random.default_rng(3)
     draws = np.array(
-        [exponential.ppca(X, 1, eps, rng=rng)[:, 0] for _ in range(2500)]
+        [
+            exponential.ppca(X, 1, epsilon=eps, rng=rng)[:, 0]
+            for _ in range(2500)
+        ]
     )
     angle = np.arctan2(np.abs(draws[:, 1]), np.abs(draws[:, 0]))
     edges = np.linspace(0, np.pi / 2, 7)
@@ -110,12 +113,12 @@ def test_ppca_shapes_and_samplers():
         {"sampler": "fast", "n_sweeps": 3},
         {"sampler": "hoff", "n_sweeps": 3},
     ):
-        V = exponential.ppca(X, 2, 1.0, rng=rng, **kw)
+        V = exponential.ppca(X, 2, epsilon=1.0, rng=rng, **kw)
         assert V.shape == (6, 2) and np.allclose(V.T @ V, np.eye(2), atol=1e-10)
-    v = exponential.ppca(X, 1, 1.0, rng=rng)
+    v = exponential.ppca(X, 1, epsilon=1.0, rng=rng)
     assert v.shape == (6, 1)
     V = exponential.ppca_from_second_moment(
-        second_moment(X), 200, 3, 0.5, rng=rng, n_sweeps=2
+        second_moment(X), 200, 3, epsilon=0.5, rng=rng, n_sweeps=2
     )
     assert V.shape == (6, 3)
 
@@ -125,22 +128,22 @@ def test_bad_inputs_rejected():
     X = random_rows(20, 4, rng)
     for k in (0, 4, 5, -1):
         with pytest.raises(ValueError):
-            exponential.ppca(X, k, 1.0)
+            exponential.ppca(X, k, epsilon=1.0)
     with pytest.raises(TypeError):
-        exponential.ppca(X, 1.5, 1.0)
+        exponential.ppca(X, 1.5, epsilon=1.0)
     for eps in (0, -1, np.inf, np.nan):
         with pytest.raises(ValueError):
-            exponential.ppca(X, 1, eps)
+            exponential.ppca(X, 1, epsilon=eps)
     Xbad = X.copy()
     Xbad[3] *= 3
     with pytest.raises(ValueError, match="norm > 1"):
-        exponential.ppca(Xbad, 1, 1.0)
+        exponential.ppca(Xbad, 1, epsilon=1.0)
     with pytest.raises(ValueError):
-        exponential.ppca(X, 1, 1.0, sampler="magic")
+        exponential.ppca(X, 1, epsilon=1.0, sampler="magic")
     with pytest.raises(ValueError):
-        exponential.ppca(X, 2, 1.0, n_sweeps=0)
+        exponential.ppca(X, 2, epsilon=1.0, n_sweeps=0)
     with pytest.raises(ValueError):
-        exponential.ppca(np.full((3, 4), np.nan), 1, 1.0)
+        exponential.ppca(np.full((3, 4), np.nan), 1, epsilon=1.0)
 
 
 def test_bounds_basic_relations():

@@ -89,21 +89,25 @@ def test_mechanism_outputs_and_spectrum():
     rng = np.random.default_rng(5)
     M = np.diag([5.0, 3.0, 1.0, 0.0])
     lam = np.array([2.0, 1.0, 0.0, 0.0])
-    H = ga.gaussian_matrix_approximation(M, lam, 1.0, 1e-5, rng)
+    H = ga.gaussian_matrix_approximation(
+        M, lam, epsilon=1.0, delta=1e-5, rng=rng
+    )
     assert np.allclose(H, H.T)
     assert np.allclose(np.sort(np.linalg.eigvalsh(H)), np.sort(lam), atol=1e-10)
     X = rng.standard_normal((300, 6))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    V = ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-5, rng)
+    V = ga.gaussian_subspace_recovery(X, 2, epsilon=1.0, delta=1e-5, rng=rng)
     assert V.shape == (6, 2) and np.allclose(V.T @ V, np.eye(2))
-    R = ga.rank_k_covariance_approximation(X, 2, 1.0, 1e-5, rng)
+    R = ga.rank_k_covariance_approximation(
+        X, 2, epsilon=1.0, delta=1e-5, rng=rng
+    )
     assert np.linalg.matrix_rank(R) == 2
 
 
 def test_seeded_reproducibility():
     X = np.eye(5)[:4] * 0.5
-    a = ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-5, rng=7)
-    b = ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-5, rng=7)
+    a = ga.gaussian_subspace_recovery(X, 2, epsilon=1.0, delta=1e-5, rng=7)
+    b = ga.gaussian_subspace_recovery(X, 2, epsilon=1.0, delta=1e-5, rng=7)
     assert np.array_equal(a, b)
 
 
@@ -118,13 +122,18 @@ def test_seeded_reproducibility():
 )
 def test_lambda_validation(Lambda, message):
     with pytest.raises(ValueError, match=message):
-        ga.gaussian_matrix_approximation(np.eye(3), Lambda, 1.0, 1e-5, rng=0)
+        ga.gaussian_matrix_approximation(
+            np.eye(3), Lambda, epsilon=1.0, delta=1e-5, rng=0
+        )
 
 
 def test_bad_inputs():
     with pytest.raises(ValueError):
         ga.gaussian_matrix_approximation(
-            np.array([[1.0, 2.0], [0.0, 1.0]]), [1.0, 0.0], 1.0, 1e-5
+            np.array([[1.0, 2.0], [0.0, 1.0]]),
+            [1.0, 0.0],
+            epsilon=1.0,
+            delta=1e-5,
         )
     with pytest.raises(ValueError):
         ga.noise_sigma(0.0, 1e-5)
@@ -140,11 +149,15 @@ def test_bad_inputs():
         ga.goe_noise(3, -1.0)
     X_bad = np.ones((4, 3))  # rows of norm sqrt(3) > 1
     with pytest.raises(ValueError):
-        ga.gaussian_subspace_recovery(X_bad, 1, 1.0, 1e-5)
+        ga.gaussian_subspace_recovery(X_bad, 1, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError):
-        ga.gaussian_subspace_recovery(np.eye(3) * 0.5, 3, 1.0, 1e-5)
+        ga.gaussian_subspace_recovery(
+            np.eye(3) * 0.5, 3, epsilon=1.0, delta=1e-5
+        )
     with pytest.raises(TypeError):
-        ga.gaussian_subspace_recovery(np.eye(3) * 0.5, 1, 1.0, 1e-5, rng="seed")
+        ga.gaussian_subspace_recovery(
+            np.eye(3) * 0.5, 1, epsilon=1.0, delta=1e-5, rng="seed"
+        )
 
 
 def test_sum_of_squares_prediction_small_noise():

@@ -20,15 +20,21 @@ def data(n=60, d=5, seed=0):
 
 
 MECHANISMS = {
-    "mod_sulq": lambda X, rng: IP.mod_sulq(X, 0.5, 1e-3, rng=rng),
-    "analyze_gauss": lambda X, rng: IP.analyze_gauss(X, 0.5, 1e-3, rng=rng),
-    "analyze_gauss_classical": lambda X, rng: IP.analyze_gauss(
-        X, 0.5, 1e-3, rng=rng, calibration="classical"
+    "mod_sulq": lambda X, rng: IP.mod_sulq(X, epsilon=0.5, delta=1e-3, rng=rng),
+    "analyze_gauss": lambda X, rng: IP.analyze_gauss(
+        X, epsilon=0.5, delta=1e-3, rng=rng
     ),
-    "laplace": lambda X, rng: IP.laplace_input_perturbation(X, 0.5, rng=rng),
-    "wishart": lambda X, rng: IP.wishart_input_perturbation(X, 0.5, rng=rng),
+    "analyze_gauss_classical": lambda X, rng: IP.analyze_gauss(
+        X, epsilon=0.5, delta=1e-3, rng=rng, calibration="classical"
+    ),
+    "laplace": lambda X, rng: IP.laplace_input_perturbation(
+        X, epsilon=0.5, rng=rng
+    ),
+    "wishart": lambda X, rng: IP.wishart_input_perturbation(
+        X, epsilon=0.5, rng=rng
+    ),
     "wishart_delta": lambda X, rng: IP.wishart_input_perturbation_delta(
-        X, 0.1, rng=rng
+        X, delta=0.1, rng=rng
     ),
 }
 
@@ -48,9 +54,9 @@ def test_wishart_output_is_positive_definite():
     X = data(d=8)
     for seed in range(50):
         assert (
-            np.linalg.eigvalsh(IP.wishart_input_perturbation(X, 2.0, rng=seed))[
-                0
-            ]
+            np.linalg.eigvalsh(
+                IP.wishart_input_perturbation(X, epsilon=2.0, rng=seed)
+            )[0]
             > 0
         )
 
@@ -63,20 +69,26 @@ def test_second_moment_variants_match_data_versions():
     A = moments.unit_rows_second_moment(X)
     np.testing.assert_allclose(A, X.T @ X / X.shape[0], rtol=1e-9)
     assert np.array_equal(
-        IP.mod_sulq(X, 0.5, 1e-3, rng=3),
-        IP.mod_sulq_from_second_moment(A, 60, 0.5, 1e-3, rng=3),
+        IP.mod_sulq(X, epsilon=0.5, delta=1e-3, rng=3),
+        IP.mod_sulq_from_second_moment(A, 60, epsilon=0.5, delta=1e-3, rng=3),
     )
     assert np.array_equal(
-        IP.wishart_input_perturbation(X, 1.0, rng=3),
-        IP.wishart_input_perturbation_from_second_moment(A, 60, 1.0, rng=3),
+        IP.wishart_input_perturbation(X, epsilon=1.0, rng=3),
+        IP.wishart_input_perturbation_from_second_moment(
+            A, 60, epsilon=1.0, rng=3
+        ),
     )
     assert np.array_equal(
-        IP.laplace_input_perturbation(X, 1.0, rng=3),
-        IP.laplace_input_perturbation_from_second_moment(A, 60, 1.0, rng=3),
+        IP.laplace_input_perturbation(X, epsilon=1.0, rng=3),
+        IP.laplace_input_perturbation_from_second_moment(
+            A, 60, epsilon=1.0, rng=3
+        ),
     )
     assert np.array_equal(
-        IP.analyze_gauss(X, 0.5, 1e-3, rng=3),
-        IP.analyze_gauss_from_second_moment(A, 60, 0.5, 1e-3, rng=3),
+        IP.analyze_gauss(X, epsilon=0.5, delta=1e-3, rng=3),
+        IP.analyze_gauss_from_second_moment(
+            A, 60, epsilon=0.5, delta=1e-3, rng=3
+        ),
     )
 
 
@@ -92,11 +104,15 @@ def test_gaussian_noise_moments():
     A = X.T @ X / n
     for fn, sigma in (
         (
-            lambda: IP.mod_sulq(X, eps, delta, rng=rng, noise="float"),
+            lambda: IP.mod_sulq(
+                X, epsilon=eps, delta=delta, rng=rng, noise="float"
+            ),
             mod_sulq_beta(d, n, eps, delta),
         ),
         (
-            lambda: IP.analyze_gauss(X, eps, delta, rng=rng, noise="float"),
+            lambda: IP.analyze_gauss(
+                X, epsilon=eps, delta=delta, rng=rng, noise="float"
+            ),
             analyze_gauss_sigma(n, eps, delta),
         ),
     ):
@@ -115,7 +131,7 @@ def test_laplace_noise_moments():
     noise = (
         np.stack(
             [
-                IP.laplace_input_perturbation(X, eps, rng=rng) - A
+                IP.laplace_input_perturbation(X, epsilon=eps, rng=rng) - A
                 for _ in range(reps)
             ]
         )
@@ -135,7 +151,7 @@ def test_wishart_noise_mean_and_variance():
     W = (
         np.stack(
             [
-                IP.wishart_input_perturbation(X, eps, rng=rng) - A
+                IP.wishart_input_perturbation(X, epsilon=eps, rng=rng) - A
                 for _ in range(reps)
             ]
         )
@@ -162,13 +178,15 @@ def test_rows_outside_unit_ball_rejected(name):
 def test_bad_privacy_parameters_rejected():
     X = data()
     with pytest.raises(ValueError, match="delta"):
-        IP.mod_sulq(X, 0.5, 1.5)
+        IP.mod_sulq(X, epsilon=0.5, delta=1.5)
     with pytest.raises(ValueError, match="epsilon"):
-        IP.wishart_input_perturbation(X, -1.0)
+        IP.wishart_input_perturbation(X, epsilon=-1.0)
     with pytest.raises(ValueError, match="symmetric|square"):
-        IP.mod_sulq_from_second_moment(np.ones((3, 4)), 10, 0.5, 1e-3)
+        IP.mod_sulq_from_second_moment(
+            np.ones((3, 4)), 10, epsilon=0.5, delta=1e-3
+        )
     with pytest.raises(TypeError, match="rng"):
-        IP.laplace_input_perturbation(X, 1.0, rng="seed")
+        IP.laplace_input_perturbation(X, epsilon=1.0, rng="seed")
 
 
 def test_privacy_dict_covers_every_mechanism():

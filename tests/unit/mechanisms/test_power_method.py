@@ -145,8 +145,8 @@ def test_one_step_privacy_loss_is_the_gaussian_one():
             A,
             n,
             1,
-            eps,
-            delta,
+            epsilon=eps,
+            delta=delta,
             n_iterations=1,
             block_size=d,
             rng=rng,
@@ -179,8 +179,8 @@ def test_whole_run_privacy_loss_spends_the_target_delta():
             A,
             n,
             1,
-            eps,
-            delta,
+            epsilon=eps,
+            delta=delta,
             n_iterations=L,
             block_size=d,
             calibration="gdp",
@@ -206,12 +206,12 @@ def test_entry_points_share_one_law():
     rng = np.random.default_rng(3)
     X = _spiked_rows(3000, 12, [3.0, 2.0, 1.5], rng)
     A = dppca.linalg.second_moment(X)
-    V_rows = pm.noisy_power_method(X, 3, 1.0, 1e-6, rng=7)
+    V_rows = pm.noisy_power_method(X, 3, epsilon=1.0, delta=1e-6, rng=7)
     V_moment = pm.noisy_power_method_from_second_moment(
-        A, 3000, 3, 1.0, 1e-6, rng=7
+        A, 3000, 3, epsilon=1.0, delta=1e-6, rng=7
     )
     V_sparse = pm.noisy_power_method(
-        scipy.sparse.csr_matrix(X), 3, 1.0, 1e-6, rng=7
+        scipy.sparse.csr_matrix(X), 3, epsilon=1.0, delta=1e-6, rng=7
     )
     np.testing.assert_allclose(V_rows, V_moment, atol=1e-9)
     np.testing.assert_allclose(V_rows, V_sparse, atol=1e-9)
@@ -223,10 +223,10 @@ def test_utility_with_large_n_and_a_clear_gap():
     X = _spiked_rows(50_000, 30, [3.0, 2.5, 2.0], rng)
     A = dppca.linalg.second_moment(X)
     best = dppca.linalg.top_k_eigh(A, 3)[0].sum()
-    V = pm.noisy_power_method(X, 3, 0.5, 1e-6, rng=rng)
+    V = pm.noisy_power_method(X, 3, epsilon=0.5, delta=1e-6, rng=rng)
     assert dppca.captured_variance(A, V) > 0.99 * best
     # with a tiny n the same ε gives a noisy subspace: far below the optimum
-    V_small = pm.noisy_power_method(X[:50], 3, 0.5, 1e-6, rng=rng)
+    V_small = pm.noisy_power_method(X[:50], 3, epsilon=0.5, delta=1e-6, rng=rng)
     A_small = dppca.linalg.second_moment(X[:50])
     assert dppca.captured_variance(A_small, V_small) < 0.9 * (
         dppca.linalg.top_k_eigh(A_small, 3)[0].sum()
@@ -248,7 +248,14 @@ def test_error_below_the_noise_over_gap_bound():
     checked = 0
     for n in (2_000, 20_000, 200_000):
         run = pm.noisy_power_method_from_second_moment(
-            A, n, k, 1.0, 1e-6, n_iterations=30, rng=rng, diagnostics=True
+            A,
+            n,
+            k,
+            epsilon=1.0,
+            delta=1e-6,
+            n_iterations=30,
+            rng=rng,
+            diagnostics=True,
         )
         error = np.linalg.norm(U - run.V @ (run.V.T @ U), 2)
         noise = max(np.linalg.norm(G, 2) for G in run.noise)
@@ -263,23 +270,27 @@ def test_validation_and_explicit_clipping():
     rng = np.random.default_rng(6)
     X = rng.standard_normal((100, 5))
     with pytest.raises(ValueError, match="norm > 1"):
-        pm.noisy_power_method(X, 2, 1.0, 1e-5, rng=0)
+        pm.noisy_power_method(X, 2, epsilon=1.0, delta=1e-5, rng=0)
     with pytest.raises(ValueError, match="norm > 1"):
-        pm.noisy_power_method(scipy.sparse.csr_matrix(X), 2, 1.0, 1e-5, rng=0)
+        pm.noisy_power_method(
+            scipy.sparse.csr_matrix(X), 2, epsilon=1.0, delta=1e-5, rng=0
+        )
     from dppca.linalg.distributed import clip_rows
 
     clipped = clip_rows(X)
     assert np.linalg.norm(clipped, axis=1).max() <= 1 + 1e-12
     np.testing.assert_allclose(
-        pm.noisy_power_method(X, 2, 1.0, 1e-5, clip=True, rng=0),
-        pm.noisy_power_method(clipped, 2, 1.0, 1e-5, rng=0),
+        pm.noisy_power_method(X, 2, epsilon=1.0, delta=1e-5, clip=True, rng=0),
+        pm.noisy_power_method(clipped, 2, epsilon=1.0, delta=1e-5, rng=0),
     )
     with pytest.raises(ValueError, match="block_size"):
-        pm.noisy_power_method(clipped, 3, 1.0, 1e-5, block_size=2, rng=0)
+        pm.noisy_power_method(
+            clipped, 3, epsilon=1.0, delta=1e-5, block_size=2, rng=0
+        )
     with pytest.raises(ValueError):
-        pm.noisy_power_method(clipped, 2, 0.0, 1e-5, rng=0)
+        pm.noisy_power_method(clipped, 2, epsilon=0.0, delta=1e-5, rng=0)
     with pytest.raises(ValueError):
-        pm.noisy_power_method(clipped, 2, 1.0, 1.0, rng=0)
+        pm.noisy_power_method(clipped, 2, epsilon=1.0, delta=1.0, rng=0)
 
 
 def test_registry_runs_it():
@@ -311,7 +322,14 @@ def test_safe_noise_run_spends_at_most_its_zcdp_budget():
         rng.standard_normal((n, d)) * np.linspace(3, 1, d)
     )
     run = pm.noisy_power_method(
-        X, k, 1.0, 1e-6, n_iterations=L, rng=1, diagnostics=True, noise="safe"
+        X,
+        k,
+        epsilon=1.0,
+        delta=1e-6,
+        n_iterations=L,
+        rng=1,
+        diagnostics=True,
+        noise="safe",
     )
     assert run.rho <= zcdp_rho(1.0, 1e-6) * (1 + 1e-9)
     sigma, grid = pm.safe_noisy_power_calibration(n, k, d, 1.0, 1e-6, L)
@@ -325,14 +343,23 @@ def test_safe_noise_run_spends_at_most_its_zcdp_budget():
         dppca.captured_variance(
             A,
             pm.noisy_power_method(
-                X, k, 1.0, 1e-6, n_iterations=L, rng=s, noise="safe"
+                X,
+                k,
+                epsilon=1.0,
+                delta=1e-6,
+                n_iterations=L,
+                rng=s,
+                noise="safe",
             ),
         )
         for s in range(5)
     ]
     flt = [
         dppca.captured_variance(
-            A, pm.noisy_power_method(X, k, 1.0, 1e-6, n_iterations=L, rng=s)
+            A,
+            pm.noisy_power_method(
+                X, k, epsilon=1.0, delta=1e-6, n_iterations=L, rng=s
+            ),
         )
         for s in range(5)
     ]
@@ -341,4 +368,6 @@ def test_safe_noise_run_spends_at_most_its_zcdp_budget():
     assert run.sigma <= pm.noisy_power_sigma(n, k, 1.0, 1e-6, L)
     assert np.mean(safe) >= 0.95 * np.mean(flt)
     with pytest.raises(ValueError, match="zCDP"):
-        pm.noisy_power_method(X, k, 1.0, 1e-6, calibration="gdp", noise="safe")
+        pm.noisy_power_method(
+            X, k, epsilon=1.0, delta=1e-6, calibration="gdp", noise="safe"
+        )

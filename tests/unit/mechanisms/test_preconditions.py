@@ -37,43 +37,45 @@ def quiet(fn):
 #: Every entry point that takes A = XᵀX/n and n instead of X.
 FROM_MOMENT = {
     "mod_sulq": lambda A, n: IP.mod_sulq_from_second_moment(
-        A, n, 1.0, 1e-5, rng=0
+        A, n, epsilon=1.0, delta=1e-5, rng=0
     ),
     "analyze_gauss": lambda A, n: IP.analyze_gauss_from_second_moment(
-        A, n, 1.0, 1e-5, rng=0
+        A, n, epsilon=1.0, delta=1e-5, rng=0
     ),
     "laplace": lambda A, n: IP.laplace_input_perturbation_from_second_moment(
-        A, n, 1.0, rng=0
+        A, n, epsilon=1.0, rng=0
     ),
     "wishart": lambda A, n: quiet(
         lambda: IP.wishart_input_perturbation_from_second_moment(
-            A, n, 1.0, rng=0
+            A, n, epsilon=1.0, rng=0
         )
     ),
     "wishart_delta": lambda A, n: (
-        IP.wishart_input_perturbation_delta_from_second_moment(A, n, 0.1, rng=0)
+        IP.wishart_input_perturbation_delta_from_second_moment(
+            A, n, delta=0.1, rng=0
+        )
     ),
     "gaussian_subspace": lambda A, n: (
         GA.gaussian_subspace_recovery_from_second_moment(
-            A, n, 2, 1.0, 1e-5, rng=0
+            A, n, 2, epsilon=1.0, delta=1e-5, rng=0
         )
     ),
     "gaussian_matrix_approximation": lambda A, n: (
         GA.gaussian_matrix_approximation(
             A,
             np.linspace(1, 0, A.shape[0]),
-            1.0,
-            1e-5,
+            epsilon=1.0,
+            delta=1e-5,
             rng=0,
             relation="replace_one",
             n=n,
         )
     ),
     "ppca_k1": lambda A, n: exponential.ppca_from_second_moment(
-        A, n, 1, 1.0, rng=0
+        A, n, 1, epsilon=1.0, rng=0
     ),
     "ppca_k2": lambda A, n: exponential.ppca_from_second_moment(
-        A, n, 2, 1.0, rng=0, n_sweeps=2
+        A, n, 2, epsilon=1.0, rng=0, n_sweeps=2
     ),
 }
 
@@ -152,7 +154,7 @@ def test_rank_one_update_relation_still_takes_any_symmetric_matrix():
     # is
     X = unit_rows()
     out = GA.gaussian_matrix_approximation(
-        X.T @ X, np.linspace(1, 0, 5), 1.0, 1e-5, rng=0
+        X.T @ X, np.linspace(1, 0, 5), epsilon=1.0, delta=1e-5, rng=0
     )
     assert out.shape == (5, 5)
 
@@ -167,31 +169,41 @@ def test_ppca_start_frame_must_have_shape_d_by_k(V0):
     with pytest.raises(
         ValueError, match=r"V0 must have shape \(d, k\) = \(5, 2\)"
     ):
-        dppca.ppca(unit_rows(), 2, 1.0, V0=V0, n_sweeps=3, rng=0)
+        dppca.ppca(unit_rows(), 2, epsilon=1.0, V0=V0, n_sweeps=3, rng=0)
 
 
 @pytest.mark.parametrize("sampler", ["fast", "hoff"])
 def test_ppca_start_frame_must_be_orthonormal_and_warns(sampler):
     X = unit_rows()
     with pytest.raises(ValueError, match="V0 must have orthonormal columns"):
-        dppca.ppca(X, 2, 1.0, V0=np.ones((5, 2)), n_sweeps=3, sampler=sampler)
+        dppca.ppca(
+            X, 2, epsilon=1.0, V0=np.ones((5, 2)), n_sweeps=3, sampler=sampler
+        )
     with pytest.warns(dppca.PrivacyWarning, match="V0"):
         V = dppca.ppca(
-            X, 2, 1.0, V0=np.eye(5)[:, :2], n_sweeps=3, sampler=sampler, rng=0
+            X,
+            2,
+            epsilon=1.0,
+            V0=np.eye(5)[:, :2],
+            n_sweeps=3,
+            sampler=sampler,
+            rng=0,
         )
     assert V.shape == (5, 2)
 
 
 def test_ppca_k1_with_start_frame_warns():
     with pytest.warns(dppca.PrivacyWarning, match="V0"):
-        dppca.ppca(unit_rows(), 1, 1.0, V0=np.eye(5)[:, :1], n_sweeps=2, rng=0)
+        dppca.ppca(
+            unit_rows(), 1, epsilon=1.0, V0=np.eye(5)[:, :1], n_sweeps=2, rng=0
+        )
 
 
 @pytest.mark.parametrize("n_sweeps", [2.7, 3.0, True, 0, -1, "3"])
 @pytest.mark.parametrize("k", [1, 2])
 def test_ppca_sweep_count_is_a_positive_integer_never_truncated(n_sweeps, k):
     with pytest.raises(ValueError, match="n_sweeps must be a positive integer"):
-        dppca.ppca(unit_rows(), k, 1.0, n_sweeps=n_sweeps, rng=0)
+        dppca.ppca(unit_rows(), k, epsilon=1.0, n_sweeps=n_sweeps, rng=0)
 
 
 @pytest.mark.parametrize("fn", [bingham.fast_gibbs, bingham.hoff_gibbs])
@@ -213,7 +225,7 @@ def test_ppca_at_extreme_concentration_fails_fast_and_clearly(sampler, k):
         monkey.setattr(bingham, name, _never)
     try:
         with pytest.raises(ValueError, match="MAX_CONCENTRATION"):
-            dppca.ppca(X, k, 1e15, n_sweeps=5, sampler=sampler, rng=0)
+            dppca.ppca(X, k, epsilon=1e15, n_sweeps=5, sampler=sampler, rng=0)
     finally:
         monkey.undo()
 
@@ -227,7 +239,7 @@ def test_ppca_just_below_the_concentration_limit_returns(sampler):
     # the limit is checked on the public n ε / 2, which bounds B's spread
     X = unit_rows(100)
     epsilon = 0.9 * bingham.MAX_CONCENTRATION / 50
-    V = dppca.ppca(X, 2, epsilon, n_sweeps=3, sampler=sampler, rng=0)
+    V = dppca.ppca(X, 2, epsilon=epsilon, n_sweeps=3, sampler=sampler, rng=0)
     # at this concentration the draw sits on the top-2 eigenspace of A
     top = dppca.linalg.pca(X, 2)
     assert dppca.subspace_distance(V, top) < 1e-3
@@ -258,16 +270,16 @@ def test_hoff_theta_loop_is_bounded(monkeypatch):
 def test_wishart_as_published_warns_at_call_time():
     X = unit_rows()
     with pytest.warns(dppca.PrivacyWarning, match="NOT"):
-        IP.wishart_input_perturbation(X, 1.0, rng=0)
+        IP.wishart_input_perturbation(X, epsilon=1.0, rng=0)
     with pytest.warns(dppca.PrivacyWarning, match="NOT"):
         IP.wishart_input_perturbation_from_second_moment(
-            dppca.linalg.second_moment(X), 40, 1.0, rng=0
+            dppca.linalg.second_moment(X), 40, epsilon=1.0, rng=0
         )
     # the DP variant does not say NOT DP; it says its float64 Wishart draws
     # are not proved as a program (dppca.privacy.guarantees)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        IP.wishart_input_perturbation_delta(X, 0.1, rng=0)
+        IP.wishart_input_perturbation_delta(X, delta=0.1, rng=0)
     assert [w.category for w in caught] == [dppca.UnprovedGuaranteeWarning]
     assert "NOT" not in str(caught[0].message)
 
@@ -277,23 +289,31 @@ def test_wishart_as_published_warns_at_call_time():
 # ------------------------------------------------------------------------------
 #: Every mechanism's X entry point, with valid privacy parameters.
 FROM_DATA = {
-    "mod_sulq": lambda X, rng=0: IP.mod_sulq(X, 1.0, 1e-5, rng=rng),
-    "analyze_gauss": lambda X, rng=0: IP.analyze_gauss(X, 1.0, 1e-5, rng=rng),
-    "laplace": lambda X, rng=0: IP.laplace_input_perturbation(X, 1.0, rng=rng),
+    "mod_sulq": lambda X, rng=0: IP.mod_sulq(
+        X, epsilon=1.0, delta=1e-5, rng=rng
+    ),
+    "analyze_gauss": lambda X, rng=0: IP.analyze_gauss(
+        X, epsilon=1.0, delta=1e-5, rng=rng
+    ),
+    "laplace": lambda X, rng=0: IP.laplace_input_perturbation(
+        X, epsilon=1.0, rng=rng
+    ),
     "wishart": lambda X, rng=0: quiet(
-        lambda: IP.wishart_input_perturbation(X, 1.0, rng=rng)
+        lambda: IP.wishart_input_perturbation(X, epsilon=1.0, rng=rng)
     ),
     "wishart_delta": lambda X, rng=0: IP.wishart_input_perturbation_delta(
-        X, 0.1, rng=rng
+        X, delta=0.1, rng=rng
     ),
     "rank_k_covariance": lambda X, rng=0: GA.rank_k_covariance_approximation(
-        X, 2, 1.0, 1e-5, rng=rng
+        X, 2, epsilon=1.0, delta=1e-5, rng=rng
     ),
     "gaussian_subspace": lambda X, rng=0: GA.gaussian_subspace_recovery(
-        X, 2, 1.0, 1e-5, rng=rng
+        X, 2, epsilon=1.0, delta=1e-5, rng=rng
     ),
-    "ppca_k1": lambda X, rng=0: dppca.ppca(X, 1, 1.0, rng=rng),
-    "ppca_k2": lambda X, rng=0: dppca.ppca(X, 2, 1.0, rng=rng, n_sweeps=2),
+    "ppca_k1": lambda X, rng=0: dppca.ppca(X, 1, epsilon=1.0, rng=rng),
+    "ppca_k2": lambda X, rng=0: dppca.ppca(
+        X, 2, epsilon=1.0, rng=rng, n_sweeps=2
+    ),
     "pca": lambda X, rng=0: dppca.linalg.pca(X, 2),
 }
 
@@ -385,20 +405,22 @@ def test_privacy_parameters_must_be_real_numbers(value):
         dppca.validation.check_delta(value)
     X = unit_rows()
     with pytest.raises(TypeError, match="epsilon"):
-        IP.analyze_gauss(X, value, 1e-5, rng=0)
+        IP.analyze_gauss(X, epsilon=value, delta=1e-5, rng=0)
     with pytest.raises(TypeError, match="delta"):
-        IP.analyze_gauss(X, 1.0, value, rng=0)
+        IP.analyze_gauss(X, epsilon=1.0, delta=value, rng=0)
     with pytest.raises(TypeError, match="epsilon"):
-        dppca.ppca(X, 1, value, rng=0)
+        dppca.ppca(X, 1, epsilon=value, rng=0)
     with pytest.raises(TypeError, match="epsilon"):
-        IP.laplace_input_perturbation(X, value, rng=0)
+        IP.laplace_input_perturbation(X, epsilon=value, rng=0)
 
 
 def test_numpy_scalars_remain_valid_parameters():
     X = unit_rows()
-    IP.analyze_gauss(X, np.float32(1.0), np.float64(1e-5), rng=np.int64(3))
-    IP.laplace_input_perturbation(X, np.int64(2), rng=0)
-    IP.analyze_gauss(X, np.array(1.0), 1e-5, rng=0)
+    IP.analyze_gauss(
+        X, epsilon=np.float32(1.0), delta=np.float64(1e-5), rng=np.int64(3)
+    )
+    IP.laplace_input_perturbation(X, epsilon=np.int64(2), rng=0)
+    IP.analyze_gauss(X, epsilon=np.array(1.0), delta=1e-5, rng=0)
 
 
 @pytest.mark.parametrize("rng", [True, False, np.bool_(True), 1.5, "seed"])
@@ -416,9 +438,11 @@ def test_k_of_the_wrong_type_gives_the_package_error(k):
     with pytest.raises(TypeError, match="k must be an integer"):
         dppca.linalg.top_k_subspace(M, k)
     with pytest.raises(TypeError, match="k must be an integer"):
-        dppca.ppca(unit_rows(), k, 1.0, rng=0)
+        dppca.ppca(unit_rows(), k, epsilon=1.0, rng=0)
     with pytest.raises(TypeError, match="k must be an integer"):
-        GA.gaussian_subspace_recovery(unit_rows(), k, 1.0, 1e-5, rng=0)
+        GA.gaussian_subspace_recovery(
+            unit_rows(), k, epsilon=1.0, delta=1e-5, rng=0
+        )
 
 
 @pytest.mark.parametrize("k", [6, 0, -1])
@@ -436,7 +460,7 @@ def test_row_norm_error_shows_the_tolerance_not_the_rows():
         dppca.validation.check_data(X)
     assert "1.00000001" not in str(error.value)
     with pytest.raises(ValueError, match=r"norm > 1 \(tolerance"):
-        IP.analyze_gauss(X, 1.0, 1e-5, rng=0)
+        IP.analyze_gauss(X, epsilon=1.0, delta=1e-5, rng=0)
 
 
 def test_float32_rows_normalised_to_one_are_accepted():
@@ -447,9 +471,11 @@ def test_float32_rows_normalised_to_one_are_accepted():
         X = rng.standard_normal((500, d)).astype(np.float32)
         X /= np.linalg.norm(X, axis=1, keepdims=True)
         assert dppca.validation.check_data(X).dtype == np.float64
-        IP.analyze_gauss(X, 1.0, 1e-5, rng=0)
-        dppca.ppca(X, 1, 1.0, rng=0)
-        IP.analyze_gauss(scipy.sparse.csr_matrix(X), 1.0, 1e-5, rng=0)
+        IP.analyze_gauss(X, epsilon=1.0, delta=1e-5, rng=0)
+        dppca.ppca(X, 1, epsilon=1.0, rng=0)
+        IP.analyze_gauss(
+            scipy.sparse.csr_matrix(X), epsilon=1.0, delta=1e-5, rng=0
+        )
 
 
 def test_float32_tolerance_is_relative_to_its_epsilon_and_float64_stays_strict():

@@ -188,8 +188,8 @@ def test_noise_scale_per_step_is_the_closed_form(kind):
         run = streaming.dp_pca_oja(
             X,
             1,
-            eps,
-            delta,
+            epsilon=eps,
+            delta=delta,
             eigengap=0.1,
             n_steps=5,
             rng=2,
@@ -238,7 +238,7 @@ def test_radius_candidates_follow_the_previous_release():
 def test_released_radius_stays_in_the_window_of_the_previous_one():
     X = spiked_rows(20_000, 10, 5.0, np.random.default_rng(2))
     run = streaming.dp_pca_oja(
-        X, 1, 1.0, 1e-5, eigengap=0.2, rng=3, diagnostics=True
+        X, 1, epsilon=1.0, delta=1e-5, eigengap=0.2, rng=3, diagnostics=True
     )
     radii = np.array([s.radius for s in run.steps])
     assert np.all(radii[1:] / radii[:-1] <= 16.0 * (1 + 1e-12))
@@ -317,7 +317,7 @@ def test_a_private_step_does_its_work_once(monkeypatch):
 
     monkeypatch.setattr(streaming_rows._RowBuffer, "take", recorded_take)
     run = streaming.dp_pca_oja(
-        X, 2, 1.0, 1e-5, eigengap=0.2, rng=8, diagnostics=True
+        X, 2, epsilon=1.0, delta=1e-5, eigengap=0.2, rng=8, diagnostics=True
     )
     assert counts["gradients"] == run.plan.total_steps == len(batches)
     assert counts["scans"] == 1
@@ -331,7 +331,7 @@ def test_a_private_step_does_its_work_once(monkeypatch):
 def _run(X, **kwargs):
     options = dict(eigengap=0.2, n_steps=6, rng=11)
     options.update(kwargs)
-    return streaming.dp_pca_oja(X, 2, 1.0, 1e-5, **options)
+    return streaming.dp_pca_oja(X, 2, epsilon=1.0, delta=1e-5, **options)
 
 
 def test_chunked_stream_gives_the_array_result():
@@ -372,8 +372,8 @@ def test_dask_array_gives_the_array_result():
             streaming.dp_pca_oja_dask(
                 da.from_array(X, chunks=(700, 6)),
                 2,
-                1.0,
-                1e-5,
+                epsilon=1.0,
+                delta=1e-5,
                 eigengap=0.2,
                 n_steps=6,
                 rng=11,
@@ -386,7 +386,7 @@ def test_dask_array_gives_the_array_result():
     on_dask = sparse_data.csr_to_dask(S, 450)
     np.testing.assert_allclose(np.asarray(_run(on_dask)), whole, atol=1e-9)
     with pytest.raises(TypeError, match="dask"):
-        streaming.dp_pca_oja_dask(X, 1, 1.0, 1e-5, eigengap=0.1)
+        streaming.dp_pca_oja_dask(X, 1, epsilon=1.0, delta=1e-5, eigengap=0.1)
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -406,7 +406,7 @@ def test_a_pass_allocates_far_less_than_the_rows(sparse):
         size = X.nbytes
     tracemalloc.start()
     try:
-        streaming.dp_pca_oja(X, 1, 1.0, 1e-5, eigengap=0.2, rng=0)
+        streaming.dp_pca_oja(X, 1, epsilon=1.0, delta=1e-5, eigengap=0.2, rng=0)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -419,7 +419,9 @@ def test_nan_and_inf_are_refused_without_a_copy_of_the_rows():
         X[123, 2] = bad
         for data in (X, scipy.sparse.csr_matrix(X)):
             with pytest.raises(ValueError, match="NaN or Inf"):
-                streaming.dp_pca_oja(data, 1, 1.0, 1e-5, eigengap=0.2, rng=0)
+                streaming.dp_pca_oja(
+                    data, 1, epsilon=1.0, delta=1e-5, eigengap=0.2, rng=0
+                )
 
 
 def test_clipping_keeps_v_fixed_only_for_rows_symmetric_about_it():
@@ -471,8 +473,8 @@ def test_float_noise_warns_and_is_not_proved():
 
 def test_fresh_entropy_by_default():
     X = spiked_rows(2_000, 5, 8.0, np.random.default_rng(10))
-    a = streaming.dp_pca_oja(X, 1, 1.0, 1e-5, eigengap=0.2)
-    b = streaming.dp_pca_oja(X, 1, 1.0, 1e-5, eigengap=0.2)
+    a = streaming.dp_pca_oja(X, 1, epsilon=1.0, delta=1e-5, eigengap=0.2)
+    b = streaming.dp_pca_oja(X, 1, epsilon=1.0, delta=1e-5, eigengap=0.2)
     assert not np.allclose(np.abs(a), np.abs(b))
 
 
@@ -482,25 +484,36 @@ def test_fresh_entropy_by_default():
 def test_validation_errors():
     X = spiked_rows(1_000, 5, 8.0, np.random.default_rng(11))
     with pytest.raises(ValueError, match="eigengap"):
-        streaming.dp_pca_oja(X, 1, 1.0, 1e-5)
+        streaming.dp_pca_oja(X, 1, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError, match="one per component"):
-        streaming.dp_pca_oja(X, 2, 1.0, 1e-5, eigengap=[0.1, 0.2, 0.3])
+        streaming.dp_pca_oja(
+            X, 2, epsilon=1.0, delta=1e-5, eigengap=[0.1, 0.2, 0.3]
+        )
     with pytest.raises(TypeError, match="callable"):
-        streaming.dp_pca_oja(X, 1, 1.0, 1e-5, learning_rate=0.1)
+        streaming.dp_pca_oja(X, 1, epsilon=1.0, delta=1e-5, learning_rate=0.1)
     with pytest.raises(ValueError, match="n_rows"):
-        streaming.dp_pca_oja(iter([X]), 1, 1.0, 1e-5, eigengap=0.1)
+        streaming.dp_pca_oja(
+            iter([X]), 1, epsilon=1.0, delta=1e-5, eigengap=0.1
+        )
     with pytest.raises(ValueError, match="n_rows"):
-        streaming.dp_pca_oja(X, 1, 1.0, 1e-5, eigengap=0.1, n_rows=999)
+        streaming.dp_pca_oja(
+            X, 1, epsilon=1.0, delta=1e-5, eigengap=0.1, n_rows=999
+        )
     with pytest.raises(ValueError, match="ran out"):
         streaming.dp_pca_oja(
-            iter([X[:500]]), 1, 1.0, 1e-5, eigengap=0.1, n_rows=1000
+            iter([X[:500]]),
+            1,
+            epsilon=1.0,
+            delta=1e-5,
+            eigengap=0.1,
+            n_rows=1000,
         )
     with pytest.raises(ValueError, match="columns"):
         streaming.dp_pca_oja(
             iter([X[:500], X[500:, :4]]),
             1,
-            1.0,
-            1e-5,
+            epsilon=1.0,
+            delta=1e-5,
             eigengap=0.1,
             n_rows=1000,
             n_steps=2,
@@ -508,21 +521,27 @@ def test_validation_errors():
     bad = X.copy()
     bad[3, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        streaming.dp_pca_oja(bad, 1, 1.0, 1e-5, eigengap=0.1)
+        streaming.dp_pca_oja(bad, 1, epsilon=1.0, delta=1e-5, eigengap=0.1)
     with pytest.raises(ValueError, match="k must be"):
-        streaming.dp_pca_oja(X, 5, 1.0, 1e-5, eigengap=0.1, n_steps=1)
+        streaming.dp_pca_oja(
+            X, 5, epsilon=1.0, delta=1e-5, eigengap=0.1, n_steps=1
+        )
     with pytest.raises(ValueError, match="epsilon"):
-        streaming.dp_pca_oja(X, 1, 0.0, 1e-5, eigengap=0.1)
+        streaming.dp_pca_oja(X, 1, epsilon=0.0, delta=1e-5, eigengap=0.1)
     with pytest.raises(ValueError, match="noise"):
-        streaming.dp_pca_oja(X, 1, 1.0, 1e-5, eigengap=0.1, noise="exact")
+        streaming.dp_pca_oja(
+            X, 1, epsilon=1.0, delta=1e-5, eigengap=0.1, noise="exact"
+        )
     with pytest.raises(ValueError, match="quantile"):
-        streaming.dp_pca_oja(X, 1, 1.0, 1e-5, eigengap=0.1, clip_quantile=1)
+        streaming.dp_pca_oja(
+            X, 1, epsilon=1.0, delta=1e-5, eigengap=0.1, clip_quantile=1
+        )
     with pytest.raises(ValueError, match="lower"):
         streaming.dp_pca_oja(
-            X, 1, 1.0, 1e-5, eigengap=0.1, norm_range=(1.0, 0.5)
+            X, 1, epsilon=1.0, delta=1e-5, eigengap=0.1, norm_range=(1.0, 0.5)
         )
     with pytest.raises(TypeError, match="complex"):
-        streaming.dp_pca_oja(X + 0j, 1, 1.0, 1e-5, eigengap=0.1)
+        streaming.dp_pca_oja(X + 0j, 1, epsilon=1.0, delta=1e-5, eigengap=0.1)
 
 
 def test_rows_beyond_the_plan_are_not_read():
@@ -537,8 +556,8 @@ def test_rows_beyond_the_plan_are_not_read():
     streaming.dp_pca_oja(
         blocks(),
         1,
-        1.0,
-        1e-5,
+        epsilon=1.0,
+        delta=1e-5,
         eigengap=0.1,
         batch_size=150,
         n_steps=3,
@@ -570,7 +589,7 @@ def test_error_follows_the_two_terms_of_the_rate():
         for i, n in enumerate(ns):
             seed = 1000 * r + i
             V = streaming.dp_pca_oja(
-                X[:n], 1, 1.0, 1e-5, eigengap=gap, rng=seed
+                X[:n], 1, epsilon=1.0, delta=1e-5, eigengap=gap, rng=seed
             )
             W = streaming.streaming_oja(X[:n], 1, eigengap=gap, rng=seed)
             private[i, r], plain[i, r] = sin_to(V, e1), sin_to(W, e1)

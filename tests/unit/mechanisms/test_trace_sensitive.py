@@ -270,9 +270,9 @@ def test_trace_estimate_law_float_noise():
     z = np.array(
         [
             (
-                float_run(X, EPS, DELTA, rng=rng, return_run=True)[
-                    1
-                ].trace_estimate
+                float_run(
+                    X, epsilon=EPS, delta=DELTA, rng=rng, return_run=True
+                )[1].trace_estimate
                 - T
             )
             / sigma
@@ -296,7 +296,7 @@ def test_trace_estimate_law_safe_noise():
     estimates = np.array(
         [
             ts.trace_sensitive_covariance(
-                X, EPS, DELTA, rng=rng, return_run=True
+                X, epsilon=EPS, delta=DELTA, rng=rng, return_run=True
             )[1].trace_estimate
             for _ in range(300)
         ]
@@ -356,7 +356,7 @@ def test_release_is_the_clipped_second_moment_at_the_chosen_radius():
     X = small_trace_rows(4000, 5, 0.05, rng, outliers=4)
     for _ in range(5):
         cov, run = ts.trace_sensitive_covariance(
-            X, EPS, DELTA, rng=rng, return_run=True
+            X, epsilon=EPS, delta=DELTA, rng=rng, return_run=True
         )
         choice = run.choice
         r = choice.radius
@@ -445,10 +445,10 @@ def test_trace_projection_never_increases_the_error_when_its_bound_holds():
     gains, releases = [], set()
     for seed in range(12):
         M, run = ts.trace_sensitive_covariance(
-            X, EPS, DELTA, rng=seed, return_run=True
+            X, epsilon=EPS, delta=DELTA, rng=seed, return_run=True
         )
         M0 = ts.trace_sensitive_covariance(
-            X, EPS, DELTA, rng=seed, trace_projection=False
+            X, epsilon=EPS, delta=DELTA, rng=seed, trace_projection=False
         )
         releases.add(run.choice.release)
         r = run.choice.radius
@@ -496,10 +496,10 @@ def test_verified_eigenvalues_catch_an_inaccurate_decomposition(monkeypatch):
 def test_release_type_record_and_seeds():
     rng = np.random.default_rng(7)
     X = small_trace_rows(300, 4, 0.3, rng)
-    a = ts.trace_sensitive_covariance(X, EPS, DELTA, rng=11)
-    b = ts.trace_sensitive_covariance(X, EPS, DELTA, rng=11)
-    c = ts.trace_sensitive_covariance(X, EPS, DELTA)
-    d = ts.trace_sensitive_covariance(X, EPS, DELTA)
+    a = ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA, rng=11)
+    b = ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA, rng=11)
+    c = ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA)
+    d = ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA)
     assert isinstance(a, Released) and a.shape == (4, 4)
     assert a.guarantee == ts.trace_sensitive_guarantee(300, 4, EPS, DELTA)
     np.testing.assert_array_equal(a, b)
@@ -507,7 +507,9 @@ def test_release_type_record_and_seeds():
     np.testing.assert_allclose(a, np.asarray(a).T)
     assert np.linalg.eigvalsh(np.asarray(a)).min() >= -1e-12
     with pytest.warns(UnprovedGuaranteeWarning):
-        f = ts.trace_sensitive_covariance(X, EPS, DELTA, noise="float")
+        f = ts.trace_sensitive_covariance(
+            X, epsilon=EPS, delta=DELTA, noise="float"
+        )
     assert not f.guarantee.proved
 
 
@@ -515,9 +517,9 @@ def test_sparse_and_dense_rows_give_the_same_release():
     rng = np.random.default_rng(8)
     X = small_trace_rows(500, 6, 0.2, rng)
     X[np.abs(X) < 0.05] = 0.0
-    dense = ts.trace_sensitive_covariance(X, EPS, DELTA, rng=3)
+    dense = ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA, rng=3)
     sparse = ts.trace_sensitive_covariance(
-        scipy.sparse.csr_matrix(X), EPS, DELTA, rng=3
+        scipy.sparse.csr_matrix(X), epsilon=EPS, delta=DELTA, rng=3
     )
     np.testing.assert_allclose(dense, sparse, atol=1e-12)
 
@@ -525,8 +527,8 @@ def test_sparse_and_dense_rows_give_the_same_release():
 def test_subspace_is_the_top_eigenvectors_of_the_release():
     rng = np.random.default_rng(9)
     X = small_trace_rows(2000, 8, 0.5, rng)
-    V = ts.trace_sensitive_subspace(X, 2, EPS, DELTA, rng=5)
-    cov = ts.trace_sensitive_covariance(X, EPS, DELTA, rng=5)
+    V = ts.trace_sensitive_subspace(X, 2, epsilon=EPS, delta=DELTA, rng=5)
+    cov = ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA, rng=5)
     assert isinstance(V, Released) and V.shape == (8, 2)
     assert V.guarantee == cov.guarantee
     np.testing.assert_allclose(V.T @ V, np.eye(2), atol=1e-12)
@@ -541,36 +543,63 @@ def test_subspace_is_the_top_eigenvectors_of_the_release():
     "call, error",
     [
         (
-            lambda X: ts.trace_sensitive_covariance(2 * X, EPS, DELTA),
-            ValueError,
-        ),
-        (lambda X: ts.trace_sensitive_covariance(X, 0.0, DELTA), ValueError),
-        (lambda X: ts.trace_sensitive_covariance(X, EPS, 1.0), ValueError),
-        (
             lambda X: ts.trace_sensitive_covariance(
-                X, EPS, DELTA, noise="exact"
+                2 * X, epsilon=EPS, delta=DELTA
             ),
             ValueError,
         ),
         (
             lambda X: ts.trace_sensitive_covariance(
-                X, EPS, DELTA, method="gauss"
+                X, epsilon=0.0, delta=DELTA
             ),
             ValueError,
         ),
         (
-            lambda X: ts.trace_sensitive_covariance(X, EPS, DELTA, beta=1.5),
+            lambda X: ts.trace_sensitive_covariance(X, epsilon=EPS, delta=1.0),
             ValueError,
         ),
-        (lambda X: ts.trace_sensitive_covariance(X[0], EPS, DELTA), ValueError),
         (
             lambda X: ts.trace_sensitive_covariance(
-                np.where(X > 0, np.nan, X), EPS, DELTA
+                X, epsilon=EPS, delta=DELTA, noise="exact"
             ),
             ValueError,
         ),
-        (lambda X: ts.trace_sensitive_covariance(X, "1", DELTA), TypeError),
-        (lambda X: ts.trace_sensitive_subspace(X, 4, EPS, DELTA), ValueError),
+        (
+            lambda X: ts.trace_sensitive_covariance(
+                X, epsilon=EPS, delta=DELTA, method="gauss"
+            ),
+            ValueError,
+        ),
+        (
+            lambda X: ts.trace_sensitive_covariance(
+                X, epsilon=EPS, delta=DELTA, beta=1.5
+            ),
+            ValueError,
+        ),
+        (
+            lambda X: ts.trace_sensitive_covariance(
+                X[0], epsilon=EPS, delta=DELTA
+            ),
+            ValueError,
+        ),
+        (
+            lambda X: ts.trace_sensitive_covariance(
+                np.where(X > 0, np.nan, X), epsilon=EPS, delta=DELTA
+            ),
+            ValueError,
+        ),
+        (
+            lambda X: ts.trace_sensitive_covariance(
+                X, epsilon="1", delta=DELTA
+            ),
+            TypeError,
+        ),
+        (
+            lambda X: ts.trace_sensitive_subspace(
+                X, 4, epsilon=EPS, delta=DELTA
+            ),
+            ValueError,
+        ),
         (
             lambda X: ts_calibration.trace_sensitive_calibration(
                 10, 4, EPS, DELTA, shares=(0.5, 0.5, 0.5)
@@ -604,7 +633,7 @@ def test_long_rows_are_refused_without_a_count():
     X = np.full((5, 2), 0.1)
     X[2] = [3.0, 0.0]
     with pytest.raises(ValueError, match="norm > 1") as info:
-        ts.trace_sensitive_covariance(X, EPS, DELTA)
+        ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA)
     assert "1 of 5" not in str(info.value) and "3.0" not in str(info.value)
 
 
@@ -621,7 +650,7 @@ def test_separate_error_stays_below_the_bound(scale):
     errors = [
         np.linalg.norm(
             ts.trace_sensitive_covariance(
-                X, EPS, DELTA, rng=rng, method="separate"
+                X, epsilon=EPS, delta=DELTA, rng=rng, method="separate"
             )
             - A
         )
@@ -661,12 +690,15 @@ def test_adaptive_beats_analyze_gauss_when_the_trace_is_small():
     A = X.T @ X / n
     ours = [
         np.linalg.norm(
-            ts.trace_sensitive_covariance(X, EPS, DELTA, rng=rng) - A
+            ts.trace_sensitive_covariance(X, epsilon=EPS, delta=DELTA, rng=rng)
+            - A
         )
         for _ in range(5)
     ]
     gauss = [
-        np.linalg.norm(dppca.analyze_gauss(X, EPS, DELTA, rng=rng) - A)
+        np.linalg.norm(
+            dppca.analyze_gauss(X, epsilon=EPS, delta=DELTA, rng=rng) - A
+        )
         for _ in range(5)
     ]
     assert max(ours) * 10 < min(gauss)
@@ -680,13 +712,13 @@ def test_moment_cache_leaves_the_release_unchanged():
     X *= (gen.random((300, 1)) * 0.5) / np.linalg.norm(X, axis=1, keepdims=True)
     cache = {}
     first = ts.trace_sensitive_covariance(
-        X, 1.0, 1e-5, rng=3, moment_cache=cache
+        X, epsilon=1.0, delta=1e-5, rng=3, moment_cache=cache
     )
     assert len(cache) == 1
     again = ts.trace_sensitive_covariance(
-        X, 1.0, 1e-5, rng=3, moment_cache=cache
+        X, epsilon=1.0, delta=1e-5, rng=3, moment_cache=cache
     )
-    plain = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=3)
+    plain = ts.trace_sensitive_covariance(X, epsilon=1.0, delta=1e-5, rng=3)
     assert np.array_equal(np.asarray(first), np.asarray(plain))
     assert np.array_equal(np.asarray(again), np.asarray(plain))
 
@@ -726,7 +758,9 @@ def test_release_never_reads_a_data_dependent_refusal(monkeypatch):
     rng = np.random.default_rng(3)
     X = dppca.validation.normalize_rows(rng.standard_normal((400, 6)))
     for method in ("separate", "adaptive"):
-        out = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=1, method=method)
+        out = ts.trace_sensitive_covariance(
+            X, epsilon=1.0, delta=1e-5, rng=1, method=method
+        )
         assert np.all(np.isfinite(out))
     good = np.linalg.eigh
 
@@ -738,7 +772,9 @@ def test_release_never_reads_a_data_dependent_refusal(monkeypatch):
     np.testing.assert_array_equal(
         ts_spectrum.released_basis(np.diag([3.0, 2.0, 1.0])), np.eye(3)
     )
-    out = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=1, method="separate")
+    out = ts.trace_sensitive_covariance(
+        X, epsilon=1.0, delta=1e-5, rng=1, method="separate"
+    )
     assert np.all(np.isfinite(out))
 
 
@@ -811,6 +847,8 @@ def test_authors_selection_discounts_the_trace_term_only():
     X = dppca.validation.normalize_rows(
         np.random.default_rng(2).standard_normal((n, 8))
     )
-    r1 = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=0)
-    r2 = ts.trace_sensitive_covariance(X, 1.0, 1e-5, rng=0, selection="bounds")
+    r1 = ts.trace_sensitive_covariance(X, epsilon=1.0, delta=1e-5, rng=0)
+    r2 = ts.trace_sensitive_covariance(
+        X, epsilon=1.0, delta=1e-5, rng=0, selection="bounds"
+    )
     assert r1.guarantee == r2.guarantee

@@ -225,7 +225,7 @@ def test_safe_laplace_mechanism_scale_law_and_exact_privacy_loss():
     rng = np.random.default_rng(9)
     outs = np.stack(
         [
-            ip.laplace_input_perturbation(X, eps, rng=rng, noise="safe")
+            ip.laplace_input_perturbation(X, epsilon=eps, rng=rng, noise="safe")
             for _ in range(2000)
         ]
     )
@@ -250,7 +250,7 @@ def test_safe_gaussian_mechanisms_have_the_calibrated_scale():
     rng = np.random.default_rng(10)
     outs = np.stack(
         [
-            ip.analyze_gauss(X, eps, delta, rng=rng, noise="safe")
+            ip.analyze_gauss(X, epsilon=eps, delta=delta, rng=rng, noise="safe")
             for _ in range(2000)
         ]
     )
@@ -288,7 +288,7 @@ def test_safe_goe_noise_has_the_variances_of_g_plus_g_transpose():
     sigma_safe, gamma = ga.safe_noise_sigma(1.0, 1e-5, d, "replace_one", 100)
     assert ga.noise_sigma(1.0, 1e-5, "replace_one", 100) < sigma_safe
     out = ga.gaussian_subspace_recovery(
-        _worst_pair()[0], 1, 1.0, 1e-5, rng=12, noise="safe"
+        _worst_pair()[0], 1, epsilon=1.0, delta=1e-5, rng=12, noise="safe"
     )
     assert out.shape == (3, 1) and np.isclose(np.linalg.norm(out), 1.0)
 
@@ -306,25 +306,34 @@ def test_float_mechanisms_are_unchanged_and_safe_ones_reproducible():
 
     beta = privacy.mod_sulq_beta(d, n, 1.0, 1e-3)
     old = A + old_noise(lambda r: r.normal(0.0, beta, size=(d, d)), 13)
-    assert np.array_equal(ip.mod_sulq(X, 1.0, 1e-3, rng=13, noise="float"), old)
+    assert np.array_equal(
+        ip.mod_sulq(X, epsilon=1.0, delta=1e-3, rng=13, noise="float"), old
+    )
     b = privacy.laplace_input_scale(d, n, 1.0)
     old = A + old_noise(lambda r: r.laplace(0.0, b, size=(d, d)), 14)
     assert np.array_equal(
-        ip.laplace_input_perturbation(X, 1.0, rng=14, noise="float"), old
+        ip.laplace_input_perturbation(X, epsilon=1.0, rng=14, noise="float"),
+        old,
     )
     sigma = ga.noise_sigma(1.0, 1e-3, "replace_one", n)
     G = np.random.default_rng(15).standard_normal((d, d)) * sigma
     vectors = np.linalg.eigh(A + (G + G.T))[1][:, ::-1]
     assert np.array_equal(
-        ga.gaussian_subspace_recovery(X, 2, 1.0, 1e-3, rng=15, noise="float"),
+        ga.gaussian_subspace_recovery(
+            X, 2, epsilon=1.0, delta=1e-3, rng=15, noise="float"
+        ),
         vectors[:, :2],
     )
     for release in (
-        lambda r: ip.mod_sulq(X, 1.0, 1e-3, rng=r, noise="safe"),
-        lambda r: ip.analyze_gauss(X, 1.0, 1e-3, rng=r, noise="safe"),
-        lambda r: ip.laplace_input_perturbation(X, 1.0, rng=r, noise="safe"),
+        lambda r: ip.mod_sulq(X, epsilon=1.0, delta=1e-3, rng=r, noise="safe"),
+        lambda r: ip.analyze_gauss(
+            X, epsilon=1.0, delta=1e-3, rng=r, noise="safe"
+        ),
+        lambda r: ip.laplace_input_perturbation(
+            X, epsilon=1.0, rng=r, noise="safe"
+        ),
         lambda r: ga.gaussian_subspace_recovery(
-            X, 2, 1.0, 1e-3, rng=r, noise="safe"
+            X, 2, epsilon=1.0, delta=1e-3, rng=r, noise="safe"
         ),
     ):
         assert np.array_equal(release(16), release(16))
