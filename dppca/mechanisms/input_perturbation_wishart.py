@@ -98,7 +98,8 @@ def wishart_input_perturbation(X, *, epsilon: float, rng=None) -> np.ndarray:
     Theorem 4 of the paper claims (ε, 0)-DP; chapter 3 shows the support of the
     output moves with the data and the mechanism is exactly (ε', 1 −
     e^(−ε/3))-DP for all ε' ≥ 0, not better. Every call therefore emits a
-    :class:`~dppca.exceptions.PrivacyWarning`.
+    :class:`~dppca.exceptions.PrivacyWarning`, and ``dppca`` does not export
+    it: it is imported from this module.
 
     A matrix release: the function takes no ``k``; it returns the whole
     noisy d × d matrix, and its top-k eigenvectors
