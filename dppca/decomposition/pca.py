@@ -244,7 +244,7 @@ class PrivatePCA(
         ``None``: the unit of privacy is a row. An integer ``m >= 1``, with
         ``fit(X, groups=g)`` only: the unit is a person, who keeps at most
         ``m`` rows (chosen at random), with the mechanisms of
-        ``dppca.decomposition.persons.PERSON_LEVEL`` and public bounds.
+        ``dppca.decomposition.persons.person_level()`` and public bounds.
 
     Attributes
     ----------

@@ -62,7 +62,7 @@ all the rows of one person. A fit with ``fit(X, groups=g)`` and
    has sensitivity ``2R/N``. The margins count the ``N·m`` summands the
    sums really have, since those are the rows the sums are computed on.
 
-Which mechanisms qualify (:data:`PERSON_LEVEL`, each with its reason): the
+Which mechanisms qualify (:func:`person_level`, each with its reason): the
 ones that work from ``A`` (the registry's ``run``) and whose proof bounds a
 convex function of the change of ``A``. The others are refused with
 ``groups``, from public parameters before any charge: the mechanisms that
@@ -89,27 +89,33 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
-#: The mechanisms a fit with ``groups`` runs, each with why its row-level
-#: proof holds per person with ``n = N`` (module docstring, step 3).
-PERSON_LEVEL = {
-    "analyze_gauss": "Gaussian noise on A: ℓ₂ (Frobenius) sensitivity of "
-    "the change of A",
-    "mod_sulq": "Gaussian noise on A: ℓ₂ sensitivity of the change of A "
-    "(safe noise), ℓ₁ and ℓ₂ bounds on its upper triangle (the paper)",
-    "laplace": "Laplace noise on A: ℓ₁ sensitivity of the upper triangle of "
-    "the change of A",
-    "gaussian_approx": "Gaussian noise G + Gᵀ on A: Frobenius sensitivity "
-    "of the change of A",
-    "complex_gaussian": "complex Gaussian noise on A: Frobenius sensitivity "
-    "of the change of A",
-    "noisy_power_method": "Gaussian noise on A·V: ‖(A − A')V‖_F for every "
-    "orthonormal V, a supremum of convex functions of the change of A",
-    "ppca": "exponential mechanism with the linear score N·tr(VᵀAV): its "
-    "sensitivity is a supremum of |tr(Vᵀ D V)|",
-    "amin": "Laplace noise on the eigenvalues (ℓ₁ change bounded by the "
-    "nuclear norm of the change of A) and exponential mechanisms with "
-    "linear scores uᵀ P A P u",
-}
+
+def person_level() -> dict[str, str]:
+    """The mechanisms a fit with ``groups`` runs, each with why its row-level
+    proof holds per person with ``n = N`` (module docstring, step 3): those
+    of the registry whose spec says so (``MechanismSpec.person_level``), in
+    its order.
+
+    Returns
+    -------
+    dict
+        Mechanism key to the reason, in words.
+    """
+    from ..mechanisms import registry
+
+    return {
+        key: spec.person_level
+        for key, spec in registry.MECHANISMS.items()
+        if spec.person_level
+    }
+
+
+def __getattr__(name):
+    # PERSON_LEVEL: person_level() at each access (it follows a registration)
+    if name == "PERSON_LEVEL":
+        return person_level()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The neighbouring relation of a fit with ``groups`` (``{m}``: the bound).
 PERSON_NEIGHBOURS = (
@@ -180,7 +186,7 @@ def check_pairing(est, groups) -> int | None:
 def check_person_parameters(est) -> None:
     """Refuse, from public parameters, what has no per-person argument:
     the private bounds and, for a fixed mechanism, one outside
-    :data:`PERSON_LEVEL`."""
+    :func:`person_level`."""
     private = [
         f"{name}='private'"
         for name in ("data_norm", "centered_norm")
@@ -199,14 +205,15 @@ def check_person_parameters(est) -> None:
 
 
 def check_person_mechanism(name: str) -> None:
-    """Refuse a mechanism outside :data:`PERSON_LEVEL` with groups."""
-    if name not in PERSON_LEVEL:
+    """Refuse a mechanism outside :func:`person_level` with groups."""
+    allowed = person_level()
+    if name not in allowed:
         raise ValueError(
             f"mechanism={name!r} has no per-person guarantee in dppca: its "
             "proof is about one row of its input (or about the rank-two "
             "change one row makes), and a person is up to "
             "max_rows_per_person rows. With groups use one of "
-            f"{sorted(PERSON_LEVEL)}"
+            f"{sorted(allowed)}"
         )
 
 
@@ -333,7 +340,7 @@ def padded(X, total_rows: int, row=None):
 
 __all__ = [
     "MAX_PADDED_ENTRIES",
-    "PERSON_LEVEL",
+    "person_level",
     "PERSON_NEIGHBOURS",
     "Persons",
     "check_max_rows_per_person",

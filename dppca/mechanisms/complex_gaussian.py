@@ -434,6 +434,10 @@ def _guarantee(n, d, k, epsilon, delta, options):
 SPECS = (
     MechanismSpec(
         key="complex_gaussian",
+        person_level=(
+            "complex Gaussian noise on A: Frobenius sensitivity of "
+            "the change of A"
+        ),
         label="complex Gaussian",
         notion="gaussian",
         uses_delta=True,

@@ -474,6 +474,11 @@ def _check_options(options, n, d, k, epsilon) -> dict:
 SPECS = (
     MechanismSpec(
         key="amin",
+        person_level=(
+            "Laplace noise on the eigenvalues (ℓ₁ change bounded by "
+            "the nuclear norm of the change of A) and exponential "
+            "mechanisms with linear scores uᵀ P A P u"
+        ),
         label="Amin et al.",
         notion="pure",
         uses_delta=False,

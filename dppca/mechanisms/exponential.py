@@ -372,6 +372,10 @@ def _warn_options(options, k, stacklevel):
 SPECS = (
     MechanismSpec(
         key="ppca",
+        person_level=(
+            "exponential mechanism with the linear score N·tr(VᵀAV): "
+            "its sensitivity is a supremum of |tr(Vᵀ D V)|"
+        ),
         label="PPCA",
         notion="pure",
         uses_delta=False,

@@ -555,6 +555,10 @@ def _forecast_noise(n, d, epsilon, delta, noise, options):
 SPECS = (
     MechanismSpec(
         key="gaussian_approx",
+        person_level=(
+            "Gaussian noise G + Gᵀ on A: Frobenius sensitivity of the "
+            "change of A"
+        ),
         label="Mangoubi–Vishnoi",
         notion="gaussian",
         uses_delta=True,

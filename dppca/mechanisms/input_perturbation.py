@@ -455,6 +455,9 @@ SPECS = (
         "analyze_gauss",
         analyze_gauss_from_second_moment,
         "epsilon_delta",
+        person_level=(
+            "Gaussian noise on A: ℓ₂ (Frobenius) sensitivity of the change of A"
+        ),
         label="Analyze Gauss",
         notion="gaussian",
         uses_delta=True,
@@ -482,6 +485,10 @@ SPECS = (
         "laplace",
         laplace_input_perturbation_from_second_moment,
         "epsilon",
+        person_level=(
+            "Laplace noise on A: ℓ₁ sensitivity of the upper triangle "
+            "of the change of A"
+        ),
         label="Laplace input",
         notion="pure",
         uses_delta=False,
@@ -502,6 +509,11 @@ SPECS = (
         "mod_sulq",
         mod_sulq_from_second_moment,
         "epsilon_delta",
+        person_level=(
+            "Gaussian noise on A: ℓ₂ sensitivity of the change of A "
+            "(safe noise), ℓ₁ and ℓ₂ bounds on its upper triangle "
+            "(the paper)"
+        ),
         label="MOD-SULQ",
         notion="gaussian",
         uses_delta=True,

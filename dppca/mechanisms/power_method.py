@@ -550,6 +550,11 @@ def _check_options(options, n, d, k, epsilon) -> dict:
 SPECS = (
     MechanismSpec(
         key="noisy_power_method",
+        person_level=(
+            "Gaussian noise on A·V: ‖(A − A')V‖_F for every "
+            "orthonormal V, a supremum of convex functions of the "
+            "change of A"
+        ),
         label="noisy power method",
         notion="gaussian",
         uses_delta=True,

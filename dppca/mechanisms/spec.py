@@ -136,6 +136,10 @@ class MechanismSpec:
     example_options: dict = field(default_factory=dict)
     #: How :class:`dppca.PrivateCovariance` runs it (``None``: it does not).
     covariance: CovarianceHooks | None = None
+    #: Why its row-level proof holds per person with ``n = N`` persons (a
+    #: fit with ``groups``: :mod:`dppca.decomposition.persons`), in words;
+    #: empty: such a fit refuses it.
+    person_level: str = ""
 
     @property
     def needs_delta(self) -> bool:
