@@ -83,6 +83,15 @@ def _check_spec(spec, known) -> None:
         )
     if not isinstance(spec.guide_rank, numbers.Real):
         raise TypeError(f"mechanism {spec.key!r}: guide_rank must be a number")
+    if spec.person_level and (spec.run is None or spec.notion == "not_dp"):
+        # the per-person argument (dppca.decomposition.persons) is about a
+        # mechanism of A = XᵀX/n: one that reads the rows, or is not DP,
+        # cannot claim it (red team, round 14)
+        raise ValueError(
+            f"mechanism {spec.key!r}: person_level is for a private "
+            "mechanism that works from the second moment (run), not from "
+            "the rows (run_rows)"
+        )
 
 
 #: Every declared or registered mechanism, in the order of registration.

@@ -66,7 +66,13 @@ from ..exceptions import (
     warn,
 )
 from ..validation import check_delta
-from .guarantees import KINDS, Release, gaussian_release, zcdp_release
+from .guarantees import (
+    KINDS,
+    REPLACE_ONE,
+    Release,
+    gaussian_release,
+    zcdp_release,
+)
 
 #: Accountants of ``dp-accounting`` used for Gaussian releases.
 ACCOUNTANTS = ("pld", "rdp")
@@ -273,6 +279,12 @@ def _restore_ledger(
     return copy
 
 
+def _mixed_units(relations) -> bool:
+    """Whether releases with these neighbouring relations protect different
+    units: some only a row (replace-one), others more (a person)."""
+    return REPLACE_ONE in relations and any(r != REPLACE_ONE for r in relations)
+
+
 class Accountant:
     """A privacy budget (ε, δ) on one data set, charged by every release.
 
@@ -432,15 +444,14 @@ class Accountant:
             self._charges += (label,)
             self._sizes += (len(new),)
             after = {r.neighbours for r in self._releases}
-        if len(after) > 1 and len(before) <= 1 and before:
+        if _mixed_units(after) and not _mixed_units(before):
             # the composed figure holds for the weakest unit (a row, when
             # any release protects only a row): say so when it happens
             warn(
-                f"{label} protects another unit than the releases already "
-                f"charged ({sorted(after)}): the ledger's composed guarantee "
-                "holds only for neighbours that every release protects (a "
-                "row, when any release protects only a row). Use one ledger "
-                "per unit of privacy.",
+                f"{label}: this ledger now holds releases that protect only "
+                "a row beside releases that protect a person "
+                f"({sorted(after)}): its composed guarantee holds per row "
+                "only, not per person. Use one ledger per unit of privacy.",
                 PrivacyWarning,
                 stacklevel=None,
             )

@@ -197,3 +197,21 @@ def test_a_stale_undo_leaves_a_later_registration_alone():
     finally:
         second()
     assert "toy" not in registry.MECHANISMS
+
+
+def test_a_mechanism_reading_rows_cannot_claim_the_per_person_argument():
+    """Red team, round 14: a spec with run_rows and person_level was
+    accepted, and a fit with groups ran it per person."""
+    import dataclasses
+
+    rows_spec = dataclasses.replace(
+        registry.MECHANISMS["streaming"], key="rows_person", person_level="x"
+    )
+    with pytest.raises(ValueError, match="person_level"):
+        registry.register(rows_spec)
+    assert "rows_person" not in registry.MECHANISMS
+    not_dp = dataclasses.replace(
+        TOY, key="toy_not_dp", notion="not_dp", person_level="x"
+    )
+    with pytest.raises(ValueError, match="person_level"):
+        registry.register(not_dp)

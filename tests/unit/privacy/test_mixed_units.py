@@ -42,7 +42,7 @@ def test_a_ledger_mixing_units_warns_once_and_reports_rows_only():
         warnings.simplefilter("error", PrivacyWarning)
         _fit(acc, X)  # per row: no warning
         _fit(acc, X)  # the same unit: none
-    with pytest.warns(PrivacyWarning, match="another unit"):
+    with pytest.warns(PrivacyWarning, match="per row only"):
         _fit(acc, X, groups, m=4)
     text = str(acc.report())
     assert "Unit of privacy: a row only" in " ".join(text.split())
@@ -61,3 +61,16 @@ def test_the_unit_of_one_kind_is_stated_as_it_is():
     assert composed_unit([REPLACE_ONE]) == "a row"
     assert composed_unit([person, person]) == "per person, at most 3 rows"
     assert composed_unit([REPLACE_ONE, person]).startswith("a row only")
+
+
+def test_the_warning_comes_with_the_release_that_weakens_the_unit():
+    """Red team, round 14: two per-person fits (m = 4, then m = 8) warned
+    (both protect a person), and the per-row fit after them did not."""
+    X, groups = _rows()
+    acc = Accountant(epsilon=3.0, delta=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        _fit(acc, X, groups, m=4)
+        _fit(acc, X, groups, m=8)
+    with pytest.warns(PrivacyWarning, match="per row only"):
+        _fit(acc, X)
