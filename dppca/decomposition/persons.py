@@ -18,7 +18,8 @@ all the rows of one person. A fit with ``fit(X, groups=g)`` and
 2. **The statistic.** With the kept rows scaled into the unit ball (the
    estimator's clipping and centring, as for rows), write
 
-       A = (1/N) Σ_p A_p,      A_p = (1/m) Σ_{kept rows z of p} z zᵀ.
+       A = (1/N) · (sum over persons p of A_p),
+       A_p = (1/m) · (sum of z zᵀ over the kept rows z of p).
 
    ``A`` is the ordinary second moment of a data set padded to exactly
    ``m`` rows per person with zero rows, divided by ``N·m``: that padded
@@ -41,7 +42,7 @@ all the rows of one person. A fit with ``fit(X, groups=g)`` and
    at a pair of extreme points of ``K``: ``P = x xᵀ``, ``Q = y yᵀ`` with
    ``‖x‖, ‖y‖ ≤ 1``. Hence
 
-       sup φ((A_p' − A_p)/N) = sup_{‖x‖,‖y‖ ≤ 1} φ((x xᵀ − y yᵀ)/N),
+       sup φ((A_p' − A_p)/N) = sup over ‖x‖, ‖y‖ ≤ 1 of φ((x xᵀ − y yᵀ)/N),
 
    which is the row-level sensitivity at ``n = N``. Every mechanism whose
    privacy proof uses only such a bound on the change of ``A`` is

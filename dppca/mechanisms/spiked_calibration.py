@@ -48,7 +48,7 @@ _CALIBRATION_MARGIN = 2.0**-40
 _U = 2.0**-53
 
 FLOAT_EIGEN_CAVEAT = (
-    "the eigen-decomposition's float error is covered by a public margin "
+    "the float error of the eigendecomposition is covered by a public margin "
     "(1024·d·u per eigenvalue, u = 2⁻⁵³, plus the sum's rounding) "
     "assumed from LAPACK's backward stability, not proved for every data "
     "set"
