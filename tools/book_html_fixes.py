@@ -58,15 +58,12 @@ import importlib.util
 import posixpath
 import re
 import shutil
-import sys
 from pathlib import Path
 
+from book_pdf import BOOK_PDF  # the PDF's place in the site
 from sphinx.errors import ExtensionError
 
 from dppca.book.contents import CLOSING_SECTIONS
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from book_pdf import BOOK_PDF  # noqa: E402 (the PDF's place in the site)
 
 #: Where the MathJax files go, under the HTML output's ``_static``; must match
 #: the directory of ``mathjax_path`` in _config.yml.

@@ -68,8 +68,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_check import (  # noqa: E402
+from browser_check import (
     CHROMIUM,
     CHROMIUM_ARGS,
     WAIT_FOR_MATHJAX,

@@ -19,8 +19,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bookpaths import EXECUTED, ROOT, cap_blas_threads, toc_notebooks  # noqa: E402
+from bookpaths import EXECUTED, ROOT, cap_blas_threads, toc_notebooks
 
 CACHE_KEY = "dppca_execution_key"
 #: Full-scale seconds per chapter measured on a quiet 2-core machine, used

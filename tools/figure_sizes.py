@@ -17,8 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_check import MIN_FIGURE_TEXT_PT  # noqa: E402
+from browser_check import MIN_FIGURE_TEXT_PT
 
 #: The text column of a page at a 1280 px window, in CSS px.
 COLUMN_PX = 672

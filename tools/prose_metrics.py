@@ -28,8 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bookpaths import toc_notebooks  # noqa: E402
+from bookpaths import toc_notebooks
 
 CROWDED = 5
 LONG_WORDS = 45

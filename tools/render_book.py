@@ -20,9 +20,7 @@ import tempfile
 from pathlib import Path
 
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bookpaths import EXECUTED, ROOT, toc_documents  # noqa: E402
+from bookpaths import EXECUTED, ROOT, toc_documents
 
 
 def write_render_config(src: Path) -> None:

@@ -20,8 +20,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bookpaths import toc_notebooks  # noqa: E402
+from bookpaths import toc_notebooks
 
 HIDDEN_TAGS = {
     "hide-input",

@@ -51,7 +51,7 @@ LAPACK's backward error; every step adds a public margin (``float_margin``:
 assumed, not proved, so the record says ``proved=False`` and why, whatever
 the noise kind; the tests check the margin a posteriori on their data.
 
-**What differs from the paper** (notes in the book's issue 42): the paper's
+**What differs from the paper** (notes on page 19.2 of the book): the paper's
 sensitivities are high-probability bounds under its sub-Gaussian model,
 which pay ``‖x‖ ‖Uᵀx‖`` per row; here they hold for every data set in the
 ball and pay ``‖x‖² ≤ 1``, a factor of about ``√(tr Σ / (k λ₁))`` more noise

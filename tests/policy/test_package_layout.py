@@ -263,3 +263,39 @@ def test_the_tests_are_laid_out_like_the_code():
         assert (PACKAGE / part / "__init__.py").is_file(), part
     for folder in ("privacy", "book", "policy"):
         assert list((tests / folder).glob("test_*.py")), folder
+
+
+def _sys_path_edits(text: str) -> list[int]:
+    """Lines of the module ``text`` that call ``sys.path.insert`` or
+    ``sys.path.append``."""
+    edits = []
+    for node in ast.walk(ast.parse(text)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("insert", "append")
+            and ast.unparse(node.func.value) == "sys.path"
+        ):
+            edits.append(node.lineno)
+    return edits
+
+
+def test_tools_and_tests_import_without_editing_sys_path():
+    """``tools/`` is importable as it is (issue 41): a script's own directory
+    is on the path when it runs, Sphinx's ``local_extensions`` puts
+    ``tools/`` there for the book's extension, and pytest's ``pythonpath``
+    for the tests. No module edits ``sys.path`` (a fixture's generated
+    ``conf.py`` text is not a module of the book)."""
+    root = PACKAGE.parent
+    found = {
+        str(path.relative_to(root)): lines
+        for folder in ("tools", "tests", "dppca", "benchmarks")
+        for path in sorted((root / folder).rglob("*.py"))
+        if (lines := _sys_path_edits(path.read_text()))
+    }
+    assert found == {}
+    # the scan sees an edit where there is one (a planted module)
+    planted = (
+        "import sys\n\nsys.path.insert(0, 'tools')\nsys.path.append('x')\n"
+    )
+    assert _sys_path_edits(planted) == [3, 4]

@@ -1,7 +1,7 @@
 """Execute one chapter with papermill and render it alone with a strict
 Jupyter Book build.
 
-Usage: python tests/check_chapter.py chapters/NAME.ipynb [--full]
+Usage: python tools/check_chapter.py chapters/NAME.ipynb [--full]
 
 The render includes the API reference pages (api/*.md), so the chapter's
 ``{py:func}`` links resolve; ``{doc}`` links to other chapters do not (expected
@@ -21,10 +21,8 @@ from pathlib import Path
 
 import papermill as pm
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from bookpaths import ROOT, cap_blas_threads  # noqa: E402
-from render_book import (  # noqa: E402
+from bookpaths import ROOT, cap_blas_threads
+from render_book import (
     hide_plumbing,
     strict_build,
     write_render_config,
