@@ -79,7 +79,7 @@ from ..privacy.noise import (
     check_noise_kind,
     perturb_symmetric,
 )
-from ..privacy.zcdp import zcdp_rho
+from ..privacy.zcdp import check_budget_shares, zcdp_rho
 from ..validation import (
     as_generator,
     check_data,
@@ -149,17 +149,6 @@ def budget_shares(n_iterations: int) -> tuple:
     return tuple([(1.0 - LAST_SHARE) / (t - 1)] * (t - 1) + [LAST_SHARE])
 
 
-def _check_shares(shares, t: int) -> tuple:
-    shares = tuple(float(s) for s in shares)
-    if len(shares) != t or not all(math.isfinite(s) and s > 0 for s in shares):
-        raise ValueError(
-            f"shares must be {t} numbers > 0 (one per step); got {shares!r}"
-        )
-    if sum(shares) > 1.0 + 1e-12:
-        raise ValueError(f"shares must add up to at most 1; got {shares!r}")
-    return shares
-
-
 @dataclass(frozen=True)
 class CoinPressCalibration:
     """Every step of a run, from public parameters only: ``steps[j]`` is the
@@ -199,7 +188,9 @@ def coinpress_calibration(
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     noise = check_noise_kind(noise)
     t = check_positive_int(n_iterations, "n_iterations")
-    shares = _check_shares(budget_shares(t) if shares is None else shares, t)
+    shares = check_budget_shares(
+        budget_shares(t) if shares is None else shares, t, "one per step"
+    )
     rho = zcdp_rho(epsilon, delta)
     sensitivity = math.sqrt(2.0) / n
     entries = math.sqrt(d * (d + 1) / 2)

@@ -23,7 +23,7 @@ from ..privacy.noise import (
     check_noise_kind,
     discrete_gaussian_parameters,
 )
-from ..privacy.zcdp import zcdp_rho
+from ..privacy.zcdp import check_budget_shares, zcdp_rho
 from ..validation import check_delta, check_epsilon, check_k, check_n
 from .trace_sensitive_calibration import GaussianStep
 
@@ -118,19 +118,6 @@ def _tail(step: GaussianStep, probability: float) -> float:
     return math.sqrt(2.0 * variance * math.log(1.0 / probability))
 
 
-def _check_shares(shares) -> tuple:
-    shares = tuple(float(s) for s in shares)
-    if len(shares) != len(STEPS) or not all(
-        math.isfinite(s) and s > 0 for s in shares
-    ):
-        raise ValueError(
-            f"shares must be {len(STEPS)} numbers > 0 {STEPS}; got {shares!r}"
-        )
-    if sum(shares) > 1.0 + 1e-12:
-        raise ValueError(f"shares must add up to at most 1; got {shares!r}")
-    return shares
-
-
 @dataclass(frozen=True)
 class SpikedCalibration:
     """Every step of a run, from public parameters only (unit-ball units).
@@ -197,7 +184,7 @@ def spiked_calibration(
     k = check_k(k, d)
     epsilon, delta = check_epsilon(epsilon), check_delta(delta)
     noise = check_noise_kind(noise)
-    shares = _check_shares(shares)
+    shares = check_budget_shares(shares, len(STEPS), ", ".join(STEPS))
     rho = zcdp_rho(epsilon, delta * PTR_DELTA_SHARE)
     delta_ptr = delta * (1.0 - PTR_DELTA_SHARE) / (1.0 + math.exp(epsilon))
     m = float_margin(n, d)

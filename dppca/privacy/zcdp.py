@@ -122,7 +122,38 @@ def _zcdp_rho(eps: float, dl: float) -> float:
     return rho
 
 
+def check_budget_shares(shares, count: int, parts: str) -> tuple:
+    """The shares of a ρ budget among ``count`` steps, checked.
+
+    Under composition the steps' ρ's add, so shares that are finite, positive
+    and sum to at most one keep the run inside its budget. ``parts`` names
+    the steps in the error message (for example ``"one per step"``).
+
+    Returns
+    -------
+    tuple of float
+        The shares, as floats.
+
+    Raises
+    ------
+    ValueError
+        If there are not ``count`` shares, one is not a finite number > 0,
+        or they add up to more than one (beyond a rounding of 1e-12).
+    """
+    shares = tuple(float(s) for s in shares)
+    if len(shares) != count or not all(
+        np.isfinite(s) and s > 0 for s in shares
+    ):
+        raise ValueError(
+            f"shares must be {count} numbers > 0 ({parts}); got {shares!r}"
+        )
+    if sum(shares) > 1.0 + 1e-12:
+        raise ValueError(f"shares must add up to at most 1; got {shares!r}")
+    return shares
+
+
 __all__ = [
+    "check_budget_shares",
     "gaussian_zcdp_rho",
     "zcdp_epsilon",
     "zcdp_rho_for",
