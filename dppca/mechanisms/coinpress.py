@@ -419,8 +419,14 @@ def coinpress_subspace(
     **options,
 ) -> Released:
     """The top-``k`` eigenvectors (``d x k``) of ``coinpress_covariance``
-    (post-processing: same record). ``options`` go to it."""
-    options.pop("return_run", None)
+    (post-processing: same record). ``options`` go to it, except
+    ``return_run``: the run belongs to the covariance, so ask
+    ``coinpress_covariance`` for it (a true value raises ``TypeError``)."""
+    if options.pop("return_run", False):
+        raise TypeError(
+            "coinpress_subspace returns the subspace only; call "
+            "coinpress_covariance(..., return_run=True) for the run"
+        )
     cov = coinpress_covariance(
         X, epsilon=epsilon, delta=delta, rng=rng, noise=noise, **options
     )

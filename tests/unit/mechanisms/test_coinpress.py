@@ -82,6 +82,18 @@ def test_validation_errors(kwargs, match):
         cp.coinpress_covariance(X, epsilon=EPS, delta=DELTA, rng=0, **kwargs)
 
 
+def test_subspace_refuses_return_run_rather_than_dropping_it():
+    X = spiked_rows(50, 3, 0.3, np.random.default_rng(2))
+    with pytest.raises(TypeError, match="coinpress_covariance"):
+        cp.coinpress_subspace(
+            X, 1, epsilon=EPS, delta=DELTA, rng=0, return_run=True
+        )
+    V = cp.coinpress_subspace(
+        X, 1, epsilon=EPS, delta=DELTA, rng=0, return_run=False
+    )
+    assert np.asarray(V).shape == (3, 1)
+
+
 def test_rows_outside_the_unit_ball_are_refused():
     X = np.ones((10, 3))
     with pytest.raises(ValueError, match="norm"):
