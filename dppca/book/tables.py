@@ -5,6 +5,7 @@ these as the per-column formats of :func:`table_of`, which makes a table for
 the page, and glue their output where a sentence quotes a number."""
 
 import math
+import re
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 MISSING = "—"
@@ -142,3 +143,41 @@ def table_of(frame, columns: dict, index: bool = False, caption=None):
     if caption is not None:
         styler = styler.set_caption(str(caption))
     return styler if index else styler.hide(axis="index")
+
+
+#: A table in a cell's HTML output, and whether a caption opens it.
+_TABLE_OPENING = re.compile(r"<table(?=[\s>])[^>]*>(\s*<caption[\s>])?")
+
+
+def uncaptioned_tables(notebook: dict) -> list[str]:
+    """The tables of an executed notebook that a page would show without a
+    caption.
+
+    Every table of the book is made by :func:`table_of` with a caption, and
+    the render puts its number ("Table 7.3") before that caption; a table
+    shown any other way (a bare DataFrame, a Styler without a caption) reads
+    as an unnumbered grid of numbers in the PDF.
+
+    Parameters
+    ----------
+    notebook : dict
+        The notebook as read from its JSON, with outputs.
+
+    Returns
+    -------
+    list of str
+        One entry per table without a caption, ``"cell N: <first words of
+        the table>"``, in the order of the page; empty when every table has
+        one.
+    """
+    faults = []
+    for index, cell in enumerate(notebook.get("cells", [])):
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            for match in _TABLE_OPENING.finditer(html):
+                if match.group(1) is None:
+                    text = re.sub(r"<[^>]+>", " ", html[match.end() :])
+                    words = " ".join(text.split())[:60]
+                    faults.append(f"cell {index}: {words}")
+    return faults
