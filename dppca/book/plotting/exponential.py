@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from .experiments import legend_below
+from .foundations import legend_under
 
 #: The width of the book's text column, in inches.
 COLUMN_WIDTH = 6.5
@@ -138,7 +139,8 @@ def plot_success_probability(
     n_values, estimates, n_theorem, target, title: str | None = None
 ):
     """P(|<v̂1, v1>| > ρ) against n with confidence intervals; the theorem's
-    n and the target are labelled on the lines themselves."""
+    n and the target are labelled on the lines themselves, the legend is
+    under the axes."""
     fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.8))
     value = np.array([e.value for e in estimates])
     low = np.array([e.low for e in estimates])
@@ -164,7 +166,9 @@ def plot_success_probability(
     ax.set_ylabel(r"$P(|\langle \hat v_1, v_1\rangle| > \rho)$")
     if title:
         ax.set_title(title)
-    ax.legend(loc="center left", bbox_to_anchor=(0.0, 0.6))
+    # under the axes: inside, at the left, it covered a point of the rise
+    legend_under(ax, ncol=2, bbox_to_anchor=(0.5, -0.24))
+    fig.tight_layout()
     return fig
 
 
