@@ -194,6 +194,7 @@ def functional_snapshots(X):
         "dppca.trace_sensitive", "dppca.mechanisms.trace_sensitive"
     )
     coinpress = module("dppca.mechanisms.coinpress")
+    adaptive = module("dppca.mechanisms.adaptive_kpca")
     streaming = module("dppca.streaming", "dppca.mechanisms.streaming")
     power_method = module("dppca.power_method", "dppca.mechanisms.power_method")
     wishart = module(  # not DP, so not exported at the top level
@@ -242,6 +243,9 @@ def functional_snapshots(X):
         ),
         "dp_pca_oja": lambda **kw: streaming.dp_pca_oja(
             X, K, epsilon=1.0, delta=1e-5, eigengap=0.05, rng=SEED, **kw
+        ),
+        "adaptive_kpca": lambda **kw: adaptive.adaptive_kpca(
+            X, K, epsilon=1.0, delta=1e-5, rng=SEED, **kw
         ),
         "noisy_power_method": lambda **kw: power_method.noisy_power_method(
             X, K, epsilon=1.0, delta=1e-5, rng=SEED, **kw

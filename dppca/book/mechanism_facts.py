@@ -25,6 +25,7 @@ import numpy as np
 
 from ..linalg import second_moment, top_k_subspace
 from ..mechanisms import (
+    adaptive_kpca,
     coinpress,
     complex_gaussian,
     covariance,
@@ -209,6 +210,22 @@ def _spiked_release(X, k, epsilon, delta, rng=None):
     return _spiked_rows(X, k, epsilon, delta, rng)
 
 
+def _adaptive_rows(rows, k, epsilon, delta, rng=None, cache=None, **options):
+    """The adaptive k-PCA basis of rows in the unit ball: the radii are
+    searched below one (the gradients' norms) and two (their distances to
+    the private centre), as ``PrivatePCA`` does."""
+    options.setdefault("norm_range", (1e-6, 1.0))
+    options.setdefault("spread_range", (1e-6, 2.0))
+    V = adaptive_kpca.adaptive_kpca(
+        rows, k, epsilon=epsilon, delta=delta, rng=rng, **options
+    )
+    return np.asarray(V)
+
+
+def _adaptive_release(X, k, epsilon, delta, rng=None, **options):
+    return _adaptive_rows(X, k, epsilon, delta, rng, **options)
+
+
 # ------------------------------------------------------------------------------
 # The table
 # ------------------------------------------------------------------------------
@@ -308,6 +325,16 @@ FACTS: dict[str, BookFacts] = {
         "clipped to a private radius",
         style=dict(color="crimson", linestyle=":", marker="X"),
     ),
+    "adaptive_kpca": BookFacts(
+        experiment_label="adaptive k-PCA (DS25)",
+        short_notion="(ε, δ)-DP (one pass)",
+        entry_point=(adaptive_kpca.__name__, "adaptive_kpca"),
+        release=_adaptive_release,
+        from_rows=_adaptive_rows,
+        row_reason="reads each row once, in a minibatch, with gradients "
+        "clipped about a private centre to a private spread",
+        style=dict(color="darkmagenta", linestyle="-.", marker="v"),
+    ),
     "noisy_power_method": BookFacts(
         experiment_label="noisy power method",
         short_notion="(ε, δ)-DP (zCDP over L steps)",
@@ -351,6 +378,7 @@ EXPERIMENT_ORDER = (
     "streaming",
     "coinpress",
     "spiked",
+    "adaptive_kpca",
 )
 
 

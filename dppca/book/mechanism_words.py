@@ -163,6 +163,27 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "accurate",
         page="17-streaming-pca",
     ),
+    "adaptive_kpca": dict(
+        releases="A top-k subspace from k rounds of private Oja steps, "
+        "round j on its own rows deflated by the j − 1 components already "
+        "found; each step's gradient is a private centre plus the "
+        "deviations clipped to a private spread, with noise for that "
+        "spread",
+        utility="The paper's bound (sub-Gaussian rows) is quoted from its "
+        "abstract only: near-optimal for k = 1, within a factor k of a "
+        "lower bound for k > 1; its constants were not read. The book's "
+        "variant has no proved bound; its measured exponent in n on the "
+        "spiked model is checked against −1/2 (page 19.3)",
+        sample_complexity="n = Õ(d) rows for a constant error at fixed k "
+        "(the abstract's claim, not re-derived); each round gets n/k rows",
+        cost="One pass, of order n·d·k flops; memory one minibatch and k "
+        "vectors of length d; no d×d matrix",
+        wins_when="Rows whose matrices x xᵀ vary little about their mean "
+        "(low intrinsic randomness): the noise follows the spread of the "
+        "gradients, not their size; it needs only a relative gap "
+        "assumption (the scale is estimated privately)",
+        page="19-adaptive-kpca",
+    ),
     "mod_sulq": dict(
         releases="A + E, E symmetric Gaussian of scale β ≈ (d+1)·"
         "√(2 ln(d²/δ))/(nε) on and above the diagonal; its top-k "

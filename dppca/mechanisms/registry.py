@@ -20,6 +20,7 @@ import numbers
 from collections.abc import Callable
 
 from . import (
+    adaptive_kpca,
     coinpress,
     complex_gaussian,
     covariance,
@@ -40,6 +41,7 @@ FAMILIES = (
     complex_gaussian,
     trace_sensitive,
     streaming,
+    adaptive_kpca,
     power_method,
     exponential,
     covariance,

@@ -27,7 +27,7 @@ def _module_name(path: Path) -> str:
 
 def test_the_estimator_lists_exactly_the_registry():
     keys = set(registry.MECHANISMS)
-    assert len(keys) == 14  # with CoinPress and spiked PCA (issue 42)
+    assert len(keys) == 15  # CoinPress, spiked, adaptive k-PCA (issue 42)
     for name in keys:
         estimator = PrivatePCA(mechanism=name)
         assert estimator.mechanism == name
