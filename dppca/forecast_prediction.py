@@ -1,0 +1,540 @@
+"""A typical-loss prediction beside the forecast's bound.
+
+:mod:`dppca.forecast` bounds the captured variance a fit can lose, for every
+data set within the public bounds at once; on any one data set the bound is
+loose by factors of tens to thousands. This module *predicts* the loss of one
+fit instead: its typical size, not a bound. It needs what the bound does
+without, the spectrum of the data.
+
+**The model.** Work in units of ``B²`` (rows divided by the bound ``B`` the
+mechanism sees). Let ``λ₁ ≥ … ≥ λ_d`` be the eigenvalues of the rows'
+covariance ``C`` (about their true mean) and ``v_i`` its eigenvectors. The
+mechanism sees ``C + w wᵀ + E``: ``w = μ − μ̂`` is the error of the private
+mean, ``E`` symmetric noise whose off-diagonal entries have standard deviation
+``s``. The loss of a released k-subspace ``V̂`` is ``Σ_{i≤k} λ_i − tr V̂ᵀCV̂``.
+Three effects make it up, each computed from ``(λ, k, s, ω)`` with ``ω =
+E‖w‖²``:
+
+1. *Mixing by the noise* (second-order perturbation). To first order the top
+   eigenvector ``v_i`` of the noisy matrix gains a component
+   ``E_ij / (λ_i − λ_j)`` along every ``v_j``. Only components that leave the
+   top-k subspace cost: the share ``E_ij²/(λ_i − λ_j)²`` of direction ``i``
+   moved to a direction ``j > k`` captures ``λ_j`` instead of ``λ_i``, a loss
+   of ``E_ij²/(λ_i − λ_j)``. With ``E E_ij² = s²`` the expected loss is
+   ``Σ_{i≤k<j} s²/(λ_i − λ_j)``. Two caps keep the expansion in its range:
+   a pair can at most mix completely (a rotation of 45°, which loses half the
+   gap: each term at most ``(λ_i − λ_j)/2``), and a direction can at most be
+   replaced by one from outside the top k, which captures about their mean
+   ``λ̄_out``: the loss of direction ``i`` is at most ``λ_i − λ̄_out``.
+2. *The spike threshold.* For a spike ``λ`` over a null bulk the sum is
+   ``d s²/λ``, which reaches ``λ`` at ``λ = s√d``: the threshold of Baik, Ben
+   Arous and Péché for a Wigner matrix of semicircle radius ``2s√d``, below
+   which the top eigenvector of the noisy matrix carries no trace of the
+   spike. The second-order share ``d s²/λ²`` is the exact asymptotic
+   ``1 − cos²`` of a spike above the threshold, so the cap of point 1 is where
+   a spike is lost, and a lost direction captures what an outside one does.
+3. *The mean's error.* ``w wᵀ`` is a rank-one matrix of size ``ω`` in a random
+   direction; it can take at most one of the k places, and the cheapest to
+   give up is the k-th. Split ``w`` into its part along ``v_k`` (``E = ω/d``)
+   and its part ``b`` outside the top k (``E‖b‖² = ω(d − k)/d``, a direction
+   that captures about ``λ̄_out``). The competition is a two-level problem:
+   diagonal values ``λ_k + ω/d`` and ``λ̄_out + ω(d − k)/d``, coupled by
+   ``⟨w, v_k⟩‖b‖``. Its top eigenvector leaves ``v_k`` by an angle ``θ``, and
+   the loss is ``(λ_k − λ̄_out) sin²θ``: small when ``ω`` is well below the
+   gap, the whole gap when it is well above.
+
+The sum is capped at a random subspace's loss ``Σ_{i≤k} λ_i − k tr C/d``.
+:func:`simulated_loss` draws the model exactly (a noisy matrix with the given
+spectrum, Gaussian noise, a Gaussian mean error): the check of the formula
+against a known spectrum.
+
+**Which spectrum.** The data's is private.
+
+* :func:`oracle_prediction` reads it from the rows: a check of the model for
+  the book, never a release.
+* :func:`released_prediction` reads only what a fit released (its
+  ``explained_variance_``, ``noise_variance_``, ``row_bound_``,
+  ``data_norm_``, ``mechanism_`` and guarantee records) and the public ``n``
+  and parameters: post-processing, no extra budget. A spike ``λ`` above the
+  threshold pushes the top eigenvalue of the noisy matrix to about ``λ +
+  s²d/λ``, so :func:`debiased_spectrum` inverts that relation; the ``d − k``
+  trailing eigenvalues are known only through the released mean of their
+  positive parts, from which a flat level is solved under the semicircle law.
+  When the released values do not clear the noise's edge (small ``nε``), the
+  release hides the spectrum, and so does the prediction: ``detected`` says
+  how many cleared it.
+* :func:`public_prediction` and :func:`rank_plan` need no fit: they take the
+  forecast's rows (public) and a spectrum the caller states, a public prior,
+  so that ``"auto"`` can rank configurations before the budget is spent.
+
+**What it is not.** A prediction of the typical loss, not a bound: a fit can
+lose more (or less), and rows clipped by the bound change the matrix in a way
+the model does not see.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import forecast as _forecast
+
+
+def _spectrum(values, d=None) -> np.ndarray:
+    """The eigenvalues as a float array, in decreasing order."""
+    lam = np.sort(np.asarray(values, dtype=float).ravel())[::-1]
+    if lam.size < 2:
+        raise ValueError("the spectrum needs at least two eigenvalues")
+    if not np.all(np.isfinite(lam)):
+        raise ValueError("the spectrum must be finite")
+    if d is not None and lam.size != d:
+        raise ValueError(f"the spectrum has {lam.size} values, not d = {d}")
+    return lam
+
+
+def _check_k(k, d) -> int:
+    k = int(k)
+    if not 1 <= k < d:
+        raise ValueError(f"k must satisfy 1 <= k < d = {d}; got {k}")
+    return k
+
+
+@dataclass(frozen=True)
+class LossPrediction:
+    """A typical-loss prediction, in the units of the spectrum it was made
+    from (``B²`` for :func:`typical_loss`; the data's units for the
+    ``*_prediction`` functions).
+
+    Attributes
+    ----------
+    loss : float
+        The predicted loss of captured variance against PCA's top k:
+        ``mixing + mean``, capped at ``random_loss``.
+    mixing : float
+        The noise's share (points 1 and 2 of the module docstring).
+    mean : float
+        The private mean's share (point 3).
+    random_loss : float
+        The loss of a random k-subspace, ``Σ_{i≤k} λ_i − k tr/d``.
+    lost_directions : int
+        How many of the top k directions are predicted lost (their loss
+        reached the cap of a random direction).
+    top_variance : float
+        ``Σ_{i≤k} λ_i``, what PCA captures.
+    detected : int or None
+        For :func:`released_prediction`: how many of the released top
+        eigenvalues clear the noise's edge ``2s√d`` (the others are hidden
+        in the noise, and the spectrum behind them is a guess); ``None``
+        for a spectrum that was given.
+    """
+
+    loss: float
+    mixing: float
+    mean: float
+    random_loss: float
+    lost_directions: int
+    top_variance: float
+    detected: int | None = None
+
+    @property
+    def captured_share(self) -> float:
+        """The predicted captured variance as a share of PCA's."""
+        return 1.0 - self.loss / self.top_variance
+
+    def scaled(self, factor: float) -> LossPrediction:
+        """The same prediction in units ``factor`` times larger (``B²``
+        for a prediction made in units of ``B²``)."""
+        return LossPrediction(
+            self.loss * factor,
+            self.mixing * factor,
+            self.mean * factor,
+            self.random_loss * factor,
+            self.lost_directions,
+            self.top_variance * factor,
+            self.detected,
+        )
+
+
+def typical_loss(spectrum, k, noise_std, mean_error=0.0) -> LossPrediction:
+    """Predict the typical loss of captured variance (module docstring).
+
+    Parameters
+    ----------
+    spectrum : array-like of shape (d,)
+        The eigenvalues of the rows' covariance, in units of ``B²``.
+    k : int
+        Dimension of the released subspace, ``1 <= k < d``.
+    noise_std : float
+        Off-diagonal standard deviation ``s`` of the symmetric noise, in the
+        same units.
+    mean_error : float, default=0.0
+        ``ω = E‖μ̂ − μ‖²`` of the private mean, in the same units (0 for a
+        public centre).
+
+    Returns
+    -------
+    LossPrediction
+        The prediction, in the units of ``spectrum``.
+    """
+    lam = _spectrum(spectrum)
+    d = lam.size
+    k = _check_k(k, d)
+    s2 = float(noise_std) ** 2
+    omega = float(mean_error)
+    if s2 < 0 or omega < 0 or not (math.isfinite(s2) and math.isfinite(omega)):
+        raise ValueError("noise_std and mean_error must be finite and >= 0")
+    mean_value = float(lam.sum()) / d  # what a random direction captures
+    top = float(lam[:k].sum())
+    random_loss = max(top - k * mean_value, 0.0)
+    gaps = lam[:k, None] - lam[None, k:]  # k × (d − k), all >= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pair = np.where(gaps > 0, s2 / gaps, 0.0)
+    pair = np.minimum(pair, gaps / 2.0)
+    per_direction = pair.sum(axis=1)
+    # a lost direction is replaced by one from outside the top k
+    ceiling = np.maximum(lam[:k] - float(lam[k:].mean()), 0.0)
+    lost = int(np.sum(per_direction >= ceiling))
+    mixing = float(np.minimum(per_direction, ceiling).sum())
+    mean = _mean_loss(lam, k, omega)
+    loss = min(mixing + mean, random_loss)
+    return LossPrediction(loss, mixing, mean, random_loss, lost, top)
+
+
+def _mean_loss(lam, k, omega) -> float:
+    """Point 3 of the module docstring: the two-level competition between
+    the k-th direction and the part of the mean's error outside the top k."""
+    d = lam.size
+    outside = float(lam[k:].mean())  # what the error's outer part captures
+    height = lam[k - 1] - outside
+    if omega == 0 or height <= 0:
+        return 0.0
+    inner, outer = omega / d, omega * (d - k) / d  # E⟨w, v_k⟩², E‖b‖²
+    split = (lam[k - 1] + inner) - (outside + outer)
+    coupling = math.sqrt(inner * outer)
+    # the top eigenvector's share off v_k: sin²θ of the 2 × 2 problem
+    sin2 = 0.5 * (1.0 - split / math.hypot(split, 2.0 * coupling))
+    return height * sin2
+
+
+def simulated_loss(
+    spectrum, k, noise_std, mean_error=0.0, *, repeats=20, rng=None
+) -> np.ndarray:
+    """Draw the model of :func:`typical_loss` exactly: the losses of the
+    top-k subspace of ``diag(λ) + w wᵀ + E`` with Gaussian ``E``
+    (off-diagonal standard deviation ``noise_std``, diagonal ``√2`` times
+    it: the law of ``G + Gᵀ``) and ``w ~ N(0, (mean_error/d) I)``.
+
+    The noise laws are orthogonally invariant, so the loss depends on the
+    covariance only through its spectrum: this is the exact law of the loss
+    for any covariance with that spectrum (rows inside the bound).
+
+    Parameters
+    ----------
+    spectrum : array-like of shape (d,)
+        Eigenvalues of the covariance, in units of ``B²``.
+    k : int
+        Dimension of the subspace.
+    noise_std, mean_error : float
+        As in :func:`typical_loss`.
+    repeats : int, default=20
+        Number of draws.
+    rng : None, int or numpy Generator
+        The draws' randomness.
+
+    Returns
+    -------
+    ndarray of shape (repeats,)
+        The losses, in the units of ``spectrum``.
+    """
+    lam = _spectrum(spectrum)
+    d = lam.size
+    k = _check_k(k, d)
+    gen = np.random.default_rng(rng)
+    sigma = float(noise_std) / math.sqrt(2.0)
+    out = np.empty(int(repeats))
+    for r in range(out.size):
+        G = gen.normal(scale=sigma, size=(d, d))
+        w = gen.normal(scale=math.sqrt(float(mean_error) / d), size=d)
+        M = np.diag(lam) + G + G.T + np.outer(w, w)
+        V = np.linalg.eigh(M)[1][:, -k:]
+        out[r] = lam[:k].sum() - float(np.sum(lam[:, None] * V**2))
+    return out
+
+
+def _semicircle_positive_part(shift, radius) -> float:
+    """``E max(x + shift, 0)`` for ``x`` on the semicircle of ``radius``."""
+    if radius <= 0:
+        return max(shift, 0.0)
+    a = shift / radius
+    if a >= 1:
+        return shift
+    if a <= -1:
+        return 0.0
+    # ∫_{-a}^{1} (t + a) (2/π) √(1 − t²) dt, in units of the radius
+    root = math.sqrt(1.0 - a * a)
+    first = (2.0 / math.pi) * (root**3) / 3.0
+    second = a * (0.5 + (a * root + math.asin(a)) / math.pi)
+    return radius * (first + second)
+
+
+def debiased_spectrum(released, trailing_mean, d, noise_std) -> np.ndarray:
+    """The spectrum a released one points to, with the noise's push taken
+    out (module docstring): post-processing of released values.
+
+    Parameters
+    ----------
+    released : array-like of shape (k,)
+        The top k eigenvalues of the noisy matrix, in units of ``B²``.
+    trailing_mean : float
+        The released mean of the positive parts of the ``d − k`` others
+        (``noise_variance_ / B²``).
+    d : int
+        Number of features.
+    noise_std : float
+        Off-diagonal standard deviation of the noise, same units.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        An estimate of the spectrum: each released top value ``ℓ`` above
+        the edge ``2s√d`` mapped to the larger root ``λ`` of ``ℓ = λ +
+        s²d/λ``; a top value at or below the edge (the noise hides its
+        spike) to its excess over the threshold ``s√d``, at most ``s√d``;
+        the trailing ``d − k`` set to the flat level whose
+        semicircle-smeared positive parts have the released mean (no value
+        below that level).
+    """
+    top = np.sort(np.asarray(released, dtype=float))[::-1]
+    k = top.size
+    d = int(d)
+    _check_k(k, d)
+    s = float(noise_std)
+    sq = s * s * d
+    threshold = math.sqrt(sq)
+    edge = 2.0 * threshold
+    level = _trailing_level(float(trailing_mean), edge)
+    spikes = np.full(k, level)
+    above = top > edge
+    # a spike ℓ above the edge comes from λ with ℓ = λ + s²d/λ
+    spikes[above] = 0.5 * (top[above] + np.sqrt(top[above] ** 2 - 4.0 * sq))
+    # at or below the edge the noise hides the spike: its excess over the
+    # threshold, at most the threshold (the largest hidden spike)
+    hidden = ~above
+    spikes[hidden] = np.minimum(top[hidden] - threshold, threshold)
+    spikes = np.maximum(spikes, level)
+    return np.concatenate([spikes, np.full(d - k, level)])
+
+
+def _trailing_level(mean_positive, radius) -> float:
+    """The shift ``m`` with ``E max(x + m, 0) = mean_positive`` on the
+    semicircle of ``radius`` (bisection; 0 when even ``m = 0`` gives more,
+    since the data's eigenvalues are non-negative)."""
+    target = max(mean_positive, 0.0)
+    if _semicircle_positive_part(0.0, radius) >= target:
+        return 0.0
+    lo, hi = 0.0, max(target, radius)
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if _semicircle_positive_part(mid, radius) < target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+# -- the noise of a fit, from its public parameters and records ---------------
+
+
+def _subspace_record(est):
+    return est.privacy_releases_[-1]
+
+
+def fit_noise(est, n):
+    """``(s, ω)`` of a fitted :class:`dppca.PrivatePCA`, in units of its
+    ``row_bound_²``: the off-diagonal standard deviation of the noise its
+    mechanism drew with and ``E‖μ̂ − μ‖²`` of its private mean (0 without
+    one).
+
+    Reads only public values: ``n``, the estimator's parameters
+    (``noise``, ``mechanism_options``) and what the fit released
+    (``mechanism_``, ``data_norm_``, ``row_bound_``, the ε and δ of its
+    guarantee records ``privacy_releases_``), through the mechanisms' own
+    calibration (:func:`dppca.forecast.noise_std`,
+    :func:`dppca.forecast.mean_error`).
+
+    Parameters
+    ----------
+    est : dppca.PrivatePCA
+        A fitted estimator whose mechanism has a forecast
+        (:func:`dppca.forecast.forecast_mechanisms`).
+    n : int
+        Number of rows of the fit (public).
+
+    Returns
+    -------
+    tuple of float
+        ``(s, ω)``.
+    """
+    d = int(est.n_features_in_)
+    record = _subspace_record(est)
+    delta = record.delta if record.delta > 0 else None
+    s = _forecast.noise_std(
+        est.mechanism_,
+        int(n),
+        d,
+        record.epsilon,
+        delta,
+        est.noise,
+        est.mechanism_options,
+    )
+    omega = 0.0
+    means = [
+        r for r in est.privacy_releases_ if r.label.startswith("private mean")
+    ]
+    if means:
+        mean = means[0]
+        mean_delta = mean.delta if mean.delta > 0 else None
+        omega = _forecast.mean_error(
+            int(n),
+            d,
+            float(est.data_norm_),
+            mean.epsilon,
+            mean_delta,
+            est.noise,
+        )
+    return float(s), float(omega) / float(est.row_bound_) ** 2
+
+
+def oracle_prediction(est, X) -> LossPrediction:
+    """The prediction for a fitted estimator with the *true* spectrum of
+    ``X`` (its covariance about its own mean): a check of the model, which
+    reads the rows. **Not private**: for the book, never for a release.
+
+    Parameters
+    ----------
+    est : dppca.PrivatePCA
+        Fitted on ``X``.
+    X : array-like of shape (n, d)
+        The rows of the fit.
+
+    Returns
+    -------
+    LossPrediction
+        In the data's units.
+    """
+    X = np.asarray(X.todense() if hasattr(X, "todense") else X, dtype=float)
+    n = X.shape[0]
+    centred = X - X.mean(axis=0)
+    B2 = float(est.row_bound_) ** 2
+    lam = np.linalg.eigvalsh(centred.T @ centred / n)[::-1] / B2
+    s, omega = fit_noise(est, n)
+    return typical_loss(lam, est.n_components_, s, omega).scaled(B2)
+
+
+def released_prediction(est, n) -> LossPrediction:
+    """The prediction for a fitted estimator from what its fit released
+    (module docstring): post-processing, no extra budget.
+
+    It reads ``explained_variance_``, ``noise_variance_``, ``row_bound_``,
+    ``n_components_`` and what :func:`fit_noise` reads; never a row.
+
+    Parameters
+    ----------
+    est : dppca.PrivatePCA
+        Fitted with a mechanism that releases eigenvalues
+        (``dppca.postprocessing.spectrum_mechanisms()``) and has a forecast.
+    n : int
+        Number of rows of the fit (public).
+
+    Returns
+    -------
+    LossPrediction
+        In the data's units.
+    """
+    if not hasattr(est, "explained_variance_"):
+        raise ValueError(
+            f"mechanism {est.mechanism_!r} released no eigenvalues: the "
+            "released prediction needs them (use public_prediction with a "
+            "stated spectrum)"
+        )
+    d = int(est.n_features_in_)
+    B2 = float(est.row_bound_) ** 2
+    s, omega = fit_noise(est, n)
+    released = np.asarray(est.explained_variance_, dtype=float) / B2
+    lam = debiased_spectrum(released, float(est.noise_variance_) / B2, d, s)
+    prediction = typical_loss(lam, est.n_components_, s, omega)
+    detected = int(np.sum(released > 2.0 * s * math.sqrt(d)))
+    return dataclasses.replace(prediction, detected=detected).scaled(B2)
+
+
+# -- before the fit: public quantities and a stated spectrum ------------------
+
+
+def public_prediction(row, spectrum, k) -> LossPrediction:
+    """The prediction for one configuration of the forecast
+    (:class:`dppca.forecast.ForecastRow`) with a spectrum the caller states:
+    public quantities only, no data read, no budget spent.
+
+    The row gives the noise (``s = noise_norm / (2√d)`` in units of its
+    ``row_bound²``) and the mean's ``E‖μ̂ − μ‖² = mean_loss``; the spectrum
+    must be public: a prior (the spectrum of a public data set like the
+    private one), or a spectrum released earlier and already paid for.
+
+    Parameters
+    ----------
+    row : dppca.forecast.ForecastRow
+        A row of :func:`dppca.forecast.forecast` (or of ``plan``).
+    spectrum : array-like of shape (d,)
+        The covariance's eigenvalues, in the data's units.
+    k : int
+        Dimension of the subspace.
+
+    Returns
+    -------
+    LossPrediction
+        In the data's units.
+    """
+    lam = _spectrum(spectrum)
+    B2 = float(row.row_bound) ** 2
+    s = float(row.noise_norm) / (2.0 * math.sqrt(lam.size))
+    omega = float(row.mean_loss) / B2
+    return typical_loss(lam / B2, k, s, omega).scaled(B2)
+
+
+def rank_plan(plan, spectrum, k) -> list:
+    """The configurations of a forecast plan ranked by their predicted
+    loss under a stated public spectrum (:func:`public_prediction`), best
+    first: what ``"auto"`` would choose by instead of the bound.
+
+    Parameters
+    ----------
+    plan : dppca.forecast.Plan
+        From :func:`dppca.forecast.forecast` or ``PrivatePCA.plan``.
+    spectrum : array-like of shape (d,)
+        A public spectrum, in the data's units.
+    k : int
+        Dimension of the subspace.
+
+    Returns
+    -------
+    list of (ForecastRow, LossPrediction)
+        Sorted by predicted loss.
+    """
+    pairs = [(row, public_prediction(row, spectrum, k)) for row in plan]
+    return sorted(pairs, key=lambda pair: pair[1].loss)
+
+
+__all__ = [
+    "LossPrediction",
+    "debiased_spectrum",
+    "fit_noise",
+    "oracle_prediction",
+    "public_prediction",
+    "rank_plan",
+    "released_prediction",
+    "simulated_loss",
+    "typical_loss",
+]

@@ -1,0 +1,186 @@
+"""dppca.forecast_prediction: the typical-loss model against its own exact
+simulation, the debiasing of a released spectrum, and the three ways of
+feeding it a spectrum (oracle, released, public)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from dppca import PrivatePCA
+from dppca import forecast as fc
+from dppca import forecast_prediction as fp
+from dppca.exceptions import UtilityWarning
+
+
+def spiked(d, spikes, floor):
+    return np.r_[spikes, np.full(d - len(spikes), floor)]
+
+
+# -- the model -----------------------------------------------------------------
+
+
+def test_small_noise_is_the_second_order_sum():
+    lam = spiked(20, [1.0, 0.6, 0.3], 0.01)
+    k, s = 2, 1e-4
+    expected = sum(
+        s**2 / (lam[i] - lam[j]) for i in range(k) for j in range(k, 20)
+    )
+    got = fp.typical_loss(lam, k, s)
+    assert got.loss == pytest.approx(expected, rel=1e-12)
+    assert got.mean == 0 and got.lost_directions == 0
+
+
+@pytest.mark.parametrize(
+    "s, omega", [(2e-3, 0.0), (2e-2, 0.0), (2e-2, 0.4), (1e-3, 2.0)]
+)
+def test_prediction_matches_the_exact_simulation(s, omega):
+    # spikes above and near the threshold s√d, with and without a mean error
+    lam = spiked(60, [1.0, 0.5, 0.25, 0.12], 0.01)
+    predicted = fp.typical_loss(lam, 3, s, omega).loss
+    drawn = np.median(fp.simulated_loss(lam, 3, s, omega, repeats=8, rng=1))
+    assert 1 / 1.6 < predicted / drawn < 1.6
+
+
+def test_a_spike_below_the_threshold_is_lost():
+    d, s = 100, 0.05  # threshold s√d = 0.5
+    lam = spiked(d, [2.0, 0.2], 0.0)
+    got = fp.typical_loss(lam, 2, s)
+    assert got.lost_directions == 1
+    # the lost spike costs its whole height over the outside mean
+    outside = lam[2:].mean()
+    assert got.mixing == pytest.approx(
+        0.2 - outside + s**2 * (d - 2) / 2.0, rel=1e-9
+    )
+    # far below the threshold everything is lost: a random subspace's loss
+    assert fp.typical_loss(lam, 2, 10.0).loss == pytest.approx(
+        fp.typical_loss(lam, 2, 10.0).random_loss
+    )
+
+
+def test_the_mean_term_grows_to_the_kth_gap():
+    lam = spiked(50, [1.0, 0.5, 0.2], 0.01)
+    means = [fp.typical_loss(lam, 3, 0.0, w).mean for w in (0, 0.01, 0.1, 1e3)]
+    assert means[0] == 0 and np.all(np.diff(means) > 0)
+    # a huge error takes the k-th place (w keeps a share ~1/d along v_k)
+    assert 0.95 * (0.2 - 0.01) < means[-1] <= 0.2 - 0.01
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="k must"):
+        fp.typical_loss([1.0, 0.5], 2, 0.1)
+    with pytest.raises(ValueError, match="finite"):
+        fp.typical_loss([1.0, np.nan, 0.1], 1, 0.1)
+    with pytest.raises(ValueError, match=">= 0"):
+        fp.typical_loss([1.0, 0.5, 0.1], 1, 0.1, -1.0)
+
+
+# -- a released spectrum, debiased ---------------------------------------------
+
+
+def test_debiasing_inverts_the_spike_push():
+    d, s = 200, 0.01
+    lam = 0.5
+    pushed = lam + s**2 * d / lam
+    out = fp.debiased_spectrum([pushed], 0.0, d, s)
+    assert out[0] == pytest.approx(lam, rel=1e-12)
+    assert out.shape == (d,) and np.all(out[1:] == out[-1])
+
+
+def test_the_trailing_level_is_read_from_the_positive_parts():
+    # a flat bulk at m plus GOE noise: the mean positive part of the trailing
+    # eigenvalues gives back m
+    rng = np.random.default_rng(3)
+    d, k, s, m = 300, 2, 0.01, 0.05
+    G = rng.normal(scale=s / math.sqrt(2), size=(d, d))
+    values = np.sort(np.linalg.eigvalsh(m * np.eye(d) + G + G.T))[::-1]
+    trailing = np.maximum(values[k:], 0).mean()
+    level = fp.debiased_spectrum(values[:k], trailing, d, s)[-1]
+    assert level == pytest.approx(m, rel=0.1)
+    # no more than the noise's own positive parts: level 0
+    assert fp.debiased_spectrum(values[:k], 0.0, d, s)[-1] == 0.0
+
+
+# -- fitted estimators ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    rng = np.random.default_rng(0)
+    n, d = 4000, 20
+    scales = np.r_[[1.0, 0.7, 0.5], np.full(d - 3, 0.1)]
+    X = rng.standard_normal((n, d)) * scales / 4 + 0.3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        est = PrivatePCA(
+            3, epsilon=1.0, delta=1e-6, data_norm=3.0, random_state=0
+        ).fit(X)
+    return est, X
+
+
+def test_fit_noise_is_the_mechanisms_calibration(fitted):
+    est, X = fitted
+    n, d = X.shape
+    record = est.privacy_releases_[-1]
+    s, omega = fp.fit_noise(est, n)
+    assert s == fc.noise_std(est.mechanism_, n, d, record.epsilon, record.delta)
+    mean = next(
+        r for r in est.privacy_releases_ if r.label.startswith("private mean")
+    )
+    expected = fc.mean_error(n, d, 3.0, mean.epsilon, mean.delta)
+    assert omega == pytest.approx(expected / est.row_bound_**2, rel=1e-12)
+
+
+def test_oracle_prediction_is_near_the_measured_loss(fitted):
+    est, X = fitted
+    C = np.cov(X.T, bias=True)
+    lam = np.linalg.eigvalsh(C)[::-1]
+    V = est.components_.T
+    measured = lam[:3].sum() - np.trace(V.T @ C @ V)
+    predicted = fp.oracle_prediction(est, X).loss
+    assert 1 / 3 < predicted / measured < 3
+
+
+def test_released_prediction_reads_only_released_values(fitted):
+    est, X = fitted
+    n = X.shape[0]
+    names = (
+        "explained_variance_", "noise_variance_", "row_bound_",
+        "data_norm_", "mechanism_", "privacy_releases_", "n_components_",
+        "n_features_in_", "noise", "mechanism_options",
+    )  # fmt: skip
+    public = SimpleNamespace(**{name: getattr(est, name) for name in names})
+    got = fp.released_prediction(public, n)
+    assert got == fp.released_prediction(est, n)
+    assert got.detected == 3  # the three spikes clear the noise's edge
+    oracle = fp.oracle_prediction(est, X).loss
+    assert 1 / 3 < got.loss / oracle < 3
+
+
+def test_released_prediction_needs_released_eigenvalues(fitted):
+    est, X = fitted
+    public = SimpleNamespace(
+        mechanism_="noisy_power", n_features_in_=X.shape[1]
+    )  # a fit that released axes only
+    with pytest.raises(ValueError, match="released no eigenvalues"):
+        fp.released_prediction(public, X.shape[0])
+
+
+def test_public_prediction_ranks_the_plan():
+    est = PrivatePCA(3, epsilon=1.0, delta=1e-6, data_norm=1.0)
+    plan = est.plan(5000, 30)
+    spectrum = spiked(30, [0.3, 0.2, 0.1], 0.005)
+    ranked = fp.rank_plan(plan, spectrum, 3)
+    losses = [p.loss for _, p in ranked]
+    assert losses == sorted(losses) and len(ranked) == len(plan)
+    row, prediction = ranked[0]
+    B2 = row.row_bound**2
+    s = row.noise_norm / (2 * math.sqrt(30))
+    again = fp.typical_loss(spectrum / B2, 3, s, row.mean_loss / B2)
+    assert prediction.loss == pytest.approx(again.loss * B2, rel=1e-12)
+    # the prediction is far below the bound on these data
+    assert prediction.loss < row.loss / 10
