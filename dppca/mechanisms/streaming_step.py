@@ -222,12 +222,19 @@ class PrivateRadius:
         radius_candidates_range(None, norm_range, window)  # checked
         self.norm_range = tuple(float(v) for v in norm_range)
         self.window = float(window)
+        # a released radius is a point of some earlier grid, so a run meets
+        # few windows: each grid is built once (read-only arrays)
+        self._grids: dict = {}
 
     def grid(self, previous) -> np.ndarray:
         """The candidates of a step after a step that released
         ``previous`` (``None``: the first step of a run)."""
-        lo, hi = _window(previous, *self.norm_range, self.window)
-        return private_bounds.candidate_grid(lo, hi)
+        key = None if previous is None else float(previous)
+        grid = self._grids.get(key)
+        if grid is None:
+            lo, hi = _window(previous, *self.norm_range, self.window)
+            grid = self._grids[key] = private_bounds.candidate_grid(lo, hi)
+        return grid
 
     def __call__(self, norms, previous, rng) -> float:
         grid = self.grid(previous)

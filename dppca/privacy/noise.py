@@ -137,6 +137,33 @@ def round_to_grid(values, granularity: float) -> np.ndarray:
 # ------------------------------------------------------------------------------
 
 
+#: Below this many draws, :func:`_uniform` draws one integer at a time:
+#: ``Generator.integers`` costs a few microseconds per call whatever its
+#: size, and a scalar call about a fifth of that.
+_SCALAR_DRAWS = 4
+
+
+def _uniform(rng, high: int, size: int) -> np.ndarray:
+    """``rng.integers(0, high, size=size)`` (int64), the same integers and
+    the same generator state after it, bit for bit.
+
+    numpy draws the entries of one call one after another, each by the
+    same bounded-integer routine as a scalar call with the same bound
+    (Lemire's method, for every bit generator), so ``size`` scalar calls
+    in a row return the same integers as one call of that size; a call of
+    size zero draws nothing. Below :data:`_SCALAR_DRAWS` entries the scalar
+    calls are cheaper (``tests/unit/privacy/test_noise_draws.py`` checks
+    the identity against ``rng.integers`` for every kind of bound).
+    """
+    if size >= _SCALAR_DRAWS:
+        return rng.integers(0, high, size=size)
+    if size == 0:
+        return np.empty(0, dtype=np.int64)
+    return np.array(
+        [rng.integers(0, high) for _ in range(size)], dtype=np.int64
+    )
+
+
 def _bernoulli_exp_fraction(
     rng, num: np.ndarray, den: int, first_step: int = 1
 ) -> np.ndarray:
@@ -151,26 +178,29 @@ def _bernoulli_exp_fraction(
     ``first_step`` > 1 continues a run whose first steps all succeeded.
     """
     num = num.ravel()
-    flat = np.empty(num.size, dtype=bool)
-    # None: every entry (saves an index array on the first, largest step)
-    active = None
-    k = first_step
-    while active is None or active.size:
-        size = num.size if active is None else active.size
-        current = num if active is None else num[active]
-        if k * den < 2**62:
-            success = rng.integers(0, k * den, size=size) < current
-        else:  # U = J·den + V: U < num ≤ den iff J = 0 and V < num
-            success = rng.integers(0, den, size=size) < current
-            success &= rng.integers(0, k, size=size) == 0
-        if active is None:
-            flat[:] = k % 2 == 1
-            active = np.flatnonzero(success)
-        else:
-            flat[active[~success]] = k % 2 == 1
-            active = active[success]
+    size = num.size
+    # step `first_step`, on every entry (no index array on the largest step)
+    success = _fraction_step(rng, num, den, first_step, size)
+    flat = np.full(size, first_step % 2 == 1)
+    active = np.flatnonzero(success)
+    k = first_step + 1
+    while active.size:
+        success = _fraction_step(rng, num[active], den, k, active.size)
+        flat[active[~success]] = k % 2 == 1
+        active = active[success]
         k += 1
     return flat
+
+
+def _fraction_step(rng, current, den: int, k: int, size: int) -> np.ndarray:
+    """Step ``k`` of Algorithm 1 on ``size`` entries: ``U < current`` with
+    ``U`` uniform on ``{0, …, k·den − 1}``."""
+    if k * den < 2**62:
+        return _uniform(rng, k * den, size) < current
+    # U = J·den + V: U < num ≤ den iff J = 0 and V < num
+    success = _uniform(rng, den, size) < current
+    success &= _uniform(rng, k, size) == 0
+    return success
 
 
 #: 20! and the thresholds 20!/k! (k = 1, …, 20): one uniform integer U on {0, …,
@@ -180,6 +210,8 @@ _FACTORIAL_20 = math.factorial(20)
 _STEP_THRESHOLDS = np.array(
     [_FACTORIAL_20 // math.factorial(k) for k in range(1, 21)], dtype=np.int64
 )
+#: The same thresholds in increasing order (20!/20! = 1 first).
+_ASCENDING_THRESHOLDS = np.ascontiguousarray(_STEP_THRESHOLDS[::-1])
 
 
 def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
@@ -188,14 +220,17 @@ def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
     Bernoulli(1/k)); the first failure step K ≤ 20 is read off one uniform
     integer, and the rare runs (probability 1/20!) that pass step 20 continue
     with :func:`_bernoulli_exp_fraction`.
+
+    K is the smallest k with U ≥ 20!/k!, one more than the number of
+    thresholds above U: ``K = 21 − m`` with ``m`` the number of thresholds
+    at most U, so "K odd" is "m even"; ``m = 0`` is ``U = 0``, the runs that
+    pass step 20.
     """
-    u = rng.integers(0, _FACTORIAL_20, size=size)
-    # K = smallest k with U >= 20!/k!: one more than the number of thresholds >
-    # U
-    first_failure = 1 + np.searchsorted(-_STEP_THRESHOLDS, -u, side="left")
-    out = first_failure % 2 == 1
-    long_runs = np.flatnonzero(u == 0)  # all of A_2..A_20 succeeded
-    if long_runs.size:
+    u = _uniform(rng, _FACTORIAL_20, size)
+    at_most = _ASCENDING_THRESHOLDS.searchsorted(u, side="right")
+    out = (at_most & 1) == 0
+    if not at_most.all():
+        long_runs = np.flatnonzero(at_most == 0)  # A_2..A_20 all succeeded
         one = np.ones(long_runs.size, dtype=np.int64)
         out[long_runs] = _bernoulli_exp_fraction(rng, one, 1, first_step=21)
     return out
@@ -214,7 +249,12 @@ def bernoulli_exp(num, den: int, rng=None) -> np.ndarray:
     den = int(den)
     if np.any(num < 0) or den < 1:
         raise ValueError("need num >= 0 and den >= 1")
-    whole, rest = np.divmod(num.ravel(), den)
+    return _bernoulli_exp(rng, num.ravel(), den).reshape(num.shape)
+
+
+def _bernoulli_exp(rng, num: np.ndarray, den: int) -> np.ndarray:
+    """:func:`bernoulli_exp` of a checked one-dimensional ``num``."""
+    whole, rest = np.divmod(num, den)
     out = _bernoulli_exp_fraction(rng, rest, den)
     step = 1
     todo = np.flatnonzero(out & (whole >= step))
@@ -222,7 +262,7 @@ def bernoulli_exp(num, den: int, rng=None) -> np.ndarray:
         out[todo] = _bernoulli_exp_minus_one(rng, todo.size)
         step += 1
         todo = todo[out[todo] & (whole[todo] >= step)]
-    return out.reshape(num.shape)
+    return out
 
 
 def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
@@ -255,18 +295,28 @@ def discrete_laplace(scale: int, size, rng=None) -> np.ndarray:
     rng = as_generator(rng)
     shape = (size,) if np.isscalar(size) else tuple(size)
     total = int(np.prod(shape, dtype=np.int64))
+    return _discrete_laplace(t, total, rng).reshape(shape)
+
+
+def _discrete_laplace(t: int, total: int, rng) -> np.ndarray:
+    """:func:`discrete_laplace` of a checked scale, ``total`` draws."""
     out = np.empty(total, dtype=np.int64)
     pending = np.arange(total)
     while pending.size:
-        u = rng.integers(0, t, size=pending.size)
+        u = _uniform(rng, t, pending.size)
         keep = _bernoulli_exp_fraction(rng, u, t)
         slots, u = pending[keep], u[keep]
         x = u + t * _geometric_exp_minus_one(rng, slots.size)
-        negative = rng.integers(0, 2, size=slots.size) == 1
+        negative = _uniform(rng, 2, slots.size) == 1
         valid = ~(negative & (x == 0))
-        out[slots[valid]] = np.where(negative, -x, x)[valid]
-        pending = np.concatenate([pending[~keep], slots[~valid]])
-    return out.reshape(shape)
+        np.negative(x, out=x, where=negative)
+        if valid.all():
+            out[slots] = x
+            pending = pending[~keep]
+        else:
+            out[slots[valid]] = x[valid]
+            pending = np.concatenate([pending[~keep], slots[~valid]])
+    return out
 
 
 def split_variance(variance) -> tuple[int, int]:
@@ -319,15 +369,15 @@ def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
     pending = np.arange(total)
     den = 2 * t * c
     while pending.size:
-        y = discrete_laplace(t, pending.size, rng)
+        y = _discrete_laplace(t, pending.size, rng)
         gap = np.abs(np.abs(y) - c)
         small = gap < 2**31
         if small.all():
-            accept = bernoulli_exp(gap * gap, den, rng)
+            accept = _bernoulli_exp(rng, gap * gap, den)
         else:  # exact big integers for the rare |Y| − c ≥ 2**31 (beyond int64)
             accept = np.zeros(pending.size, dtype=bool)
             idx = np.flatnonzero(small)
-            accept[idx] = bernoulli_exp(gap[idx] * gap[idx], den, rng)
+            accept[idx] = _bernoulli_exp(rng, gap[idx] * gap[idx], den)
             for i in np.flatnonzero(~small):
                 accept[i] = _bernoulli_exp_big(rng, int(gap[i]) ** 2, den)
         out[pending[accept]] = y[accept]
