@@ -28,8 +28,11 @@ NOTEBOOKS = toc_notebooks()
 DIRECTIVE = re.compile(r"^\s*(`{3,}|:{3,})\{table\}\s*\S")
 #: A fence that closes a directive.
 FENCE_END = re.compile(r"^\s*(`{3,}|:{3,})\s*$")
-#: A row of a markdown (pipe) table.
-PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+#: The delimiter row under a markdown (pipe) table's header, "|---|:--:|"
+#: (a formula such as "|x| + |y|" has none).
+PIPE_DELIMITER = re.compile(
+    r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$"
+)
 #: Calls that show a table without the helper.
 BYPASS = ("to_html", "to_markdown", "to_latex", "to_string")
 
@@ -83,7 +86,7 @@ def source_problems(notebook: dict) -> list[str]:
                     inside = True
                 elif FENCE_END.match(line):
                     inside = False
-                elif PIPE_ROW.match(line) and not inside:
+                elif PIPE_DELIMITER.match(line) and "|" in line and not inside:
                     faults.append(
                         f"cell {i}: a markdown table outside a {{table}}"
                     )
@@ -239,6 +242,7 @@ def test_designed_tables_pass():
         _markdown("```{table} Sizes of the data\n| d | n |\n|---|---|\n```\n"),
         _markdown(":::{table} Sizes\n| d | n |\n|---|---|\n:::\n"),
         _markdown("A sum $|x| + |y|$ inline is no table."),
+        _markdown("$$\n|\\cos a| + |\\sin a|\n$$\n\n---\n"),
     )
     assert source_problems(notebook) == []
 
