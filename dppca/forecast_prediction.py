@@ -369,7 +369,7 @@ def fit_noise(est, n):
     ----------
     est : dppca.PrivatePCA
         A fitted estimator whose mechanism has a forecast
-        (:func:`dppca.forecast.forecast_mechanisms`).
+        (``dppca.forecast.forecast_mechanisms()``).
     n : int
         Number of rows of the fit (public).
 
