@@ -46,6 +46,7 @@ from timing import interleaved_best_times
 
 from dppca.linalg import second_moment
 from dppca.mechanisms import (
+    adaptive_kpca,
     complex_gaussian,
     streaming,
     trace_sensitive,
@@ -126,6 +127,9 @@ def census_tasks(X, k: int) -> tuple[dict, dict]:
         "pass, safe noise (default)": lambda: one_pass("safe"),
         "pass, float noise": lambda: one_pass("float"),
         "exact sampler alone": sampler_alone,
+        "adaptive k-PCA": lambda: adaptive_kpca.adaptive_kpca(
+            X, k, epsilon=EPSILON, delta=DELTA, rng=rng
+        ),
     }
     facts = {
         "rows": n,
@@ -153,6 +157,8 @@ def census_ratios(times: dict[str, float]) -> dict[str, float]:
         / t_gram,
         "streaming pass, float noise": times["pass, float noise"] / t_gram,
         "streaming, exact sampler alone": times["exact sampler alone"] / t_gram,
+        "adaptive k-PCA (chapter 19), safe noise": times["adaptive k-PCA"]
+        / t_eigh,
     }
 
 
