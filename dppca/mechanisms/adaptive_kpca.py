@@ -24,12 +24,17 @@ gradients ``g_i = x_i (x_iᵀ w)``):
    ``streaming_step.PrivateRadius``, aiming at the tail-guarded target
    ``dppca.privacy.quantile_scores.tail_guarded_quantile``, which keeps
    the many empty candidates above the largest norm unlikely at small
-   ``Bε``); ``c`` = the mean of the ``g_i``
-   clipped to ``r`` about the origin, plus Gaussian noise for its
-   sensitivity ``2r/B``. This is one step of ``streaming`` (chapter 17),
-   run with a quarter of the step's budget.
-2. *Spread.* ``s`` = a private quantile of ``‖g_i − c‖`` (``c`` is now
-   public), on its own grid ``spread_range``.
+   ``Bε``); ``c`` = the mean of the ``g_i`` clipped to ``r`` about the
+   origin, plus Gaussian noise for its sensitivity ``2r/B``. This is one
+   step of ``streaming`` (chapter 17), run with a quarter of the step's
+   budget.
+2. *Spread.* ``m`` = the private mode of ``‖g_i − c‖`` (``c`` is now
+   public): the upper edge of the bin of the geometric grid
+   ``spread_range`` holding the most distances, by permute-and-flip on the
+   bin counts (``adaptive_kpca_calibration.PrivateSpread``); ``s = h m``,
+   ``h = headroom`` (2). A mode, not a quantile: when the distances are
+   concentrated (nearly equal ``x_i x_iᵀ``), a quantile's utilities are
+   flat on every candidate above them, the mode's peak on their bin.
 3. *Mean.* ``ĝ = c + (1/B) Σ_i clip_s(g_i − c) + N(0, σ² I)``,
    ``σ ∝ 2s/B``. The noise is proportional to the spread ``s``, which is
    of the order of the gradients' deviation from their mean plus the error
@@ -52,8 +57,9 @@ given instead (then the schedule is ``streaming``'s). Utility only.
 With ``ρ = dppca.privacy.zcdp_rho(ε, δ)`` split as ``shares`` (default
 1/8 for ``r``, 1/8 for ``c``, 1/4 for ``s``, 1/2 for the mean):
 
-* the two quantiles are pure ``√(2ρ_part)``-DP (utilities of sensitivity 1,
-  exact sampler), hence ``ρ_part``-zCDP;
+* the quantile and the mode are pure ``√(2ρ_part)``-DP (integer utilities
+  of sensitivity 1: counts below a candidate, counts in a bin; exact
+  sampler), hence ``ρ_part``-zCDP;
 * given the released ``r`` (or ``s`` and ``c``), the computed clipped mean
   moves by at most ``2r/B`` (``2s/B``) when one row is replaced: each
   clipped term has norm at most the radius and row ``i``'s term depends on
@@ -130,8 +136,9 @@ from .streaming_step import (
 
 PRIVACY = {
     "adaptive_kpca": "(ε, δ)-DP for the whole run (δ spent once), any rows, "
-    "replace-one: each row feeds one minibatch step, which is ρ-zCDP (two "
-    "pure-DP private quantiles and two clipped means of sensitivity 2r/B "
+    "replace-one: each row feeds one minibatch step, which is ρ-zCDP (a "
+    "pure-DP private quantile and mode, and two clipped means of "
+    "sensitivity 2r/B "
     "and 2s/B with Gaussian noise, composed); disjoint steps compose in "
     "parallel; chapter 19.",
 }

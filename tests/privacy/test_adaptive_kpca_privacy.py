@@ -3,12 +3,14 @@
 
 The claim: each row feeds one minibatch step; a step releases a private
 quantile r of the gradient norms, a centre c (the gradients clipped to r
-about the origin, averaged, with Gaussian noise for 2r/B), a private
-quantile s of the distances ‖g_i − c‖, and the deviations g_i − c clipped
-to s, averaged, with Gaussian noise for 2s/B; the four compose to the
+about the origin, averaged, with Gaussian noise for 2r/B), a private mode
+of the distances ‖g_i − c‖ (s = headroom × mode), and the deviations
+g_i − c clipped to s, averaged, with Gaussian noise for 2s/B; the four compose to the
 step's ρ, and the steps touch disjoint rows, so the run is as private as
 one step. The tests
 
+* check that the mode's bin counts have sensitivity one, and that the
+  mode stays on concentrated distances where a quantile would not;
 * attain the sensitivity 2s/B of the centred mean with a constructed pair
   (a row nearly orthogonal to w, very long, against its mirror image) and
   never exceed it on Hypothesis' pairs, whatever the public centre;
