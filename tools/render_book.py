@@ -179,6 +179,16 @@ def stray_outputs(notebook: Path) -> list[str]:
     return faults
 
 
+def uncaptioned_outputs(notebook: Path) -> list[str]:
+    """The tables an executed notebook would show without a caption (hence
+    without a number): ``dppca.book.tables.uncaptioned_tables``, one line
+    per table."""
+    from dppca.book.tables import uncaptioned_tables
+
+    cells = json.loads(notebook.read_text())
+    return [f"uncaptioned table: {t}" for t in uncaptioned_tables(cells)]
+
+
 def render(mode: str) -> int:
     src = EXECUTED[mode]
     missing = prepare_source(src)
@@ -189,7 +199,7 @@ def render(mode: str) -> int:
         )
         return 1
     stray = {
-        str(nb.relative_to(src)): stray_outputs(nb)
+        str(nb.relative_to(src)): stray_outputs(nb) + uncaptioned_outputs(nb)
         for nb in sorted((src / "chapters").rglob("*.ipynb"))
     }
     stray = {name: faults for name, faults in stray.items() if faults}
@@ -198,8 +208,10 @@ def render(mode: str) -> int:
             for fault in faults:
                 print(f"{name}: {fault}", file=sys.stderr)
         print(
-            "outputs that do not belong on a page (stderr or a path of this "
-            "machine): silence the warning where it is expected, or fix it",
+            "outputs that do not belong on a page (stderr, a path of this "
+            "machine, a table without a caption): silence the warning where "
+            "it is expected, make the table with dppca.book.tables.table_of, "
+            "or fix it",
             file=sys.stderr,
         )
         return 1

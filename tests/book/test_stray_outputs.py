@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from bookpaths import ROOT  # tools/ (pytest pythonpath)
-from render_book import stray_outputs
+from render_book import stray_outputs, uncaptioned_outputs
 
 
 def notebook(tmp_path, *outputs):
@@ -59,3 +59,14 @@ def test_clean_outputs_pass(tmp_path):
         display("<table><tr><td>1.0</td></tr></table>", "text/html"),
     )
     assert stray_outputs(path) == []
+
+
+def test_a_table_without_a_caption_is_refused_before_rendering(tmp_path):
+    bare = display("<table><tr><td>1.0</td></tr></table>", "text/html")
+    faults = uncaptioned_outputs(notebook(tmp_path, bare))
+    assert len(faults) == 1 and "cell 0" in faults[0], faults
+    captioned = display(
+        "<table><caption>The noise</caption><tr><td>1</td></tr></table>",
+        "text/html",
+    )
+    assert uncaptioned_outputs(notebook(tmp_path, captioned)) == []
