@@ -54,7 +54,14 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .decomposition.parameters import private_centre
+from .decomposition.parameters import (
+    NOTION_NOT_STATED,
+    NotionNotStatedError,
+    delta_hint,
+    notion_delta,
+    private_centre,
+    with_delta,
+)
 from .exceptions import UtilityWarning, warn
 from .mechanisms import registry
 
@@ -293,7 +300,8 @@ def auto_candidates(est) -> tuple:
     only those that release eigenvalues when ``n_components`` is ``None``
     or a fraction, and, with ``noise="float"``, those opted in by name
     (``allow_unproved``); never empty (the first is kept)."""
-    names = tuple(registry.AUTO_CANDIDATES[est.delta is not None])
+    pure = notion_delta(est) is None
+    names = tuple(registry.AUTO_CANDIDATES[not pure])
     k = est.n_components
     if k is None or isinstance(k, float):
         spectral = registry.RELEASES_EIGENVALUES
@@ -314,6 +322,10 @@ def estimator_plan(
     ``center_share`` and ``centered_norm``, when given, replace the
     estimator's (``"auto"`` resolved as a fit would)."""
 
+    try:
+        delta = notion_delta(est)  # δ = 0 states pure ε-DP
+    except NotionNotStatedError:
+        raise NotionNotStatedError(notion_message(est, n, d)) from None
     mechanism = est.mechanism if mechanism is None else mechanism
     share = est.center_share if center_share is None else center_share
     if centered_norm == "est":
@@ -324,7 +336,7 @@ def estimator_plan(
         d,
         _forecast_k(est, d),
         float(est.epsilon),
-        None if est.delta is None else float(est.delta),
+        delta,
         data_norm=est.data_norm,
         centered_norm=centered_norm,
         center=private_centre(est),
@@ -335,6 +347,29 @@ def estimator_plan(
         bound_range=est.bound_range,
         mechanism_options=est.mechanism_options,
         candidates=candidates,
+    )
+
+
+def notion_message(est, n, d) -> str:
+    """Why ``mechanism="auto"`` needs ``delta`` (``NotionNotStatedError``
+    of :mod:`dppca.decomposition.parameters`), with both routes' forecasts
+    for ``n`` rows of ``d`` features: pure ε-DP (``delta=0.0``) and the δ
+    of ``delta_hint(n)``. Public quantities only."""
+    hint = delta_hint(n)
+    routes = []
+    for delta, notion in ((0.0, "pure ε-DP"), (hint, f"delta={hint:g}")):
+        try:
+            best = estimator_plan(with_delta(est, delta), n, d).best
+        except (ValueError, TypeError):  # a parameter the fit refuses
+            return NOTION_NOT_STATED + ". Nothing was charged"
+        routes.append(
+            f"{notion} runs {best.mechanism!r}, forecast to lose "
+            f"{best.loss_per_bound2:.3g} B² (a random k-subspace: "
+            f"{best.random_loss / best.row_bound**2:.3g} B²)"
+        )
+    return (
+        f"{NOTION_NOT_STATED} (1/n = {1.0 / n:.3g}). Here {routes[0]}; "
+        f"{routes[1]}. Nothing was charged"
     )
 
 
@@ -376,6 +411,8 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
     favourable data in the bound (its loss bound reaches a random subspace's
     loss)."""
     best = plan.best
+    spec = registry.MECHANISMS.get(best.mechanism)
+    pure = spec is not None and not spec.uses_delta
     if best.random_may_beat:
         warn(
             f"the best forecast ({best.mechanism}, center_share="
@@ -386,8 +423,9 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
             "the forecast cannot show that private PCA does better than a "
             "random projection here (the bound is often loose; the fit may "
             "still do better). "
-            "More rows, a larger epsilon or a smaller k would help "
-            "(a bound from public quantities, see dppca.forecast)",
+            "More rows, a larger epsilon or a smaller k would help"
+            + (", or a delta > 0 (Gaussian noise)" if pure else "")
+            + " (a bound from public quantities, see dppca.forecast)",
             UtilityWarning,
             stacklevel=stacklevel,
         )
@@ -441,6 +479,7 @@ __all__ = [
     "forecast_mechanisms",
     "mean_error",
     "noise_std",
+    "notion_message",
     "resolved_centered_norm",
     "warn_if_hopeless",
 ]

@@ -376,7 +376,7 @@ def budgeted_grid_search(
             "the accountant has no budget left; nothing fitted"
         )
     for prefix, step in steps:
-        if step.delta is not None and not per_delta > 0:
+        if step.delta not in (None, 0) and not per_delta > 0:  # 0: pure
             raise BudgetExceededError(
                 "the accountant has no δ left for a step with a delta; "
                 "nothing fitted"
@@ -387,7 +387,7 @@ def budgeted_grid_search(
         for prefix, step in steps:
             settings[prefix + "epsilon"] = per_eps * scale
             settings[prefix + "accountant"] = accountant
-            if step.delta is not None:
+            if step.delta not in (None, 0):  # delta=0.0 states pure ε-DP
                 settings[prefix + "delta"] = per_delta
             if "random_state" in step.get_params(deep=False):
                 settings[prefix + "random_state"] = None
@@ -428,7 +428,7 @@ def budgeted_grid_search(
         scale = math.exp(low)
     budget = (
         per_eps * scale,
-        per_delta if any(s.delta is not None for _, s in steps) else None,
+        per_delta if any(s.delta not in (None, 0) for _, s in steps) else None,
     )
     job = SimpleNamespace(
         base=configured(scale), steps=steps, candidates=candidates,

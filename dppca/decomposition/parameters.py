@@ -26,6 +26,7 @@ from ..fit_guard import caller_stacklevel
 from ..linalg import float_error, rows
 from ..mechanisms import registry
 from ..mechanisms.registry import INTERNAL_OPTIONS, MECHANISMS
+from ..validation import check_delta
 
 #: ``centered_norm="auto"`` without ``bound_range`` releases the bound among
 #: ``(R / 2**AUTO_OCTAVES_BELOW, 2R)``: centred rows of data in the ball of
@@ -60,6 +61,79 @@ def unproved_opt_ins(est) -> tuple[str, ...]:
             f"the mechanisms are {sorted(MECHANISMS)}"
         )
     return names
+
+
+class NotionNotStatedError(ValueError):
+    """``mechanism="auto"`` with no ``delta``: the privacy notion is not
+    stated (:func:`notion_delta`)."""
+
+
+#: The refusal of ``mechanism="auto"`` without ``delta``
+#: (:func:`dppca.forecast.notion_message` adds both routes' forecasts).
+NOTION_NOT_STATED = (
+    "delta is not given, and mechanism='auto' needs the privacy notion "
+    "stated: delta=0.0 for pure ε-DP, or a δ well below 1/n for (ε, δ)-DP"
+)
+
+
+def notion_delta(est):
+    """The δ a fit of ``est`` uses: ``None`` for pure ε-DP, else δ in
+    (0, 1), checked.
+
+    ``delta=0.0`` states pure ε-DP; a δ in (0, 1) states (ε, δ)-DP.
+    ``delta=None`` states nothing: with a named mechanism the notion is
+    that mechanism's (a mechanism that needs δ is refused later), and with
+    ``mechanism="auto"`` it is refused (:class:`NotionNotStatedError`),
+    because the two notions lead to mechanisms whose utility differs by
+    orders of magnitude (chapter 13): the pure route's ``d^(3/2)/(nε)``
+    noise captures about what a random subspace does on census, insurance
+    and the digits at ε ≤ 2. The fit's message gives both routes'
+    forecasts (:func:`dppca.forecast.notion_message`)."""
+    delta = est.delta
+    if delta is None:
+        if isinstance(est.mechanism, str) and est.mechanism == "auto":
+            raise NotionNotStatedError(
+                NOTION_NOT_STATED + ". Nothing was charged"
+            )
+        return None
+    if check_delta_or_zero(delta) == 0.0:
+        return None
+    return float(delta)
+
+
+def check_delta_or_zero(delta) -> float:
+    """``delta`` as a float in ``[0, 1)`` (0 states pure ε-DP); a bool or
+    string is a ``TypeError``, another value a ``ValueError``."""
+    if isinstance(delta, (bool, np.bool_)) or not (
+        isinstance(delta, numbers.Real)
+        or (isinstance(delta, np.ndarray) and delta.ndim == 0)
+    ):
+        check_delta(delta)  # the TypeError of the other budget checks
+    value = float(delta)
+    if value == 0.0:
+        return 0.0
+    if not 0.0 < value < 1.0:
+        raise ValueError(
+            "delta must lie in the open interval (0, 1), or be 0.0 (pure "
+            f"ε-DP); got {delta!r}"
+        )
+    return value
+
+
+def with_delta(est, delta):
+    """A stand-in for ``est`` (its attributes, shallow) with ``delta`` in
+    place of its own: ``est`` itself is not changed (not copied through
+    pickling, which warns for a fitted estimator with a seed)."""
+    stand_in = object.__new__(type(est))
+    vars(stand_in).update(vars(est))
+    stand_in.delta = delta
+    return stand_in
+
+
+def delta_hint(n: int) -> float:
+    """A δ to suggest for ``n`` units: the power of ten at most ``1/(10n)``
+    (and at most 1e-5)."""
+    return min(1e-5, 10.0 ** math.floor(math.log10(0.1 / n)))
 
 
 def opted_in(est, name: str) -> bool:
@@ -431,12 +505,17 @@ def _warn_ignored(est, name, spec, n, delta):
 
 __all__ = [
     "AUTO_OCTAVES_BELOW",
+    "NOTION_NOT_STATED",
+    "NotionNotStatedError",
     "bound_range_of",
     "centered_norm",
     "check_bound_share",
     "check_n_components",
+    "delta_hint",
+    "notion_delta",
     "opted_in",
     "private_centre",
     "public_centre",
     "unproved_opt_ins",
+    "with_delta",
 ]

@@ -58,11 +58,11 @@ from ..privacy.guarantees import FLOAT_NOISE_CAVEAT, Release
 from ..privacy.mean_plan import private_mean_plan
 from ..validation import (
     check_accountant,
-    check_delta,
     check_epsilon,
     check_random_state,
 )
 from .parameters import (
+    NotionNotStatedError,
     _bound_budget,
     _check_bound_range,
     _check_centered_norm,
@@ -75,9 +75,11 @@ from .parameters import (
     _warn_ignored,
     check_bound_share,
     check_n_components,
+    notion_delta,
     opted_in,
     private_centre,
     unproved_opt_ins,
+    with_delta,
 )
 
 #: The labels of the private bounds' records.
@@ -140,9 +142,7 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
     mean_budget = None
     if private_centre(est):
         # the mean's share is of the total ε; the mechanism gets the rest
-        mean_budget, (_, delta) = _split(
-            share, total, None if est.delta is None else float(est.delta)
-        )
+        mean_budget, (_, delta) = _split(share, total, notion_delta(est))
         if not mean_budget[0] < epsilon:
             raise ValueError(
                 f"center_share + bound_share = {share} + {est.bound_share} "
@@ -244,6 +244,12 @@ def bound_parts(bound_epsilon: float) -> tuple[float, float]:
 
 
 def _check_parameters(est, n: int, d: int):
+    unstated = est.delta is None and est.mechanism == "auto"
+    if unstated:
+        # every other parameter is checked first, as for pure ε-DP; the
+        # notion is refused at the end (NotionNotStatedError)
+        _check_parameters(with_delta(est, 0.0), n, d)
+        raise NotionNotStatedError(forecast.notion_message(est, n, d))
     unproved_opt_ins(est)  # refused before anything else is decided
     check_random_state(est.random_state)
     check_accountant(est.accountant)
@@ -288,9 +294,13 @@ def _check_parameters(est, n: int, d: int):
     if fixed:
         k = check_n_components(est, name, d)
     epsilon = check_epsilon(est.epsilon)
-    delta = None if est.delta is None else check_delta(est.delta)
+    # δ = 0 states pure ε-DP (None); no δ with "auto" is refused here
+    delta = notion_delta(est)
     if fixed and spec.uses_delta and delta is None:
-        raise ValueError(f"mechanism={name!r} needs a delta")
+        raise ValueError(
+            f"mechanism={name!r} needs a delta > 0 (delta=0.0 or None "
+            "states pure ε-DP)"
+        )
     _check_share(est)
     if not isinstance(est.centered_norm, str):  # used or not: never a bool
         _refuse_bool(est.centered_norm, "centered_norm")

@@ -186,7 +186,7 @@ def test_default_paths_are_proved_and_safe():
         ):
             assert release.guarantee.noise == "safe"
             assert release.guarantee.proved
-        for delta in (1e-5, None):
+        for delta in (1e-5, 0.0):  # delta=0.0 states pure ε-DP
             estimator = PrivatePCA(data_norm=1.0, delta=delta, random_state=0)
             estimator.fit(X)
             assert all(r.proved for r in estimator.privacy_releases_)

@@ -204,7 +204,7 @@ def outcome(X, g, **params):
     [
         dict(),
         dict(center=True, center_share=0.3),
-        dict(mechanism="auto", delta=None, epsilon=0.5),
+        dict(mechanism="auto", delta=0.0, epsilon=0.5),
         dict(mechanism="coinpress"),
         dict(data_norm="private", bound_range=(0.5, 10.0)),
     ],

@@ -53,7 +53,8 @@ def _expected_failed(estimator):
 
 @parametrize_with_checks(
     [
-        PrivatePCA(data_norm=10.0),  # every other parameter at its default
+        # every other parameter at its default; the notion must be stated
+        PrivatePCA(data_norm=10.0, delta=0.0),
         PrivatePCA(
             1,
             epsilon=1.0,
@@ -216,7 +217,7 @@ def test_invalid_parameters_raise(params, message):
 def test_n_components_must_be_an_integer():
     X, _ = spiked(n=50)
     with pytest.raises(TypeError, match="integer"):
-        PrivatePCA("2", data_norm=3.0).fit(X)
+        PrivatePCA("2", data_norm=3.0, delta=0.0).fit(X)
 
 
 def test_clip_false_refuses_long_rows_and_clip_true_clips_them():
@@ -227,7 +228,12 @@ def test_clip_false_refuses_long_rows_and_clip_true_clips_them():
     for rows_out in (X, X * 1.5):  # more rows out of bounds, and further
         with pytest.raises(ValueError, match="clip=False refuses") as error:
             PrivatePCA(
-                2, data_norm=bound, clip=False, center=False, random_state=0
+                2,
+                data_norm=bound,
+                clip=False,
+                center=False,
+                random_state=0,
+                delta=0.0,
             ).fit(rows_out)
         messages.add(str(error.value))
     assert len(messages) == 1  # the message says nothing about the rows
@@ -651,7 +657,7 @@ def privacy_warnings(refit=False, **params):
 @pytest.mark.parametrize(
     "params",
     [
-        {},
+        {"delta": 0.0},
         {"delta": 1e-5},
         {"mechanism": "analyze_gauss", "delta": 1e-5},
         {"mechanism": "mod_sulq", "delta": 1e-5},
@@ -769,7 +775,7 @@ def test_ppca_records_say_what_is_not_proved():
             "epsilon=1.0 is not used",
         ),
         ({"delta": 0.01}, ">= 1/n"),
-        ({"refit": True}, "refitting spends"),
+        ({"refit": True, "delta": 0.0}, "refitting spends"),
     ],
 )
 def test_privacy_warning_where_listed(params, fragment):
@@ -923,7 +929,9 @@ def test_private_bound_parameters_are_checked(params, message):
 def test_centered_norm_without_private_mean_is_said():
     X, _ = spiked(n=100)
     with pytest.warns(PrivacyWarning, match="centered_norm=2.0 is not used"):
-        PrivatePCA(2, data_norm=3.0, center=False, centered_norm=2.0).fit(X)
+        PrivatePCA(
+            2, data_norm=3.0, center=False, centered_norm=2.0, delta=0.0
+        ).fit(X)
 
 
 @pytest.mark.parametrize(

@@ -180,7 +180,7 @@ def test_auto_centred_bound_means_data_norm_with_groups():
 
 def test_auto_chooses_a_qualifying_mechanism():
     X, g = data([3] * 50)
-    for delta in (None, 1e-6):
+    for delta in (0.0, 1e-6):
         est = estimator(mechanism="auto", delta=delta)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -234,7 +234,7 @@ def test_budgeted_grid_search_with_a_private_scaler_splits_over_steps():
     bounds = (np.full(6, -10.0), np.full(6, 12.0))
     pipe = make_pipeline(
         PrivateStandardScaler(bounds, random_state=0),
-        PrivatePCA(data_norm=10.0, random_state=0),
+        PrivatePCA(data_norm=10.0, random_state=0, delta=0.0),
         LogisticRegression(),
     )
     search = budgeted_grid_search(
@@ -257,11 +257,11 @@ def test_budgeted_grid_search_refuses_before_any_fit():
     X = spiked(300, 6, [3.0, 2.0])
     ledger = Accountant(1.0, 1e-5)
     ledger.charge(
-        PrivatePCA(2, data_norm=10.0, epsilon=1.0, random_state=0)
+        PrivatePCA(2, data_norm=10.0, epsilon=1.0, random_state=0, delta=0.0)
         .fit(X)
         .privacy_releases_
     )
-    pca = PrivatePCA(data_norm=10.0, random_state=0)
+    pca = PrivatePCA(data_norm=10.0, random_state=0, delta=0.0)
     with pytest.raises(BudgetExceededError, match="nothing"):
         budgeted_grid_search(pca, {"n_components": [1, 2]}, ledger, X)
     assert len(ledger.charges) == 1
@@ -439,7 +439,7 @@ def test_an_epsilon_too_small_to_draw_is_refused_before_any_charge():
         ):
             ledger = Accountant(1.0, 0.0)
             est = PrivatePCA(
-                epsilon=eps, random_state=0, accountant=ledger, **kw
+                epsilon=eps, delta=0.0, random_state=0, accountant=ledger, **kw
             )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -451,7 +451,11 @@ def test_an_epsilon_too_small_to_draw_is_refused_before_any_charge():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         PrivatePCA(
-            epsilon=1e-9, data_norm=1.0, random_state=0, accountant=ledger
+            epsilon=1e-9,
+            data_norm=1.0,
+            random_state=0,
+            accountant=ledger,
+            delta=0.0,
         ).fit(X)
     assert len(ledger.charges) == 1
 
@@ -591,13 +595,16 @@ def test_budgeted_grid_search_refuses_a_private_step_after_a_width_changing_one(
 
     X = _unit_rows(300, 6)
     for second in (
-        PrivatePCA(2, data_norm=1.0, random_state=0),
+        PrivatePCA(2, data_norm=1.0, random_state=0, delta=0.0),
         PrivateStandardScaler((np.full(3, -1.0), np.full(3, 1.0))),
     ):
         ledger = Accountant(6.0)
         pipe = Pipeline(
             [
-                ("first", PrivatePCA(3, data_norm=1.0, random_state=0)),
+                (
+                    "first",
+                    PrivatePCA(3, data_norm=1.0, random_state=0, delta=0.0),
+                ),
                 ("second", second),
             ]
         )

@@ -107,6 +107,7 @@ def _pipeline(ledger, scale_rng=None, pca_rng=None, eps=(0.5, 0.5)):
                     data_norm=10.0,
                     accountant=ledger,
                     random_state=pca_rng,
+                    delta=0.0,
                 ),
             ),
         ]

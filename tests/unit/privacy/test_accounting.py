@@ -340,13 +340,13 @@ def test_accountant_refuses_before_drawing_noise():
     budget = Accountant(1.0)  # pure budget: Laplace fits add up
     generator = np.random.default_rng(5)
     kw = {"data_norm": 3.0, "accountant": budget, "random_state": generator}
-    PrivatePCA(2, epsilon=0.6, **kw).fit(X)
+    PrivatePCA(2, epsilon=0.6, delta=0.0, **kw).fit(X)
     state = generator.bit_generator.state
     with pytest.raises(BudgetExceededError):
-        PrivatePCA(2, epsilon=0.6, **kw).fit(X)
+        PrivatePCA(2, epsilon=0.6, delta=0.0, **kw).fit(X)
     assert generator.bit_generator.state == state  # nothing drawn
     assert budget.spent == pytest.approx((0.6, 0.0))
-    PrivatePCA(2, epsilon=0.4, **kw).fit(X)
+    PrivatePCA(2, epsilon=0.4, delta=0.0, **kw).fit(X)
     assert budget.spent == pytest.approx((1.0, 0.0))
     # a Gaussian release cannot fit a budget with delta = 0
     with pytest.raises(BudgetExceededError):
