@@ -9,6 +9,11 @@ import matplotlib.pyplot as plt
 
 from .experiments import STYLE, legend_below, mark_not_returned
 
+#: The factor between the ``n`` at which neighbouring series of
+#: :func:`plot_library_utility` are drawn, so that series that coincide do
+#: not hide one another.
+DODGE = 1.06
+
 #: Marker and line style of the n-th series of a figure of chapter 11.
 SERIES_STYLES = [
     dict(marker="o", linestyle="-"),
@@ -89,7 +94,9 @@ def plot_library_utility(
     std, count`` and possibly ``not returned``), ``optimum`` the q_F(V_k) that
     non-private PCA reaches, which is written in the panel's title (it lies
     far above the private curves, and a line at its height would squeeze
-    them together); the mechanisms in ``skip`` are not drawn. A cross on
+    them together); the mechanisms in ``skip`` are not drawn. Each series is
+    drawn a factor :data:`DODGE` from its neighbour along ``n`` (series that
+    coincide, as the private ones on census do, stay visible). A cross on
     the axis marks a size at which a library's release did not return (the
     libraries' crosses a little apart). Returns the figure.
     """
@@ -97,15 +104,19 @@ def plot_library_utility(
     axes = axes[0]
     for ax, (summary, optimum, title) in zip(axes, panels):
         crosses = 0  # each library's crosses a little apart from the others'
+        drawn = [k for k in summary["mechanism"].unique() if k not in skip]
         for key, part in summary.groupby("mechanism", sort=False):
             if key in skip:
                 continue
             part = part.sort_values("n")
             style = STYLE.get(key, {})
             ok = part["count"] > 0
+            # series that coincide stay visible: each is drawn a few per
+            # cent apart along n, the same for every size
+            shift = DODGE ** (drawn.index(key) - (len(drawn) - 1) / 2)
             if ok.any():
                 ax.errorbar(
-                    part["n"][ok],
+                    part["n"][ok] * shift,
                     part["mean"][ok],
                     yerr=part["std"][ok],
                     label=labels.get(key, key),
