@@ -65,19 +65,18 @@ class StreamingRun:
     steps: list = field(default_factory=list)
 
 
-def _gradients(batch, w, out):
-    """``gradient_rows(batch, w)``, bit for bit: the same products, written
-    into ``out`` for a dense float64 batch of its shape (one array for
-    every step of a pass instead of a fresh one per step); the gradients
-    live until the step's noisy mean is drawn, never longer."""
-    if not (
-        isinstance(batch, np.ndarray)
-        and batch.dtype == np.float64
-        and batch.shape == out.shape
-    ):
-        return gradient_rows(batch, w)
-    w = np.asarray(w, dtype=float).ravel()
-    return np.multiply(batch, (batch @ w)[:, None], out=out)
+def _scratch(batch, scratch):
+    """An array for the gradients of a dense float64 ``batch`` (``scratch``
+    itself when it has the batch's shape: one array for every step of a
+    pass instead of a fresh one per step), or ``None`` for any other batch
+    (sparse gradients are made as sparse as the rows; nothing dense is
+    allocated). The gradients live until the step's noisy mean is drawn,
+    never longer."""
+    if not (isinstance(batch, np.ndarray) and batch.dtype == np.float64):
+        return None
+    if scratch is None or scratch.shape != batch.shape:
+        return np.empty(batch.shape)
+    return scratch
 
 
 def _run(
@@ -121,7 +120,7 @@ def _run(
             tables[id(schedule)] = rate_table(schedule, plan.n_steps).values
         rates.append(tables[id(schedule)])
     rng = as_generator(rng)
-    scratch = np.empty((plan.batch_size, d))  # the dense steps' gradients
+    scratch = None  # the dense steps' gradients (_scratch)
     basis = np.zeros((d, 0))
     records = []
     row = 0
@@ -132,7 +131,8 @@ def _run(
             batch = buffer.take(plan.batch_size)
             m = plan.batch_size
             if private:
-                G = _gradients(batch, w, scratch)  # once: norms and mean
+                scratch = _scratch(batch, scratch)
+                G = gradient_rows(batch, w, scratch)  # once: norms and mean
                 radius = private_radius(rows.row_norms(G), previous, rng)
                 previous = radius
                 clipped = clipped_mean_of_gradients(G, radius)

@@ -38,10 +38,11 @@ DEFAULT_RADIUS_WINDOW = 16.0
 _MARGIN = 2.0**-40
 
 
-def gradient_rows(X_batch, w):
+def gradient_rows(X_batch, w, out=None):
     """The gradients ``g_i = x_i (x_iᵀ w)`` as rows: ``diag(X w) X``, sparse
     for sparse ``X`` (same pattern). Row ``i`` is computed from ``x_i`` and
-    ``w`` alone."""
+    ``w`` alone. ``out``: for dense ``X``, an array of its shape to write
+    the gradients into (the same products; ignored for sparse ``X``)."""
     w = np.asarray(w, dtype=float).ravel()
     if scipy.sparse.issparse(X_batch):
         X = X_batch.tocsr()
@@ -51,7 +52,7 @@ def gradient_rows(X_batch, w):
             (data, X.indices.copy(), X.indptr.copy()), shape=X.shape
         )
     X = np.asarray(X_batch, dtype=float)
-    return X * (X @ w)[:, None]
+    return np.multiply(X, (X @ w)[:, None], out=out)
 
 
 def gradient_norms(X_batch, w) -> np.ndarray:

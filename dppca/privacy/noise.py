@@ -47,6 +47,7 @@ Not covered by this layer:
 
 from __future__ import annotations
 
+import bisect
 import math
 from fractions import Fraction
 
@@ -164,6 +165,14 @@ def _uniform(rng, high: int, size: int) -> np.ndarray:
     )
 
 
+def _draws(rng, high: int, size: int) -> list[int]:
+    """:func:`_uniform` by scalar calls, as Python integers: the loops below
+    finish their last few entries (fewer than :data:`_SCALAR_DRAWS`) in
+    Python, in the same order, where numpy's fixed cost per call would
+    dominate."""
+    return [int(rng.integers(0, high)) for _ in range(size)]
+
+
 def _bernoulli_exp_fraction(
     rng, num: np.ndarray, den: int, first_step: int = 1
 ) -> np.ndarray:
@@ -185,11 +194,38 @@ def _bernoulli_exp_fraction(
     active = np.flatnonzero(success)
     k = first_step + 1
     while active.size:
+        if active.size < _SCALAR_DRAWS:
+            _fraction_tail(rng, num, den, k, active, flat)
+            break
         success = _fraction_step(rng, num[active], den, k, active.size)
         flat[active[~success]] = k % 2 == 1
         active = active[success]
         k += 1
     return flat
+
+
+def _fraction_tail(rng, num, den: int, k: int, active, flat) -> None:
+    """Steps ``k, k + 1, …`` of :func:`_bernoulli_exp_fraction` for the few
+    entries ``active``, in Python: the same draws in the same order (each
+    step draws for the entries still running, in index order)."""
+    index, current = active.tolist(), num[active].tolist()
+    while index:
+        m = len(index)
+        if k * den < 2**62:
+            success = [u < c for u, c in zip(_draws(rng, k * den, m), current)]
+        else:  # as _fraction_step: every V first, then every J
+            first, second = _draws(rng, den, m), _draws(rng, k, m)
+            success = [
+                v < c and j == 0 for v, j, c in zip(first, second, current)
+            ]
+        odd = k % 2 == 1
+        going = [i for i, ok in zip(range(m), success) if ok]
+        for i, ok in zip(index, success):
+            if not ok:
+                flat[i] = odd
+        index = [index[i] for i in going]
+        current = [current[i] for i in going]
+        k += 1
 
 
 def _fraction_step(rng, current, den: int, k: int, size: int) -> np.ndarray:
@@ -212,6 +248,7 @@ _STEP_THRESHOLDS = np.array(
 )
 #: The same thresholds in increasing order (20!/20! = 1 first).
 _ASCENDING_THRESHOLDS = np.ascontiguousarray(_STEP_THRESHOLDS[::-1])
+_ASCENDING_LIST = [int(v) for v in _ASCENDING_THRESHOLDS]
 
 
 def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
@@ -234,6 +271,20 @@ def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
         one = np.ones(long_runs.size, dtype=np.int64)
         out[long_runs] = _bernoulli_exp_fraction(rng, one, 1, first_step=21)
     return out
+
+
+def _minus_one_flags(rng, size: int) -> list[bool]:
+    """:func:`_bernoulli_exp_minus_one` for a few entries, in Python: the
+    same draws (every U first, then the runs that pass step 20)."""
+    u = _draws(rng, _FACTORIAL_20, size)
+    flags = [(bisect.bisect_right(_ASCENDING_LIST, v) & 1) == 0 for v in u]
+    long_runs = [i for i, v in enumerate(u) if v == 0]
+    if long_runs:
+        one = np.ones(len(long_runs), dtype=np.int64)
+        more = _bernoulli_exp_fraction(rng, one, 1, first_step=21)
+        for i, flag in zip(long_runs, more.tolist()):
+            flags[i] = flag
+    return flags
 
 
 def bernoulli_exp(num, den: int, rng=None) -> np.ndarray:
@@ -259,6 +310,19 @@ def _bernoulli_exp(rng, num: np.ndarray, den: int) -> np.ndarray:
     step = 1
     todo = np.flatnonzero(out & (whole >= step))
     while todo.size:
+        if todo.size < _SCALAR_DRAWS:  # the last few, in Python
+            index, left = todo.tolist(), whole[todo].tolist()
+            while index:
+                flags = _minus_one_flags(rng, len(index))
+                step += 1
+                going = []
+                for i, (j, flag) in enumerate(zip(index, flags)):
+                    out[j] = flag
+                    if flag and left[i] >= step:
+                        going.append(i)
+                index = [index[i] for i in going]
+                left = [left[i] for i in going]
+            break
         out[todo] = _bernoulli_exp_minus_one(rng, todo.size)
         step += 1
         todo = todo[out[todo] & (whole[todo] >= step)]
@@ -272,6 +336,14 @@ def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
     count = np.zeros(size, dtype=np.int64)
     active = np.flatnonzero(_bernoulli_exp_minus_one(rng, size))
     while active.size:
+        if active.size < _SCALAR_DRAWS:  # the last few, in Python
+            index = active.tolist()
+            while index:
+                for i in index:
+                    count[i] += 1
+                flags = _minus_one_flags(rng, len(index))
+                index = [i for i, flag in zip(index, flags) if flag]
+            break
         count[active] += 1
         active = active[_bernoulli_exp_minus_one(rng, active.size)]
     return count
