@@ -93,22 +93,41 @@ def frontier_grid(fast: bool) -> FrontierGrid:
 def frontier_mechanisms() -> tuple[dict, dict]:
     """The mechanisms the map runs, and those it lists but skips.
 
+    Every mechanism of the registry (:data:`MECHANISMS`) is one or the
+    other: a mechanism registered with a differential-privacy notion is run,
+    so a new one cannot be missing from the map.
+
     Returns
     -------
     tuple of dict
         ``(run, skipped)``: ``run`` maps key to
-        :class:`~dppca.book.mechanism_table.Mechanism` for every mechanism
-        with a differential-privacy notion; ``skipped`` maps the other rows
-        of the table to the reason.
+        :class:`~dppca.book.mechanism_table.Mechanism` for every registered
+        mechanism with a differential-privacy notion, in the book's order;
+        ``skipped`` maps the baselines and the other registered mechanisms
+        to the reason.
+
+    Raises
+    ------
+    ValueError
+        If a registered private mechanism has no entry in the book's table
+        (:func:`dppca.book.mechanism_table.mechanisms`), so that the map
+        could not run it.
     """
+    table = mechanism_table()
     run, skipped = {}, dict(REFERENCE_ROWS)
-    for key, mechanism in mechanism_table().items():
-        if key in REFERENCE_ROWS:
+    for key, mechanism in table.items():
+        if key in REFERENCE_ROWS or key not in MECHANISMS:
             continue
         if MECHANISMS[key].notion == "not_dp":
             skipped[key] = f"not DP: {mechanism.notion}"
         else:
             run[key] = mechanism
+    missing = sorted(set(MECHANISMS) - set(run) - set(skipped))
+    if missing:
+        raise ValueError(
+            f"registered mechanisms the frontier map cannot run: {missing}"
+            " (no entry in the book's table of mechanisms)"
+        )
     return run, skipped
 
 
@@ -326,16 +345,144 @@ def d_exponents(summary: pd.DataFrame) -> pd.DataFrame:
     return _pairwise_slopes(summary, "d", ["epsilon", "n"])
 
 
+#: The three exponents of the table, and the column of the summary each is
+#: fitted along.
+EXPONENTS = ("n", "epsilon", "d")
+
+
+def optimal_exponents(grid: FrontierGrid) -> dict:
+    """The exponents of the lower bound's privacy term over the grid.
+
+    Computed from :func:`dppca.book.bounds.lower.private_rate` (constant
+    one) on the grid's rows, as the measured ones are fitted: in ``n`` over
+    the grid's sample sizes, in ε between its two values, in ``d`` between
+    its two dimensions (where the spike's signal changes with ``d`` too);
+    the median over the other settings.
+
+    Parameters
+    ----------
+    grid : FrontierGrid
+        The settings.
+
+    Returns
+    -------
+    dict
+        ``{"n": ..., "epsilon": ..., "d": ...}``, floats.
+    """
+    signal = {d: lower.spiked_sphere_signal(d, grid.spike) for d in grid.ds}
+
+    def rate(n, d, eps):
+        return float(lower.private_rate(n, d, grid.k, eps, *signal[d]))
+
+    ns, (e0, e1), (d0, d1) = grid.ns, grid.epsilons, grid.ds
+    by_n = [
+        _slope(ns, [rate(n, d, eps) for n in ns])
+        for d in grid.ds
+        for eps in grid.epsilons
+    ]
+    by_eps = [
+        np.log(rate(n, d, e1) / rate(n, d, e0)) / np.log(e1 / e0)
+        for n in ns
+        for d in grid.ds
+    ]
+    by_d = [
+        np.log(rate(n, d1, eps) / rate(n, d0, eps)) / np.log(d1 / d0)
+        for n in ns
+        for eps in grid.epsilons
+    ]
+    return {
+        "n": float(np.median(by_n)),
+        "epsilon": float(np.median(by_eps)),
+        "d": float(np.median(by_d)),
+    }
+
+
+def verdict(gap: float, tolerance: float) -> str:
+    """How a measured exponent compares with the optimal one.
+
+    Parameters
+    ----------
+    gap : float
+        Measured minus optimal exponent, signed so that a positive gap is
+        worse (the excess falls more slowly in ``n`` or ε, grows faster in
+        ``d``); NaN where no exponent could be fitted.
+    tolerance : float
+        The largest gap, either way, still called optimal.
+
+    Returns
+    -------
+    str
+        ``"optimal"`` (``|gap| <= tolerance``), ``"slower"`` (``gap >
+        tolerance``), ``"faster"`` (``gap < -tolerance``) or ``"no fit"``.
+    """
+    if not np.isfinite(gap):
+        return "no fit"
+    if abs(gap) <= tolerance:
+        return "optimal"
+    return "slower" if gap > 0 else "faster"
+
+
+def exponent_table(
+    summary: pd.DataFrame, grid: FrontierGrid, tolerance: float
+) -> pd.DataFrame:
+    """Each mechanism's measured exponents in ``n``, ε and ``d`` beside the
+    optimal ones, and a verdict for each.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The output of :func:`summarize`.
+    grid : FrontierGrid
+        Its settings.
+    tolerance : float
+        As in :func:`verdict`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism: for each exponent ``x`` of
+        :data:`EXPONENTS`, ``x`` the measured exponent of the private excess
+        (in ``n`` the median over the regimes of :func:`n_exponents`, in ε
+        and ``d`` that of :func:`epsilon_exponents` and
+        :func:`d_exponents`), ``x_optimal`` (:func:`optimal_exponents`),
+        ``x_gap`` (measured minus optimal, positive when worse) and
+        ``x_verdict``.
+    """
+    optimal = optimal_exponents(grid)
+    measured = {
+        "n": n_exponents(summary)
+        .groupby("mechanism", sort=False)["excess_slope"]
+        .median(),
+        "epsilon": epsilon_exponents(summary).set_index("mechanism")["slope"],
+        "d": d_exponents(summary).set_index("mechanism")["slope"],
+    }
+    out = pd.DataFrame(index=measured["n"].index)
+    for x in EXPONENTS:
+        out[x] = measured[x].reindex(out.index)
+        out[f"{x}_optimal"] = optimal[x]
+        # worse: a larger exponent in n and epsilon (the excess falls more
+        # slowly) and in d (it grows faster)
+        out[f"{x}_gap"] = out[x] - optimal[x]
+        out[f"{x}_verdict"] = [
+            verdict(gap, tolerance) for gap in out[f"{x}_gap"]
+        ]
+    return out.rename_axis("mechanism").reset_index()
+
+
 __all__ = [
     "FrontierGrid",
     "BURIED",
+    "EXPONENTS",
     "REFERENCE_ROWS",
     "SATURATION",
     "d_exponents",
     "epsilon_exponents",
+    "exponent_table",
     "frontier_grid",
     "frontier_mechanisms",
     "n_exponents",
+    "optimal_exponents",
     "run_frontier",
     "summarize",
+    "verdict",
 ]
