@@ -62,6 +62,7 @@ from .decomposition.parameters import (
     private_centre,
     with_delta,
 )
+from .decomposition.ranges import range_stand_in
 from .exceptions import UtilityWarning, warn
 from .mechanisms import registry
 
@@ -389,7 +390,8 @@ class PlanMixin:
         random k-subspace on the most favourable such data, so that the
         forecast cannot show the fit doing better (module docstring). Reads
         no data and costs no budget."""
-        return estimator_plan(self, int(n_samples), int(n_features))
+        est = range_stand_in(self, int(n_features))  # feature_range
+        return estimator_plan(est, int(n_samples), int(n_features))
 
 
 def choose(est, n, d) -> tuple[str, object]:

@@ -95,6 +95,7 @@ from .persons import (
     subsampling_generator,
 )
 from .plan import release_plan
+from .ranges import range_stand_in, rows_in_box
 from .release import _centred_rows, _charge, _run
 
 
@@ -145,16 +146,11 @@ class PrivatePCA(
     epsilon : float, default=1.0
         Total ε, shared with the private mean and bounds.
     delta : float or None, default=None
-        The privacy notion, stated: ``0.0`` for pure ε-DP, or a total δ in
-        (0, 1) for (ε, δ)-DP. Choose δ well below 1/n (1e-5 to 1e-8 is
-        usual); δ ≥ 1/n permits mechanisms that publish a whole row, and is
-        warned about. ``None`` (not stated) is refused with
-        ``mechanism="auto"`` (``NotionNotStatedError``, a ``ValueError``,
-        before any charge, with both routes' forecasts): the pure route's
-        Laplace noise captures about what a random subspace does on census,
-        insurance and the digits at ε ≤ 2 (chapter 13), the Gaussian route
-        0.65–1.00 of PCA's variance. With a named mechanism ``None`` means
-        that mechanism's own notion.
+        The notion, stated: ``0.0`` for pure ε-DP, a total δ in (0, 1), well
+        below 1/n (δ ≥ 1/n is warned about), for (ε, δ)-DP. ``None`` is
+        refused with ``mechanism="auto"`` before any charge
+        (``NotionNotStatedError``; chapter 13: the pure route captures about
+        a random subspace's share on census, insurance, digits at ε ≤ 2).
     mechanism : str, default="auto"
         ``"auto"``: the candidate of
         :data:`~dppca.mechanisms.registry.AUTO_CANDIDATES` with the
@@ -168,11 +164,10 @@ class PrivatePCA(
 
         **Choosing.** Mangoubi–Vishnoi's noise ``G + Gᵀ`` has √2 less
         off-diagonal noise than Analyze Gauss at the same (ε, δ), so its
-        forecast wins unless eigenvalues are needed. Without δ, Laplace is
-        the only proved pure-ε mechanism (noise like d^(3/2)/(nε)); PPCA
-        (noise like d/(nε)) needs ``allow_unproved="ppca"``.
-    data_norm : float or "private"
-        Required public bound R on the rows' ℓ₂ norm (on ``‖x − c‖`` for a
+        forecast wins unless eigenvalues are needed. At δ = 0 Laplace is the
+        only proved one (noise d^(3/2)/(nε)); PPCA needs an opt-in.
+    data_norm : float, "private" or None (then ``feature_range``)
+        Public bound R on the rows' ℓ₂ norm (on ``‖x − c‖`` for a
         public centre ``c``), chosen without looking at the data. Rows
         longer than R are clipped (``clip=True``) or refused. ``"private"``
         releases R from the data instead: the ``bound_quantile`` quantile of
@@ -184,10 +179,15 @@ class PrivatePCA(
     clip : bool, default=True
         Clip rows to their bound (a map on each row alone: neighbours stay
         neighbours); ``False`` raises ``ValueError`` on a longer row.
-    center : bool or array of shape (n_features,), default=True
+    center : bool, "midpoint" or array of shape (n_features,), default=True
         ``True``: a private mean, released with a share ``center_share`` of
         the budget, then the rows are centred at it. ``False``: the book's
-        uncentred ``XᵀX/n``. An array: a public centre.
+        uncentred ``XᵀX/n``. An array, or ``"midpoint"`` of
+        ``feature_range``: a public centre.
+    feature_range : (lower, upper) or None, default=None
+        Public per-feature bounds instead of ``data_norm``, which they imply
+        (:mod:`dppca.decomposition.ranges`); rows outside are refused, or
+        with ``clip_to_range=True`` (default False) clipped entry by entry.
     center_share : float or "auto", default="auto"
         Share of ε (and δ) spent on the private mean, in (0, 1); ``"auto"``:
         the share of ``dppca.forecast.CENTER_SHARES`` with the smallest
@@ -325,6 +325,8 @@ class PrivatePCA(
         accountant=None,
         random_state=None,
         max_rows_per_person=None,
+        feature_range=None,
+        clip_to_range=False,
     ):
         self.n_components = n_components
         self.whiten = whiten
@@ -346,6 +348,8 @@ class PrivatePCA(
         self.accountant = accountant
         self.random_state = random_state
         self.max_rows_per_person = max_rows_per_person
+        self.feature_range = feature_range
+        self.clip_to_range = clip_to_range
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -414,9 +418,13 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
     persons (:func:`_persons_of`). Returns the fitted attributes."""
     dtype, X = X.dtype, X.astype(np.float64, copy=False)
     n, d = X.shape
+    est = range_stand_in(est, d)  # feature_range: its bound and centre
     persons = _persons_of(est, groups, n, d)
     units = n if persons is None else persons.N
     plan = release_plan(est, units, d)
+    box = getattr(est, "range_box", None)
+    if box is not None:
+        X = rows_in_box(X, box)  # refused or clipped, before any charge
     relation = None
     if persons is not None:
         check_person_mechanism(plan.name)  # "auto" resolved; no charge yet
@@ -439,7 +447,11 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
         est, plan, X, bound, mean_plan, rng, persons
     )
     V, values, total = _run(plan, data, units, d, rng)
-    record = dataclasses.replace(plan.record, row_bound=rows_made.text)
+    text = rows_made.text
+    if box is not None:
+        how = "clipped to it" if box[2] else "refused outside"
+        text = f"x_i in the public box feature_range ({how}); {text}"
+    record = dataclasses.replace(plan.record, row_bound=text)
     releases += rows_made.releases + [record]
     if persons is not None:
         n = persons.padded_rows  # the rows of A, padding included

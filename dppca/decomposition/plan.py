@@ -81,6 +81,7 @@ from .parameters import (
     unproved_opt_ins,
     with_delta,
 )
+from .ranges import range_stand_in
 
 #: The labels of the private bounds' records.
 BOUND_LABELS = {
@@ -123,6 +124,7 @@ class ReleasePlan:
 def release_plan(est, n: int, d: int) -> ReleasePlan:
     """Check every public parameter of ``est`` and plan its fit on ``n``
     rows of ``d`` features (public); raises before any charge."""
+    est = range_stand_in(est, d)  # feature_range: its bound and centre
     checked = _check_parameters(est, n, d)
     name, spec, bound, k, epsilon, delta, options, share, centred = checked
     if not spec.uses_delta:
@@ -429,6 +431,7 @@ def planned_records(est, n, d) -> list:
     private mean of a released ``data_norm`` planned at the top of
     ``bound_range``, as ``fit``'s own dry run does: the records' ε do not
     depend on it)."""
+    est = range_stand_in(est, d)
     plan = release_plan(est, n, d)
     top = float(est.bound_range[1]) if plan.bound == "private" else plan.bound
     return list(plan.bound_records) + _planned(est, plan, n, d, top)
