@@ -198,8 +198,8 @@ def _bernoulli_exp_fraction(
             _fraction_tail(rng, num, den, k, active, flat)
             break
         success = _fraction_step(rng, num[active], den, k, active.size)
-        flat[active[~success]] = k % 2 == 1
-        active = active[success]
+        flat[active.compress(~success)] = k % 2 == 1
+        active = active.compress(success)
         k += 1
     return flat
 
@@ -249,6 +249,7 @@ _STEP_THRESHOLDS = np.array(
 #: The same thresholds in increasing order (20!/20! = 1 first).
 _ASCENDING_THRESHOLDS = np.ascontiguousarray(_STEP_THRESHOLDS[::-1])
 _ASCENDING_LIST = [int(v) for v in _ASCENDING_THRESHOLDS]
+_HALF, _SIXTH, _TWENTY_FOURTH = _ASCENDING_LIST[-2:-5:-1]
 
 
 def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
@@ -264,12 +265,20 @@ def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
     pass step 20.
     """
     u = _uniform(rng, _FACTORIAL_20, size)
-    at_most = _ASCENDING_THRESHOLDS.searchsorted(u, side="right")
-    out = (at_most & 1) == 0
-    if not at_most.all():
-        long_runs = np.flatnonzero(at_most == 0)  # A_2..A_20 all succeeded
-        one = np.ones(long_runs.size, dtype=np.int64)
-        out[long_runs] = _bernoulli_exp_fraction(rng, one, 1, first_step=21)
+    # K = 2 (m = 19) when U ≥ 20!/2, K = 3 (m = 18) when 20!/6 ≤ U < 20!/2,
+    # K = 4 (m = 17) when 20!/24 ≤ U < 20!/6: only the rest, a 24th of the
+    # entries, is searched among the thresholds
+    out = u < _HALF
+    out &= u >= _SIXTH
+    rare = np.flatnonzero(u < _TWENTY_FOURTH)
+    if rare.size:
+        at_most = _ASCENDING_THRESHOLDS.searchsorted(u[rare], side="right")
+        out[rare] = (at_most & 1) == 0
+        if not at_most.all():
+            # A_2..A_20 all succeeded
+            long_runs = rare.compress(at_most == 0)
+            one = np.ones(long_runs.size, dtype=np.int64)
+            out[long_runs] = _bernoulli_exp_fraction(rng, one, 1, first_step=21)
     return out
 
 
@@ -305,7 +314,8 @@ def bernoulli_exp(num, den: int, rng=None) -> np.ndarray:
 
 def _bernoulli_exp(rng, num: np.ndarray, den: int) -> np.ndarray:
     """:func:`bernoulli_exp` of a checked one-dimensional ``num``."""
-    whole, rest = np.divmod(num, den)
+    whole = num // den  # num ≥ 0: the same integers as np.divmod
+    rest = num - whole * den
     out = _bernoulli_exp_fraction(rng, rest, den)
     step = 1
     todo = np.flatnonzero(out & (whole >= step))
@@ -325,7 +335,7 @@ def _bernoulli_exp(rng, num: np.ndarray, den: int) -> np.ndarray:
             break
         out[todo] = _bernoulli_exp_minus_one(rng, todo.size)
         step += 1
-        todo = todo[out[todo] & (whole[todo] >= step)]
+        todo = todo.compress(out[todo] & (whole[todo] >= step))
     return out
 
 
@@ -345,7 +355,7 @@ def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
                 index = [i for i, flag in zip(index, flags) if flag]
             break
         count[active] += 1
-        active = active[_bernoulli_exp_minus_one(rng, active.size)]
+        active = active.compress(_bernoulli_exp_minus_one(rng, active.size))
     return count
 
 
@@ -377,17 +387,19 @@ def _discrete_laplace(t: int, total: int, rng) -> np.ndarray:
     while pending.size:
         u = _uniform(rng, t, pending.size)
         keep = _bernoulli_exp_fraction(rng, u, t)
-        slots, u = pending[keep], u[keep]
+        slots, u = pending.compress(keep), u.compress(keep)
         x = u + t * _geometric_exp_minus_one(rng, slots.size)
         negative = _uniform(rng, 2, slots.size) == 1
         valid = ~(negative & (x == 0))
         np.negative(x, out=x, where=negative)
         if valid.all():
             out[slots] = x
-            pending = pending[~keep]
+            pending = pending.compress(~keep)
         else:
-            out[slots[valid]] = x[valid]
-            pending = np.concatenate([pending[~keep], slots[~valid]])
+            out[slots.compress(valid)] = x.compress(valid)
+            pending = np.concatenate(
+                [pending.compress(~keep), slots.compress(~valid)]
+            )
     return out
 
 
@@ -452,8 +464,8 @@ def discrete_gaussian(variance, size, rng=None) -> np.ndarray:
             accept[idx] = _bernoulli_exp(rng, gap[idx] * gap[idx], den)
             for i in np.flatnonzero(~small):
                 accept[i] = _bernoulli_exp_big(rng, int(gap[i]) ** 2, den)
-        out[pending[accept]] = y[accept]
-        pending = pending[~accept]
+        out[pending.compress(accept)] = y.compress(accept)
+        pending = pending.compress(~accept)
     return out.reshape(shape)
 
 

@@ -177,3 +177,41 @@ def test_discrete_gaussian_draws_as_the_lockstep_loops(seed, variance, size):
         REF.gaussian(variance, size, b),
     )
     assert _same_state(a, b)
+
+
+class _LongRuns:
+    """numpy's generator, except that every fifth integer drawn below 20!
+    is 0: the runs that pass step 20 of the one-draw shortcut (probability
+    1/20! each, never met otherwise) then occur often enough to compare."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.count = 0
+
+    def integers(self, low, high, size=None):
+        out = self.rng.integers(low, high, size=size)
+        if high != F20:
+            return out
+        flat = np.array(out, dtype=np.int64).reshape(-1)
+        for i in range(flat.size):
+            if self.count % 5 == 2:
+                flat[i] = 0
+            self.count += 1
+        return flat[0] if size is None else flat.reshape(out.shape)
+
+
+@pytest.mark.parametrize("size", [1, 3, 4, 9, 700])
+def test_runs_past_step_twenty_draw_as_the_lockstep_loops(size):
+    a, b = _LongRuns(size), _LongRuns(size)
+    assert np.array_equal(
+        noise._bernoulli_exp_minus_one(a, size), REF.minus_one(b, size)
+    )
+    assert np.array_equal(
+        noise._geometric_exp_minus_one(a, size), REF.geometric(b, size)
+    )
+    num = np.arange(size, dtype=np.int64) * 7
+    assert np.array_equal(
+        noise._bernoulli_exp(a, num, 3), REF.bernoulli_exp(b, num, 3)
+    )
+    assert a.count == b.count > 0
+    assert a.rng.bit_generator.state == b.rng.bit_generator.state
