@@ -73,7 +73,7 @@ def implied_bound(lower, upper, centre=None) -> float:
     ``centre`` (the origin when ``None``): the norm of
     ``max(|lower − c|, |upper − c|)``, attained at a corner; about the
     midpoint it is the norm of the half-widths. Raised by
-    :data:`RANGE_MARGIN`."""
+    :data:`~dppca.decomposition.ranges.RANGE_MARGIN`."""
     c = np.zeros_like(lower) if centre is None else centre
     reach = np.maximum(np.abs(lower - c), np.abs(upper - c))
     return float(np.linalg.norm(reach)) * (1.0 + RANGE_MARGIN)
