@@ -48,6 +48,7 @@ Not covered by this layer:
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from fractions import Fraction
 
@@ -591,11 +592,22 @@ def perturb_symmetric(
             G = rng.normal(0.0, scale, size=(d, d))
         return A + (np.triu(G) + np.triu(G, 1).T)
     add = add_laplace if distribution == "laplace" else add_gaussian
-    iu = np.triu_indices(d)
+    iu, lower = _triangles(d)
     out = np.empty((d, d))
     out[iu] = add(A[iu], scale, noise="safe", rng=rng, granularity=granularity)
-    out[(iu[1], iu[0])] = out[iu]
+    np.copyto(out, out.T, where=lower)  # mirrored: the same values
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _triangles(d: int):
+    """``(np.triu_indices(d), mask of the entries below the diagonal)``,
+    read-only, built once per ``d``."""
+    iu = np.triu_indices(d)
+    lower = np.tri(d, d, -1, dtype=bool)
+    for array in (*iu, lower):
+        array.setflags(write=False)
+    return iu, lower
 
 
 @owns_float_state
