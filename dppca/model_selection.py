@@ -519,7 +519,7 @@ def _private_search(job, record, random_state):
         return fitted
 
     pcas = [clone(base).set_params(**c) for c in candidates]
-    scale = score_scale([step_of(p, steps[-1][0]) for p in pcas])
+    scale = score_scale([step_of(p, steps[-1][0]) for p in pcas], X.shape[1])
     sensitivity = score_sensitivity(splits, X.shape[0])
     utilities = _fold_utilities(job, seeded, scale)
     try:

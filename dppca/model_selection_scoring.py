@@ -19,6 +19,7 @@ import numbers
 
 import numpy as np
 
+from .decomposition.ranges import range_stand_in
 from .float_state import owns_float_state
 from .linalg.rows import clip_rows
 
@@ -119,14 +120,16 @@ def _checked_split(pair, n) -> tuple:
     return train, test
 
 
-def score_scale(pcas) -> float:
+def score_scale(pcas, d=None) -> float:
     """The public scale ``S`` of the score, common to every candidate: the
     largest bound on ``‖x̄ − μ̂‖`` among the candidates' PrivatePCA steps,
     ``2R`` with a private centre (the clipped row and the released mean both
     lie in the ball of radius ``R``), ``R`` otherwise (``R = data_norm``, or
-    the top of ``bound_range`` for a released one)."""
+    the top of ``bound_range`` for a released one; with ``feature_range``
+    on ``d`` features, its implied bound and centre)."""
     scale = 0.0
     for pca in pcas:
+        pca = pca if d is None else range_stand_in(pca, d)
         private = pca.data_norm == "private"
         R = float(pca.bound_range[1] if private else pca.data_norm)
         centred = isinstance(pca.center, (bool, np.bool_)) and pca.center
@@ -165,7 +168,7 @@ def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
     V = np.asarray(pca.components_, dtype=np.float64)
     mean = np.asarray(pca.mean_, dtype=np.float64)
     bound = float(pca.data_norm_)
-    centre = pca.center
+    centre = range_stand_in(pca, mean.shape[0]).center  # "midpoint" resolved
     private = isinstance(centre, (bool, np.bool_)) and centre
     origin = np.zeros_like(mean) if private else mean
     out = np.empty(Z.shape[0])

@@ -151,3 +151,30 @@ def test_a_box_fit_is_the_fit_with_the_implied_public_bound_and_centre():
         center=(LOWER + UPPER) / 2,
     )
     np.testing.assert_array_equal(box.components_, same.components_)
+
+
+def test_in_a_pipeline_and_a_budgeted_grid_search():
+    from sklearn.pipeline import make_pipeline
+
+    from dppca import budgeted_grid_search
+
+    X = box_rows(600)
+    ledger = Accountant(4.0, 1e-5)
+    step = PrivatePCA(
+        delta=1e-6, feature_range=(LOWER, UPPER), center="midpoint"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = budgeted_grid_search(
+            make_pipeline(step),
+            {"privatepca__n_components": [1, 2]},
+            ledger,
+            X,
+            cv=2,
+            random_state=0,
+        )
+    best = search.best_estimator_[-1]
+    np.testing.assert_allclose(best.mean_, (LOWER + UPPER) / 2)
+    assert "feature_range" in best.privacy_releases_[-1].row_bound
+    assert ledger.spent[0] <= 4.0 * (1 + 1e-9)
+    assert len(ledger.charges) == search.n_budgeted_fits_ + 1
