@@ -192,7 +192,7 @@ def _bernoulli_exp_fraction(
     # step `first_step`, on every entry (no index array on the largest step)
     success = _fraction_step(rng, num, den, first_step, size)
     flat = np.full(size, first_step % 2 == 1)
-    active = np.flatnonzero(success)
+    active = success.nonzero()[0]
     k = first_step + 1
     while active.size:
         if active.size < _SCALAR_DRAWS:
@@ -271,7 +271,7 @@ def _bernoulli_exp_minus_one(rng, size: int) -> np.ndarray:
     # entries, is searched among the thresholds
     out = u < _HALF
     out &= u >= _SIXTH
-    rare = np.flatnonzero(u < _TWENTY_FOURTH)
+    rare = (u < _TWENTY_FOURTH).nonzero()[0]
     if rare.size:
         at_most = _ASCENDING_THRESHOLDS.searchsorted(u[rare], side="right")
         out[rare] = (at_most & 1) == 0
@@ -319,7 +319,7 @@ def _bernoulli_exp(rng, num: np.ndarray, den: int) -> np.ndarray:
     rest = num - whole * den
     out = _bernoulli_exp_fraction(rng, rest, den)
     step = 1
-    todo = np.flatnonzero(out & (whole >= step))
+    todo = (out & (whole >= step)).nonzero()[0]
     while todo.size:
         if todo.size < _SCALAR_DRAWS:  # the last few, in Python
             index, left = todo.tolist(), whole[todo].tolist()
@@ -345,7 +345,7 @@ def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
     P(V = v) =
     (1 − 1/e) e^{−v}."""
     count = np.zeros(size, dtype=np.int64)
-    active = np.flatnonzero(_bernoulli_exp_minus_one(rng, size))
+    active = _bernoulli_exp_minus_one(rng, size).nonzero()[0]
     while active.size:
         if active.size < _SCALAR_DRAWS:  # the last few, in Python
             index = active.tolist()
