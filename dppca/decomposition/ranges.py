@@ -136,7 +136,9 @@ def rows_in_box(X, box):
     on each row alone: neighbours stay neighbours), else a ``ValueError``
     when any entry lies outside (a data set outside the neighbouring
     relation's domain; the message names no value). Sparse input needs
-    every range to contain 0 (its implicit zeros)."""
+    every range to contain 0 (its implicit zeros); an entry stored twice
+    counts as the sum of its copies, as scipy reads it (duplicates are
+    summed on a copy before the check)."""
     lower, upper, clip = box
     if scipy.sparse.issparse(X):
         if not np.all((lower <= 0) & (0 <= upper)):
@@ -145,6 +147,7 @@ def rows_in_box(X, box):
                 "contain 0 (the implicit zeros); pass a dense array"
             )
         X = X.tocsr(copy=True)
+        X.sum_duplicates()
         columns = X.indices
         low, high = lower[columns], upper[columns]
         outside = (X.data < low) | (X.data > high)

@@ -143,6 +143,43 @@ def test_sparse_input_needs_ranges_that_hold_zero():
     np.testing.assert_allclose(dense, sparse, atol=1e-9)
 
 
+def test_an_entry_stored_twice_is_checked_as_scipy_reads_it():
+    # red team 15: two stored 0.9's at one cell read as 1.8, outside [-1, 1]
+    rng = np.random.default_rng(0)
+    base = scipy.sparse.csr_matrix(rng.uniform(-0.5, 0.5, (60, 3)))
+    first = base.indptr[1]
+    S = scipy.sparse.csr_matrix(
+        (
+            np.r_[0.9, 0.9, base.data[first:]],
+            np.r_[0, 0, base.indices[first:]],
+            np.r_[0, 2, base.indptr[2:] - first + 2],
+        ),
+        shape=base.shape,
+    )
+    assert S[0, 0] == pytest.approx(1.8)
+
+    def estimator(**params):
+        return PrivatePCA(
+            2,
+            epsilon=2.0,
+            delta=1e-6,
+            feature_range=(-1.0, 1.0),
+            center="midpoint",
+            random_state=0,
+            **params,
+        )
+
+    with pytest.raises(ValueError, match="outside"):
+        estimator().fit(S)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clipped = estimator(clip_to_range=True).fit(S).components_
+        dense = np.clip(S.toarray(), -1.0, 1.0)
+        expected = estimator().fit(dense).components_
+    np.testing.assert_allclose(clipped, expected, atol=1e-9)
+    assert S.data[0] == 0.9  # the caller's matrix is left as it was
+
+
 def test_a_box_fit_is_the_fit_with_the_implied_public_bound_and_centre():
     box = fitted(center="midpoint")
     same = fitted(
