@@ -187,7 +187,10 @@ class PrivatePCA(
     feature_range : (lower, upper) or None, default=None
         Public per-feature bounds instead of ``data_norm``, which they imply
         (:mod:`dppca.decomposition.ranges`); rows outside are refused, or
-        with ``clip_to_range=True`` (default False) clipped entry by entry.
+        with ``clip_to_range=True`` clipped entry by entry.
+    clip_to_range : bool, default=False
+        With ``feature_range``: clip each entry to its feature's range (a
+        map on each row alone) instead of refusing a row outside the box.
     center_share : float or "auto", default="auto"
         Share of ε (and δ) spent on the private mean, in (0, 1); ``"auto"``:
         the share of ``dppca.forecast.CENTER_SHARES`` with the smallest

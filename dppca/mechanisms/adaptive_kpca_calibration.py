@@ -156,6 +156,9 @@ class PrivateSpread:
         self.headroom = float(headroom)
 
     def grid(self, previous) -> np.ndarray:
+        """The candidate spreads of a step: the geometric grid over the
+        window around ``previous`` (a released spread, or None at the
+        first step), within ``spread_range``."""
         lo, hi = radius_candidates_range(
             previous, self.spread_range, self.window
         )
@@ -239,6 +242,9 @@ def adaptive_step(G, state, budget, noise, rng):
 
 
 def check_ranges(norm_range, spread_range, window):
+    """Refuse a ``norm_range`` or ``spread_range`` whose candidate grid
+    (with ``window``) leaves the magnitudes where the clipped sums' float64
+    error bounds are verified (``ValueError`` naming the option)."""
     for name, rng_ in (
         ("norm_range", norm_range),
         ("spread_range", spread_range),

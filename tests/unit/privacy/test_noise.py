@@ -12,7 +12,7 @@ from dppca import privacy
 from dppca.linalg.moments import unit_rows_second_moment
 from dppca.mechanisms import gaussian_approx as ga
 from dppca.mechanisms import input_perturbation as ip
-from dppca.privacy import noise
+from dppca.privacy import discrete_noise, noise
 
 P_MIN = 1e-5  # a correct sampler fails a test below with probability about 1e-5
 
@@ -51,9 +51,9 @@ def test_bernoulli_exp_minus_one_continues_runs_exactly():
     rng = np.random.default_rng(2)
     size = 200_000
     one = np.ones(size, dtype=np.int64)
-    draws = noise._bernoulli_exp_fraction(rng, one, 1, first_step=3)
+    draws = discrete_noise._bernoulli_exp_fraction(rng, one, 1, first_step=3)
     assert stats.binomtest(int(draws.sum()), size, 2 / math.e).pvalue > P_MIN
-    big = [noise._bernoulli_exp_big(rng, 3, 2) for _ in range(20_000)]
+    big = [discrete_noise._bernoulli_exp_big(rng, 3, 2) for _ in range(20_000)]
     assert stats.binomtest(sum(big), 20_000, math.exp(-1.5)).pvalue > P_MIN
 
 

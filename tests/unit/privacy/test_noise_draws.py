@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from dppca.privacy import noise
+from dppca.privacy import discrete_noise, noise
 
 F20 = math.factorial(20)
 
@@ -128,7 +128,7 @@ def _same_state(a, b):
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 5, 513])
 def test_uniform_is_generator_integers(high, size):
     a, b = _pair(size)
-    got = noise._uniform(a, high, size)
+    got = discrete_noise._uniform(a, high, size)
     want = b.integers(0, high, size=size)
     assert got.dtype == want.dtype == np.int64
     assert np.array_equal(got, want) and _same_state(a, b)
@@ -147,11 +147,11 @@ def test_bernoulli_samplers_draw_as_the_lockstep_loops(seed, size):
         assert _same_state(a, b)
     ones = np.ones(size, dtype=np.int64)
     assert np.array_equal(
-        noise._bernoulli_exp_fraction(a, ones, 1, first_step=3),
+        discrete_noise._bernoulli_exp_fraction(a, ones, 1, first_step=3),
         REF.fraction(b, ones, 1, first_step=3),
     )
     assert np.array_equal(
-        noise._bernoulli_exp_minus_one(a, size), REF.minus_one(b, size)
+        discrete_noise._bernoulli_exp_minus_one(a, size), REF.minus_one(b, size)
     )
     assert _same_state(a, b)
 
@@ -204,14 +204,14 @@ class _LongRuns:
 def test_runs_past_step_twenty_draw_as_the_lockstep_loops(size):
     a, b = _LongRuns(size), _LongRuns(size)
     assert np.array_equal(
-        noise._bernoulli_exp_minus_one(a, size), REF.minus_one(b, size)
+        discrete_noise._bernoulli_exp_minus_one(a, size), REF.minus_one(b, size)
     )
     assert np.array_equal(
-        noise._geometric_exp_minus_one(a, size), REF.geometric(b, size)
+        discrete_noise._geometric_exp_minus_one(a, size), REF.geometric(b, size)
     )
     num = np.arange(size, dtype=np.int64) * 7
     assert np.array_equal(
-        noise._bernoulli_exp(a, num, 3), REF.bernoulli_exp(b, num, 3)
+        discrete_noise._bernoulli_exp(a, num, 3), REF.bernoulli_exp(b, num, 3)
     )
     assert a.count == b.count > 0
     assert a.rng.bit_generator.state == b.rng.bit_generator.state
