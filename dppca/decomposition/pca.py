@@ -139,10 +139,9 @@ class PrivatePCA(
         (post-processing: no extra budget).
     whiten : bool, default=False
         As scikit-learn's PCA: ``transform`` divides each coordinate by
-        √``explained_variance_`` (a released λ ≤ 0 counts as eps²).
-        Post-processing; only for a mechanism that releases eigenvalues
-        (``dppca.postprocessing.spectrum_mechanisms()``), else ``fit``
-        raises.
+        √``explained_variance_`` (a released λ ≤ 0 counts as eps²); only
+        with a mechanism that releases eigenvalues, else ``fit`` raises
+        (``dppca.postprocessing.spectrum_mechanisms()``; post-processing).
     epsilon : float, default=1.0
         Total ε, shared with the private mean and bounds.
     delta : float or None, default=None
@@ -186,11 +185,9 @@ class PrivatePCA(
         ``feature_range``: a public centre.
     feature_range : (lower, upper) or None, default=None
         Public per-feature bounds instead of ``data_norm``, which they imply
-        (:mod:`dppca.decomposition.ranges`); rows outside are refused, or
-        with ``clip_to_range=True`` clipped entry by entry.
+        (:mod:`dppca.decomposition.ranges`); rows outside are refused.
     clip_to_range : bool, default=False
-        With ``feature_range``: clip each entry to its feature's range (a
-        map on each row alone) instead of refusing a row outside the box.
+        With ``feature_range``: clip each entry to its range instead.
     center_share : float or "auto", default="auto"
         Share of ε (and δ) spent on the private mean, in (0, 1); ``"auto"``:
         the share of ``dppca.forecast.CENTER_SHARES`` with the smallest

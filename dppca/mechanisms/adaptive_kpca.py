@@ -134,6 +134,7 @@ from .streaming_step import (
     oja_update,
 )
 
+#: The privacy the release provides, by entry point.
 PRIVACY = {
     "adaptive_kpca": "(ε, δ)-DP for the whole run (δ spent once), any rows, "
     "replace-one: each row feeds one minibatch step, which is ρ-zCDP (a "

@@ -20,7 +20,7 @@ and γ is a power of two. The law of the output therefore is exactly the law the
 privacy proof analyses; the rounding of the values to the grid is part of the
 mechanism and of its calibration (:mod:`dppca.privacy`, "floating-point-safe
 calibration"). The exact samplers on the integers are in
-:mod:`dppca.privacy.discrete_noise`; this module re-exports them.
+``dppca.privacy.discrete_noise``; this module re-exports them.
 
 What "exact" assumes: the random integers are uniform. numpy's PCG64 is a
 statistical PRNG, not a cryptographic one; the privacy proof treats its output
