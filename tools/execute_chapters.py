@@ -22,8 +22,9 @@ from pathlib import Path
 from bookpaths import EXECUTED, ROOT, cap_blas_threads, toc_notebooks
 
 CACHE_KEY = "dppca_execution_key"
-#: Full-scale seconds per chapter measured on a quiet 2-core machine, used
-#: only to start the longest chapters first from an empty cache.
+#: Full-scale seconds per page, from the executed copies of one full build on
+#: a 2-core machine (under load: an ordering hint, not a timing), used only
+#: to start the longest pages first from an empty cache.
 HINTS = Path(__file__).resolve().parent / "chapter_seconds.json"
 SECONDS_KEY = "dppca_execution_seconds"
 
