@@ -62,6 +62,7 @@ from .validation import (
     check_accountant,
     check_delta,
     check_epsilon,
+    check_public_box,
     check_random_state,
 )
 
@@ -94,20 +95,7 @@ def check_bounds(bounds, d: int) -> tuple[np.ndarray, np.ndarray]:
             "bounds is required: a pair (lower, upper) of public per-feature "
             "ranges, chosen without looking at the data"
         )
-    out = []
-    for side in bounds:
-        v = np.asarray(side, dtype=float)
-        if v.ndim > 1 or (v.ndim == 1 and v.shape[0] != d):
-            raise ValueError(
-                "each bound must be a scalar or have length n_features = "
-                f"{d}; got shape {v.shape}"
-            )
-        out.append(np.broadcast_to(v, (d,)).copy())
-    lower, upper = out
-    if not np.all(np.isfinite(lower) & np.isfinite(upper)):
-        raise ValueError("bounds must be finite")
-    if not np.all(lower < upper):
-        raise ValueError("bounds need lower < upper for every feature")
+    lower, upper = check_public_box(bounds, d, "bounds")
     low, high = WIDTH_RANGE
     if not np.all((upper - lower >= low) & (upper - lower <= high)):
         raise ValueError(f"bounds need widths in [{low:g}, {high:g}]")

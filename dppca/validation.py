@@ -345,6 +345,28 @@ def scale_to_unit_ball(X) -> np.ndarray:
     return X / largest if largest > 0 else X
 
 
+def check_public_box(sides, d: int, name: str):
+    """The two sides ``(lower, upper)`` of a public per-feature box as
+    float arrays of length ``d`` (a scalar side is broadcast), finite, with
+    ``lower < upper`` for every feature; a ``ValueError`` naming ``name``
+    (and no row value) otherwise."""
+    out = []
+    for side in sides:
+        v = np.asarray(side, dtype=float)
+        if v.ndim > 1 or (v.ndim == 1 and v.shape[0] != d):
+            raise ValueError(
+                f"{name}: each side must be a scalar or have length "
+                f"n_features = {d}; got shape {v.shape}"
+            )
+        out.append(np.broadcast_to(v, (d,)).copy())
+    lower, upper = out
+    if not np.all(np.isfinite(lower) & np.isfinite(upper)):
+        raise ValueError(f"{name} must be finite")
+    if not np.all(lower < upper):
+        raise ValueError(f"{name}: lower < upper is needed for every feature")
+    return lower, upper
+
+
 def check_epsilon(epsilon) -> float:
     """Validate a privacy parameter epsilon > 0 (finite); a bool or string is
     a TypeError."""

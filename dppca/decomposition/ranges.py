@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse
 
+from ..validation import check_public_box
 from .parameters import _refuse_bool, public_centre
 
 #: The implied row bound of ``feature_range`` is raised by this relative
@@ -50,22 +51,9 @@ def check_feature_range(value, d: int) -> tuple[np.ndarray, np.ndarray]:
             "feature_range must be a pair (lower, upper) of public "
             f"per-feature bounds; got {len(value)} items"
         )
-    sides = []
     for side in value:
         _refuse_bool(side, "feature_range")
-        v = np.asarray(side, dtype=float)
-        if v.ndim > 1 or (v.ndim == 1 and v.shape[0] != d):
-            raise ValueError(
-                "each side of feature_range must be a scalar or have "
-                f"length n_features = {d}; got shape {v.shape}"
-            )
-        sides.append(np.broadcast_to(v, (d,)).copy())
-    lower, upper = sides
-    if not np.all(np.isfinite(lower) & np.isfinite(upper)):
-        raise ValueError("feature_range must be finite")
-    if not np.all(lower < upper):
-        raise ValueError("feature_range needs lower < upper for every feature")
-    return lower, upper
+    return check_public_box(value, d, "feature_range")
 
 
 def implied_bound(lower, upper, centre=None) -> float:

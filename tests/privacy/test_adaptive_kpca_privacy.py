@@ -31,6 +31,7 @@ import warnings
 import exact_privacy as exact
 import numpy as np
 import pytest
+from gradient_rows import ROW_KINDS, make_row, unit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,11 +42,6 @@ from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
-
-
-def unit(v):
-    v = np.asarray(v, dtype=float)
-    return v / np.linalg.norm(v)
 
 
 def extremal_pair(B, d, s, center, seed=0, t=1e-9):
@@ -97,21 +93,6 @@ def test_the_centre_stage_pair_attains_its_sensitivity():
     )
     moved = float(np.linalg.norm(a - b))
     assert 2 * r / B * (1 - 1e-6) <= moved <= 2 * r / B
-
-
-ROW_KINDS = ("tiny", "huge", "along w", "orthogonal", "mixed", "zero")
-
-
-def make_row(kind, w, rng, d):
-    z = rng.standard_normal(d)
-    return {
-        "tiny": 1e-150 * z,
-        "huge": 1e120 * z,
-        "along w": rng.choice([-1, 1]) * 10 ** rng.uniform(-3, 6) * w,
-        "orthogonal": 1e6 * unit(z - (z @ w) * w) + 1e-6 * w,
-        "mixed": z * 10 ** rng.uniform(-4, 4),
-        "zero": np.zeros(d),
-    }[kind]
 
 
 @SETTINGS

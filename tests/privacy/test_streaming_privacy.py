@@ -30,6 +30,7 @@ import exact_privacy as exact
 import numpy as np
 import pytest
 import scipy.sparse
+from gradient_rows import ROW_KINDS, make_row, unit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,11 +45,6 @@ from dppca.privacy.guarantees import UnprovedGuaranteeWarning
 
 DELTA = 1e-5
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
-
-
-def unit(v):
-    v = np.asarray(v, dtype=float)
-    return v / np.linalg.norm(v)
 
 
 def boundary_pair(B, d, r, seed=0, t=1e-9):
@@ -99,21 +95,6 @@ def test_gradients_on_w_move_the_mean_by_r_only():
     m = [streaming_step.clipped_gradient_mean(A, w, r).mean for A in (X, Y, Z)]
     assert np.linalg.norm(m[0] - m[1]) == 0.0
     assert np.linalg.norm(m[0] - m[2]) == pytest.approx(r / B, rel=1e-9)
-
-
-ROW_KINDS = ("tiny", "huge", "along w", "orthogonal", "mixed", "zero")
-
-
-def make_row(kind, w, rng, d):
-    z = rng.standard_normal(d)
-    return {
-        "tiny": 1e-150 * z,
-        "huge": 1e120 * z,
-        "along w": rng.choice([-1, 1]) * 10 ** rng.uniform(-3, 6) * w,
-        "orthogonal": 1e6 * unit(z - (z @ w) * w) + 1e-6 * w,
-        "mixed": z * 10 ** rng.uniform(-4, 4),
-        "zero": np.zeros(d),
-    }[kind]
 
 
 @SETTINGS
