@@ -352,6 +352,15 @@ def check_public_box(sides, d: int, name: str):
     (and no row value) otherwise."""
     out = []
     for side in sides:
+        items = np.asarray(side, dtype=object).ravel().tolist()
+        if not all(
+            isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
+            for x in items
+        ):
+            raise ValueError(
+                f"{name}: each side must hold real numbers (no booleans, "
+                "strings, complex numbers or dates)"
+            )
         v = np.asarray(side, dtype=float)
         if v.ndim > 1 or (v.ndim == 1 and v.shape[0] != d):
             raise ValueError(
