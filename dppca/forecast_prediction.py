@@ -81,6 +81,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import forecast as _forecast
+from .validation import check_k
 
 
 def _spectrum(values, d=None) -> np.ndarray:
@@ -93,13 +94,6 @@ def _spectrum(values, d=None) -> np.ndarray:
     if d is not None and lam.size != d:
         raise ValueError(f"the spectrum has {lam.size} values, not d = {d}")
     return lam
-
-
-def _check_k(k, d) -> int:
-    k = int(k)
-    if not 1 <= k < d:
-        raise ValueError(f"k must satisfy 1 <= k < d = {d}; got {k}")
-    return k
 
 
 @dataclass(frozen=True)
@@ -181,7 +175,7 @@ def typical_loss(spectrum, k, noise_std, mean_error=0.0) -> LossPrediction:
     """
     lam = _spectrum(spectrum)
     d = lam.size
-    k = _check_k(k, d)
+    k = check_k(k, d)
     s2 = float(noise_std) ** 2
     omega = float(mean_error)
     if s2 < 0 or omega < 0 or not (math.isfinite(s2) and math.isfinite(omega)):
@@ -251,7 +245,7 @@ def simulated_loss(
     """
     lam = _spectrum(spectrum)
     d = lam.size
-    k = _check_k(k, d)
+    k = check_k(k, d)
     gen = np.random.default_rng(rng)
     sigma = float(noise_std) / math.sqrt(2.0)
     out = np.empty(int(repeats))
@@ -310,7 +304,7 @@ def debiased_spectrum(released, trailing_mean, d, noise_std) -> np.ndarray:
     top = np.sort(np.asarray(released, dtype=float))[::-1]
     k = top.size
     d = int(d)
-    _check_k(k, d)
+    check_k(k, d)
     s = float(noise_std)
     sq = s * s * d
     threshold = math.sqrt(sq)
