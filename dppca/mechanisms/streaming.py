@@ -461,7 +461,7 @@ SPECS = (
         options_of=dp_pca_oja,
         additive_noise=True,
         guide_rank=70,
-        proof="yes (one pass; Liu et al. 2022)",
+        proof="yes (one pass; the book's calibration after Liu et al. 2022)",
         example_options={"eigengap": 0.05},
     ),
 )
