@@ -87,6 +87,36 @@ def decimals(digits: int, sign: bool = False):
     return write
 
 
+def significant(digits: int = 3):
+    """A format for a table column: ``digits`` significant figures as a
+    plain decimal (``16214.5`` -> ``16,210`` at four, ``1.4113`` ->
+    ``1.41`` at three), thousands separated, a true minus sign, "0" for
+    zero; a value below 0.001 or from 10⁶ on as :func:`times_ten` with
+    ``digits − 1`` mantissa decimals; "—" for a missing or infinite one."""
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+
+    def write(x) -> str:
+        if x is None:
+            return MISSING
+        x = float(x)
+        if not math.isfinite(x):
+            return MISSING
+        if x == 0:
+            return "0"
+        exponent = math.floor(math.log10(abs(x)))
+        if not -3 <= exponent < 6:
+            return times_ten(x, digits - 1)
+        places = digits - 1 - exponent
+        value = round(x, places)
+        if value != 0 and math.floor(math.log10(abs(value))) > exponent:
+            places -= 1  # 9.996 to three figures is 10.0, not 10.00
+            value = round(x, places)
+        return _minus(f"{value:,.{max(places, 0)}f}")
+
+    return write
+
+
 def unit_fraction(x) -> str:
     """``x`` as ``1/k`` when it is the reciprocal of a whole number (a
     clipping radius of the dyadic grid, ``0.125`` -> ``1/8``), ``1`` for

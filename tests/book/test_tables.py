@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from dppca.book.tables import (
     decimals,
@@ -81,3 +82,25 @@ def test_table_of_hides_the_index_and_marks_missing():
     html = table_of(frame, {"a": ("A", "{:.2f}"), "b": ("B", "{}")}).to_html()
     assert "1.23" in html and "—" in html and ">A<" in html
     assert ">7<" not in html
+
+
+def test_significant_figures():
+    from dppca.book.tables import significant
+
+    four, three = significant(4), significant(3)
+    assert four(16214.5) == "16,210"
+    assert three(1.4113) == "1.41"
+    assert four(3.00002) == "3.000"
+    assert three(-2.5665) == "−2.57"
+    assert three(9.996) == "10.0"  # the carry drops a decimal
+    assert three(0.000123) == "1.23×10⁻⁴"
+    assert three(2e7) == "2.00×10⁷"
+    assert three(0.0) == "0"
+    assert three(None) == "—" and three(float("nan")) == "—"
+    for x in (16214.5, 0.0123456, -7.77777, 123.456):
+        kept = four(x).replace(",", "").replace("−", "-")
+        assert abs(float(kept) - x) <= 0.5 * 10 ** (
+            int(f"{abs(x):e}".split("e")[1]) - 3
+        )
+    with pytest.raises(ValueError):
+        significant(0)
