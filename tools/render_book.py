@@ -181,12 +181,15 @@ def stray_outputs(notebook: Path) -> list[str]:
 
 def uncaptioned_outputs(notebook: Path) -> list[str]:
     """The tables an executed notebook would show without a caption (hence
-    without a number): ``dppca.book.tables.uncaptioned_tables``, one line
-    per table."""
-    from dppca.book.tables import uncaptioned_tables
+    without a number), ``dppca.book.tables.uncaptioned_tables``, or with
+    numbers as a machine prints them (more than four significant figures,
+    e-notation), ``dppca.book.tables.long_numbers``: one line per table."""
+    from dppca.book.tables import long_numbers, uncaptioned_tables
 
     cells = json.loads(notebook.read_text())
-    return [f"uncaptioned table: {t}" for t in uncaptioned_tables(cells)]
+    return [f"uncaptioned table: {t}" for t in uncaptioned_tables(cells)] + [
+        f"table number as a machine prints it: {t}" for t in long_numbers(cells)
+    ]
 
 
 def render(mode: str) -> int:
@@ -209,9 +212,11 @@ def render(mode: str) -> int:
                 print(f"{name}: {fault}", file=sys.stderr)
         print(
             "outputs that do not belong on a page (stderr, a path of this "
-            "machine, a table without a caption): silence the warning where "
-            "it is expected, make the table with dppca.book.tables.table_of, "
-            "or fix it",
+            "machine, a table without a caption, a table number of more "
+            "than four significant figures or in e-notation): silence the "
+            "warning where it is expected, make the table with "
+            "dppca.book.tables.table_of and its formats (significant, "
+            "times_ten), or fix it",
             file=sys.stderr,
         )
         return 1

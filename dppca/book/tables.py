@@ -211,3 +211,77 @@ def uncaptioned_tables(notebook: dict) -> list[str]:
                     words = " ".join(text.split())[:60]
                     faults.append(f"cell {index}: {words}")
     return faults
+
+
+#: A number as a table cell prints it: digits with optional thousands
+#: separators, a decimal part, an exponent; not part of a word, a version
+#: ("1.6.1") or a longer number.
+_CELL_NUMBER = re.compile(
+    r"(?<![\w.,])[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])"
+)
+_CELL = re.compile(r"<t([dh])(?=[\s>])[^>]*>(.*?)</t\1>", re.S)
+
+#: The most significant figures a table may print in a decimal number.
+MAX_TABLE_FIGURES = 4
+
+
+def significant_figures(text: str) -> int:
+    """How many significant figures a decimal number shows as written:
+    ``"16,214.5"`` 6, ``"0.0120"`` 3, ``"1.000"`` 4; a whole number (a
+    count, ``"16,214"``) counts 0, since its figures are all needed."""
+    digits = text.replace(",", "").lstrip("-−")
+    if "." not in digits:
+        return 0
+    whole, fraction = digits.split(".")
+    whole = whole.lstrip("0")
+    return len(whole + fraction) if whole else len(fraction.lstrip("0"))
+
+
+def long_numbers(notebook: dict) -> list[str]:
+    """The numbers of an executed notebook's tables written as a machine
+    prints them: a decimal with more than :data:`MAX_TABLE_FIGURES`
+    significant figures (``"16214.5"``, ``"3.00002"``) or in e-notation
+    (``"1e-07"``). A table for a reader shows three or four figures, powers
+    of ten as ``10⁻⁷`` (:func:`significant`, :func:`times_ten`); where the
+    point is that two values agree closely, a column with their difference
+    says it better than long numbers.
+
+    Parameters
+    ----------
+    notebook : dict
+        The notebook as read from its JSON, with outputs.
+
+    Returns
+    -------
+    list of str
+        ``"cell N: <number> in <table's caption>"``, one per table and kind
+        of fault, in the order of the page; empty when there is none.
+    """
+    faults = []
+    for index, cell in enumerate(notebook.get("cells", [])):
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            for table in re.findall(r"<table.*?</table>", html, re.S):
+                caption = re.search(
+                    r"<caption[^>]*>(.*?)</caption>", table, re.S
+                )
+                name = (
+                    " ".join(re.sub(r"<[^>]+>", " ", caption.group(1)).split())[
+                        :50
+                    ]
+                    if caption
+                    else "a table without a caption"
+                )
+                bad = []
+                for _, content in _CELL.findall(table):
+                    text = re.sub(r"<[^>]+>", " ", content)
+                    for number in _CELL_NUMBER.findall(text):
+                        if "e" in number.lower() or (
+                            significant_figures(number) > MAX_TABLE_FIGURES
+                        ):
+                            bad.append(number)
+                if bad:
+                    shown = ", ".join(dict.fromkeys(bad))
+                    faults.append(f"cell {index}: {shown[:80]} in {name!r}")
+    return faults

@@ -104,3 +104,38 @@ def test_significant_figures():
         )
     with pytest.raises(ValueError):
         significant(0)
+
+
+def _notebook(*tables):
+    html = "".join(tables)
+    return {
+        "cells": [{"outputs": [{"data": {"text/html": html}}]}],
+    }
+
+
+def test_long_numbers_catch_planted_faults():
+    from dppca.book.tables import long_numbers, significant_figures
+
+    assert significant_figures("16,214.5") == 6
+    assert significant_figures("0.0120") == 3
+    assert significant_figures("1.000") == 4
+    assert significant_figures("16,214") == 0  # a count keeps its figures
+    good = (
+        "<table><caption>Good</caption><tr><th>n = 16,214</th>"
+        "<td>1.234</td><td>−0.0123</td><td>2.5×10⁻⁴</td><td>1.6.1</td>"
+        "<td>16,214</td></tr></table>"
+    )
+    assert long_numbers(_notebook(good)) == []
+    planted = [
+        "16214.5",
+        "3.00002",
+        "1e-07",
+        "−2.5665",
+        "2.27e+03",
+        "0.33333",
+        "1,847.1",
+    ]
+    for number in planted:
+        bad = f"<table><caption>Bad</caption><tr><td>{number}</td></tr></table>"
+        faults = long_numbers(_notebook(good, bad))
+        assert len(faults) == 1 and number in faults[0] and "Bad" in faults[0]
