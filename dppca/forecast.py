@@ -113,7 +113,12 @@ class ForecastRow:
 
 
 class Plan(tuple):
-    """The forecast rows, best (smallest loss) first; ``str`` is a table."""
+    """The forecast rows, best (smallest loss) first; ``str`` is a table.
+    ``k`` and ``d`` are the subspace's and the data's dimensions the rows
+    were made for (``None`` on a plan built by hand)."""
+
+    k: int | None = None
+    d: int | None = None
 
     @property
     def best(self) -> ForecastRow:
@@ -280,7 +285,9 @@ def forecast(
                     loss >= floor,
                 )
             )
-    return Plan(sorted(rows, key=lambda r: r.loss))
+    plan = Plan(sorted(rows, key=lambda r: r.loss))
+    plan.k, plan.d = int(k), int(d)
+    return plan
 
 
 def _forecast_k(est, d) -> int:
@@ -402,19 +409,109 @@ def choose(est, n, d) -> tuple[str, object]:
         return mechanism, share
     if mechanism != "auto" and mechanism not in forecast_mechanisms():
         return mechanism, CENTER_SHARES[2]  # no forecast: the old default
-    best = estimator_plan(est, n, d).best
+    best = promising(estimator_plan(est, n, d))
     share = share if best.center_share is None else best.center_share
     return best.mechanism, share
+
+
+def promising(plan: Plan) -> ForecastRow:
+    """The row ``"auto"`` runs: the best bound (``plan.best``) among the
+    rows whose typical-loss prediction beats a random k-subspace on the
+    most favourable data in the bound
+    (:func:`favourable_predictions`); ``plan.best`` when none does, or when
+    the plan does not say its k and d. A configuration the prediction calls
+    hopeless is never preferred to one it does not. Public quantities
+    only."""
+    if plan.k is None or plan.d is None:
+        return plan.best
+    predictions = favourable_predictions(plan)
+    for row, prediction in zip(plan, predictions):
+        if not _no_better_than_random(prediction):
+            return row
+    return plan.best
+
+
+#: What a user can run instead of a fit the forecast calls hopeless: a
+#: random projection reads no row and spends no budget.
+ZERO_BUDGET_ALTERNATIVE = (
+    "a random projection (sklearn.random_projection."
+    "GaussianRandomProjection, or dppca.linalg.haar_subspace) reads no row "
+    "and spends no budget"
+)
+
+
+def favourable_spectrum(row: ForecastRow, k: int, d: int) -> np.ndarray:
+    """The spectrum of the data within the bound that favour PCA most, in
+    the data's units: all the variance ``B²`` the bound allows, split evenly
+    over ``k`` directions (``B²/k`` each, the largest k-th eigenvalue a
+    covariance of trace at most ``B²`` can have; the others 0). The same
+    data as the bound's comparison with a random subspace (module
+    docstring). Public: ``B``, ``k`` and ``d`` only."""
+    B2 = float(row.row_bound) ** 2
+    return np.r_[np.full(int(k), B2 / int(k)), np.zeros(int(d) - int(k))]
+
+
+def favourable_predictions(plan: Plan) -> list:
+    """The typical-loss prediction
+    (:func:`dppca.forecast_prediction.public_prediction`) of each row of
+    ``plan`` on its :func:`favourable_spectrum`, in the plan's order.
+    Public quantities only (the rows, ``plan.k``, ``plan.d``): costs no
+    budget."""
+    from .forecast_prediction import public_prediction
+
+    if plan.k is None or plan.d is None:
+        raise ValueError("the plan does not say its k and d")
+    if not plan.k < plan.d:
+        return []  # k = d: every subspace captures everything
+    return [
+        public_prediction(row, favourable_spectrum(row, plan.k, plan.d), plan.k)
+        for row in plan
+    ]
+
+
+def _no_better_than_random(prediction) -> bool:
+    """The prediction reaches a random k-subspace's loss (its cap)."""
+    return prediction.loss >= prediction.random_loss * (1.0 - 1e-12)
+
+
+def predicted_hopeless(plan: Plan) -> bool:
+    """Whether even the typical-loss prediction says the fit can do no
+    better than a random k-subspace: on the data within the bound that
+    favour it most (:func:`favourable_spectrum`), every row of ``plan`` is
+    predicted to lose a random subspace's loss (the noise's threshold
+    ``s√d`` above ``B²/k``, with the mean's error taking what is left).
+    Public quantities only."""
+    predictions = favourable_predictions(plan)
+    return bool(predictions) and all(map(_no_better_than_random, predictions))
 
 
 def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
     """Warn (:class:`~dppca.exceptions.UtilityWarning`) when even the best
     forecast cannot show that the fit beats a random k-subspace on the most
     favourable data in the bound (its loss bound reaches a random subspace's
-    loss)."""
+    loss), naming the zero-budget alternative. When the typical-loss
+    prediction agrees (:func:`predicted_hopeless`: no better than a random
+    subspace even on the most favourable data), the warning says so
+    plainly: the fit is predicted to do no better than a random
+    projection."""
     best = plan.best
     spec = registry.MECHANISMS.get(best.mechanism)
     pure = spec is not None and not spec.uses_delta
+    if best.random_may_beat and plan.k is not None and predicted_hopeless(plan):
+        warn(
+            f"the best forecast ({best.mechanism}, center_share="
+            f"{best.center_share}) and the typical-loss prediction agree: "
+            "even on the most favourable data in the bound (variance B² "
+            f"in k = {plan.k} directions) the noise hides them, so the fit "
+            "is predicted to capture no more than a random k-subspace. "
+            f"Instead, {ZERO_BUDGET_ALTERNATIVE}. "
+            "More rows, a larger epsilon or a smaller k would help"
+            + (", or a delta > 0 (Gaussian noise)" if pure else "")
+            + " (public quantities only, see dppca.forecast)",
+            UtilityWarning,
+            stacklevel=stacklevel,
+        )
+        return
     if best.random_may_beat:
         warn(
             f"the best forecast ({best.mechanism}, center_share="
@@ -424,7 +521,8 @@ def warn_if_hopeless(plan: Plan, stacklevel: int = 2) -> None:
             "k-subspace loses on the most favourable data in the bound: "
             "the forecast cannot show that private PCA does better than a "
             "random projection here (the bound is often loose; the fit may "
-            "still do better). "
+            "still do better; "
+            f"{ZERO_BUDGET_ALTERNATIVE}). "
             "More rows, a larger epsilon or a smaller k would help"
             + (", or a delta > 0 (Gaussian noise)" if pure else "")
             + " (a bound from public quantities, see dppca.forecast)",
@@ -474,14 +572,19 @@ __all__ = [
     "Plan",
     "PlanMixin",
     "UtilityWarning",
+    "ZERO_BUDGET_ALTERNATIVE",
     "auto_candidates",
     "choose",
     "estimator_plan",
+    "favourable_predictions",
+    "favourable_spectrum",
     "forecast",
     "forecast_mechanisms",
     "mean_error",
     "noise_std",
     "notion_message",
+    "predicted_hopeless",
+    "promising",
     "resolved_centered_norm",
     "warn_if_hopeless",
 ]
