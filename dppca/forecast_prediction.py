@@ -62,7 +62,13 @@ against a known spectrum.
   positive parts, from which a flat level is solved under the semicircle law.
   When the released values do not clear the noise's edge (small ``nε``), the
   release hides the spectrum, and so does the prediction: ``detected`` says
-  how many cleared it.
+  how many of the data's values cleared it. The private mean's error is a
+  spike of its own, of size about ``ω``: at small ``n`` it is often the
+  only released value above the edge, and :func:`mean_error_spike` tells
+  it from the data's by its law (``χ²_d/d``), so that ``detected`` does not
+  count it. With ``detected = 0`` the release shows no direction of the
+  data: the fit is about as good as a random subspace, and the predicted
+  number is a guess (the data's variance can lie anywhere below the noise).
 * :func:`public_prediction` and :func:`rank_plan` need no fit: they take the
   forecast's rows (public) and a spectrum the caller states, a public prior,
   so that ``"auto"`` can rank configurations before the budget is spent.
@@ -119,10 +125,16 @@ class LossPrediction:
     top_variance : float
         ``Σ_{i≤k} λ_i``, what PCA captures.
     detected : int or None
-        For :func:`released_prediction`: how many of the released top
-        eigenvalues clear the noise's edge ``2s√d`` (the others are hidden
-        in the noise, and the spectrum behind them is a guess); ``None``
-        for a spectrum that was given.
+        For :func:`released_prediction`: how many of the data's released
+        top eigenvalues clear the noise's edge ``2s√d`` (the others are
+        hidden in the noise, and the spectrum behind them is a guess); a
+        value read as the private mean's error (``mean_spike``) is not
+        counted. ``None`` for a spectrum that was given.
+    mean_spike : bool or None
+        For :func:`released_prediction`: whether the largest released
+        value is read as the private mean's error rather than the data's
+        (:func:`mean_error_spike`); ``None`` for a spectrum that was
+        given.
     """
 
     loss: float
@@ -132,6 +144,7 @@ class LossPrediction:
     lost_directions: int
     top_variance: float
     detected: int | None = None
+    mean_spike: bool | None = None
 
     @property
     def captured_share(self) -> float:
@@ -149,6 +162,7 @@ class LossPrediction:
             self.lost_directions,
             self.top_variance * factor,
             self.detected,
+            self.mean_spike,
         )
 
 
@@ -460,8 +474,70 @@ def released_prediction(est, n) -> LossPrediction:
     released = np.asarray(est.explained_variance_, dtype=float) / B2
     lam = debiased_spectrum(released, float(est.noise_variance_) / B2, d, s)
     prediction = typical_loss(lam, est.n_components_, s, omega)
-    detected = int(np.sum(released > 2.0 * s * math.sqrt(d)))
-    return dataclasses.replace(prediction, detected=detected).scaled(B2)
+    mean_spike = mean_error_spike(released, d, s, omega)
+    above = int(np.sum(released > 2.0 * s * math.sqrt(d)))
+    return dataclasses.replace(
+        prediction, detected=above - int(mean_spike), mean_spike=mean_spike
+    ).scaled(B2)
+
+
+#: Two-sided probability outside which a released value is not read as the
+#: private mean's error (:func:`mean_error_spike`): ``‖w‖²/ω`` of a
+#: Gaussian mean error follows ``χ²_d/d``, and a value beyond its 0.05% and
+#: 99.95% quantiles is taken for the data's. A tail probability, not a
+#: constant fitted to data.
+MEAN_SPIKE_TAIL = 1e-3
+
+
+def mean_error_spike(released, d, noise_std, mean_error) -> bool:
+    """Whether the largest released eigenvalue is the private mean's error
+    rather than the data's: post-processing of released values and public
+    calibration.
+
+    The matrix the mechanism saw holds ``w wᵀ``, a rank-one spike of size
+    ``‖w‖²``, with ``‖w‖²/ω`` distributed as ``χ²_d/d`` for a Gaussian mean
+    (``ω = mean_error``). Above the threshold ``s√d`` it shows at about
+    ``‖w‖² + s²d/‖w‖²``. The rows the mechanism reads lie in the ball of
+    radius ``B``, so no eigenvalue of their second moment exceeds 1 (units
+    of ``B²``), and none of the noisy matrix exceeds ``1 + 2s√d`` (Weyl).
+    The largest released value is read as the mean's when ``ω`` clears the
+    threshold, the value clears the noise's edge ``2s√d`` and it lies in
+    the range of the spike (the ``χ²`` quantiles of
+    :data:`MEAN_SPIKE_TAIL`, pushed, the top end at most ``1 + 2s√d``, the
+    bottom one at most 1). A diagnostic: the prediction's spectrum keeps
+    the value (module docstring); ``LossPrediction.detected`` does not
+    count it.
+
+    Parameters
+    ----------
+    released : array-like of shape (k,)
+        The released top eigenvalues, units of ``B²``.
+    d : int
+        Number of features.
+    noise_std : float
+        Off-diagonal standard deviation ``s`` of the noise, units of ``B²``.
+    mean_error : float
+        ``ω = E‖μ̂ − μ‖²``, units of ``B²`` (0 without a private mean).
+
+    Returns
+    -------
+    bool
+    """
+    from scipy.stats import chi2
+
+    top = float(np.max(np.asarray(released, dtype=float)))
+    d = int(d)
+    sq = float(noise_std) ** 2 * d
+    threshold = math.sqrt(sq)
+    omega = float(mean_error)
+    if omega <= threshold or top <= 2.0 * threshold:
+        return False
+    tail = MEAN_SPIKE_TAIL / 2
+    low, high = omega * chi2.ppf([tail, 1.0 - tail], d) / d
+    low = min(max(low, threshold), 1.0)
+    lowest = low + sq / low
+    highest = min(high + sq / max(high, threshold), 1.0 + 2.0 * threshold)
+    return bool(lowest <= top <= highest)
 
 
 # -- before the fit: public quantities and a stated spectrum ------------------
@@ -523,8 +599,10 @@ def rank_plan(plan, spectrum, k) -> list:
 
 __all__ = [
     "LossPrediction",
+    "MEAN_SPIKE_TAIL",
     "debiased_spectrum",
     "fit_noise",
+    "mean_error_spike",
     "oracle_prediction",
     "public_prediction",
     "rank_plan",

@@ -156,7 +156,10 @@ def test_released_prediction_reads_only_released_values(fitted):
     public = SimpleNamespace(**{name: getattr(est, name) for name in names})
     got = fp.released_prediction(public, n)
     assert got == fp.released_prediction(est, n)
-    assert got.detected == 3  # the three spikes clear the noise's edge
+    # the private mean's error (ω ≈ 0.22 B²) is larger than the third spike
+    # (about 0.04 B²): its spike is the largest released value and takes the
+    # third place, so two of the data's values clear the noise's edge
+    assert got.mean_spike is True and got.detected == 2
     oracle = fp.oracle_prediction(est, X).loss
     assert 1 / 3 < got.loss / oracle < 3
 
@@ -184,3 +187,39 @@ def test_public_prediction_ranks_the_plan():
     assert prediction.loss == pytest.approx(again.loss * B2, rel=1e-12)
     # the prediction is far below the bound on these data
     assert prediction.loss < row.loss / 10
+
+
+# -- the private mean's error in the release ------------------------------------
+
+
+def _noisy_top(lam, k, s, w, rng):
+    d = lam.size
+    G = rng.normal(scale=s / math.sqrt(2), size=(d, d))
+    M = np.diag(lam) + G + G.T + np.outer(w, w)
+    return np.sort(np.linalg.eigvalsh(M))[::-1][:k]
+
+
+def test_a_large_mean_error_is_read_as_the_top_released_value():
+    # data hidden far below the noise, a mean error far above it: the top
+    # released value is the mean's, and no value of the data is detected
+    rng = np.random.default_rng(5)
+    d, k, s, omega = 30, 5, 0.02, 0.8
+    lam = np.full(d, 1e-4)
+    for _ in range(5):
+        w = rng.normal(scale=math.sqrt(omega / d), size=d)
+        top = _noisy_top(lam, k, s, w, rng)
+        assert fp.mean_error_spike(top, d, s, omega)
+    # without a private mean there is nothing to read
+    assert not fp.mean_error_spike(top, d, s, 0.0)
+
+
+def test_a_data_spike_outside_the_mean_errors_range_is_the_datas():
+    rng = np.random.default_rng(6)
+    d, k, s, omega = 200, 3, 1e-3, 0.05
+    lam = np.r_[[0.9, 0.3, 0.2], np.full(d - 3, 1e-4)]
+    w = rng.normal(scale=math.sqrt(omega / d), size=d)
+    top = _noisy_top(lam, k, s, w, rng)
+    # ‖w‖²/ω ~ χ²_200/200 lies within [0.7, 1.4]: 0.9 is not the mean's
+    assert not fp.mean_error_spike(top, d, s, omega)
+    # nor is anything read when no value clears the noise's edge
+    assert not fp.mean_error_spike([1e-3, 1e-4], d, 0.01, 0.5)
