@@ -64,7 +64,7 @@ against a known spectrum.
   release hides the spectrum, and so does the prediction: ``detected`` says
   how many of the data's values cleared it. The private mean's error is a
   spike of its own, of size about ``ω``: at small ``n`` it is often the
-  only released value above the edge, and :func:`mean_error_spike` tells
+  only released value above the edge, and ``mean_error_spike`` tells
   it from the data's by its law (``χ²_d/d``), so that ``detected`` does not
   count it. With ``detected = 0`` the release shows no direction of the
   data: the fit is about as good as a random subspace, and the predicted
@@ -133,7 +133,7 @@ class LossPrediction:
     mean_spike : bool or None
         For :func:`released_prediction`: whether the largest released
         value is read as the private mean's error rather than the data's
-        (:func:`mean_error_spike`); ``None`` for a spectrum that was
+        (``mean_error_spike``); ``None`` for a spectrum that was
         given.
     """
 
@@ -482,7 +482,7 @@ def released_prediction(est, n) -> LossPrediction:
 
 
 #: Two-sided probability outside which a released value is not read as the
-#: private mean's error (:func:`mean_error_spike`): ``‖w‖²/ω`` of a
+#: private mean's error (``mean_error_spike``): ``‖w‖²/ω`` of a
 #: Gaussian mean error follows ``χ²_d/d``, and a value beyond its 0.05% and
 #: 99.95% quantiles is taken for the data's. A tail probability, not a
 #: constant fitted to data.
@@ -496,17 +496,16 @@ def mean_error_spike(released, d, noise_std, mean_error) -> bool:
 
     The matrix the mechanism saw holds ``w wᵀ``, a rank-one spike of size
     ``‖w‖²``, with ``‖w‖²/ω`` distributed as ``χ²_d/d`` for a Gaussian mean
-    (``ω = mean_error``). Above the threshold ``s√d`` it shows at about
-    ``‖w‖² + s²d/‖w‖²``. The rows the mechanism reads lie in the ball of
-    radius ``B``, so no eigenvalue of their second moment exceeds 1 (units
-    of ``B²``), and none of the noisy matrix exceeds ``1 + 2s√d`` (Weyl).
-    The largest released value is read as the mean's when ``ω`` clears the
-    threshold, the value clears the noise's edge ``2s√d`` and it lies in
-    the range of the spike (the ``χ²`` quantiles of
-    :data:`MEAN_SPIKE_TAIL`, pushed, the top end at most ``1 + 2s√d``, the
-    bottom one at most 1). A diagnostic: the prediction's spectrum keeps
-    the value (module docstring); ``LossPrediction.detected`` does not
-    count it.
+    (``ω = mean_error``). The rows the mechanism reads lie in the ball of
+    radius ``B``, so the spike it sees is at most 1 (units of ``B²``: a
+    larger error puts every row on the sphere), and the noise moves an
+    eigenvalue by at most ``‖E‖₂ ≈ 2s√d``, the noise's edge (Weyl). The
+    largest released value is read as the mean's when ``ω`` clears the
+    threshold ``s√d``, the value clears the edge, and it lies within the
+    edge of the spike's range (the ``χ²`` quantiles of
+    :data:`MEAN_SPIKE_TAIL`, each at most 1). A diagnostic: the
+    prediction's spectrum keeps the value (module docstring);
+    ``LossPrediction.detected`` does not count it.
 
     Parameters
     ----------
@@ -533,11 +532,9 @@ def mean_error_spike(released, d, noise_std, mean_error) -> bool:
     if omega <= threshold or top <= 2.0 * threshold:
         return False
     tail = MEAN_SPIKE_TAIL / 2
-    low, high = omega * chi2.ppf([tail, 1.0 - tail], d) / d
-    low = min(max(low, threshold), 1.0)
-    lowest = low + sq / low
-    highest = min(high + sq / max(high, threshold), 1.0 + 2.0 * threshold)
-    return bool(lowest <= top <= highest)
+    low, high = np.minimum(omega * chi2.ppf([tail, 1.0 - tail], d) / d, 1.0)
+    edge = 2.0 * threshold
+    return bool(low - edge <= top <= high + edge)
 
 
 # -- before the fit: public quantities and a stated spectrum ------------------
