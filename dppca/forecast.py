@@ -64,6 +64,7 @@ from .decomposition.parameters import (
 )
 from .decomposition.ranges import range_stand_in
 from .exceptions import UtilityWarning, warn
+from .forecast_model import public_prediction
 from .mechanisms import registry
 
 #: The shares of the budget ``center_share="auto"`` chooses from.
@@ -457,8 +458,6 @@ def favourable_predictions(plan: Plan) -> list:
     ``plan`` on its :func:`favourable_spectrum`, in the plan's order.
     Public quantities only (the rows, ``plan.k``, ``plan.d``): costs no
     budget."""
-    from .forecast_prediction import public_prediction
-
     if plan.k is None or plan.d is None:
         raise ValueError("the plan does not say its k and d")
     if not plan.k < plan.d:

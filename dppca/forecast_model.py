@@ -1,0 +1,268 @@
+"""The typical-loss model of :mod:`dppca.forecast_prediction`, on its own:
+:func:`typical_loss` (and its exact simulation) for a stated spectrum, and
+the prediction of a forecast row under a public spectrum
+(:func:`public_prediction`, :func:`rank_plan`).
+
+It reads no fit and imports nothing of the forecast, so that
+:mod:`dppca.forecast` can use the prediction when ``"auto"`` chooses
+(:func:`dppca.forecast.promising`) without an import cycle. The model is
+derived in the docstring of :mod:`dppca.forecast_prediction`, which
+re-exports every public name here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .validation import check_k
+
+
+def _spectrum(values, d=None) -> np.ndarray:
+    """The eigenvalues as a float array, in decreasing order."""
+    lam = np.sort(np.asarray(values, dtype=float).ravel())[::-1]
+    if lam.size < 2:
+        raise ValueError("the spectrum needs at least two eigenvalues")
+    if not np.all(np.isfinite(lam)):
+        raise ValueError("the spectrum must be finite")
+    if d is not None and lam.size != d:
+        raise ValueError(f"the spectrum has {lam.size} values, not d = {d}")
+    return lam
+
+
+@dataclass(frozen=True)
+class LossPrediction:
+    """A typical-loss prediction, in the units of the spectrum it was made
+    from (``B²`` for :func:`typical_loss`; the data's units for the
+    ``*_prediction`` functions).
+
+    Attributes
+    ----------
+    loss : float
+        The predicted loss of captured variance against PCA's top k:
+        ``mixing + mean``, capped at ``random_loss``.
+    mixing : float
+        The noise's share (points 1 and 2 of the module docstring).
+    mean : float
+        The private mean's share (point 3).
+    random_loss : float
+        The loss of a random k-subspace, ``Σ_{i≤k} λ_i − k tr/d``.
+    lost_directions : int
+        How many of the top k directions are predicted lost (their loss
+        reached the cap of a random direction).
+    top_variance : float
+        ``Σ_{i≤k} λ_i``, what PCA captures.
+    detected : int or None
+        For :func:`released_prediction`: how many of the data's released
+        top eigenvalues clear the noise's edge ``2s√d`` (the others are
+        hidden in the noise, and the spectrum behind them is a guess); a
+        value read as the private mean's error (``mean_spike``) is not
+        counted. ``None`` for a spectrum that was given.
+    mean_spike : bool or None
+        For :func:`released_prediction`: whether the largest released
+        value is read as the private mean's error rather than the data's
+        (``mean_error_spike``); ``None`` for a spectrum that was
+        given.
+    """
+
+    loss: float
+    mixing: float
+    mean: float
+    random_loss: float
+    lost_directions: int
+    top_variance: float
+    detected: int | None = None
+    mean_spike: bool | None = None
+
+    @property
+    def captured_share(self) -> float:
+        """The predicted captured variance as a share of PCA's."""
+        return 1.0 - self.loss / self.top_variance
+
+    def scaled(self, factor: float) -> LossPrediction:
+        """The same prediction in units ``factor`` times larger (``B²``
+        for a prediction made in units of ``B²``)."""
+        return LossPrediction(
+            self.loss * factor,
+            self.mixing * factor,
+            self.mean * factor,
+            self.random_loss * factor,
+            self.lost_directions,
+            self.top_variance * factor,
+            self.detected,
+            self.mean_spike,
+        )
+
+
+def typical_loss(spectrum, k, noise_std, mean_error=0.0) -> LossPrediction:
+    """Predict the typical loss of captured variance (module docstring).
+
+    Parameters
+    ----------
+    spectrum : array-like of shape (d,)
+        The eigenvalues of the rows' covariance, in units of ``B²``.
+    k : int
+        Dimension of the released subspace, ``1 <= k < d``.
+    noise_std : float
+        Off-diagonal standard deviation ``s`` of the symmetric noise, in the
+        same units.
+    mean_error : float, default=0.0
+        ``ω = E‖μ̂ − μ‖²`` of the private mean, in the same units (0 for a
+        public centre).
+
+    Returns
+    -------
+    LossPrediction
+        The prediction, in the units of ``spectrum``.
+    """
+    lam = _spectrum(spectrum)
+    d = lam.size
+    k = check_k(k, d)
+    s2 = float(noise_std) ** 2
+    omega = float(mean_error)
+    if s2 < 0 or omega < 0 or not (math.isfinite(s2) and math.isfinite(omega)):
+        raise ValueError("noise_std and mean_error must be finite and >= 0")
+    mean_value = float(lam.sum()) / d  # what a random direction captures
+    top = float(lam[:k].sum())
+    random_loss = max(top - k * mean_value, 0.0)
+    gaps = lam[:k, None] - lam[None, k:]  # k × (d − k), all >= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pair = np.where(gaps > 0, s2 / gaps, 0.0)
+    pair = np.minimum(pair, gaps / 2.0)
+    per_direction = pair.sum(axis=1)
+    # a lost direction is replaced by one from outside the top k
+    ceiling = np.maximum(lam[:k] - float(lam[k:].mean()), 0.0)
+    lost = int(np.sum(per_direction >= ceiling))
+    mixing = float(np.minimum(per_direction, ceiling).sum())
+    mean = _mean_loss(lam, k, omega)
+    loss = min(mixing + mean, random_loss)
+    return LossPrediction(loss, mixing, mean, random_loss, lost, top)
+
+
+def _mean_loss(lam, k, omega) -> float:
+    """Point 3 of the module docstring: the two-level competition between
+    the k-th direction and the part of the mean's error outside the top k."""
+    d = lam.size
+    outside = float(lam[k:].mean())  # what the error's outer part captures
+    height = lam[k - 1] - outside
+    if omega == 0 or height <= 0:
+        return 0.0
+    inner, outer = omega / d, omega * (d - k) / d  # E⟨w, v_k⟩², E‖b‖²
+    split = (lam[k - 1] + inner) - (outside + outer)
+    coupling = math.sqrt(inner * outer)
+    # the top eigenvector's share off v_k: sin²θ of the 2 × 2 problem
+    sin2 = 0.5 * (1.0 - split / math.hypot(split, 2.0 * coupling))
+    return height * sin2
+
+
+def simulated_loss(
+    spectrum, k, noise_std, mean_error=0.0, *, repeats=20, rng=None
+) -> np.ndarray:
+    """Draw the model of :func:`typical_loss` exactly: the losses of the
+    top-k subspace of ``diag(λ) + w wᵀ + E`` with Gaussian ``E``
+    (off-diagonal standard deviation ``noise_std``, diagonal ``√2`` times
+    it: the law of ``G + Gᵀ``) and ``w ~ N(0, (mean_error/d) I)``.
+
+    The noise laws are orthogonally invariant, so the loss depends on the
+    covariance only through its spectrum: this is the exact law of the loss
+    for any covariance with that spectrum (rows inside the bound).
+
+    Parameters
+    ----------
+    spectrum : array-like of shape (d,)
+        Eigenvalues of the covariance, in units of ``B²``.
+    k : int
+        Dimension of the subspace.
+    noise_std, mean_error : float
+        As in :func:`typical_loss`.
+    repeats : int, default=20
+        Number of draws.
+    rng : None, int or numpy Generator
+        The draws' randomness.
+
+    Returns
+    -------
+    ndarray of shape (repeats,)
+        The losses, in the units of ``spectrum``.
+    """
+    lam = _spectrum(spectrum)
+    d = lam.size
+    k = check_k(k, d)
+    gen = np.random.default_rng(rng)
+    sigma = float(noise_std) / math.sqrt(2.0)
+    out = np.empty(int(repeats))
+    for r in range(out.size):
+        G = gen.normal(scale=sigma, size=(d, d))
+        w = gen.normal(scale=math.sqrt(float(mean_error) / d), size=d)
+        M = np.diag(lam) + G + G.T + np.outer(w, w)
+        V = np.linalg.eigh(M)[1][:, -k:]
+        out[r] = lam[:k].sum() - float(np.sum(lam[:, None] * V**2))
+    return out
+
+
+# -- before the fit: public quantities and a stated spectrum ------------------
+
+
+def public_prediction(row, spectrum, k) -> LossPrediction:
+    """The prediction for one configuration of the forecast
+    (:class:`dppca.forecast.ForecastRow`) with a spectrum the caller states:
+    public quantities only, no data read, no budget spent.
+
+    The row gives the noise (``s = noise_norm / (2√d)`` in units of its
+    ``row_bound²``) and the mean's ``E‖μ̂ − μ‖² = mean_loss``; the spectrum
+    must be public: a prior (the spectrum of a public data set like the
+    private one), or a spectrum released earlier and already paid for.
+
+    Parameters
+    ----------
+    row : dppca.forecast.ForecastRow
+        A row of :func:`dppca.forecast.forecast` (or of ``plan``).
+    spectrum : array-like of shape (d,)
+        The covariance's eigenvalues, in the data's units.
+    k : int
+        Dimension of the subspace.
+
+    Returns
+    -------
+    LossPrediction
+        In the data's units.
+    """
+    lam = _spectrum(spectrum)
+    B2 = float(row.row_bound) ** 2
+    s = float(row.noise_norm) / (2.0 * math.sqrt(lam.size))
+    omega = float(row.mean_loss) / B2
+    return typical_loss(lam / B2, k, s, omega).scaled(B2)
+
+
+def rank_plan(plan, spectrum, k) -> list:
+    """The configurations of a forecast plan ranked by their predicted
+    loss under a stated public spectrum (:func:`public_prediction`), best
+    first: what ``"auto"`` would choose by instead of the bound.
+
+    Parameters
+    ----------
+    plan : dppca.forecast.Plan
+        From :func:`dppca.forecast.forecast` or ``PrivatePCA.plan``.
+    spectrum : array-like of shape (d,)
+        A public spectrum, in the data's units.
+    k : int
+        Dimension of the subspace.
+
+    Returns
+    -------
+    list of (ForecastRow, LossPrediction)
+        Sorted by predicted loss.
+    """
+    pairs = [(row, public_prediction(row, spectrum, k)) for row in plan]
+    return sorted(pairs, key=lambda pair: pair[1].loss)
+
+
+__all__ = [
+    "LossPrediction",
+    "public_prediction",
+    "rank_plan",
+    "simulated_loss",
+    "typical_loss",
+]
