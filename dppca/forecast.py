@@ -470,7 +470,7 @@ def favourable_predictions(plan: Plan) -> list:
 
 def _no_better_than_random(prediction) -> bool:
     """The prediction reaches a random k-subspace's loss (its cap)."""
-    return prediction.loss >= prediction.random_loss * (1.0 - 1e-12)
+    return bool(prediction.loss >= prediction.random_loss * (1.0 - 1e-12))
 
 
 def predicted_hopeless(plan: Plan) -> bool:

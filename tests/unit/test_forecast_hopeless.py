@@ -125,3 +125,27 @@ def test_a_fit_the_prediction_calls_hopeless_warns_plainly():
         if "predicted to capture no more than" in str(w.message)
     ]
     assert len(plain) == 1
+
+
+def test_a_fit_skips_the_bounds_best_when_the_prediction_calls_it_hopeless():
+    # 200 rows of 13 features at ε = 0.5: the bound prefers a mean share of
+    # 0.3, at which even the most favourable data are predicted lost; a
+    # share of 0.05 is not, and "auto" runs it
+    est = PrivatePCA(5, epsilon=0.5, delta=1e-5, data_norm=math.sqrt(13))
+    plan = est.plan(200, 13)
+    hopeless = {
+        (row.mechanism, row.center_share): p.loss >= p.random_loss
+        for row, p in zip(plan, fc.favourable_predictions(plan))
+    }
+    best = (plan.best.mechanism, plan.best.center_share)
+    assert best == ("gaussian_approx", 0.3) and hopeless[best]
+    chosen = fc.choose(est, 200, 13)
+    assert chosen == ("gaussian_approx", 0.05) and not hopeless[chosen]
+    X = np.random.default_rng(1).uniform(0, 1, size=(200, 13))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UtilityWarning)
+        fitted = est.set_params(random_state=0).fit(X)
+    mean = next(
+        r for r in fitted.privacy_releases_ if r.label.startswith("private")
+    )
+    assert mean.epsilon == pytest.approx(0.05 * 0.5)
