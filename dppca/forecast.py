@@ -460,8 +460,9 @@ def favourable_predictions(plan: Plan) -> list:
     budget."""
     if plan.k is None or plan.d is None:
         raise ValueError("the plan does not say its k and d")
-    if not plan.k < plan.d:
-        return []  # k = d: every subspace captures everything
+    if not 0 < plan.k < plan.d:
+        return []  # k = d: every subspace captures everything (k = 0 is
+        # refused by the fit's own check of n_components)
     return [
         public_prediction(row, favourable_spectrum(row, plan.k, plan.d), plan.k)
         for row in plan

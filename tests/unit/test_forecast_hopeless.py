@@ -59,6 +59,18 @@ def test_k_equal_to_d_is_never_hopeless():
     plan = plan_for(10, 4, 4, 0.1)
     assert fc.favourable_predictions(plan) == []
     assert not fc.predicted_hopeless(plan)
+    assert fc.promising(plan) is plan.best
+
+
+def test_k_zero_is_left_to_the_fits_own_check():
+    # n_components=0 reaches the forecast before the fit refuses it
+    plan = fc.forecast(100, 5, 0, 1.0, 1e-5, data_norm=1.0)
+    assert fc.favourable_predictions(plan) == []
+    assert fc.promising(plan) is plan.best
+    with pytest.raises(ValueError, match="n_components must satisfy"):
+        PrivatePCA(0, epsilon=1.0, delta=1e-5, data_norm=1.0).fit(
+            np.zeros((100, 5))
+        )
 
 
 def _messages(plan):
