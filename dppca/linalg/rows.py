@@ -204,6 +204,12 @@ def row_norms(X) -> np.ndarray:
     :func:`~dppca.linalg.float_error.norm_relative_error`. Rows with
     NaN give NaN, rows with an infinite entry ``inf``.
     """
+    return _row_norms(X)
+
+
+def _row_norms(X) -> np.ndarray:
+    """:func:`row_norms` for a caller already under the package's float
+    state (``dppca.float_state``), which costs about 20 µs to enter."""
     if scipy.sparse.issparse(X):
         X = X.tocsr()
         if not X.has_canonical_format:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse
 
+from ..float_state import owns_float_state
 from ..linalg import clipped_sums, float_error, rows
 from ..privacy import private_bounds, quantile_scores, selection
 from ..privacy.calibration import (
@@ -93,11 +94,27 @@ def clipped_mean_of_gradients(G, radius: float) -> ClippedMean:
     norms and for the mean): the same mean, bit for bit. Row ``i`` of ``G``
     depends on ``x_i`` and ``w`` alone, so the sensitivity argument of
     ``clipped_gradient_mean`` holds as it stands."""
+    return _clipped_mean(G, radius, clipped_sums.clipped_row_sum)
+
+
+def _clipped_mean(G, radius: float, row_sum) -> ClippedMean:
+    """:func:`clipped_mean_of_gradients` by ``row_sum``:
+    ``dppca.linalg.clipped_sums.clipped_row_sum`` or, for a caller already
+    under the package's float state (the pass), the same function without
+    entering it again (:func:`_row_sum_in_state`)."""
     # sparse rows are never densified, so a chunk may hold the most rows
     # the float64 proof allows; dense chunks stay within 16 MiB
     chunk = float_error.MAX_CHUNK_ROWS if scipy.sparse.issparse(G) else None
-    total = clipped_sums.clipped_row_sum(G, radius, clip=True, chunk_rows=chunk)
+    total = row_sum(G, radius, clip=True, chunk_rows=chunk)
     return ClippedMean(total.total / G.shape[0], total.n_clipped, float(radius))
+
+
+def _row_sum_in_state():
+    """``clipped_row_sum`` without its float-state wrapper (the function
+    ``owns_float_state`` wrapped, or the function itself if it is not
+    wrapped): for a caller already under that state."""
+    row_sum = clipped_sums.clipped_row_sum
+    return getattr(row_sum, "__wrapped__", row_sum)
 
 
 def mean_noise_scale(
@@ -237,12 +254,20 @@ class PrivateRadius:
             grid = self._grids[key] = private_bounds.candidate_grid(lo, hi)
         return grid
 
+    @owns_float_state
     def __call__(self, norms, previous, rng) -> float:
+        return self.draw(norms, previous, rng)
+
+    def draw(self, norms, previous, rng) -> float:
+        """The radius, as ``self(norms, previous, rng)``, for a caller
+        already under the package's float state (``dppca.float_state``,
+        about 20 µs to enter: the pass enters it once, not at every
+        step)."""
         grid = self.grid(previous)
-        utilities = quantile_scores.quantile_utilities(
+        utilities = quantile_scores._quantile_utilities(
             norms, grid, self.quantile
         )
-        index = selection.permute_and_flip(utilities, self.epsilon, rng)
+        index = selection._permute_and_flip(utilities, self.epsilon, rng)
         return float(grid[index])
 
 
