@@ -23,6 +23,7 @@ import textwrap
 
 import numpy as np
 
+from .decomposition.add_remove import add_remove_cap
 from .decomposition.persons import person_bound, unit_of_privacy
 from .privacy.guarantees import REPLACE_ONE
 
@@ -36,6 +37,14 @@ NEIGHBOURS_IN_WORDS = {
     "(replace-one)",
 }
 
+#: The add/remove relation in words, for a cap of ``{cap}`` rows
+#: (:mod:`dppca.decomposition.add_remove`).
+ADD_REMOVE = (
+    "two data sets are neighbours when one is the other with one row more "
+    "(add/remove-one); the number of rows is private, and the guarantee "
+    "covers data sets of at most {cap:,} rows"
+)
+
 
 def neighbours_in_words(relation: str) -> str:
     """A record's neighbouring relation in words (``NEIGHBOURS_IN_WORDS``,
@@ -48,6 +57,9 @@ def neighbours_in_words(relation: str) -> str:
             f"any others, each person with at most {m} rows (replace-one "
             "person)"
         )
+    cap = add_remove_cap(relation)
+    if cap is not None:
+        return ADD_REMOVE.format(cap=cap)
     return NEIGHBOURS_IN_WORDS.get(relation, relation)
 
 
@@ -59,6 +71,21 @@ def composed_unit(relations) -> str:
     the guarantee for all of them together holds per row only (red team,
     round 13: the report listed "a row; per person, at most 4 rows" beside
     one composed ε)."""
+    relations = list(relations)
+    mixed = any(add_remove_cap(r) is not None for r in relations) and any(
+        add_remove_cap(r) is None for r in relations
+    )
+    if mixed:
+        # an add/remove guarantee is one under replace-one at twice the ε
+        # (a replacement is a removal and an addition), a replace-one one
+        # says nothing under add/remove: the basic composition of both holds
+        # under replace-one only, with the add/remove releases' ε doubled
+        return (
+            "a row, under replace-one only: some releases are add/remove, "
+            "others replace-one; composed, they hold under replace-one "
+            "neighbours with each add/remove release's ε counted twice, "
+            "not as the figure above"
+        )
     units = list(dict.fromkeys(unit_of_privacy(r) for r in relations))
     if len(units) == 1:
         return units[0]

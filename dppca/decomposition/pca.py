@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import textwrap
 
 import numpy as np
 import scipy.sparse
@@ -71,7 +70,7 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .. import forecast, postprocessing, report
+from .. import postprocessing, report
 from ..base import (
     REFIT_WARNING,
     SharedSeedWarningMixin,
@@ -84,6 +83,15 @@ from ..float_state import owns_float_state
 from ..mechanisms import registry
 from ..privacy.accounting import basic_composition
 from ..privacy.guarantees import UNCOMPOSABLE
+from .add_remove import (
+    ADD_REMOVE_ATTRIBUTES,
+    DEFAULT_MAX_SAMPLES,
+    UNIT_PARAMETERS,
+    AddRemovePlanMixin,
+    check_add_remove,
+    counted_spectrum,
+    is_add_remove,
+)
 from .persons import (
     Persons,
     check_padded_size,
@@ -97,7 +105,7 @@ from .persons import (
 )
 from .plan import release_plan
 from .ranges import range_stand_in, rows_in_box
-from .release import _centred_rows, _charge, _run
+from .release import _centred_rows, _charge, _private_count, _run
 
 
 def _spent(releases, requested) -> tuple:
@@ -111,7 +119,7 @@ def _spent(releases, requested) -> tuple:
 
 
 class PrivatePCA(
-    forecast.PlanMixin,
+    AddRemovePlanMixin,
     SharedSeedWarningMixin,
     postprocessing.ProbabilisticPCAMixin,
     ClassNamePrefixFeaturesOutMixin,
@@ -132,8 +140,8 @@ class PrivatePCA(
     Parameters
     ----------
     n_components : int, float or None, default=2
-        Dimension k of the released subspace, ``1 <= k < n_features``. For
-        the mechanisms that release a noisy matrix
+        Dimension k of the released subspace, ``1 <= k < n_features``. For the
+        mechanisms that release a noisy matrix
         (:data:`~dppca.mechanisms.registry.RELEASES_EIGENVALUES`) also ``k =
         n_features``, ``None`` (all) or a fraction in (0, 1): the smallest k
         whose released variance reaches that share of the released total
@@ -248,29 +256,24 @@ class PrivatePCA(
         estimator to be shared is fitted with ``None``; pickling a fitted
         estimator whose ``random_state`` is not ``None`` warns
         (:class:`~dppca.exceptions.PrivacyWarning`).
-    max_rows_per_person : int or None, default=None
-        ``None``: the unit of privacy is a row. An integer ``m >= 1``, with
-        ``fit(X, groups=g)`` only: the unit is a person, who keeps at most
-        ``m`` rows (chosen at random), with the mechanisms of
-        ``dppca.decomposition.persons.person_level()`` and public bounds.
+    {unit_parameters}
 
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
         The private principal axes (orthonormal rows).
     mean_ : ndarray of shape (n_features,)
-        The centre subtracted by ``transform``: zeros, the public centre or
-        the private mean.
+        The centre subtracted by ``transform``: zeros, the public centre or the
+        private mean.
     explained_variance_ : ndarray of shape (n_components,)
         For the mechanisms of
         :data:`~dppca.mechanisms.registry.RELEASES_EIGENVALUES`, the two
         Mangoubi–Vishnoi mechanisms (``"gaussian_approx"``,
         ``"complex_gaussian"``) and ``"trace_sensitive"``: the top eigenvalues
-        of
-        the noisy matrix, in the data's units
-        (post-processing; may be negative). At small ε the noise inflates
-        them: the top eigenvalues of a noisy matrix sit above the true ones by
-        about the noise's spectral norm.
+        of the noisy matrix, in the data's units (post-processing; may be
+        negative). At small ε the noise inflates them: the top eigenvalues of a
+        noisy matrix sit above the true ones by about the noise's spectral
+        norm.
     explained_variance_ratio_ : ndarray of shape (n_components,)
         The same eigenvalues as shares of the released matrix's positive
         variance (the sum of its positive eigenvalues); they sum to at most
@@ -278,8 +281,8 @@ class PrivatePCA(
     mechanism_, center_share_ : str, float or None
         The mechanism that ran and the mean's share (``"auto"`` resolved).
     clipped_rows_ : dict
-        For each released bound, the private (noisy) count of rows it
-        clipped, post-processed into ``[0, n]``.
+        For each released bound, the private (noisy) count of rows it clipped,
+        post-processed into ``[0, n]``.
     row_bound_ : float
         The public bound the rows were divided by.
     data_norm_ : float
@@ -287,6 +290,7 @@ class PrivatePCA(
     privacy_releases_ : tuple of dppca.privacy.guarantees.Release
         The guarantee record of every release of the fit (private mean,
         subspace).
+    {add_remove_attributes}
     privacy_spent_ : tuple (epsilon, delta)
         Basic composition of the records' calibrated figures; compose several
         fits with :func:`dppca.privacy.accounting.compose`. PPCA through a
@@ -328,6 +332,8 @@ class PrivatePCA(
         max_rows_per_person=None,
         feature_range=None,
         clip_to_range=False,
+        neighbours="replace",
+        max_samples=DEFAULT_MAX_SAMPLES,
     ):
         self.n_components = n_components
         self.whiten = whiten
@@ -351,6 +357,7 @@ class PrivatePCA(
         self.max_rows_per_person = max_rows_per_person
         self.feature_range = feature_range
         self.clip_to_range = clip_to_range
+        self.neighbours, self.max_samples = neighbours, max_samples
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -420,6 +427,8 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
     dtype, X = X.dtype, X.astype(np.float64, copy=False)
     n, d = X.shape
     est = range_stand_in(est, d)  # feature_range: its bound and centre
+    if is_add_remove(est):
+        check_add_remove(est, n, groups)  # before any charge
     persons = _persons_of(est, groups, n, d)
     units = n if persons is None else persons.N
     plan = release_plan(est, units, d)
@@ -439,6 +448,8 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
     rng, releases, bound, mean_plan, clipped = _charge(
         est, plan, X, None if persons is None else units, relation
     )
+    count, count_records = _private_count(plan, n, rng)
+    releases += count_records
     if persons is not None:
         # a public choice of at most m rows per person, from its own
         # generator (the fit's advances by 8 draws, whatever the rows)
@@ -466,6 +477,9 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
         mean_=rows_made.mean,
         row_bound_=rows_made.row_bound,
     )
+    if plan.max_samples is not None:  # eigenvalues of S/N to S/n̂
+        values, total, n = counted_spectrum(plan, values, total, count)
+        fitted.update({} if count is None else {"row_count_": count})
     fitted.update(_store(plan, V, values, total, n, d, rows_made.row_bound))
     requested = (est.epsilon, est.delta if plan.spec.uses_delta else 0.0)
     fitted.update(
@@ -519,13 +533,6 @@ def _store(plan, V, values, total, n, d, row_bound) -> dict:
     return fitted
 
 
-#: The caption of the table of mechanisms in the estimator's docstring
-#: (a captioned table, as every other table of the book).
-_TABLE_CAPTION = (
-    "The mechanisms PrivatePCA runs: the key of each, its privacy notion "
-    "and whether its guarantee is fully proved with the default noise"
-)
-
 #: The estimator's docstring with ``{mechanism_table}`` where the
 #: registry's table of mechanisms goes (:func:`_document`).
 _DOCSTRING = PrivatePCA.__doc__
@@ -535,10 +542,11 @@ def _document() -> None:
     """Write the registry's table of mechanisms
     (:func:`dppca.mechanisms.registry.guide_table`) into the estimator's
     docstring: at import, and again after every registration."""
-    table = textwrap.indent(registry.guide_table(), "   ")
-    captioned = f".. table:: {_TABLE_CAPTION}\n\n{table}"
-    PrivatePCA.__doc__ = _DOCSTRING.replace(
-        "{mechanism_table}", captioned.replace("\n", "\n" + " " * 8)
+    table = registry.guide_table().replace("\n", "\n" + " " * 8)
+    PrivatePCA.__doc__ = (
+        _DOCSTRING.replace("{mechanism_table}", table)
+        .replace("{unit_parameters}", UNIT_PARAMETERS)
+        .replace("{add_remove_attributes}", ADD_REMOVE_ATTRIBUTES)
     )
 
 

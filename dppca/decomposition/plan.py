@@ -39,6 +39,7 @@ between two steps).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -60,6 +61,15 @@ from ..validation import (
     check_accountant,
     check_epsilon,
     check_random_state,
+)
+from .add_remove import (
+    add_remove_neighbours,
+    check_add_remove,
+    check_add_remove_mechanism,
+    count_epsilon,
+    count_needed,
+    is_add_remove,
+    with_epsilon,
 )
 from .parameters import (
     NotionNotStatedError,
@@ -119,13 +129,31 @@ class ReleasePlan:
     record: Release
     center_share: float | None = None
     centered_norm: object = None
+    #: ``"replace"`` or ``"add-remove"`` (:mod:`.add_remove`): under
+    #: add/remove the mechanism runs with ``n = max_samples`` (the public
+    #: cap) on the zero-padded second moment, and ``count_epsilon`` (None
+    #: when no eigenvalue is released) is the private count's ε, whose
+    #: record is ``bound_records``' only entry.
+    neighbours: str = "replace"
+    max_samples: int | None = None
+    count_epsilon: float | None = None
 
 
 def release_plan(est, n: int, d: int) -> ReleasePlan:
     """Check every public parameter of ``est`` and plan its fit on ``n``
     rows of ``d`` features (public); raises before any charge."""
     est = range_stand_in(est, d)  # feature_range: its bound and centre
-    checked = _check_parameters(est, n, d)
+    rows, cap, row_count_eps = n, None, None
+    if is_add_remove(est):
+        # n is private: every decision below uses the public cap instead
+        # (the mechanism's n, the forecast of "auto"); refused here, before
+        # any charge, what add/remove cannot run (module .add_remove)
+        cap = n = check_add_remove(est, rows)
+        if count_needed(est):
+            total = check_epsilon(est.epsilon)
+            row_count_eps = count_epsilon(total)
+            est = with_epsilon(est, total - row_count_eps)
+    checked = _check_parameters(est, n, d, rows)
     name, spec, bound, k, epsilon, delta, options, share, centred = checked
     if not spec.uses_delta:
         delta = None
@@ -164,6 +192,25 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
     # k only matters to the records of integer-k mechanisms (a fraction is
     # allowed only where the record does not depend on k)
     record = spec.guarantee(n, d, max(int(k), 1), epsilon, delta, options)
+    neighbours = "replace"
+    if cap is not None:
+        check_add_remove_mechanism(name)  # "auto" resolved; no charge yet
+        neighbours = "add-remove"
+        relation = add_remove_neighbours(cap)
+        record = dataclasses.replace(record, neighbours=relation)
+        records = ()
+        if row_count_eps is not None:
+            if math.ceil(1.0 / row_count_eps) > noise.MAX_LAPLACE_GRID_SCALE:
+                raise ValueError(
+                    f"epsilon={est.epsilon!r} is too small: the private "
+                    f"count of rows (ε = {row_count_eps:.3g}) would need a "
+                    "noise "
+                    "scale beyond the exact sampler's range; nothing was "
+                    "charged"
+                )
+            records = (
+                private_bounds.row_count_guarantee(row_count_eps, relation),
+            )
     return ReleasePlan(
         name,
         spec,
@@ -179,6 +226,9 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         record,
         share if private_centre(est) else None,
         centred,
+        neighbours,
+        cap,
+        row_count_eps,
     )
 
 
@@ -245,12 +295,15 @@ def bound_parts(bound_epsilon: float) -> tuple[float, float]:
     return bound_epsilon - count, count
 
 
-def _check_parameters(est, n: int, d: int):
+def _check_parameters(est, n: int, d: int, rows: int | None = None):
+    """The checks of :func:`release_plan` for ``n`` rows (the public cap
+    under add/remove neighbours); ``rows``, the data's own number of rows,
+    only words the warning about δ against 1/n."""
     unstated = est.delta is None and est.mechanism == "auto"
     if unstated:
         # every other parameter is checked first, as for pure ε-DP; the
         # notion is refused at the end (NotionNotStatedError)
-        _check_parameters(with_delta(est, 0.0), n, d)
+        _check_parameters(with_delta(est, 0.0), n, d, rows)
         raise NotionNotStatedError(forecast.notion_message(est, n, d))
     unproved_opt_ins(est)  # refused before anything else is decided
     check_random_state(est.random_state)
@@ -324,7 +377,7 @@ def _check_parameters(est, n: int, d: int):
     name, share = forecast.choose(est, n, d)
     name, spec = resolve(name, est.delta)
     k = check_n_components(est, name, d)
-    _warn_ignored(est, name, spec, n, delta)
+    _warn_ignored(est, name, spec, n if rows is None else rows, delta)
     if spec.notion == "not_dp":
         if not est.allow_not_dp:
             raise ValueError(

@@ -15,6 +15,7 @@ fitted attributes.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import NamedTuple
 
@@ -214,6 +215,10 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng, persons=None):
         if wants_rows
         else clipped_sums.clipped_second_moment
     )
+    if plan.max_samples is not None:
+        # add/remove: the zero-padded second moment S/N, its float error
+        # absorbed for the public cap N (module .add_remove, step 4)
+        made = functools.partial(made, max_samples=plan.max_samples)
     if persons is None:
 
         def pad(rows_, centre=None):
@@ -265,8 +270,24 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng, persons=None):
     return data, CentredRows(text, releases, mean, row_bound, clipped)
 
 
+def _private_count(plan, n, rng):
+    """The private count of rows of an add/remove fit that releases
+    eigenvalues, and its record: ``(count, [record])``; ``(None, [])``
+    otherwise (module .add_remove, step 3)."""
+    if plan.count_epsilon is None:
+        return None, []
+    (record,) = plan.bound_records
+    count, drawn = private_bounds.private_row_count(
+        int(n), plan.count_epsilon, rng, record.neighbours
+    )
+    return count, [drawn]
+
+
 def _run(plan, data, n, d, rng):
-    """Run the plan's mechanism on its input: ``(V, eigenvalues, total)``."""
+    """Run the plan's mechanism on its input: ``(V, eigenvalues, total)``;
+    ``n`` is the public cap under add/remove neighbours."""
+    if plan.max_samples is not None:
+        n = plan.max_samples
     spec, k = plan.spec, plan.k
     # The estimator has already warned, in its own words, about the
     # conditions the mechanism functions warn about (release_plan); silenced

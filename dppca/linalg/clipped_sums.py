@@ -24,6 +24,7 @@ from .float_error import (
     _row_sum_shrink,
     _second_moment_shrink,
     _spread,
+    check_max_samples,
     norm_relative_error,
     rounding_gamma,
 )
@@ -188,7 +189,7 @@ class ClippedSecondMoment:
     Attributes
     ----------
     matrix : ndarray (d, d)
-        ``(1/n) Σ z_i z_iᵀ``, exactly symmetric.
+        ``(1/n) Σ z_i z_iᵀ`` (``1/max_samples`` with it), exactly symmetric.
     n_clipped : int
         Rows whose computed distance to the centre exceeds the bound (rows
         within rounding of the bound may count differently in different
@@ -405,6 +406,7 @@ def clipped_second_moment(
     clip: bool = True,
     pre_clip: float | None = None,
     chunk_rows: int | None = None,
+    max_samples: int | None = None,
 ) -> ClippedSecondMoment:
     """``(1/n) Σ z_i z_iᵀ`` of the clipped, centred, scaled rows, with a
     proved float64 sensitivity.
@@ -417,6 +419,15 @@ def clipped_second_moment(
     by more than ``ROW_NORM_TOLERANCE`` instead of clipping them. The computed
     matrix has replace-one sensitivity at most ``√2/n`` in Frobenius norm, the
     sensitivity the mechanisms are calibrated to (module docstring).
+
+    ``max_samples=N`` (add/remove neighbours, ``n`` private): the shrink
+    is chosen for the public cap ``N`` and the sum divided by ``N``, not
+    ``n``: the second moment of the data set padded with zero rows to ``N``
+    rows, ``S/N`` for the unnormalised ``S = Σ z_i z_iᵀ``. Two data sets of
+    at most ``N`` rows that differ by one row added or removed then give
+    matrices at most ``√2/N`` apart (module docstring of
+    :mod:`~dppca.linalg.float_error`, the corollary); more than ``N`` rows
+    are refused (``ValueError``).
 
     ``X`` may be a dense array or a scipy.sparse matrix (CSR, CSC, any);
     sparse ``X`` is never densified whole. Returns a
@@ -434,13 +445,22 @@ def clipped_second_moment(
             "the centre or pre-clip bound exceeds the bound by more than "
             f"{_MAX_PUBLIC_RATIO:g}: clip factors would be subnormal floats"
         )
+    divisor = n  # the rows the proof counts: n, or the public cap
+    if max_samples is not None:
+        divisor = check_max_samples(max_samples)
+        if n > divisor:
+            raise ValueError(
+                f"X has {n} rows, more than max_samples = {divisor}: the "
+                "add/remove guarantee covers data sets of at most "
+                "max_samples rows (raise it, a public choice)"
+            )
     X = tame_rows(X, scale, pre)
-    eta_chunks, s_chunks = _second_moment_shrink(n, d, chunk_rows, 0.0)
+    eta_chunks, s_chunks = _second_moment_shrink(divisor, d, chunk_rows, 0.0)
     ratio = 0.0
     if centre is not None:
         ratio = float(np.sqrt(centre @ centre)) / bound
     try:
-        eta, s = _second_moment_shrink(n, d, chunk_rows, ratio)
+        eta, s = _second_moment_shrink(divisor, d, chunk_rows, ratio)
     except ValueError:
         eta = math.inf
     # (and only where tamed rows cannot overflow its squares: public)
@@ -457,7 +477,7 @@ def clipped_second_moment(
         gram, clipped, pre_clipped = compute(
             X, bound, s, centre, pre, p, per_block, clip
         )
-    matrix = _symmetric(gram, n)
+    matrix = _symmetric(gram, divisor)
     spread = float(_spread(ratio, d))
     rho = (
         3 * rounding_gamma(d + 8) * spread

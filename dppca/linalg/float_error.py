@@ -106,6 +106,37 @@ division by ``n`` add at most ``(γ_M + u(1 + γ_M)) n T`` per data set, in
 ``fl(Σ v_i / n)`` within the sensitivity ``2R/n`` (ℓ₂) and ``2R√d/n`` (ℓ₁)
 of the exact mean of rows clipped to ``R``.
 
+**Corollary (add/remove neighbours, a public cap).** Let ``N`` be a public
+cap on the number of rows and let the computation above run on ``n ≤ N``
+rows with the shrink ``s`` of (★) *at* ``N`` (``Δ = √2/N``, ``γ_M`` with
+``M = M(N)``), and divide by ``N`` instead of ``n``
+(:func:`~dppca.linalg.clipped_sums.clipped_second_moment` with
+``max_samples=N``). The result is the second moment of the data set padded
+with ``N − n`` zero rows. If two data sets of at most ``N`` rows differ by
+one row added or removed, ``‖fl(A) − fl(A')‖_F ≤ Δ = √2/N``: the bound
+(★) gives at ``n = N`` for two data sets of ``N`` rows that differ in one
+row, as for the padded data sets, where a zero row is replaced by ``z``.
+(Fixing ``s`` from ``N`` keeps the rows functions of ``x_i`` and public
+values only, so the argument of step (1) still applies; the number of
+rows ``n`` is not public here.)
+
+*Proof.* (1) The exact part is ``‖z zᵀ‖_F/N = ‖z‖²/N ≤ s²/N ≤ Δ s²``.
+(2) Each data set's float error is at most
+``γ_{M(n)} L (1/N) Σ_{i ≤ n} ‖z_i‖² + τ/2 ≤ γ_{M(N)} L s² + τ/2``: the
+chunk plan gives ``M(n) ≤ M(N)`` for ``n ≤ N`` (``p = min(chunk, n)``,
+the number of chunks and ``K + ⌈N/K⌉`` with ``K = ⌈√N⌉`` never decrease
+with ``n``; checked for every ``n`` up to 2²⁰ in the tests), and
+``Σ ‖z_i‖² ≤ n s² ≤ N s²``; the division by ``N`` is one rounding, as
+the division by ``n`` was. (3) Together they are (★) at ``N``. ∎
+
+So under add/remove the shrink depends on the cap, never on the private
+``n``; the guarantee covers data sets of 1 to ``N`` rows, and a data set
+of more rows is refused (it lies outside the relation's domain). At
+``N = 2²⁷`` (:data:`ADD_REMOVE_MAX_SAMPLES`) ``η`` is ``4.7·10⁻⁵``
+(``d = 10``), ``2.8·10⁻⁵`` (``d = 1000``) and ``5.5·10⁻⁵``
+(``d = 10⁵``); at ``N = 2³¹`` it is ``9.4·10⁻⁴`` for ``d = 10`` and above
+:data:`MAX_SHRINK` for ``d = 10⁵``.
+
 *Sizes.* With ``p = 4096`` rows per chunk, ``η ≈ 8·10⁻¹¹`` at ``n = 10³``,
 ``7·10⁻⁸`` at ``n = 2·10⁵`` and ``3·10⁻⁶`` at ``n = 10⁷`` (times ``L`` for the
 expansion). A uniform shrink leaves the eigenvectors of ``A`` unchanged and
@@ -137,6 +168,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from fractions import Fraction
 
 #: Unit roundoff of float64, ``u = 2⁻⁵³``.
@@ -154,6 +186,11 @@ MAX_FEATURES = 10**7
 
 #: Largest shrink ``η`` accepted; beyond it the float64 bound is refused.
 MAX_SHRINK = 1e-3
+
+#: The default public cap on the number of rows under add/remove
+#: neighbours (``max_samples``): ``2²⁷ = 134,217,728`` rows, at which the
+#: shrink is below ``6·10⁻⁵`` for ``d`` up to ``10⁵`` (module docstring).
+ADD_REMOVE_MAX_SAMPLES = 2**27
 
 #: The sparse expansion about a centre is used when the shrink it needs is at
 #: most this (or at most the chunked path's own shrink).
@@ -266,6 +303,35 @@ def float_error_shrink(
     return _second_moment_shrink(n, n_features, chunk_rows, centre_ratio)[0]
 
 
+def check_max_samples(max_samples) -> int:
+    """``max_samples``: a public cap, an integer ``>= 1`` (not a bool)."""
+    if isinstance(max_samples, bool) or not isinstance(
+        max_samples, numbers.Integral
+    ):
+        raise TypeError(
+            f"max_samples must be an integer >= 1; got {max_samples!r}"
+        )
+    if max_samples < 1:
+        raise ValueError(f"max_samples must be >= 1; got {max_samples!r}")
+    return int(max_samples)
+
+
+def add_remove_shrink(
+    max_samples: int,
+    n_features: int,
+    chunk_rows: int | None = None,
+    *,
+    centre_ratio: float = 0.0,
+) -> float:
+    """The shrink ``η`` of a second moment under add/remove neighbours:
+    :func:`float_error_shrink` at the public cap ``N = max_samples``, which
+    covers every data set of at most ``N`` rows divided by ``N`` (module
+    docstring, the corollary). Raises ``ValueError`` above
+    :data:`MAX_SHRINK`."""
+    N = check_max_samples(max_samples)
+    return _second_moment_shrink(N, n_features, chunk_rows, centre_ratio)[0]
+
+
 def _row_sum_shrink(n, d, chunk_rows):
     n, d = _check_n(n), _check_features(d)
     chunk_rows = _check_chunk_rows(chunk_rows, d)
@@ -338,6 +404,7 @@ def _check_bound(bound, name: str = "bound") -> float:
 
 
 __all__ = [
+    "ADD_REMOVE_MAX_SAMPLES",
     "CHUNK_BYTES",
     "EXPANSION_MAX_SHRINK",
     "MAX_CHUNK_ROWS",
@@ -346,6 +413,8 @@ __all__ = [
     "MAX_SHRINK",
     "MIN_BOUND",
     "UNIT_ROUNDOFF",
+    "add_remove_shrink",
+    "check_max_samples",
     "default_chunk_rows",
     "float_error_shrink",
     "norm_relative_error",

@@ -16,6 +16,7 @@ derived here follows it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import numbers
 from collections.abc import Callable
 
@@ -50,11 +51,50 @@ FAMILIES = (
 )
 
 
+#: Why each declared mechanism keeps its guarantee under add/remove-one
+#: neighbours (``MechanismSpec.add_remove``, filled in at declaration where
+#: the family module left it empty). The argument is the padding of
+#: :mod:`dppca.decomposition.add_remove`: each of these reads only ``A`` and
+#: its calibration uses the number of rows only as the public ``n`` of a
+#: replace-one proof over rows in the unit ball, so it runs unchanged with
+#: ``n = max_samples`` on the zero-padded data set. Not listed: the
+#: mechanisms that read the rows (``run_rows``: trace-sensitive, CoinPress,
+#: spiked, streaming, adaptive k-PCA), whose input would be the padded rows
+#: themselves and whose step sizes, batches or iteration counts depend on
+#: ``n``; and the published Wishart mechanism, which is not DP.
+ADD_REMOVE_REASONS = {
+    "analyze_gauss": "Gaussian noise on A calibrated to the Frobenius "
+    "sensitivity √2/n: with n = max_samples it covers a zero padding row "
+    "replaced by a real one",
+    "laplace": "Laplace noise on the upper triangle of A calibrated to its "
+    "ℓ₁ sensitivity at n = max_samples, which covers a padding row replaced",
+    "gaussian_approx": "noise G + Gᵀ on A calibrated to the Frobenius "
+    "sensitivity at n = max_samples (the rank-one change z zᵀ/n is the "
+    "paper's own add-one relation)",
+    "complex_gaussian": "complex Gaussian noise on A calibrated to the "
+    "Frobenius sensitivity at n = max_samples",
+    "mod_sulq": "Gaussian noise on A calibrated at n = max_samples",
+    "noisy_power_method": "Gaussian noise on A·V calibrated at "
+    "n = max_samples; its float-error shrink of A·V needs tr A ≤ 1, true of "
+    "the padded A",
+    "ppca": "exponential mechanism with score n·tr(VᵀAV) = tr(VᵀSV) at "
+    "n = max_samples; its public concentration check is at max_samples·ε/2",
+    "amin": "Laplace noise on the eigenvalues and linear-score exponential "
+    "mechanisms, all calibrated at n = max_samples",
+    "wishart_delta": "its (0, δ) proof is for any replaced row in the unit "
+    "ball, the zero padding row included, at n = max_samples",
+}
+
+
 def _declared() -> dict[str, MechanismSpec]:
-    """The family modules' declarations, by key."""
+    """The family modules' declarations, by key (with
+    :data:`ADD_REMOVE_REASONS` filled in)."""
     declared = {}
     for family in FAMILIES:
         for spec in family.SPECS:
+            reason = ADD_REMOVE_REASONS.get(spec.key, "")
+            if reason and not spec.add_remove:
+                spec = dataclasses.replace(spec, add_remove=reason)
             _check_spec(spec, declared)
             declared[spec.key] = spec
     return declared
@@ -93,6 +133,15 @@ def _check_spec(spec, known) -> None:
             f"mechanism {spec.key!r}: person_level is for a private "
             "mechanism that works from the second moment (run), not from "
             "the rows (run_rows)"
+        )
+    if spec.add_remove and (spec.run is None or spec.notion == "not_dp"):
+        # the padding argument (dppca.decomposition.add_remove) hands the
+        # mechanism the padded A; a mechanism of the rows would need the
+        # padded rows, and one that is not DP has no proof to carry over
+        raise ValueError(
+            f"mechanism {spec.key!r}: add_remove is for a private mechanism "
+            "that works from the second moment (run), not from the rows "
+            "(run_rows)"
         )
 
 
@@ -320,6 +369,7 @@ def resolve(mechanism, delta) -> tuple[str, MechanismSpec]:
 
 
 __all__ = [
+    "ADD_REMOVE_REASONS",
     "ADDITIVE_NOISE",
     "RELEASES_SPECTRUM",
     "AUTO_CANDIDATES",

@@ -140,6 +140,13 @@ class MechanismSpec:
     #: fit with ``groups``: :mod:`dppca.decomposition.persons`), in words;
     #: empty: such a fit refuses it.
     person_level: str = ""
+    #: Why its replace-one proof also gives add/remove-one neighbours
+    #: (``PrivatePCA(neighbours="add-remove")``, :mod:`dppca.decomposition.
+    #: add_remove`): it reads only the second moment of the data set padded
+    #: with zero rows to a public number of rows, and depends on the number of
+    #: rows only through that public number. In words; empty: such a fit
+    #: refuses it, before any charge.
+    add_remove: str = ""
 
     @property
     def needs_delta(self) -> bool:

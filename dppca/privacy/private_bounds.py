@@ -293,6 +293,52 @@ def clipped_count(norms, bound, epsilon, rng=None) -> tuple[int, Release]:
     return true + z, record
 
 
+def row_count_guarantee(epsilon, neighbours: str | None = None) -> Release:
+    """The record of :func:`private_row_count` at ``epsilon`` (known before
+    the data is read), under the relation ``neighbours`` (the record's
+    default, replace-one, when ``None``)."""
+    extra = {} if neighbours is None else {"neighbours": neighbours}
+    return Release(
+        "private count of rows (discrete Laplace)",
+        "pure",
+        check_epsilon(epsilon),
+        noise="safe",
+        sampler="exact",
+        proved=True,
+        theorem=COUNT_THEOREM,
+        chapter=CHAPTER,
+        row_bound=ROW_BOUND,
+        **extra,
+    )
+
+
+@owns_float_state
+def private_row_count(
+    n_rows, epsilon, rng=None, neighbours: str | None = None
+) -> tuple[int, Release]:
+    """``n + Z``: the number of rows with exact discrete Laplace noise of
+    scale ``t = ⌈1/ε⌉``, and its record (:func:`row_count_guarantee`).
+
+    Adding or removing one row moves ``n`` by one, so this is the geometric
+    mechanism of :func:`clipped_count` (same sampler, same proof) on a count
+    of sensitivity 1 under add/remove neighbours: pure ε-DP. (Under
+    replace-one ``n`` is public and the count is pointless.) Its standard
+    deviation is about ``√2/ε`` rows; the result may be below zero or above
+    the true count."""
+    record = row_count_guarantee(epsilon, neighbours)
+    if isinstance(n_rows, (bool, np.bool_)) or not isinstance(
+        n_rows, numbers.Integral
+    ):
+        raise TypeError(f"n_rows must be an integer; got {n_rows!r}")
+    if n_rows < 0:
+        raise ValueError(f"n_rows must be >= 0; got {n_rows!r}")
+    t = math.ceil(1.0 / record.epsilon)
+    if t > noise.MAX_LAPLACE_GRID_SCALE:
+        raise ValueError(f"epsilon={epsilon!r} is too small for the count")
+    z = int(noise.discrete_laplace(t, 1, as_generator(rng))[0])
+    return int(n_rows) + z, record
+
+
 def _draw(
     norms, q, grid, record, rng, tail_guard=None, count_epsilon=None
 ) -> PrivateBound:
@@ -526,6 +572,8 @@ def centred_norm_quantile(
 __all__ = [
     "clipped_count",
     "count_guarantee",
+    "private_row_count",
+    "row_count_guarantee",
     "quantile_guarantee",
     "MAX_GRID_POINTS",
     "MIN_GRID_POINTS",
