@@ -110,8 +110,10 @@ def _bernoulli_exp_fraction(
         if active.size < _SCALAR_DRAWS:
             _fraction_tail(rng, num, den, k, active, flat)
             break
+        # every entry still running gets step k's parity; those that
+        # succeed are overwritten at the step where they fail
+        flat[active] = k % 2 == 1
         success = _fraction_step(rng, num[active], den, k, active.size)
-        flat[active.compress(~success)] = k % 2 == 1
         active = active.compress(success)
         k += 1
     return flat
@@ -258,6 +260,7 @@ def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
     (1 − 1/e) e^{−v}."""
     count = np.zeros(size, dtype=np.int64)
     active = _bernoulli_exp_minus_one(rng, size).nonzero()[0]
+    successes = 0  # of every entry still running
     while active.size:
         if active.size < _SCALAR_DRAWS:  # the last few, in Python
             index = active.tolist()
@@ -267,7 +270,8 @@ def _geometric_exp_minus_one(rng, size: int) -> np.ndarray:
                 flags = _minus_one_flags(rng, len(index))
                 index = [i for i, flag in zip(index, flags) if flag]
             break
-        count[active] += 1
+        successes += 1
+        count[active] = successes
         active = active.compress(_bernoulli_exp_minus_one(rng, active.size))
     return count
 
@@ -301,14 +305,17 @@ def _discrete_laplace(t: int, total: int, rng) -> np.ndarray:
         u = _uniform(rng, t, pending.size)
         keep = _bernoulli_exp_fraction(rng, u, t)
         slots, u = pending.compress(keep), u.compress(keep)
-        x = u + t * _geometric_exp_minus_one(rng, slots.size)
+        x = _geometric_exp_minus_one(rng, slots.size)
+        x *= t  # in place: x = u + t V, the same integers
+        x += u
         negative = _uniform(rng, 2, slots.size) == 1
-        valid = ~(negative & (x == 0))
+        minus_zero = negative & (x == 0)
         np.negative(x, out=x, where=negative)
-        if valid.all():
+        if not minus_zero.any():
             out[slots] = x
             pending = pending.compress(~keep)
         else:
+            valid = ~minus_zero
             out[slots.compress(valid)] = x.compress(valid)
             pending = np.concatenate(
                 [pending.compress(~keep), slots.compress(~valid)]
