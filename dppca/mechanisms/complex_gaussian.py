@@ -87,6 +87,7 @@ from ..linalg.dense import top_k_subspace
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import Release, Released, released
 from ..privacy.noise import (
+    _strict_upper,
     check_granularity,
     check_noise_kind,
     default_granularity,
@@ -268,7 +269,7 @@ def _safe_imaginary(d, sigma, g, rng) -> np.ndarray:
     """Antisymmetric real matrix on the grid ``g``: exact discrete Gaussians
     of variance ``2 (sigma/g)^2`` above the diagonal, zero on it."""
     base = (Fraction(float(sigma)) / Fraction(g)) ** 2
-    iu = np.triu_indices(d, 1)
+    iu = _strict_upper(d)
     z = discrete_gaussian(2 * base, iu[0].size, rng)
     out = np.zeros((d, d))
     out[iu] = z.astype(float) * g  # |z| < 2**53 and g a power of two: exact

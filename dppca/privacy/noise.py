@@ -277,6 +277,16 @@ def _triangles(d: int):
     return iu, lower
 
 
+@functools.lru_cache(maxsize=8)
+def _strict_upper(d: int):
+    """``np.triu_indices(d, 1)``, read-only, built once per ``d`` (about
+    1.5 ms at d = 513, twice per complex Gaussian release)."""
+    iu = np.triu_indices(d, 1)
+    for array in iu:
+        array.setflags(write=False)
+    return iu
+
+
 @owns_float_state
 def perturb_symmetric_goe(
     A, sigma: float, *, rng=None, granularity=None
@@ -302,7 +312,7 @@ def perturb_symmetric_goe(
     out[diag, diag] = _on_grid(
         k[diag, diag], discrete_gaussian(4 * base, d, rng), g
     )
-    iu = np.triu_indices(d, 1)
+    iu = _strict_upper(d)
     out[iu] = _on_grid(k[iu], discrete_gaussian(2 * base, iu[0].size, rng), g)
     out[(iu[1], iu[0])] = out[iu]
     return out
