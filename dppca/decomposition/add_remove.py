@@ -160,12 +160,12 @@ or be below zero; the eigenvalues are scaled by
 
 class AddRemovePlanMixin(_forecast_plan_mixin()):
     """``plan`` of :class:`dppca.PrivatePCA`: the forecast's
-    (:meth:`dppca.forecast.PlanMixin.plan`), or under add/remove
+    (``dppca.forecast.PlanMixin.plan``), or under add/remove
     neighbours :func:`add_remove_plan`."""
 
     def plan(self, n_samples, n_features):
         """The error forecast of a fit on ``n_samples`` rows of
-        ``n_features`` features (:meth:`dppca.forecast.PlanMixin.plan`).
+        ``n_features`` features (``dppca.forecast.PlanMixin.plan``).
         With ``neighbours="add-remove"`` the number of rows is private: the
         forecast, like the fit's ``"auto"`` choices, uses the public
         ``max_samples`` in its place, at the mechanism's share of ε, and

@@ -132,7 +132,7 @@ the division by ``n`` was. (3) Together they are (★) at ``N``. ∎
 So under add/remove the shrink depends on the cap, never on the private
 ``n``; the guarantee covers data sets of 1 to ``N`` rows, and a data set
 of more rows is refused (it lies outside the relation's domain). At
-``N = 2²⁷`` (:data:`ADD_REMOVE_MAX_SAMPLES`) ``η`` is ``4.7·10⁻⁵``
+``N = 2²⁷`` (``ADD_REMOVE_MAX_SAMPLES``) ``η`` is ``4.7·10⁻⁵``
 (``d = 10``), ``2.8·10⁻⁵`` (``d = 1000``) and ``5.5·10⁻⁵``
 (``d = 10⁵``); at ``N = 2³¹`` it is ``9.4·10⁻⁴`` for ``d = 10`` and above
 :data:`MAX_SHRINK` for ``d = 10⁵``.
