@@ -76,15 +76,16 @@ def composed_unit(relations) -> str:
         add_remove_cap(r) is None for r in relations
     )
     if mixed:
-        # an add/remove guarantee is one under replace-one at twice the ε
-        # (a replacement is a removal and an addition), a replace-one one
-        # says nothing under add/remove: the basic composition of both holds
-        # under replace-one only, with the add/remove releases' ε doubled
+        # an (ε, δ) add/remove guarantee is a (2ε, (1 + e^ε)δ) replace-one
+        # one (a replacement is a removal then an addition), a replace-one
+        # one says nothing under add/remove: together they hold under
+        # replace-one only, each add/remove release counted as two steps
         return (
             "a row, under replace-one only: some releases are add/remove, "
-            "others replace-one; composed, they hold under replace-one "
-            "neighbours with each add/remove release's ε counted twice, "
-            "not as the figure above"
+            "others replace-one; together they hold under replace-one "
+            "neighbours, each add/remove release at (2ε, (1 + e^ε)δ) (a "
+            "replacement is a removal then an addition), not at the figure "
+            "above"
         )
     units = list(dict.fromkeys(unit_of_privacy(r) for r in relations))
     if len(units) == 1:
