@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
 
 import numpy as np
 import scipy.sparse
@@ -533,6 +534,13 @@ def _store(plan, V, values, total, n, d, row_bound) -> dict:
     return fitted
 
 
+#: The caption of the table of mechanisms in the estimator's docstring
+#: (a captioned table, as every other table of the book).
+_TABLE_CAPTION = (
+    "The mechanisms PrivatePCA runs: the key of each, its privacy notion "
+    "and whether its guarantee is fully proved with the default noise"
+)
+
 #: The estimator's docstring with ``{mechanism_table}`` where the
 #: registry's table of mechanisms goes (:func:`_document`).
 _DOCSTRING = PrivatePCA.__doc__
@@ -542,9 +550,12 @@ def _document() -> None:
     """Write the registry's table of mechanisms
     (:func:`dppca.mechanisms.registry.guide_table`) into the estimator's
     docstring: at import, and again after every registration."""
-    table = registry.guide_table().replace("\n", "\n" + " " * 8)
+    table = textwrap.indent(registry.guide_table(), "   ")
+    captioned = f".. table:: {_TABLE_CAPTION}\n\n{table}"
     PrivatePCA.__doc__ = (
-        _DOCSTRING.replace("{mechanism_table}", table)
+        _DOCSTRING.replace(
+            "{mechanism_table}", captioned.replace("\n", "\n" + " " * 8)
+        )
         .replace("{unit_parameters}", UNIT_PARAMETERS)
         .replace("{add_remove_attributes}", ADD_REMOVE_ATTRIBUTES)
     )
