@@ -161,6 +161,32 @@ def _refuse_rows_per_person(estimator, steps, candidates) -> None:
         )
 
 
+def _refuse_add_remove(estimator, steps, candidates) -> None:
+    """The search's folds are made from ``n`` (:func:`label_free_splits`):
+    under add/remove neighbours a row added to the data set moves other rows
+    from fold to fold, so two neighbouring data sets do not give
+    neighbouring folds, and no fit's guarantee (nor the private selection's)
+    would compose into the ledger's. A private step with
+    ``neighbours="add-remove"`` (in the estimator or the grid) is refused
+    before any fit or charge."""
+    settings = [estimator.get_params()] + [
+        {**estimator.get_params(), **c} for c in candidates
+    ]
+    names = [p + "neighbours" for p, _ in steps]
+    used = sorted(
+        {n for s in settings for n in names if s.get(n) == "add-remove"}
+    )
+    if used:
+        raise ValueError(
+            "budgeted_grid_search makes its folds from the number of rows, "
+            "so under add/remove neighbours one added row moves others "
+            f"between folds and the fits are not neighbours ({used} set "
+            "to 'add-remove'): search with neighbours='replace', or fit "
+            "each setting with one accountant. Nothing was fitted or "
+            "charged."
+        )
+
+
 def budgeted_grid_search(
     estimator,
     param_grid,
@@ -341,6 +367,7 @@ def budgeted_grid_search(
         )
     candidates = list(ParameterGrid(param_grid))
     _refuse_rows_per_person(estimator, steps, candidates)
+    _refuse_add_remove(estimator, steps, candidates)
     X = checked_rows(X, estimator, steps, candidates)
     n, d = X.shape
     splits = label_free_splits(cv, n)

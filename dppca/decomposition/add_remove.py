@@ -125,7 +125,9 @@ eigenvalues when the mechanism releases any (post-processing). Needs a public
 centre (``center=False``, an array, or ``"midpoint"``) and a public
 ``data_norm`` (or ``feature_range``), without ``groups``; everything else is
 refused before any charge. ``plan`` and ``mechanism="auto"`` use
-``max_samples`` in place of n, and ``plan`` says so.""",
+``max_samples`` in place of n, and ``plan`` says so.
+``dppca.model_selection.budgeted_grid_search`` refuses it: its folds are
+made from n, so one added row would move others between folds.""",
 ) + _numpydoc(
     "max_samples : int, default=2**27",
     """With ``neighbours="add-remove"``: a public cap on the number of rows.
