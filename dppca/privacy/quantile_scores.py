@@ -31,6 +31,7 @@ candidate's count even when the counts jump. Both are public functions of
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from fractions import Fraction
@@ -113,11 +114,16 @@ def _quantile_utilities(norms, grid, quantile) -> np.ndarray:
     float state (``dppca.float_state``), which costs about 20 µs to
     enter."""
     norms = check_norms(norms)
-    q = check_quantile(quantile)
-    n = norms.size
-    target = math.ceil(Fraction(q) * n)  # exact: no float rounding of q n
+    target = _target(check_quantile(quantile), norms.size)
     counts = np.searchsorted(np.sort(norms), np.asarray(grid), side="right")
     return -np.abs(counts.astype(np.int64) - target)
+
+
+@functools.lru_cache(maxsize=64)
+def _target(q: float, n: int) -> int:
+    """``⌈q n⌉``, exact (no float rounding of ``q n``); remembered, as a
+    streaming pass asks for the same one at every step."""
+    return math.ceil(Fraction(q) * n)
 
 
 @owns_float_state

@@ -52,6 +52,10 @@ EPSILON_BITS = 61
 #: Largest whole part of an exponent handed to one call of the exact sampler.
 _WHOLE_CHUNK = 2**62
 
+#: Without a penalty, the gaps ``a (u* − u_r)`` below this bound are
+#: computed in int64 (the same integers as Python's, without the lists).
+_INT64_GAPS = 2**62
+
 #: (MS20): McKenna and Sheldon, NeurIPS 2020 (theorem number not cited: not
 #: checked against the paper's numbering).
 THEOREM = "permute-and-flip (MS20), ε-DP for a utility of sensitivity 1"
@@ -136,6 +140,17 @@ def _permute_and_flip(utilities, epsilon, rng=None, penalty=None) -> int:
     eps = exact_epsilon(epsilon)
     rng = as_generator(rng)
     a, den = eps.numerator, 2 * eps.denominator
+    if penalty is None and u.dtype == np.int64:
+        span = int(u.max()) - int(u.min())
+        if a < _INT64_GAPS and a * span < _INT64_GAPS:
+            # the same gaps a (u* − u_r) in int64, where they fit
+            order = rng.permutation(u.size)
+            gaps = (u.max() - u)[order] * a
+            whole = gaps // den
+            rest = gaps - whole * den
+            heads = noise.bernoulli_exp(rest, den, rng)
+            heads &= _bernoulli_exp_whole(whole.tolist(), rng)
+            return int(order[int(np.argmax(heads))])
     h = [0] * u.size if penalty is None else [int(v) for v in penalty]
     if len(h) != u.size or min(h) < 0:
         raise ValueError("penalty must be non-negative, one per utility")
