@@ -40,6 +40,8 @@ from .model_selection_checks import (
     non_private_steps,
     parallel_in_processes,
     private_steps,
+    refuse_add_remove,
+    refuse_rows_per_person,
     step_of,
 )
 from .model_selection_scoring import (
@@ -142,51 +144,6 @@ class PrivateGridSearch:
 
 
 @owns_float_state
-def _refuse_rows_per_person(estimator, steps, candidates) -> None:
-    """The search does not route ``groups`` to the fits: a private step with
-    ``max_rows_per_person`` (in the estimator or the grid) would be charged
-    and then refuse its fit without groups. Refused before any fit (red
-    team, round 13: three fold fits charged ε = 1.13, then the refusal)."""
-    settings = [estimator.get_params()] + [
-        {**estimator.get_params(), **c} for c in candidates
-    ]
-    names = [p + "max_rows_per_person" for p, _ in steps]
-    used = sorted({n for s in settings for n in names if s.get(n) is not None})
-    if used:
-        raise ValueError(
-            f"budgeted_grid_search does not pass groups to the fits, so it "
-            f"cannot search a per-person fit ({used} set): fit each setting "
-            "with fit(X, groups=...) and one accountant instead. Nothing "
-            "was fitted or charged."
-        )
-
-
-def _refuse_add_remove(estimator, steps, candidates) -> None:
-    """The search's folds are made from ``n`` (:func:`label_free_splits`):
-    under add/remove neighbours a row added to the data set moves other rows
-    from fold to fold, so two neighbouring data sets do not give
-    neighbouring folds, and no fit's guarantee (nor the private selection's)
-    would compose into the ledger's. A private step with
-    ``neighbours="add-remove"`` (in the estimator or the grid) is refused
-    before any fit or charge."""
-    settings = [estimator.get_params()] + [
-        {**estimator.get_params(), **c} for c in candidates
-    ]
-    names = [p + "neighbours" for p, _ in steps]
-    used = sorted(
-        {n for s in settings for n in names if s.get(n) == "add-remove"}
-    )
-    if used:
-        raise ValueError(
-            "budgeted_grid_search makes its folds from the number of rows, "
-            "so under add/remove neighbours one added row moves others "
-            f"between folds and the fits are not neighbours ({used} set "
-            "to 'add-remove'): search with neighbours='replace', or fit "
-            "each setting with one accountant. Nothing was fitted or "
-            "charged."
-        )
-
-
 def budgeted_grid_search(
     estimator,
     param_grid,
@@ -366,8 +323,8 @@ def budgeted_grid_search(
             "Pass random_state=None; nothing was fitted"
         )
     candidates = list(ParameterGrid(param_grid))
-    _refuse_rows_per_person(estimator, steps, candidates)
-    _refuse_add_remove(estimator, steps, candidates)
+    refuse_rows_per_person(estimator, steps, candidates)
+    refuse_add_remove(estimator, steps, candidates)
     X = checked_rows(X, estimator, steps, candidates)
     n, d = X.shape
     splits = label_free_splits(cv, n)
