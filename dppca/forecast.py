@@ -432,8 +432,8 @@ def promising(plan: Plan) -> ForecastRow:
     return plan.best
 
 
-#: What a user can run instead of a fit the forecast calls hopeless: a
-#: random projection reads no row and spends no budget.
+#: What a user can run instead of a fit the forecast calls hopeless (a
+#: random projection reads no row and spends no budget).
 ZERO_BUDGET_ALTERNATIVE = (
     "a random projection (sklearn.random_projection."
     "GaussianRandomProjection, or dppca.linalg.haar_subspace) reads no row "
