@@ -32,6 +32,41 @@ normalised variance to ``[floor, 1/4]`` (Popoviciu), ``floor = s_Q/n`` the
 standard deviation of the noise on ``Q/n`` (public; at least ``2^-52``): a
 variance lost in the noise is floored at the noise level, not blown up.
 ``scale_ = √var_``.
+
+**Add/remove neighbours** (``neighbours="add-remove"``, issue 43). Two data
+sets are neighbours when one is the other with one row more, so ``n`` is
+private; ``N = max_samples`` is a public cap, and the guarantee covers data
+sets of 1 to ``N`` rows (a fit on more is refused before any charge, as by
+``PrivatePCA``). The sums need no padding: a row added contributes its own
+gridded entries, ``S'_j − S_j = z_j ∈ [−1/2, 1/2]`` and ``Q'_j − Q_j = z_j²
+∈ [0, 1/4]`` (removing it, the negatives), for all features at once, and
+nothing else moves, because the grid exponent ``k = 52 − bit_length(N)``
+comes from the cap, so every other row's gridded entries are the same in
+both data sets. Hence ``Δ₁(S) = d/2``, ``Δ₂(S) = √d/2`` (half the
+replace-one figures: the row moves from "absent" to a bound, not from one
+bound to the other), attained by a row on every upper (or lower) bound, and
+``Δ₁(Q) = d/4``, ``Δ₂(Q) = √d/4`` (the replace-one figures), attained by a
+row at a corner; a row at the midpoints moves nothing
+(:data:`ADD_REMOVE_SENSITIVITY`). The entries stay in ``[−1/2, 1/2]`` after
+the gridding (``2^(k−1)`` cells at most, exactly), and the int64 sums stay
+exact: ``|s| ≤ N·2^(k−1) < 2^51``.
+
+The divisions need ``n``: the fit releases ``n̂ = n + Z``, ``Z`` exact
+discrete Laplace of scale ``⌈1/ε_c⌉``
+(:func:`dppca.privacy.private_bounds.private_row_count`: ``n`` moves by one,
+pure ``ε_c``-DP), ``ε_c = ROW_COUNT_SHARE·ε`` (5%), its own record; the
+mean and the variance share the rest as under replace-one (``mean_share``),
+and all of δ. The three records (count, mean, variance), each stating the
+relation :func:`~dppca.decomposition.add_remove.add_remove_neighbours`,
+compose by basic composition to ``(ε, δ)`` and are charged together before
+any noise. Everything else observable depends on ``n`` only through ``n̂``:
+``n_samples_seen_ = min(max(1, n̂), N)`` (post-processing, ``row_count_``
+is ``n̂`` itself) divides ``S``, ``Q`` and the floor's noise level; the
+refusals ("fewer than 2**44 rows", the grid's) are decided from ``N``; the
+warning about δ compares it with ``1/N``, the largest data set covered (a
+δ below ``1/N`` is below ``1/n`` for every such data set). With nothing to
+release (``with_mean=with_std=False``) no count is drawn and
+``n_samples_seen_`` is ``None``.
 """
 
 from __future__ import annotations
@@ -50,11 +85,19 @@ from .base import (
     _parameters,
     _snap,
 )
+from .decomposition.add_remove import (
+    DEFAULT_MAX_SAMPLES,
+    add_remove_neighbours,
+    cap_of,
+    check_row_cap,
+    count_epsilon,
+    is_add_remove,
+)
 from .exceptions import PrivacyWarning, warn
 from .fit_guard import caller_stacklevel
 from .float_state import owns_float_state
 from .postprocessing import FLOATS
-from .privacy import noise
+from .privacy import noise, private_bounds
 from .privacy.accounting import basic_composition
 from .privacy.guarantees import Release, warn_if_unproved
 from .privacy.mean_plan import vector_release_plan
@@ -68,6 +111,10 @@ from .validation import (
 
 #: Replace-one sensitivity per feature of the normalised sums (docstring).
 SENSITIVITY = {"mean": 1.0, "variance": 0.25}
+
+#: Add/remove-one sensitivity per feature (module docstring): a row added
+#: moves ``S_j`` by ``z_j ∈ [−1/2, 1/2]`` and ``Q_j`` by ``z_j² ∈ [0, 1/4]``.
+ADD_REMOVE_SENSITIVITY = {"mean": 0.5, "variance": 0.25}
 
 #: Public widths allowed: ``w²`` and ``w² · 2^-52`` stay normal floats.
 WIDTH_RANGE = (1e-120, 1e120)
@@ -102,8 +149,10 @@ def check_bounds(bounds, d: int) -> tuple[np.ndarray, np.ndarray]:
     return lower, upper
 
 
-def _budget(est) -> list[tuple[str, float, float | None]]:
-    """``(statistic, ε, δ)`` of each release, from public parameters."""
+def _budget(est, add_remove=False) -> list[tuple[str, float, float | None]]:
+    """``(statistic, ε, δ)`` of each release, from public parameters; under
+    add/remove neighbours the private count (``"count"``, first) takes
+    ``ROW_COUNT_SHARE`` of ε when anything is released."""
     epsilon = check_epsilon(est.epsilon)
     delta = None if est.delta is None else check_delta(est.delta)
     for name in ("with_mean", "with_std", "clip"):
@@ -116,29 +165,40 @@ def _budget(est) -> list[tuple[str, float, float | None]]:
             "(clip=True) to public bounds chosen wide enough"
         )
     noise.check_noise_kind(est.noise)
+    count = []
+    if add_remove and (est.with_mean or est.with_std):
+        count = [("count", count_epsilon(epsilon), None)]
+        epsilon = epsilon - count[0][1]
     if not est.with_std:
-        return [("mean", epsilon, delta)] if est.with_mean else []
+        return count + [("mean", epsilon, delta)] if est.with_mean else []
     share = float(est.mean_share)
     if not (math.isfinite(share) and 0 < share < 1):
         raise ValueError(f"mean_share must lie in (0, 1); got {share!r}")
     mean_eps = share * epsilon
     mean_delta = None if delta is None else share * delta
     rest = None if delta is None else delta - mean_delta
-    return [
+    return count + [
         ("mean", mean_eps, mean_delta),
         ("variance", epsilon - mean_eps, rest),
     ]
 
 
-def _step(statistic, d, epsilon, delta, kind, row_bound) -> Step:
+def _step(statistic, d, epsilon, delta, kind, row_bound, cap=None) -> Step:
     """Calibrate one release of ``d`` normalised sums through the package's
     one vector-release calibration
-    (:func:`dppca.privacy.mean_plan.vector_release_plan`)."""
-    s = SENSITIVITY[statistic]
+    (:func:`dppca.privacy.mean_plan.vector_release_plan`), at the
+    replace-one sensitivities, or with a ``cap`` the add/remove ones (and
+    the record states that relation)."""
+    table = SENSITIVITY if cap is None else ADD_REMOVE_SENSITIVITY
+    s = table[statistic]
     unit = "w_j" if statistic == "mean" else "w_j² (about the midpoint)"
     theorem = "Laplace / analytic Gaussian mechanism on clipped column "
     theorem += f"sums, sensitivity {s:g} per feature in units of {unit}"
+    if cap is not None:
+        theorem += " (one row added or removed; grid fixed by max_samples)"
     fields = dict(row_bound=row_bound, theorem=theorem, chapter="chapter 13")
+    if cap is not None:
+        fields["neighbours"] = add_remove_neighbours(cap)
     name = f"private {statistic} (scaler, "
     l1, l2 = s * d, s * math.sqrt(d)
     law, scale, grid, record = vector_release_plan(
@@ -147,27 +207,78 @@ def _step(statistic, d, epsilon, delta, kind, row_bound) -> Step:
     return Step(statistic, law, scale, grid, l1, l2, record)
 
 
+def _count_step(epsilon: float, cap: int) -> Step:
+    """The private count of rows under add/remove neighbours (module
+    docstring): discrete Laplace of scale ``⌈1/ε⌉`` rows, sensitivity one;
+    refused before any charge when the exact sampler cannot draw it."""
+    t = math.ceil(1.0 / epsilon)
+    if t > noise.MAX_LAPLACE_GRID_SCALE:
+        raise ValueError(
+            f"epsilon is too small: the private count of rows (ε = "
+            f"{epsilon:.3g}) would need a noise scale beyond the exact "
+            "sampler's range; nothing was charged"
+        )
+    relation = add_remove_neighbours(cap)
+    record = private_bounds.row_count_guarantee(epsilon, relation)
+    return Step("count", "discrete_laplace", float(t), 1.0, 1.0, 1.0, record)
+
+
+def plan_cap(est, n: int) -> int | None:
+    """``None`` under replace-one neighbours; under add/remove the checked
+    public cap ``N = max_samples``, after refusing ``n > N`` (before any
+    charge). ``neighbours`` and ``max_samples`` are checked as
+    ``PrivatePCA`` checks them."""
+    if not is_add_remove(est):
+        return None
+    cap = cap_of(est)
+    check_row_cap(n, cap)
+    return cap
+
+
+def grid_exponent(rows: int) -> int:
+    """``k`` of the grid ``2^-k`` of the entries, for ``rows`` rows: ``n``
+    under replace-one neighbours, the public cap ``N`` under add/remove."""
+    return 52 - int(rows).bit_length()
+
+
 def scaler_plan(est, n: int, d: int) -> list[Step]:
     """Check every public parameter of ``est`` and calibrate its releases on
-    ``n`` rows of ``d`` features; raises before any charge."""
+    ``n`` rows of ``d`` features; raises before any charge. Under add/remove
+    neighbours ``n`` is used only to refuse ``n > max_samples``: every other
+    decision is made from the cap, and the private count is the first
+    step."""
     lower, upper = check_bounds(est.bounds, d)
     check_random_state(est.random_state)
     check_accountant(est.accountant)
-    budget = _budget(est)
-    if 52 - n.bit_length() < 8:
-        raise ValueError("PrivateStandardScaler takes fewer than 2**44 rows")
+    cap = plan_cap(est, n)
+    rows = n if cap is None else cap
+    budget = _budget(est, add_remove=cap is not None)
+    if grid_exponent(rows) < 8:
+        raise ValueError(
+            "PrivateStandardScaler takes fewer than 2**44 rows"
+            + ("" if cap is None else " (max_samples, under add/remove)")
+        )
     text = "x_ij in public [a_j, b_j] per feature (clipped)"
-    steps = [_step(s, d, e, dl, est.noise, text) for s, e, dl in budget]
-    if any(n / 2 > 2.0**51 * (step.grid or 1.0) for step in steps):
+    steps = [
+        _count_step(e, cap)
+        if s == "count"
+        else _step(s, d, e, dl, est.noise, text, cap)
+        for s, e, dl in budget
+    ]
+    if any(rows / 2 > 2.0**51 * (step.grid or 1.0) for step in steps):
         raise ValueError("too many rows for the safe noise grid")
     return steps
 
 
-def clipped_sums(X, lower, upper) -> dict[str, np.ndarray]:
+def clipped_sums(X, lower, upper, max_samples=None) -> dict[str, np.ndarray]:
     """The pre-noise statistics ``S`` and ``Q`` (module docstring), exact
-    float64 values of the normalised, gridded entries."""
+    float64 values of the normalised, gridded entries; on the grid of ``n``
+    rows, or of the public cap ``max_samples`` under add/remove neighbours
+    (then one row more or less moves nothing but its own entries)."""
     n = X.shape[0]
-    k = 52 - n.bit_length()
+    if max_samples is not None:
+        check_row_cap(n, max_samples)
+    k = grid_exponent(n if max_samples is None else max_samples)
     width = upper - lower
     centre = lower / 2 + upper / 2
     # underflow (a subnormal entry) is rounding, never an error: whatever
@@ -184,6 +295,11 @@ def clipped_sums(X, lower, upper) -> dict[str, np.ndarray]:
 
 def _draw(step, sums, kind, rng) -> np.ndarray:
     """The noisy statistic of one planned release."""
+    if step.statistic == "count":
+        record = step.record
+        return private_bounds.private_row_count(
+            sums["count"], record.epsilon, rng, record.neighbours
+        )[0]
     add = noise.add_laplace if step.law == "laplace" else noise.add_gaussian
     value = sums[step.statistic]
     return add(value, step.scale, noise=kind, rng=rng, granularity=step.grid)
@@ -196,8 +312,9 @@ class PrivateStandardScaler(
     BaseEstimator,
 ):
     """scikit-learn's ``StandardScaler`` with differentially private means
-    and variances: every fit is a release under replace-one neighbours with
-    each feature in a public range (module docstring: the sensitivities).
+    and variances: every fit is a release under replace-one neighbours (or,
+    with ``neighbours="add-remove"``, add/remove-one) with each feature in a
+    public range (module docstring: the sensitivities).
 
     Parameters
     ----------
@@ -227,16 +344,39 @@ class PrivateStandardScaler(
         Entries are clipped to their range. ``False`` is a parameter error
         (refused before reading a row or charging): refusing rows outside
         the ranges would make whether a fit returns depend on the rows.
+    neighbours : {"replace", "add-remove"}, default="replace"
+        The neighbouring relation, as in :class:`dppca.PrivatePCA`.
+        ``"replace"``: n public, one row replaced by another. ``"add-remove"``:
+        one row added or removed, so n is private: the sums are calibrated
+        to a row added (ℓ₁ ``d/2`` for the mean's, ``d/4`` for the
+        variance's), and a private count of the rows (``ROW_COUNT_SHARE`` =
+        5% of ε, its own record) takes the place of n in the divisions.
+    max_samples : int, default=2**27
+        With ``neighbours="add-remove"``: a public cap on the number of
+        rows, chosen without looking at the data. The guarantee covers data
+        sets of 1 to ``max_samples`` rows (a fit on more is refused before
+        any charge); the grid of the entries, the refusals and the warning
+        about δ are decided from it. Unused under ``"replace"``.
 
     Attributes
     ----------
     mean_, var_, scale_ : ndarray of shape (n_features,) or None
         Released mean, variance (floored, see the module docstring) and
         ``√var_``; ``None`` as in scikit-learn when not computed.
-    n_features_in_, feature_names_in_, n_samples_seen_
-        As in scikit-learn (n is public under replace-one neighbours).
+    n_features_in_, feature_names_in_
+        As in scikit-learn.
+    n_samples_seen_ : int or None
+        Under replace-one neighbours n (public). Under add/remove the
+        released count ``row_count_`` kept in ``[1, max_samples]``
+        (post-processing), which divides the sums in place of n; ``None``
+        when nothing was released.
+    row_count_ : int
+        Under add/remove neighbours only, when anything is released: the
+        private count of the rows, ``n`` plus discrete Laplace noise of
+        scale ``⌈1/(0.05 ε)⌉`` (may exceed n or be below one).
     privacy_releases_ : tuple of Release
-        One record per release (mean, variance).
+        One record per release (the count under add/remove, mean,
+        variance).
     privacy_spent_ : tuple (epsilon, delta)
         Basic composition of the records.
     """
@@ -254,6 +394,8 @@ class PrivateStandardScaler(
         accountant=None,
         random_state=None,
         clip=True,
+        neighbours="replace",
+        max_samples=DEFAULT_MAX_SAMPLES,
     ):
         self.bounds = bounds
         self.epsilon = epsilon
@@ -265,6 +407,8 @@ class PrivateStandardScaler(
         self.accountant = accountant
         self.random_state = random_state
         self.clip = clip
+        self.neighbours = neighbours
+        self.max_samples = max_samples
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -293,8 +437,19 @@ class PrivateStandardScaler(
         n, d = X.shape
         lower, upper = check_bounds(p.bounds, d)
         steps = scaler_plan(p, n, d)
-        if p.delta is not None and float(p.delta) >= 1.0 / n:
+        cap = plan_cap(p, n)  # None under replace-one; n ≤ cap checked
+        if cap is None and p.delta is not None and float(p.delta) >= 1.0 / n:
             message = "delta >= 1/n: choose delta much smaller than 1/n"
+            warn(message, PrivacyWarning, stacklevel=caller_stacklevel())
+        if (
+            cap is not None
+            and p.delta is not None
+            and float(p.delta) >= 1 / cap
+        ):
+            message = "delta >= 1/max_samples: under add/remove neighbours "
+            message += "n is private and the guarantee covers data sets of "
+            message += "up to max_samples rows; choose delta much smaller "
+            message += "than 1/max_samples (or a smaller cap)"
             warn(message, PrivacyWarning, stacklevel=caller_stacklevel())
         if hasattr(self, "privacy_releases_") and p.accountant is None:
             warn(REFIT_WARNING, PrivacyWarning, stacklevel=caller_stacklevel())
@@ -305,18 +460,28 @@ class PrivateStandardScaler(
             with p.accountant.exclusive():  # raises before any noise
                 p.accountant.charge(records, label=type(self).__name__)
         rng = _generator(p.random_state) if steps else None
-        sums = clipped_sums(X.astype(np.float64), lower, upper)
+        sums = clipped_sums(X.astype(np.float64), lower, upper, cap)
+        sums["count"] = n  # drawn (noisy) under add/remove only
         noisy = {s.statistic: _draw(s, sums, p.noise, rng) for s in steps}
-        self._store(noisy, steps, lower, upper, n)
+        self._store(noisy, steps, lower, upper, n, cap)
         self.privacy_releases_ = tuple(records)
         requested = (float(p.epsilon), float(p.delta or 0.0))
         spent = basic_composition(records) if records else (0.0, 0.0)
         self.privacy_spent_ = _snap(spent, requested) if records else spent
         return self
 
-    def _store(self, noisy, steps, lower, upper, n):
-        """Post-processing of the releases into the fitted attributes."""
+    def _store(self, noisy, steps, lower, upper, n, cap):
+        """Post-processing of the releases into the fitted attributes. Under
+        add/remove neighbours (a ``cap``) ``n`` is private and never read:
+        the released count, kept in the range ``[1, N]`` of the relation's
+        domain, takes its place (``None`` when nothing was released)."""
         width, centre = upper - lower, lower / 2 + upper / 2
+        vars(self).pop("row_count_", None)  # of an earlier add/remove fit
+        if cap is not None:
+            count = noisy.get("count")
+            n = None if count is None else min(max(1, int(count)), cap)
+            if count is not None:
+                self.row_count_ = int(count)
         self.n_samples_seen_ = n
         self.mean_ = self.var_ = self.scale_ = None
         if "mean" in noisy:

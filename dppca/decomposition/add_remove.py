@@ -265,13 +265,22 @@ def check_add_remove(est, n: int | None = None, groups=None) -> int:
     mechanism = est.mechanism
     if isinstance(mechanism, str) and mechanism != "auto":
         check_add_remove_mechanism(mechanism)
-    if n is not None and n > cap:
+    if n is not None:
+        check_row_cap(n, cap)
+    return cap
+
+
+def check_row_cap(n: int, cap: int) -> None:
+    """Refuse ``n`` rows above the public cap ``max_samples`` (before any
+    charge): the add/remove guarantee covers data sets of 1 to ``cap``
+    rows. Whether this raises depends on ``n``, outside the relation's
+    domain only (as a row above a public bound with ``clip=False``)."""
+    if n > cap:
         raise ValueError(
             f"X has {n} rows, more than max_samples = {cap}: the add/remove "
             "guarantee covers data sets of at most max_samples rows (a "
             "public cap; raise it); nothing was charged"
         )
-    return cap
 
 
 def check_add_remove_mechanism(name: str) -> None:
@@ -407,8 +416,10 @@ __all__ = [
     "add_remove_mechanisms",
     "add_remove_neighbours",
     "add_remove_plan",
+    "cap_of",
     "check_add_remove",
     "check_add_remove_mechanism",
+    "check_row_cap",
     "check_neighbours",
     "count_needed",
     "counted_spectrum",
