@@ -47,17 +47,17 @@ replace-one figures: the row moves from "absent" to a bound, not from one
 bound to the other), attained by a row on every upper (or lower) bound, and
 ``Δ₁(Q) = d/4``, ``Δ₂(Q) = √d/4`` (the replace-one figures), attained by a
 row at a corner; a row at the midpoints moves nothing
-(:data:`ADD_REMOVE_SENSITIVITY`). The entries stay in ``[−1/2, 1/2]`` after
+(``ADD_REMOVE_SENSITIVITY``). The entries stay in ``[−1/2, 1/2]`` after
 the gridding (``2^(k−1)`` cells at most, exactly), and the int64 sums stay
 exact: ``|s| ≤ N·2^(k−1) < 2^51``.
 
 The divisions need ``n``: the fit releases ``n̂ = n + Z``, ``Z`` exact
 discrete Laplace of scale ``⌈1/ε_c⌉``
-(:func:`dppca.privacy.private_bounds.private_row_count`: ``n`` moves by one,
+(``dppca.privacy.private_bounds.private_row_count``: ``n`` moves by one,
 pure ``ε_c``-DP), ``ε_c = ROW_COUNT_SHARE·ε`` (5%), its own record; the
 mean and the variance share the rest as under replace-one (``mean_share``),
 and all of δ. The three records (count, mean, variance), each stating the
-relation :func:`~dppca.decomposition.add_remove.add_remove_neighbours`,
+relation ``add_remove_neighbours``,
 compose by basic composition to ``(ε, δ)`` and are charged together before
 any noise. Everything else observable depends on ``n`` only through ``n̂``:
 ``n_samples_seen_ = min(max(1, n̂), N)`` (post-processing, ``row_count_``
