@@ -270,6 +270,24 @@ def check_add_remove(est, n: int | None = None, groups=None) -> int:
     return cap
 
 
+def check_cap_shrink(cap: int, d: int) -> None:
+    """Refuse, before any charge, a cap ``max_samples`` too large for the
+    float64 proof at ``d`` features: the shrink is computed for the cap
+    (:func:`dppca.linalg.float_error.float_error_shrink`), and above
+    ``MAX_SHRINK`` it cannot be verified (red team 18: refused only after
+    the charge before)."""
+    from ..linalg.float_error import float_error_shrink
+
+    try:
+        float_error_shrink(cap, d)
+    except ValueError as error:
+        raise ValueError(
+            f"max_samples={cap} is too large for the float64 proof at "
+            f"d = {d} ({error}); choose a smaller public cap. Nothing was "
+            "charged"
+        ) from None
+
+
 def check_row_cap(n: int, cap: int) -> None:
     """Refuse ``n`` rows above the public cap ``max_samples`` (before any
     charge): the add/remove guarantee covers data sets of 1 to ``cap``
@@ -391,6 +409,7 @@ def add_remove_plan(est, n_samples: int, d: int) -> AddRemovePlan:
 
     est = range_stand_in(est, d)
     cap = check_add_remove(est)
+    check_cap_shrink(cap, d)
     share = ROW_COUNT_SHARE if count_needed(est) else None
     if share is not None:
         est = with_epsilon(est, check_epsilon(est.epsilon) * (1 - share))

@@ -494,10 +494,13 @@ def _warn_ignored(est, name, spec, n, delta):
             stacklevel=caller_stacklevel(),
         )
     if delta is not None and delta >= 1.0 / n:
+        # under add/remove ``n`` is the public cap max_samples (the data's
+        # own n would tell neighbours apart): the message names it so
+        size = "n" if est.neighbours == "replace" else "max_samples"
         warn(
-            f"delta={delta:g} >= 1/n = {1.0 / n:.3g}: a mechanism may "
+            f"delta={delta:g} >= 1/{size} = {1.0 / n:.3g}: a mechanism may "
             "then publish a whole row with probability delta; choose "
-            "delta much smaller than 1/n",
+            f"delta much smaller than 1/{size}",
             PrivacyWarning,
             stacklevel=caller_stacklevel(),
         )

@@ -66,6 +66,7 @@ from .add_remove import (
     add_remove_neighbours,
     check_add_remove,
     check_add_remove_mechanism,
+    check_cap_shrink,
     count_epsilon,
     count_needed,
     is_add_remove,
@@ -149,11 +150,17 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         # (the mechanism's n, the forecast of "auto"); refused here, before
         # any charge, what add/remove cannot run (module .add_remove)
         cap = n = check_add_remove(est, rows)
+        # the float64 shrink is computed for the cap (clipped_second_moment's
+        # max_samples): a cap too large for it is refused here, not after
+        # the charge (red team 18)
+        check_cap_shrink(cap, d)
         if count_needed(est):
             total = check_epsilon(est.epsilon)
             row_count_eps = count_epsilon(total)
             est = with_epsilon(est, total - row_count_eps)
-    checked = _check_parameters(est, n, d, rows)
+    # under add/remove the warning about δ against 1/n compares with the cap:
+    # the data's own n would tell neighbours apart (red team 18)
+    checked = _check_parameters(est, n, d, rows if cap is None else None)
     name, spec, bound, k, epsilon, delta, options, share, centred = checked
     if not spec.uses_delta:
         delta = None

@@ -223,3 +223,33 @@ def test_mixed_relations_are_worded_as_replace_one_only():
     assert "at most 100 rows" in neighbours_in_words(relation)
     assert composed_unit([relation]) == "a row"
     assert "replace-one only" in composed_unit([relation, REPLACE_ONE])
+
+
+def _messages(fit):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit()
+    return sorted(str(w.message) for w in caught)
+
+
+def test_the_delta_warning_does_not_read_n():
+    # red team 18: "delta >= 1/n" was decided from the data's own n, so
+    # 99 rows gave no warning and 100 rows one (and the message printed 1/n)
+    X = rows(n=100)
+    heard = [
+        _messages(lambda rows=rows: estimator(delta=0.01).fit(rows))
+        for rows in (X[:99], X)
+    ]
+    assert heard[0] == heard[1]
+    assert any("1/max_samples" in m for m in heard[0])
+    assert not any("1/n " in m for m in heard[0])
+
+
+def test_a_cap_too_large_for_the_float_proof_is_refused_before_any_charge():
+    ledger = Accountant(5.0, 1e-5)
+    pca = estimator(max_samples=2**32, accountant=ledger)
+    with pytest.raises(ValueError, match="too large for the float64 proof"):
+        pca.plan(50, 5)
+    with pytest.raises(ValueError, match="too large for the float64 proof"):
+        pca.fit(rows(n=50))
+    assert ledger.spent == (0.0, 0.0) and not ledger.releases
