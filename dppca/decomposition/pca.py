@@ -157,9 +157,10 @@ class PrivatePCA(
     delta : float or None, default=None
         The notion, stated: ``0.0`` for pure ε-DP, a total δ in (0, 1), well
         below 1/n (δ ≥ 1/n is warned about; under add/remove 1/max_samples),
-        for (ε, δ)-DP. ``None`` is refused with ``mechanism="auto"`` before any charge
-        (``NotionNotStatedError``; chapter 13: the pure route captures about
-        a random subspace's share on census, insurance, digits at ε ≤ 2).
+        for (ε, δ)-DP. ``None`` is refused with ``mechanism="auto"`` before
+        any charge (``NotionNotStatedError``; chapter 13: the pure route
+        captures about a random subspace's share on census, insurance,
+        digits at ε ≤ 2).
     mechanism : str, default="auto"
         ``"auto"``: the candidate of
         :data:`~dppca.mechanisms.registry.AUTO_CANDIDATES` with the
