@@ -285,6 +285,28 @@ def _mixed_units(relations) -> bool:
     return REPLACE_ONE in relations and any(r != REPLACE_ONE for r in relations)
 
 
+def _relation_conflict(relations) -> str | None:
+    """Why releases with these neighbouring relations cannot share one
+    ledger, or None. Under add/remove neighbours (``PrivatePCA(neighbours=
+    "add-remove")``, relations starting "add/remove") a ledger's composed
+    (ε, δ) holds only if every release holds under that same relation: with
+    a replace-one release beside it they compose under replace-one only,
+    where an add/remove release counts as (2ε, (1 + e^ε)δ), so the budget's
+    figure would understate the spend (red team 18: ε = 1 + 1 reported as 2,
+    worth 3 under replace-one); two caps compose for the smaller one only."""
+    relations = set(relations)
+    if len(relations) > 1 and any(
+        r.startswith("add/remove") for r in relations
+    ):
+        return (
+            "this ledger would hold add/remove releases beside releases "
+            f"under another relation ({sorted(relations)}): their composed "
+            "(ε, δ) would not hold under either relation as charged. Use one "
+            "ledger per neighbouring relation (and one max_samples)"
+        )
+    return None
+
+
 class Accountant:
     """A privacy budget (ε, δ) on one data set, charged by every release.
 
@@ -403,7 +425,10 @@ class Accountant:
         """Whether charging ``records`` now would stay within the budget (a
         dry run: the ledger is left as it is)."""
         new = tuple(_releases(records))
-        epsilon, delta = self._composed(self._releases + new)
+        everything = self._releases + new
+        if _relation_conflict(r.neighbours for r in everything):
+            return False
+        epsilon, delta = self._composed(everything)
         tolerance = 1e-9 * self.epsilon
         return epsilon <= self.epsilon + tolerance and delta <= self.delta
 
@@ -426,6 +451,12 @@ class Accountant:
             )
         new = tuple(_releases(records))
         with self._lock:
+            why = _relation_conflict(r.neighbours for r in self._releases + new)
+            if why:
+                raise ValueError(
+                    f"{label} refused: {why}. Nothing of this release was "
+                    "charged or drawn."
+                )
             epsilon, delta = self._composed(self._releases + new)
             tolerance = 1e-9 * self.epsilon
             if not (

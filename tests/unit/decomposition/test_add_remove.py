@@ -13,6 +13,7 @@ from sklearn.pipeline import make_pipeline
 
 from dppca import PrivatePCA
 from dppca.decomposition import add_remove
+from dppca.decomposition.plan import planned_records
 from dppca.mechanisms import registry
 from dppca.mechanisms.spec import MechanismSpec
 from dppca.model_selection import budgeted_grid_search
@@ -253,3 +254,22 @@ def test_a_cap_too_large_for_the_float_proof_is_refused_before_any_charge():
     with pytest.raises(ValueError, match="too large for the float64 proof"):
         pca.fit(rows(n=50))
     assert ledger.spent == (0.0, 0.0) and not ledger.releases
+
+
+@pytest.mark.parametrize(
+    "second", [dict(neighbours="replace"), dict(max_samples=10_000)]
+)
+def test_one_ledger_holds_one_relation(second):
+    # red team 18: an add/remove fit at eps 1 and a replace-one fit at eps 1
+    # were charged as eps 2 against a budget of 2; under replace-one (the
+    # only relation both hold under) the add/remove one is worth 2 eps
+    X = rows()
+    ledger = Accountant(2.0, 0.0)
+    common = dict(epsilon=1.0, delta=0.0, mechanism="laplace")
+    estimator(accountant=ledger, **common).fit(X)
+    before = ledger.spent
+    later = estimator(accountant=ledger, **common, **second)
+    assert not ledger.can_afford(planned_records(later, len(X), X.shape[1]))
+    with pytest.raises(ValueError, match="one ledger per neighbouring"):
+        later.fit(X)
+    assert ledger.spent == before and len(ledger.charges) == 1
