@@ -127,7 +127,10 @@ centre (``center=False``, an array, or ``"midpoint"``) and a public
 refused before any charge. ``plan`` and ``mechanism="auto"`` use
 ``max_samples`` in place of n, and ``plan`` says so.
 ``dppca.model_selection.budgeted_grid_search`` refuses it: its folds are
-made from n, so one added row would move others between folds.""",
+made from n, so one added row would move others between folds. The same holds
+for scikit-learn's ``GridSearchCV`` and ``cross_val_score``, which the package
+cannot see: their fits' data are not add/remove neighbours, and a ledger
+shared by them does not cover the search under this relation.""",
 ) + _numpydoc(
     "max_samples : int, default=2**27",
     """With ``neighbours="add-remove"``: a public cap on the number of rows.
