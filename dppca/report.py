@@ -42,7 +42,7 @@ NEIGHBOURS_IN_WORDS = {
 ADD_REMOVE = (
     "two data sets are neighbours when one is the other with one row more "
     "(add/remove-one); the number of rows is private, and the guarantee "
-    "covers data sets of at most {cap:,} rows"
+    "covers data sets of 1 to {cap:,} rows"
 )
 
 

@@ -221,7 +221,7 @@ def test_mixed_relations_are_worded_as_replace_one_only():
     from dppca.report import composed_unit, neighbours_in_words
 
     relation = add_remove.add_remove_neighbours(100)
-    assert "at most 100 rows" in neighbours_in_words(relation)
+    assert "1 to 100 rows" in neighbours_in_words(relation)
     assert composed_unit([relation]) == "a row"
     assert "replace-one only" in composed_unit([relation, REPLACE_ONE])
 
