@@ -51,10 +51,11 @@ steps.
    that module's proposition): neighbouring computed matrices are at most
    ``√2/N`` apart in Frobenius norm, the sensitivity of the mechanisms
    calibrated in that norm at ``n = N``. (The noisy power method with one
-   vector is calibrated to ``1/N`` for ``‖(A − A')v‖``; the proposition's
-   float error bounds that only within a factor ``1 + (√2 − 1)(1 − s²)``,
-   ``1 + 3.9·10⁻⁵`` at the default cap: a gap of the float proof, red team
-   18, which replace-one shares at its own ``n``, not closed here.) The
+   vector is calibrated to ``1/N`` for ``‖(A − A')v‖``, which the
+   proposition's float error bounds only within a factor
+   ``1 + (√2 − 1)(1 − s²)``, ``1 + 3.9·10⁻⁵`` at the default cap: its
+   products absorb that factor too, ``product_shrink(..., input_shrink=s)``,
+   under either relation; red team 18.) The
    shrink is ``η ≈ γ_M N/√2``: ``4.7·10⁻⁵`` at the default ``N = 2²⁷``
    rows for ``d = 10`` (a loss of about ``10⁻⁴`` of the signal),
    ``9.4·10⁻⁴`` at ``2³¹``. The guarantee covers data sets of 1 to ``N``

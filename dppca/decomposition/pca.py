@@ -460,7 +460,7 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
     data, rows_made = _centred_rows(
         est, plan, X, bound, mean_plan, rng, persons
     )
-    V, values, total = _run(plan, data, units, d, rng)
+    V, values, total = _run(plan, data, units, d, rng, rows_made.input_shrink)
     text = rows_made.text
     if box is not None:
         how = "clipped to it" if box[2] else "refused outside"

@@ -195,6 +195,10 @@ class CentredRows(NamedTuple):
     mean: np.ndarray
     row_bound: float
     clipped: dict
+    #: The shrink ``s`` of the computed second moment (``None`` for a
+    #: mechanism that reads rows): passed to a mechanism that
+    #: ``takes_input_shrink``.
+    input_shrink: float | None = None
 
 
 def _centred_rows(est, plan, X, bound, mean_plan, rng, persons=None):
@@ -264,10 +268,11 @@ def _centred_rows(est, plan, X, bound, mean_plan, rng, persons=None):
         data = made(pad(X), bound, clip=est.clip)
         mean, row_bound = np.zeros(d), bound
         text = f"‖x_i‖₂ ≤ {bound:.6g}"
+    shrink = None
     if not wants_rows:
-        data = data.matrix
+        data, shrink = data.matrix, data.shrink
     text += " (clipped)" if est.clip else " (refused above)"
-    return data, CentredRows(text, releases, mean, row_bound, clipped)
+    return data, CentredRows(text, releases, mean, row_bound, clipped, shrink)
 
 
 def _private_count(plan, n, rng):
@@ -283,9 +288,11 @@ def _private_count(plan, n, rng):
     return count, [drawn]
 
 
-def _run(plan, data, n, d, rng):
+def _run(plan, data, n, d, rng, input_shrink=None):
     """Run the plan's mechanism on its input: ``(V, eigenvalues, total)``;
-    ``n`` is the public cap under add/remove neighbours."""
+    ``n`` is the public cap under add/remove neighbours; ``input_shrink``
+    the computed second moment's shrink, for a mechanism that
+    ``takes_input_shrink``."""
     if plan.max_samples is not None:
         n = plan.max_samples
     spec, k = plan.spec, plan.k
@@ -295,7 +302,10 @@ def _run(plan, data, n, d, rng):
     with silenced(NotPrivateWarning, UnprovedGuaranteeWarning):
         k_run = d if isinstance(k, float) else k
         run = spec.run_rows if spec.run_rows is not None else spec.run
-        args = (n, k_run, plan.epsilon, plan.delta, rng, plan.options)
+        options = plan.options
+        if spec.takes_input_shrink and input_shrink is not None:
+            options = {**options, "input_shrink": input_shrink}
+        args = (n, k_run, plan.epsilon, plan.delta, rng, options)
         return run(data, *args)
 
 

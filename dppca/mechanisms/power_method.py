@@ -34,12 +34,6 @@ import numpy as np
 
 from ..float_state import owns_float_state
 from ..linalg.dense import haar_subspace
-from ..linalg.float_error import rounding_gamma
-from ..privacy.calibration import (
-    composed_gaussian_sigma,
-    discrete_gaussian_sigma,
-    safe_granularity,
-)
 from ..privacy.drawable import (
     check_gaussian_drawable,
 )
@@ -51,7 +45,6 @@ from ..privacy.guarantees import (
     zcdp_release,
 )
 from ..privacy.noise import (
-    MAX_GAUSSIAN_GRID_SIGMA,
     add_gaussian,
     check_noise_kind,
 )
@@ -69,6 +62,12 @@ from ..validation import (
     check_positive_int,
     check_second_moment,
 )
+from .power_method_calibration import (
+    default_iterations,
+    noisy_power_sigma,
+    product_shrink,
+    safe_noisy_power_calibration,
+)
 from .spec import MechanismSpec, select
 
 #: The privacy the mechanism provides, as derived and checked in chapter 14.
@@ -79,41 +78,6 @@ PRIVACY = {
     "one Gaussian "
     "mechanism of sensitivity √L·√2/n (calibration='gdp'); chapter 14.",
 }
-
-
-def default_iterations(d: int) -> int:
-    """Data-independent number of steps, ``max(10, ceil(3 ln d))``.
-
-    The analyses ask for L of order (λ_k / gap) log(d / error) (Hardt and Price
-    2014, Cor. 1.1; Balcan et al. 2016, Thm 2.2); the gap is private, so the
-    default assumes a moderate one. Each extra step costs privacy (σ grows like
-    √L), so callers who know more should say so.
-    """
-    return max(10, math.ceil(3.0 * math.log(d)))
-
-
-def safe_noisy_power_calibration(
-    n: int, block_size: int, d: int, epsilon: float, delta: float, L: int
-) -> tuple[float, float]:
-    """``(σ, γ)`` of the floating-point-safe noisy power method.
-
-    Each step rounds ``A V`` (d x p entries) to the grid γ and adds exact
-    discrete Gaussian noise (:mod:`dppca.privacy.noise`). In grid units a step's
-    ℓ₂
-    sensitivity is Δ/γ + √(dp) (:func:`dppca.privacy.rounded_sensitivity`), and
-    a discrete Gaussian of that shift is Δ_k²/(2σ_k²)-zCDP (Canonne, Kamath and
-    Steinke 2020). L steps add their ρ's; ρ = :func:`dppca.privacy.zcdp_rho`
-    (ε, δ) for the whole run gives σ = √L times the one-release calibration
-    :func:`dppca.privacy.discrete_gaussian_sigma`.
-    """
-    sensitivity = power_step_sensitivity(check_n(n), block_size)
-    rounding = math.sqrt(d * block_size)
-    sigma_float = noisy_power_sigma(n, block_size, epsilon, delta, L)
-    grid = safe_granularity(
-        sensitivity, rounding, sigma_float, MAX_GAUSSIAN_GRID_SIGMA
-    )
-    one = discrete_gaussian_sigma(sensitivity, epsilon, delta, grid, rounding)
-    return one * math.sqrt(L), grid
 
 
 def noisy_power_method_guarantee(
@@ -190,66 +154,6 @@ class PowerMethodRun:
     noise: list = field(default_factory=list)
 
 
-def product_shrink(
-    n: int, d: int, p: int, summands: int | None = None
-) -> float:
-    """Factor ``s < 1`` applied to every computed product ``fl(A V)`` so that
-    the *computed* step keeps the sensitivity Δ the noise is calibrated to
-    (:func:`dppca.privacy.sensitivity.power_step_sensitivity`).
-
-    Three things separate the computed product from the exact ``A V`` of rows
-    of norm at most one with an orthonormal ``V``, and each is bounded:
-
-    * rows accepted within ``1 + ROW_NORM_TOLERANCE`` of the unit norm grow
-      ``A − A'`` by at most ``t = (1 + ROW_NORM_TOLERANCE)²``;
-    * ``V`` is a computed Householder QR factor (LAPACK), orthonormal only to
-      rounding: ``‖V̂ − Q‖_F ≤ √p γ_{c d p}`` for an exactly orthonormal
-      ``Q`` (Higham 2002, Thm 19.4; ``c = 16`` here), so ``‖V̂‖₂ ≤ 1 + q``,
-      ``q = √p γ_{16 d p}``, and ``‖(A − A')V̂‖_F ≤ (1 + q) t Δ``;
-    * the product is a sum of ``m`` products (``m = summands``: ``d`` for a
-      precomputed ``A``, ``n + d`` for a sum over rows of dot products, the
-      default), at most ``M = m + 3`` roundings per term in any order, the
-      scaling by ``s`` included (Higham 2002, Sec. 3.1):
-      its error is at most ``γ_M (1/n) Σ_i ‖x_i‖² ‖V̂‖_F ≤ e = γ_M t (1 + q)
-      √p`` in Frobenius norm for each data set (``‖A‖_F ≤ tr A ≤ t``).
-
-    So neighbouring computed products differ by at most ``(1 + q) t Δ + 2e``,
-    and ``s = Δ / ((1 + q) t Δ + 2e)`` brings that back to Δ. A uniform
-    scaling leaves the subspace unchanged; over rows ``1 − s`` is about
-    ``3·10⁻⁶`` at ``n = 10⁵``, and from ``A`` about ``10⁻⁸`` at ``n = 10⁵``,
-    ``d = 100``. The ``multiply`` of :func:`noisy_power_method_from_operator`
-    must be such a sum (a Strassen-type product is not).
-    """
-    delta = power_step_sensitivity(check_n(n), p)
-    m = n + d if summands is None else int(summands)
-    t = (1.0 + ROW_NORM_TOLERANCE) ** 2
-    q = math.sqrt(p) * rounding_gamma(16 * d * p)
-    error = rounding_gamma(m + 3) * t * (1.0 + q) * math.sqrt(p)
-    return delta / ((1.0 + q) * t * delta + 2.0 * error)
-
-
-def noisy_power_sigma(
-    n: int,
-    block_size: int,
-    epsilon: float,
-    delta: float,
-    n_iterations: int,
-    calibration: str = "zcdp",
-) -> float:
-    """Per-entry σ of the noise ``G_l`` so that ``n_iterations`` steps are
-    (ε, δ)-DP together.
-
-    ``"zcdp"`` (default): σ = Δ √(L / (2ρ)) with Δ = √2/n (1/n for block size 1)
-    and ρ = (√(ε + log 1/δ) − √(log 1/δ))², the closed form derived in chapter
-    14. ``"gdp"``: the exact composition of Gaussian mechanisms (smaller σ, same
-    guarantee).
-    """
-    sensitivity = power_step_sensitivity(check_n(n), block_size)
-    return composed_gaussian_sigma(
-        sensitivity, n_iterations, epsilon, delta, calibration
-    )
-
-
 @owns_float_state
 def noisy_power_method_from_operator(
     multiply: Callable[[np.ndarray], np.ndarray],
@@ -266,6 +170,7 @@ def noisy_power_method_from_operator(
     diagnostics: bool = False,
     noise: str = "safe",
     summands: int | None = None,
+    input_shrink: float | None = None,
 ):
     """The noisy power method on any ``multiply(V) -> A V`` with ``A =
     XᵀX/n`` of n rows of norm
@@ -288,7 +193,10 @@ def noisy_power_method_from_operator(
     (``safe_noisy_power_calibration``; ``calibration`` must be "zcdp").
     ``summands`` is the number of products each entry of ``multiply(V)``
     sums (default ``n + d``, a sum over rows), which sets the float-error
-    shrink (``product_shrink``).
+    shrink (``product_shrink``); ``input_shrink``, the shrink ``s`` of a
+    second moment computed by
+    :func:`dppca.linalg.clipped_sums.clipped_second_moment`, makes it absorb
+    that matrix's float error too (``product_shrink``).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ValueError(f"d must be an integer >= 2; got {d!r}")
@@ -315,7 +223,7 @@ def noisy_power_method_from_operator(
     V = haar_subspace(d, p, rng) if p < d else np.eye(d)
     iterates, noises = [V], []
     # the float error of A·V absorbed (a sum of `summands` products)
-    shrink = product_shrink(n, d, p, summands)
+    shrink = product_shrink(n, d, p, summands, input_shrink)
     for _ in range(L):
         product = np.asarray(multiply(V), dtype=float)
         if product.shape != (d, p):
@@ -478,6 +386,7 @@ def noisy_power_method_from_second_moment(
     rng=None,
     diagnostics: bool = False,
     noise: str = "safe",
+    input_shrink: float | None = None,
 ):
     """The noisy power method on a precomputed ``A = XᵀX/n`` of n rows of
     norm <= 1: the same law
@@ -488,7 +397,11 @@ def noisy_power_method_from_second_moment(
 
     ``A`` and ``n`` are checked by :func:`dppca.validation.check_second_moment`;
     the caller vouches that ``A`` is ``XᵀX/n`` of the ``n`` rows (each of norm
-    at most one) of the data set and that ``n`` is its true number of rows."""
+    at most one) of the data set and that ``n`` is its true number of rows.
+    For a matrix computed by
+    :func:`dppca.linalg.clipped_sums.clipped_second_moment`, which is
+    ``XᵀX/n`` only up to its float error, pass its shrink as
+    ``input_shrink`` (``product_shrink``; :class:`dppca.PrivatePCA` does)."""
     A, n = check_second_moment(A, n)
     return noisy_power_method_from_operator(
         lambda V: A @ V,
@@ -504,6 +417,7 @@ def noisy_power_method_from_second_moment(
         diagnostics=diagnostics,
         noise=noise,
         summands=A.shape[0],
+        input_shrink=input_shrink,
     )
 
 
@@ -562,6 +476,7 @@ SPECS = (
         run=_run,
         guarantee=_guarantee,
         privacy=PRIVACY["noisy_power_method"],
+        takes_input_shrink=True,
         options_of=noisy_power_method_from_second_moment,
         check_options=_check_options,
         guide_rank=90,

@@ -337,6 +337,7 @@ INTERNAL_OPTIONS = frozenset(
         "moment_cache",
         "diagnostics",
         "n_rows",
+        "input_shrink",
     }
 )
 

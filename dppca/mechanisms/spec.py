@@ -147,6 +147,12 @@ class MechanismSpec:
     #: rows only through that public number. In words; empty: such a fit
     #: refuses it, before any charge.
     add_remove: str = ""
+    #: Its fit passes the float-error shrink ``s`` of the computed second
+    #: moment (:attr:`dppca.linalg.clipped_sums.ClippedSecondMoment.shrink`)
+    #: as the option ``input_shrink``: its calibration needs more than the
+    #: Frobenius bound the float-error proposition gives (the noisy power
+    #: method with one vector, red team 18).
+    takes_input_shrink: bool = False
 
     @property
     def needs_delta(self) -> bool:
