@@ -253,8 +253,6 @@ def number_tables(app, pagename, context) -> None:
     context["body"] = "".join(out)
 
 
-#: A table cell (its text runs to the cell's end tag; cells do not nest).
-TABLE_CELL = re.compile(r"(<t[dh](?:\s[^>]*)?>)(.*?)(</t[dh]>)", re.S)
 #: "chapter 5" or "section 10.3" in a cell's text (not "chapter 5.2" nor
 #: "section 10.3.1"); "Chapter" at a sentence's start too.
 NUMBERED_MENTION = re.compile(
@@ -264,15 +262,19 @@ TAG = re.compile(r"(<[^>]+>)")
 
 
 def link_mentions_in_tables(app, pagename, context) -> None:
-    """Turn a plain "chapter 5" or "section 10.3" in a table cell into a link
-    to that page. Prose links with explicit text (MyST's ``{doc}`` role), but a
-    table a chapter computes is HTML that Python wrote, and 15 cells named a
-    chapter as plain text (issue 40). Only a number that is a page of the book
-    is linked (a section of a page, "section 4.2", has no page of its own and
-    stays text); text already inside a link stays as it is."""
+    """Turn a plain "chapter 5" or "section 10.3" into a link to that page,
+    in table cells and prose alike. Prose links with explicit text (MyST's
+    ``{doc}`` role), but a table a chapter computes is HTML that Python
+    wrote (15 cells named a chapter as plain text, issue 40), the package's
+    reference pages (``api/``) are its docstrings, which name the chapter
+    that derives a function as plain text (84 mentions, review 47), and 21
+    sentences of the chapters ("This page closes chapter 19") did too. Only
+    a number that is a page of the book is linked (a section of a page,
+    "section 4.2", has no page of its own and stays text); text inside a
+    link, code, a preformatted block or a heading stays as it is."""
     body = context.get("body")
     secnumbers = getattr(app.env, "toc_secnumbers", {})
-    if not body or "<t" not in body or not secnumbers:
+    if not body or not secnumbers:
         return
     pages = {
         ".".join(map(str, numbered[""])): doc
@@ -295,25 +297,25 @@ def link_mentions_in_tables(app, pagename, context) -> None:
             return match.group(0)
         return f'<a class="reference internal" href="{href(pages[number])}">{match.group(0)}</a>'
 
-    def cell(match) -> str:
-        start, inner, end = match.groups()
-        if not NUMBERED_MENTION.search(inner):
-            return match.group(0)
-        parts, inside_link = [], 0
-        for part in TAG.split(inner):
-            if part.startswith("<"):
-                if re.match(r"<a[\s>]", part):
-                    inside_link += 1
-                elif part.startswith("</a"):
-                    inside_link = max(inside_link - 1, 0)
-                parts.append(part)
-            elif inside_link:
-                parts.append(part)
-            else:
-                parts.append(NUMBERED_MENTION.sub(link, part))
-        return start + "".join(parts) + end
+    context["body"] = _linked_text(body, link)
 
-    context["body"] = TABLE_CELL.sub(cell, body)
+
+def _linked_text(html: str, link) -> str:
+    """``html`` with ``NUMBERED_MENTION`` replaced by ``link`` in its text,
+    outside links, code, preformatted blocks, headings and scripts."""
+    parts, skip = [], 0
+    for part in TAG.split(html):
+        if part.startswith("<"):
+            if re.match(r"<(a|code|pre|h[1-6]|script|style)[\s>]", part):
+                skip += 1
+            elif re.match(r"</(a|code|pre|h[1-6]|script|style)\s*>", part):
+                skip = max(skip - 1, 0)
+            parts.append(part)
+        elif skip:
+            parts.append(part)
+        else:
+            parts.append(NUMBERED_MENTION.sub(link, part))
+    return "".join(parts)
 
 
 #: A page's closing sections (its summary, exercises and notes), left

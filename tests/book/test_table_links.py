@@ -1,5 +1,5 @@
-"""A plain "chapter N" or "section N.M" in a table cell links to that page
-(``tools/book_html_fixes.py``, ``link_mentions_in_tables``)."""
+"""A plain "chapter N" or "section N.M" in a table cell or in prose links to
+that page (``tools/book_html_fixes.py``, ``link_mentions_in_tables``)."""
 
 from __future__ import annotations
 
@@ -40,11 +40,33 @@ def test_a_section_page_is_linked_and_a_section_of_a_page_is_not():
     assert "section 10.3</td>" in body
 
 
-def test_prose_links_unknown_numbers_and_decimals_are_left_alone():
-    prose = "<p>chapter 3</p>"
-    assert linked(prose) == prose
+def test_prose_is_linked_too_but_not_headings():
+    assert linked("<p>This page closes chapter 3.</p>") == (
+        '<p>This page closes <a class="reference internal" '
+        'href="03-laplace.html">chapter 3</a>.</p>'
+    )
+    heading = "<h2>Back to chapter 3</h2>"
+    assert linked(heading) == heading
+
+
+def test_links_unknown_numbers_and_decimals_are_left_alone():
     cells = (
         "<table><tr><td><a href='x.html'>chapter 3</a></td>"
         "<td>chapter 42</td><td>chapter 3.5</td><td>chapter 10.11</td></tr></table>"
     )
     assert linked(cells) == cells
+
+
+def test_reference_pages_link_their_prose_but_not_code_or_links():
+    body = (
+        "<p>Derived in chapter 3 (see section 10.11).</p>"
+        "<dd><p>chapter 10 <code>chapter 3</code> "
+        "<a href='x.html'>chapter 3</a></p><pre>chapter 10</pre></dd>"
+    )
+    out = linked(body, page="api/estimator")
+    assert out.count('href="../chapters/03-laplace.html">chapter 3</a>') == 1
+    assert 'href="../chapters/10-package.html">section 10.11</a>' in out
+    assert 'href="../chapters/10-auditing.html">chapter 10</a> <code>' in out
+    assert "<code>chapter 3</code>" in out
+    assert "<a href='x.html'>chapter 3</a>" in out
+    assert "<pre>chapter 10</pre>" in out
