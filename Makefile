@@ -91,12 +91,14 @@ browser-check: $(STAMP)
 	fi
 
 ## make pdf: print the rendered book (PDF_HTML, default _build/html) to one PDF with an outline,
-## $(PDF_HTML)/_static/dppca-book.pdf, in the same Chromium, offline (tools/book_pdf.py); the
-## download menu of every page links to it ("Book (PDF)"). Without Chromium: as the browser check
+## $(PDF_HTML)/_static/dppca-book.pdf, and its API reference to another, _static/dppca-api.pdf,
+## in the same Chromium, offline (tools/book_pdf.py); the download menu of every page links to
+## both ("Book (PDF)", "API reference (PDF)"). Without Chromium: as the browser check
 PDF_HTML ?= _build/html
 pdf: $(STAMP)
 	@if [ -x "$(CHROMIUM)" ]; then \
-	  $(BIN)/python tools/book_pdf.py $(PDF_HTML); \
+	  $(BIN)/python tools/book_pdf.py $(PDF_HTML) && \
+	  $(BIN)/python tools/book_pdf.py --api $(PDF_HTML); \
 	elif [ "$$DPPCA_REQUIRE_BROWSER" = 1 ]; then \
 	  echo "book PDF FAILED: no Chromium at $(CHROMIUM)"; exit 1; \
 	else \

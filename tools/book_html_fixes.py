@@ -60,7 +60,7 @@ import re
 import shutil
 from pathlib import Path
 
-from book_pdf import BOOK_PDF  # the PDF's place in the site
+from book_pdf import API_PDF, BOOK_PDF  # the PDFs' places in the site
 from sphinx.errors import ExtensionError
 
 from dppca.book.contents import CLOSING_SECTIONS
@@ -122,7 +122,8 @@ def copy_mathjax(app, exception) -> None:
 
 
 def add_book_pdf(context) -> None:
-    """Add "Book (PDF)" to the page's download menu, when it has one."""
+    """Add "Book (PDF)" and "API reference (PDF)" to the page's download
+    menu, when it has one."""
     for group in context.get("header_buttons") or []:
         if group.get("label") == "download-buttons":
             group["buttons"].append(
@@ -133,6 +134,16 @@ def add_book_pdf(context) -> None:
                     "tooltip": "Download the whole book as one PDF",
                     "icon": "fas fa-book",
                     "label": "download-book-pdf-button",
+                }
+            )
+            group["buttons"].append(
+                {
+                    "type": "link",
+                    "url": context["pathto"](API_PDF, 1),
+                    "text": "API reference (PDF)",
+                    "tooltip": "Download the package's reference as one PDF",
+                    "icon": "fas fa-file-pdf",
+                    "label": "download-api-pdf-button",
                 }
             )
 

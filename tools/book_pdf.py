@@ -1,7 +1,7 @@
 """Print the rendered HTML book to one PDF, offline, with the Chromium of the
 browser check.
 
-Usage: python tools/book_pdf.py HTML_DIR [OUT.pdf]
+Usage: python tools/book_pdf.py [--api] HTML_DIR [OUT.pdf]
 
 OUT.pdf defaults to HTML_DIR/_static/dppca-book.pdf, the file that the
 "Book (PDF)" entry of every page's download menu links to (see
@@ -17,7 +17,7 @@ How:
   book serves everything itself, MathJax included);
 - the pages, in the order of the book's navigation (the sidebar of the root
   page, which is _toc.yml's order: introduction, chapters, back matter; the
-  API reference is read online, ``ONLINE_ONLY_PREFIXES``), are each printed with ``page.pdf()`` on A4, after MathJax has
+  API reference is printed apart, ``--api``, ``ONLINE_ONLY_PREFIXES``), are each printed with ``page.pdf()`` on A4, after MathJax has
   typeset them, two at a time (``--jobs``): each of two worker processes runs
   its own Chromium and reads the pages it printed back with pypdf, so that
   both cores of a small runner work; the largest pages go first, and the
@@ -81,6 +81,10 @@ from browser_check import (
 #: Where the PDF goes in the HTML folder; the download menu of every page links
 #: here (tools/book_html_fixes.py imports it).
 BOOK_PDF = "_static/dppca-book.pdf"
+#: The API reference's own PDF (``--api``): the pages the book's PDF leaves
+#: out (``ONLINE_ONLY_PREFIXES``), printed alone, with their own title page
+#: and contents; its links to the chapters go to the site's pages.
+API_PDF = "_static/dppca-api.pdf"
 
 #: A4 with 15 mm margins left and right: a column of 180 mm, 680 CSS px at
 #: scale 1. Printed at SCALE, the page is laid out 680 / SCALE px wide: the
@@ -324,10 +328,10 @@ class Entry:
     level: int = 1
 
 
-#: Pages of the book read online only: the API reference (``api/``, generated
-#: from the package's docstrings, a quarter of the pages; the end of the part
-#: "Reference") stays out of the PDF; links to it from the chapters become
-#: links to the site's pages.
+#: Pages of the book left out of its PDF: the API reference (``api/``,
+#: generated from the package's docstrings, a quarter of the pages; the end of
+#: the part "Reference"), printed as a PDF of its own (``--api``, ``API_PDF``);
+#: links to it from the chapters become links to the site's pages.
 ONLINE_ONLY_PREFIXES = ("api/",)
 
 
@@ -520,14 +524,16 @@ def print_html(page, html: str, out: Path, **options) -> int:
 
 
 def front_matter(
-    page, base: str, entries: list[Entry], workdir: Path
+    page, base: str, entries: list[Entry], workdir: Path, suffix: str = ""
 ) -> list[Entry]:
     """Print the title page and the contents (into ``workdir``); return them
     as entries. The contents give each page of the book the number of the PDF
     page it starts on, which depends on how many pages the contents take:
     printed again until that number is stable."""
     root = entries[0]
-    title = Entry("_title", root.book or root.title, None, front=True)
+    title = Entry(
+        "_title", (root.book or root.title) + suffix, None, front=True
+    )
     title.pdf = workdir / "title.pdf"
     title.n_pages = print_html(
         page, title_page(title.title, root.authors), title.pdf
@@ -661,11 +667,12 @@ def print_entries(
 
 
 def print_pages(
-    html: Path, workdir: Path, jobs: int = JOBS
+    html: Path, workdir: Path, jobs: int = JOBS, api: bool = False
 ) -> tuple[list[Entry], str, list[str]]:
     """Print every page of the book in ``html`` into ``workdir``, ``jobs`` at
-    a time; return the entries, the address they were served from (their
-    links start with it) and the problems."""
+    a time (with ``api``, the API reference's pages instead); return the
+    entries, the address they were served from (their links start with it)
+    and the problems."""
     from playwright.sync_api import sync_playwright
 
     server, base = serve(html)
@@ -677,13 +684,16 @@ def print_pages(
             entries = [
                 entry
                 for entry in navigation(page, base, root_page(html))
-                if not entry.rel.startswith(ONLINE_ONLY_PREFIXES)
+                if entry.rel.startswith(ONLINE_ONLY_PREFIXES) == api
             ]
             for i, entry in enumerate(entries):
                 entry.pdf = workdir / f"{i:03d}.pdf"
             problems += print_entries(entries, html, base, jobs)
             if not problems:
-                entries = front_matter(page, base, entries, workdir) + entries
+                suffix = ": API reference" if api else ""
+                entries = (
+                    front_matter(page, base, entries, workdir, suffix) + entries
+                )
                 # the footers: none on the title page
                 titles: list[str | None] = []
                 for entry in entries:
@@ -893,15 +903,15 @@ class Result:
     links: Counter = field(default_factory=Counter)
 
 
-def build(html: Path, out: Path, jobs: int = JOBS) -> Result:
-    """Print the book in ``html`` to ``out``, ``jobs`` pages at a time.
-    Nothing is written when a page has a problem (and a stale ``out`` is
-    removed)."""
+def build(html: Path, out: Path, jobs: int = JOBS, api: bool = False) -> Result:
+    """Print the book in ``html`` to ``out``, ``jobs`` pages at a time (with
+    ``api``, its API reference). Nothing is written when a page has a
+    problem (and a stale ``out`` is removed)."""
     html = html.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix="book-pdf-"))
     try:
-        entries, base, problems = print_pages(html, workdir, jobs)
+        entries, base, problems = print_pages(html, workdir, jobs, api)
         if problems:
             out.unlink(missing_ok=True)
             return Result(entries, problems)
@@ -918,6 +928,11 @@ def main() -> int:
         "out", nargs="?", type=Path, help=f"default: HTML/{BOOK_PDF}"
     )
     parser.add_argument(
+        "--api",
+        action="store_true",
+        help=f"print the API reference alone (default out: HTML/{API_PDF})",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=JOBS,
@@ -930,9 +945,9 @@ def main() -> int:
             "(apt-get install chromium, or set $CHROMIUM)"
         )
         return 2
-    out = args.out or args.html / BOOK_PDF
+    out = args.out or args.html / (API_PDF if args.api else BOOK_PDF)
     start = time.perf_counter()
-    result = build(args.html, out, args.jobs)
+    result = build(args.html, out, args.jobs, args.api)
     for problem in result.problems:
         print("FAIL", problem)
     seconds = time.perf_counter() - start

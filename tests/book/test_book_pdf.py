@@ -302,3 +302,24 @@ def test_the_contents_list_section_pages_under_their_chapter():
     kinds = re.findall(r"<p class='([^']*)'><a href='http://x/(\w+)", page)
     assert kinds == [("page", "c1"), ("page section", "c1s"), ("page", "c2")]
     assert ".toc p.page.section" in page  # the indent is styled
+
+
+def test_the_reference_prints_apart(tmp_path, tools, monkeypatch):
+    # the API reference's pages (here the appendix, standing in for api/)
+    # leave the book's PDF and make one of their own (--api, API_PDF)
+    from pypdf import PdfReader
+
+    monkeypatch.setattr(book_pdf, "ONLINE_ONLY_PREFIXES", ("appendix/",))
+    html = tmp_path / "html"
+    site(html)
+    book = book_pdf.build(html, html / book_pdf.BOOK_PDF)
+    api = book_pdf.build(html, html / book_pdf.API_PDF, api=True)
+    assert book.problems == [] and api.problems == []
+    assert [e.rel for e in book.entries if not e.front] == [
+        p[0] for p in PAGES[:-1]
+    ]
+    assert [e.rel for e in api.entries if not e.front] == ["appendix/ref.html"]
+    texts = text_of(PdfReader(html / book_pdf.API_PDF))
+    assert texts[0].strip().endswith(": API reference")
+    assert any("MARKERREF" in t for t in texts)
+    assert not any("MARKERZETA" in t for t in texts)
