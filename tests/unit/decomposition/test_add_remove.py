@@ -273,3 +273,27 @@ def test_one_ledger_holds_one_relation(second):
     with pytest.raises(ValueError, match="one ledger per neighbouring"):
         later.fit(X)
     assert ledger.spent == before and len(ledger.charges) == 1
+
+
+def test_composition_outside_a_ledger_refuses_mixed_relations():
+    # red team 19: compose() gave (1.88, 1e-5) for an add/remove release
+    # beside a replace-one one, a figure that holds under neither relation
+    from dppca.privacy.accounting import basic_composition, compose
+
+    X = rows()
+    common = dict(epsilon=1.0, delta=0.0, mechanism="laplace")
+    mixed = [
+        estimator(**common).fit(X),
+        estimator(neighbours="replace", **common).fit(X),
+    ]
+    capped = [
+        estimator(**common).fit(X),
+        estimator(max_samples=1000, **common).fit(X),
+    ]
+    for fits in (mixed, capped):
+        with pytest.raises(ValueError, match="one ledger per neighbouring"):
+            compose(fits, 1e-5)
+        with pytest.raises(ValueError, match="one ledger per neighbouring"):
+            basic_composition(fits)
+    same = [estimator(**common).fit(X), estimator(**common).fit(X)]
+    assert basic_composition(same)[0] == pytest.approx(2.0)
