@@ -15,6 +15,14 @@ def _minus(text: str) -> str:
     return text.replace("-", "−")
 
 
+def _special(x) -> str | None:
+    """How a table writes a value that has no digits to round: "—" for a
+    missing or infinite one, "0" for zero; ``None`` for any other."""
+    if x is None or not math.isfinite(float(x)):
+        return MISSING
+    return "0" if float(x) == 0 else None
+
+
 def _rounded_mantissa(x: float, digits: int) -> tuple[float, int]:
     """(m, k) with x ≈ m·10ᵏ, m rounded to ``digits`` decimals and
     1 ≤ |m| < 10 after the rounding (9.96 to one decimal is 1.0×10¹)."""
@@ -30,13 +38,10 @@ def times_ten(x, digits: int = 1) -> str:
     an exact power of ten as ``10⁵``; values from 0.001 to 10,000 as plain
     decimals (to ``digits`` places after the first significant one); "—"
     for a missing or infinite value, "0" for zero."""
-    if x is None:
-        return MISSING
+    special = _special(x)
+    if special is not None:
+        return special
     x = float(x)
-    if not math.isfinite(x):
-        return MISSING
-    if x == 0:
-        return "0"
     exponent = math.floor(math.log10(abs(x)))
     if abs(abs(x) / 10.0**exponent - 1) < 1e-12 and not -3 <= exponent < 4:
         return (
@@ -58,13 +63,10 @@ def power_form(x, digits: int = 1) -> str:
     column read alike (a δ spent next to its target); a plain mantissa when
     the power is ``10⁰``; "—" for a missing or infinite value, "0" for
     zero."""
-    if x is None:
-        return MISSING
+    special = _special(x)
+    if special is not None:
+        return special
     x = float(x)
-    if not math.isfinite(x):
-        return MISSING
-    if x == 0:
-        return "0"
     mantissa, exponent = _rounded_mantissa(x, digits)
     text = _minus(f"{mantissa:.{digits}f}")
     if exponent == 0:
@@ -97,13 +99,10 @@ def significant(digits: int = 3):
         raise ValueError(f"digits must be at least 1, got {digits}")
 
     def write(x) -> str:
-        if x is None:
-            return MISSING
+        special = _special(x)
+        if special is not None:
+            return special
         x = float(x)
-        if not math.isfinite(x):
-            return MISSING
-        if x == 0:
-            return "0"
         exponent = math.floor(math.log10(abs(x)))
         if not -3 <= exponent < 6:
             return times_ten(x, digits - 1)

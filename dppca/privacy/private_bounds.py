@@ -257,11 +257,13 @@ def quantile_guarantee(epsilon, label: str = "private quantile of norms"):
     return _plan(0.5, epsilon, 1.0, 2.0, 2, label)[2]
 
 
-def count_guarantee(epsilon) -> Release:
-    """The record of :func:`clipped_count` at ``epsilon`` (known before the
-    data is read)."""
+def _count_record(label: str, epsilon, neighbours: str | None) -> Release:
+    """The record of a count with exact discrete Laplace noise (the
+    geometric mechanism) at ``epsilon``, under ``neighbours`` (the record's
+    default, replace-one, when ``None``)."""
+    extra = {} if neighbours is None else {"neighbours": neighbours}
     return Release(
-        "private count of clipped rows (discrete Laplace)",
+        label,
         "pure",
         check_epsilon(epsilon),
         noise="safe",
@@ -270,7 +272,24 @@ def count_guarantee(epsilon) -> Release:
         theorem=COUNT_THEOREM,
         chapter=CHAPTER,
         row_bound=ROW_BOUND,
+        **extra,
     )
+
+
+def _geometric_noise(epsilon: float, rng) -> int:
+    """``Z`` exact discrete Laplace of scale ``t = ⌈1/ε⌉``: the noise of
+    both counts (``P(z)/P(z ± 1) ≤ exp(1/t) ≤ exp(ε)``)."""
+    t = math.ceil(1.0 / epsilon)
+    if t > noise.MAX_LAPLACE_GRID_SCALE:
+        raise ValueError(f"epsilon={epsilon!r} is too small for the count")
+    return int(noise.discrete_laplace(t, 1, as_generator(rng))[0])
+
+
+def count_guarantee(epsilon) -> Release:
+    """The record of :func:`clipped_count` at ``epsilon`` (known before the
+    data is read)."""
+    label = "private count of clipped rows (discrete Laplace)"
+    return _count_record(label, epsilon, None)
 
 
 @owns_float_state
@@ -285,31 +304,16 @@ def clipped_count(norms, bound, epsilon, rng=None) -> tuple[int, Release]:
     Its standard deviation is about ``√2/ε`` rows."""
     record = count_guarantee(epsilon)
     norms = check_norms(norms)
-    t = math.ceil(1.0 / record.epsilon)
-    if t > noise.MAX_LAPLACE_GRID_SCALE:
-        raise ValueError(f"epsilon={epsilon!r} is too small for the count")
     true = int(np.sum(norms > float(bound)))
-    z = int(noise.discrete_laplace(t, 1, as_generator(rng))[0])
-    return true + z, record
+    return true + _geometric_noise(record.epsilon, rng), record
 
 
 def row_count_guarantee(epsilon, neighbours: str | None = None) -> Release:
     """The record of :func:`private_row_count` at ``epsilon`` (known before
     the data is read), under the relation ``neighbours`` (the record's
     default, replace-one, when ``None``)."""
-    extra = {} if neighbours is None else {"neighbours": neighbours}
-    return Release(
-        "private count of rows (discrete Laplace)",
-        "pure",
-        check_epsilon(epsilon),
-        noise="safe",
-        sampler="exact",
-        proved=True,
-        theorem=COUNT_THEOREM,
-        chapter=CHAPTER,
-        row_bound=ROW_BOUND,
-        **extra,
-    )
+    label = "private count of rows (discrete Laplace)"
+    return _count_record(label, epsilon, neighbours)
 
 
 @owns_float_state
@@ -332,11 +336,7 @@ def private_row_count(
         raise TypeError(f"n_rows must be an integer; got {n_rows!r}")
     if n_rows < 0:
         raise ValueError(f"n_rows must be >= 0; got {n_rows!r}")
-    t = math.ceil(1.0 / record.epsilon)
-    if t > noise.MAX_LAPLACE_GRID_SCALE:
-        raise ValueError(f"epsilon={epsilon!r} is too small for the count")
-    z = int(noise.discrete_laplace(t, 1, as_generator(rng))[0])
-    return int(n_rows) + z, record
+    return int(n_rows) + _geometric_noise(record.epsilon, rng), record
 
 
 def _draw(
