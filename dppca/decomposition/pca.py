@@ -106,7 +106,13 @@ from .persons import (
 )
 from .plan import release_plan
 from .ranges import range_stand_in, rows_in_box
-from .release import _centred_rows, _charge, _private_count, _run
+from .release import (
+    _centred_rows,
+    _charge,
+    _private_count,
+    _run,
+    with_input_shrink,
+)
 
 
 def _spent(releases, requested) -> tuple:
@@ -460,7 +466,8 @@ def _fit(est, X, refit: bool, groups=None) -> dict:
     data, rows_made = _centred_rows(
         est, plan, X, bound, mean_plan, rng, persons
     )
-    V, values, total = _run(plan, data, units, d, rng, rows_made.input_shrink)
+    plan = with_input_shrink(plan, rows_made.input_shrink)
+    V, values, total = _run(plan, data, units, d, rng)
     text = rows_made.text
     if box is not None:
         how = "clipped to it" if box[2] else "refused outside"

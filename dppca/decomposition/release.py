@@ -288,11 +288,19 @@ def _private_count(plan, n, rng):
     return count, [drawn]
 
 
-def _run(plan, data, n, d, rng, input_shrink=None):
+def with_input_shrink(plan, shrink):
+    """The plan with the computed second moment's shrink among its options
+    (``input_shrink``), for a mechanism that ``takes_input_shrink``; the
+    plan as it is otherwise (or for rows: ``shrink`` None)."""
+    if not plan.spec.takes_input_shrink or shrink is None:
+        return plan
+    options = {**plan.options, "input_shrink": shrink}
+    return dataclasses.replace(plan, options=options)
+
+
+def _run(plan, data, n, d, rng):
     """Run the plan's mechanism on its input: ``(V, eigenvalues, total)``;
-    ``n`` is the public cap under add/remove neighbours; ``input_shrink``
-    the computed second moment's shrink, for a mechanism that
-    ``takes_input_shrink``."""
+    ``n`` is the public cap under add/remove neighbours."""
     if plan.max_samples is not None:
         n = plan.max_samples
     spec, k = plan.spec, plan.k
@@ -302,10 +310,7 @@ def _run(plan, data, n, d, rng, input_shrink=None):
     with silenced(NotPrivateWarning, UnprovedGuaranteeWarning):
         k_run = d if isinstance(k, float) else k
         run = spec.run_rows if spec.run_rows is not None else spec.run
-        options = plan.options
-        if spec.takes_input_shrink and input_shrink is not None:
-            options = {**options, "input_shrink": input_shrink}
-        args = (n, k_run, plan.epsilon, plan.delta, rng, options)
+        args = (n, k_run, plan.epsilon, plan.delta, rng, plan.options)
         return run(data, *args)
 
 

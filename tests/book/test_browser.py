@@ -354,6 +354,7 @@ def search_book(tmp_path_factory) -> Path:
     )
     assert build.returncode == 0, build.stderr
     (html / book_html_fixes.BOOK_PDF).write_bytes(b"%PDF-1.4\n")
+    (html / book_html_fixes.API_PDF).write_bytes(b"%PDF-1.4\n")
     return html
 
 
