@@ -311,21 +311,45 @@ def link_mentions_in_tables(app, pagename, context) -> None:
     context["body"] = _linked_text(body, link)
 
 
+#: Text just before a mention that makes it another work's ("Chaudhuri et
+#: al.'s Section 6.3", "Higham (2002), chapter 3"): left as text.
+CITED = re.compile(r"(et al\.?|\b(?:1[89]|20)\d\d\b\)?,?|[’']s)\s*$")
+
+
 def _linked_text(html: str, link) -> str:
     """``html`` with ``NUMBERED_MENTION`` replaced by ``link`` in its text,
-    outside links, code, preformatted blocks, headings and scripts."""
-    parts, skip = [], 0
+    outside links, code, preformatted blocks, headings and scripts. In a
+    table cell both kinds are linked; in prose only "chapter N", and not
+    after a citation (``CITED``): the papers have sections 6.3 and 6.4 of
+    their own, which the prose names (a first version linked "Chaudhuri et
+    al.'s Section 6.3" to the book's section 6.3)."""
+    parts, skip, cell, recent = [], 0, 0, ""
+
+    def in_prose(match) -> str:
+        before = match.string[: match.start()]
+        if match.group(1).lower() != "chapter" or CITED.search(
+            (recent + before)[-40:]
+        ):
+            return match.group(0)
+        return link(match)
+
     for part in TAG.split(html):
         if part.startswith("<"):
             if re.match(r"<(a|code|pre|h[1-6]|script|style)[\s>]", part):
                 skip += 1
             elif re.match(r"</(a|code|pre|h[1-6]|script|style)\s*>", part):
                 skip = max(skip - 1, 0)
+            elif re.match(r"<t[dh][\s>]", part):
+                cell += 1
+            elif re.match(r"</t[dh]\s*>", part):
+                cell = max(cell - 1, 0)
             parts.append(part)
-        elif skip:
+            continue
+        if skip:
             parts.append(part)
         else:
-            parts.append(NUMBERED_MENTION.sub(link, part))
+            parts.append(NUMBERED_MENTION.sub(link if cell else in_prose, part))
+        recent = (recent + part)[-40:]
     return "".join(parts)
 
 

@@ -7,7 +7,7 @@ of the Gaussian mechanism of ``dppca.mechanisms.gaussian_approx``: perturb the
 covariance with Hermitian complex Gaussian noise and return the rank-k
 approximation built from the top-k eigenvectors of the noisy matrix. The
 normalisation of the noise and the real output below are this module's choices
-(derived in the book's chapter 16), made so that the real part of the noise is
+(derived in chapter 16 of the book), made so that the real part of the noise is
 exactly chapter 5's ``G + G^T``.
 
 Mechanism. ``A = X^T X / n`` for ``n`` rows of norm at most one. Draw ``G``

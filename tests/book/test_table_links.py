@@ -65,8 +65,21 @@ def test_reference_pages_link_their_prose_but_not_code_or_links():
     )
     out = linked(body, page="api/estimator")
     assert out.count('href="../chapters/03-laplace.html">chapter 3</a>') == 1
-    assert 'href="../chapters/10-package.html">section 10.11</a>' in out
+    assert "(see section 10.11)" in out  # prose links chapters only
     assert 'href="../chapters/10-auditing.html">chapter 10</a> <code>' in out
     assert "<code>chapter 3</code>" in out
     assert "<a href='x.html'>chapter 3</a>" in out
     assert "<pre>chapter 10</pre>" in out
+
+
+def test_prose_leaves_the_papers_sections_and_cited_chapters_alone():
+    # a first version linked "Chaudhuri et al.'s Section 6.3" to the book's
+    cited = (
+        "<p>the protocol of Chaudhuri et al.’s Section 10.11 and "
+        "Higham (2002), chapter 3; <em>Smith’s</em> chapter 10</p>"
+    )
+    assert linked(cited) == cited
+    assert 'href="10-package.html">section 10.11</a>' in linked(
+        "<table><tr><td>section 10.11</td></tr></table>"
+    )
+    assert "section 10.11</p>" in linked("<p>see section 10.11</p>")
