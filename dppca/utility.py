@@ -95,7 +95,7 @@ def sin_theta(V, U, norm=2) -> float:
 
     With ``norm=2`` (default) it is the sine of the largest principal angle
     between the subspaces, the error of the Davis–Kahan theorem and of the
-    streaming and power-method analyses (chapters 14 and 17); with
+    streaming and power-method analyses (chapter 14 and chapter 17); with
     ``norm="fro"`` the root of the sum of the squared sines, which for two
     subspaces of the same dimension is ``subspace_distance(V, U) / √2``.
 

@@ -361,8 +361,9 @@ FACTS: dict[str, BookFacts] = {
     ),
 }
 
-#: The order of the book's experiments (chapters 8, 9 and 12), by the
-#: mechanisms' keys: the papers' mechanisms first, then those after 2019.
+#: The order of the book's experiments (chapter 8, chapter 9 and
+#: chapter 12), by the mechanisms' keys: the papers' mechanisms first, then
+#: those after 2019.
 EXPERIMENT_ORDER = (
     "ppca",
     "mod_sulq",

@@ -152,7 +152,8 @@ SHORT_NOTION = {
 #: whichever exist, and :func:`missing_mechanisms` lists the others.
 EXPECTED = {key: FACTS[key].entry_point for key in EXPERIMENT_ORDER}
 
-#: The mechanisms of the part "After 2019" (chapters 16-18), in its order.
+#: The mechanisms of the part "After 2019" (chapter 16 to chapter 18), in
+#: its order.
 AFTER_2019 = ("complex_gaussian", "streaming", "trace_sensitive")
 
 #: The registered mechanisms that must read the rows, each with its reason.

@@ -1,8 +1,8 @@
 """Input perturbation: release A + E for A = XᵀX/n and a random symmetric
 noise matrix E.
 
-Four mechanisms of the book (chapters 2 and 3), all for replace-one neighbours
-(one row of the n x d data replaced by another row of norm <= 1):
+Four mechanisms of the book (chapter 2 and chapter 3), all for replace-one
+neighbours (one row of the n x d data replaced by another row of norm <= 1):
 
 * MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1): Gaussian entries
   N(0, β²), eq. (5);
@@ -86,7 +86,8 @@ from .input_perturbation_wishart import (
 )
 from .spec import CovarianceHooks, MechanismSpec, noisy_matrix_release, select
 
-#: The privacy each mechanism really provides, as checked in chapters 2 and 3.
+#: The privacy each mechanism really provides, as checked in chapter 2 and
+#: chapter 3.
 PRIVACY = {
     "mod_sulq": "(ε, δ)-DP as claimed (Chaudhuri et al. 2013, Thm 5); very "
     "conservative: the exact "
