@@ -267,7 +267,7 @@ def number_tables(app, pagename, context) -> None:
 #: "chapter 5" or "section 10.3" in a cell's text (not "chapter 5.2" nor
 #: "section 10.3.1"); "Chapter" at a sentence's start too.
 NUMBERED_MENTION = re.compile(
-    r"\b([Cc]hapter|[Ss]ection) (\d+(?:\.\d+)?)\b(?![.,]?\d)"
+    r"\b([Cc]hapter|[Ss]ection)\s+(\d+(?:\.\d+)?)\b(?![.,]?\d)"
 )
 TAG = re.compile(r"(<[^>]+>)")
 

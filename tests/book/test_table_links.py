@@ -83,3 +83,8 @@ def test_prose_leaves_the_papers_sections_and_cited_chapters_alone():
         "<table><tr><td>section 10.11</td></tr></table>"
     )
     assert "section 10.11</p>" in linked("<p>see section 10.11</p>")
+
+
+def test_a_mention_broken_across_lines_is_linked():
+    body = linked("<p>See chapter\n3 for the proof.</p>")
+    assert 'href="03-laplace.html">chapter\n3</a> for' in body
