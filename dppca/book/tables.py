@@ -178,6 +178,15 @@ def table_of(frame, columns: dict, index: bool = False, caption=None):
 _TABLE_OPENING = re.compile(r"<table(?=[\s>])[^>]*>(\s*<caption[\s>])?")
 
 
+def _html_outputs(notebook: dict):
+    """``(cell index, HTML)`` of every HTML output of an executed notebook,
+    in the order of the page."""
+    for index, cell in enumerate(notebook.get("cells", [])):
+        for output in cell.get("outputs", []):
+            html = output.get("data", {}).get("text/html", "")
+            yield index, "".join(html) if isinstance(html, list) else html
+
+
 def uncaptioned_tables(notebook: dict) -> list[str]:
     """The tables of an executed notebook that a page would show without a
     caption.
@@ -200,15 +209,12 @@ def uncaptioned_tables(notebook: dict) -> list[str]:
         one.
     """
     faults = []
-    for index, cell in enumerate(notebook.get("cells", [])):
-        for output in cell.get("outputs", []):
-            html = output.get("data", {}).get("text/html", "")
-            html = "".join(html) if isinstance(html, list) else html
-            for match in _TABLE_OPENING.finditer(html):
-                if match.group(1) is None:
-                    text = re.sub(r"<[^>]+>", " ", html[match.end() :])
-                    words = " ".join(text.split())[:60]
-                    faults.append(f"cell {index}: {words}")
+    for index, html in _html_outputs(notebook):
+        for match in _TABLE_OPENING.finditer(html):
+            if match.group(1) is None:
+                text = re.sub(r"<[^>]+>", " ", html[match.end() :])
+                words = " ".join(text.split())[:60]
+                faults.append(f"cell {index}: {words}")
     return faults
 
 
@@ -257,30 +263,23 @@ def long_numbers(notebook: dict) -> list[str]:
         of fault, in the order of the page; empty when there is none.
     """
     faults = []
-    for index, cell in enumerate(notebook.get("cells", [])):
-        for output in cell.get("outputs", []):
-            html = output.get("data", {}).get("text/html", "")
-            html = "".join(html) if isinstance(html, list) else html
-            for table in re.findall(r"<table.*?</table>", html, re.S):
-                caption = re.search(
-                    r"<caption[^>]*>(.*?)</caption>", table, re.S
-                )
-                name = (
-                    " ".join(re.sub(r"<[^>]+>", " ", caption.group(1)).split())[
-                        :50
-                    ]
-                    if caption
-                    else "a table without a caption"
-                )
-                bad = []
-                for _, content in _CELL.findall(table):
-                    text = re.sub(r"<[^>]+>", " ", content)
-                    for number in _CELL_NUMBER.findall(text):
-                        if "e" in number.lower() or (
-                            significant_figures(number) > MAX_TABLE_FIGURES
-                        ):
-                            bad.append(number)
-                if bad:
-                    shown = ", ".join(dict.fromkeys(bad))
-                    faults.append(f"cell {index}: {shown[:80]} in {name!r}")
+    for index, html in _html_outputs(notebook):
+        for table in re.findall(r"<table.*?</table>", html, re.S):
+            caption = re.search(r"<caption[^>]*>(.*?)</caption>", table, re.S)
+            name = (
+                " ".join(re.sub(r"<[^>]+>", " ", caption.group(1)).split())[:50]
+                if caption
+                else "a table without a caption"
+            )
+            bad = []
+            for _, content in _CELL.findall(table):
+                text = re.sub(r"<[^>]+>", " ", content)
+                for number in _CELL_NUMBER.findall(text):
+                    if "e" in number.lower() or (
+                        significant_figures(number) > MAX_TABLE_FIGURES
+                    ):
+                        bad.append(number)
+            if bad:
+                shown = ", ".join(dict.fromkeys(bad))
+                faults.append(f"cell {index}: {shown[:80]} in {name!r}")
     return faults

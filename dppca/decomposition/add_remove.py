@@ -216,11 +216,7 @@ def add_remove_mechanisms() -> dict[str, str]:
     """
     from ..mechanisms import registry
 
-    return {
-        key: spec.add_remove
-        for key, spec in registry.MECHANISMS.items()
-        if spec.add_remove
-    }
+    return registry.reasons("add_remove")
 
 
 def check_neighbours(est) -> str:

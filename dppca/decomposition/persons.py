@@ -104,11 +104,7 @@ def person_level() -> dict[str, str]:
     """
     from ..mechanisms import registry
 
-    return {
-        key: spec.person_level
-        for key, spec in registry.MECHANISMS.items()
-        if spec.person_level
-    }
+    return registry.reasons("person_level")
 
 
 def __getattr__(name):

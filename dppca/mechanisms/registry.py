@@ -294,6 +294,31 @@ def subscribe(callback: Callable[[], None]) -> None:
     _SUBSCRIBERS.append(callback)
 
 
+def reasons(field: str) -> dict[str, str]:
+    """The registered mechanisms whose spec gives a reason in ``field``
+    (``"add_remove"`` or ``"person_level"``), each with that reason, in the
+    registry's order: which mechanisms a relation other than replace-one
+    runs, and why each one's proof carries over.
+
+    Parameters
+    ----------
+    field : {"add_remove", "person_level"}
+        A reason field of :class:`MechanismSpec`.
+
+    Returns
+    -------
+    dict
+        Mechanism key to the reason, in words.
+    """
+    if field not in ("add_remove", "person_level"):
+        raise ValueError(f"no reason field {field!r} in MechanismSpec")
+    return {
+        key: getattr(spec, field)
+        for key, spec in MECHANISMS.items()
+        if getattr(spec, field)
+    }
+
+
 def guide_table() -> str:
     """The estimator's table of mechanisms, from the registry: each key,
     its privacy notion and whether it is fully proved with the default
@@ -381,6 +406,7 @@ __all__ = [
     "MechanismSpec",
     "RELEASES_EIGENVALUES",
     "guide_table",
+    "reasons",
     "register",
     "registered",
     "resolve",
