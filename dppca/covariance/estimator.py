@@ -32,6 +32,10 @@ from ..base import (
     _parameters,
     _snap,
 )
+from ..decomposition.add_remove import (
+    DEFAULT_MAX_SAMPLES,
+    eigenvalue_scale,
+)
 from ..exceptions import PrivacyWarning, warn
 from ..fit_guard import FIT_MODULES, one_fit_at_a_time
 from ..float_state import owns_float_state
@@ -57,9 +61,9 @@ def _stacklevel() -> int:
 class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
     """scikit-learn's ``EmpiricalCovariance`` with a differentially private
     covariance matrix: every fit is a release under replace-one neighbours
-    with rows bounded in ℓ₂ norm by the public ``data_norm``
-    (:mod:`dppca.covariance`: the centre, the sensitivity, the
-    post-processing).
+    (or, with ``neighbours="add-remove"``, add/remove-one) with rows bounded
+    in ℓ₂ norm by the public ``data_norm`` (:mod:`dppca.covariance`: the
+    centre, the sensitivity, the post-processing).
 
     Parameters
     ----------
@@ -104,6 +108,25 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
     random_state : None, int, numpy Generator or RandomState, default=None
         As :class:`dppca.PrivatePCA`: ``None`` (fresh entropy) for a model
         to be shared.
+    neighbours : {"replace", "add-remove"}, default="replace"
+        The neighbouring relation. ``"replace"``: n public, one row replaced
+        by another. ``"add-remove"``: one row added or removed, so n is
+        private (:mod:`dppca.covariance.plan`): the second moment of the
+        rows padded with zero rows to ``max_samples`` rows is released with
+        ``n = max_samples``, and a private count of the rows
+        (``ROW_COUNT_SHARE`` = 5% of ε, its own record) rescales it by
+        ``max_samples / max(1, row_count_)`` before the floor
+        (post-processing). Runs ``"analyze_gauss"`` only, with
+        ``center=False`` or a public centre; everything else is refused
+        before any charge.
+    max_samples : int, default=2**27
+        With ``neighbours="add-remove"``: a public cap on the number of
+        rows, chosen without looking at the data. The guarantee covers data
+        sets of 1 to ``max_samples`` rows (a fit on more is refused before
+        any charge), and the noise on the released matrix is
+        ``max_samples / n`` times the noise of a replace-one fit on ``n``
+        rows: choose the cap as small as the data allow. Unused under
+        ``"replace"``.
 
     Attributes
     ----------
@@ -114,13 +137,18 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
     precision_ : ndarray of shape (n_features, n_features)
         The inverse of ``covariance_`` (pseudo-inverse if singular).
     min_eigenvalue_ : float
-        The floor applied, in data units.
+        The floor applied, in data units (under add/remove neighbours with
+        ``"auto"``, the noise's standard deviation after the rescaling).
     row_bound_ : float
         The bound ``B`` the (centred) rows were divided by.
     mechanism_ : str
         The mechanism that ran.
+    row_count_ : int
+        With ``neighbours="add-remove"`` only: the private (noisy) count of
+        the rows, which may exceed n or be below zero.
     guarantees_ : tuple of Release
-        One record per release (private mean, matrix).
+        One record per release (private count, private mean, matrix: those
+        the fit makes).
     privacy_releases_ : tuple of Release
         The same records, under the name ``PrivatePCA`` uses.
     privacy_spent_ : tuple (epsilon, delta)
@@ -144,6 +172,8 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         noise="safe",
         accountant=None,
         random_state=None,
+        neighbours="replace",
+        max_samples=DEFAULT_MAX_SAMPLES,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -157,6 +187,8 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         self.noise = noise
         self.accountant = accountant
         self.random_state = random_state
+        self.neighbours = neighbours
+        self.max_samples = max_samples
 
     @one_fit_at_a_time
     @owns_float_state
@@ -180,8 +212,16 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
         plan = covariance_plan(p, n, d)
-        if float(p.delta) >= 1.0 / n:
+        cap = plan.max_samples  # None under replace-one neighbours
+        if cap is None and float(p.delta) >= 1.0 / n:
             message = "delta >= 1/n: choose delta much smaller than 1/n"
+            warn(message, PrivacyWarning, stacklevel=_stacklevel())
+        if cap is not None and float(p.delta) >= 1.0 / cap:
+            # n is private: compared with the largest data set covered
+            message = "delta >= 1/max_samples: under add/remove neighbours "
+            message += "n is private and the guarantee covers data sets of "
+            message += "up to max_samples rows; choose delta much smaller "
+            message += "than 1/max_samples (or a smaller cap)"
             warn(message, PrivacyWarning, stacklevel=_stacklevel())
         if hasattr(self, "privacy_releases_") and p.accountant is None:
             warn(REFIT_WARNING, PrivacyWarning, stacklevel=_stacklevel())
@@ -193,11 +233,20 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
                 p.accountant.charge(list(records), label=type(self).__name__)
         rng = _generator(p.random_state)
         kind = noise.check_noise_kind(p.noise)
-        location, noisy, B, unit_floor = release(
+        location, noisy, B, unit_floor, count = release(
             X.astype(np.float64), plan, kind, rng
         )
         floor = p.min_eigenvalue
         floor = unit_floor if isinstance(floor, str) else float(floor)
+        vars(self).pop("row_count_", None)  # of an earlier add/remove fit
+        if count is not None:
+            # post-processing of the released count: S/N + noise to S/n̂ +
+            # noise·N/n̂, and the noise level "auto" floors at with it
+            factor, _ = eigenvalue_scale(cap, count)
+            noisy = noisy * factor
+            if isinstance(p.min_eigenvalue, str):
+                floor = floor * factor
+            self.row_count_ = int(count)
         covariance, precision = psd_floor(noisy, floor)
         scale = B * B
         self.location_ = location

@@ -45,6 +45,42 @@ any noise is drawn, and every parameter error is raised before that charge.
 
 ``min_eigenvalue`` is checked here and applied by
 :mod:`dppca.covariance.postprocessing`.
+
+**Add/remove neighbours** (``neighbours="add-remove"``, issue 43). Two data
+sets are neighbours when one is the other with one row more, so ``n`` is
+private. The argument is ``PrivatePCA``'s
+(:mod:`dppca.decomposition.add_remove`, whose helpers this module imports):
+with a public cap ``N = max_samples``, chosen without looking at the data,
+a data set of ``n ≤ N`` rows is padded with ``N − n`` zero rows (rows equal
+to the public centre before centring), the matrix ``A_N = S/N`` of the
+padded rows is what the noise is added to, and one row added or removed is
+one zero row of the padding replaced, so two add/remove neighbours give
+replace-one neighbours of exactly ``N`` rows and a mechanism calibrated at
+``n = N`` keeps its guarantee. What this needs, each refused from public
+parameters before any charge otherwise:
+
+* a mechanism whose ``MechanismSpec.add_remove`` gives the reason its
+  replace-one proof carries over and whose covariance hooks read ``A`` only
+  (:func:`add_remove_covariance_mechanisms`: ``"analyze_gauss"``;
+  ``"trace_sensitive"`` reads the rows themselves, so the padding argument,
+  which hands a mechanism the padded second moment, does not apply, and
+  the registry gives it no add/remove reason);
+* a public centre (an array) or none (``center=False``): the private mean's
+  noise is calibrated to ``2R/n``, and ``n`` is private here;
+* at most ``N`` rows (the relation's domain is 1 to ``N`` rows: a fit on
+  more is refused, as a row above a public bound would be with
+  ``clip=False``), and a cap for which the float64 shrink of
+  :mod:`dppca.linalg.float_error` can be verified at ``d`` features.
+
+The calibration, the noise grid and the record then use ``N`` wherever
+they used ``n`` (the records name the relation and the cap,
+``add_remove_neighbours``), and ``n`` is read only for the refusal of more
+than ``N`` rows: a dry run (:func:`planned_records`) gives the same records
+for every ``n ≤ N``. Since ``S/n = (N/n)·A_N``, the scale of the matrix
+needs ``n``: the fit releases ``n̂ = n + Z`` (exact discrete Laplace of
+scale ``⌈1/ε_c⌉``, ``ε_c = ROW_COUNT_SHARE·ε``, 5% of ε, pure ε_c-DP: one
+row added moves ``n`` by one) with its own record, charged with the
+matrix's; the matrix gets the rest of ε and all of δ.
 """
 
 from __future__ import annotations
@@ -55,10 +91,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..decomposition.add_remove import (
+    ROW_COUNT_SHARE,
+    add_remove_neighbours,
+    cap_of,
+    check_cap_shrink,
+    check_neighbours,
+    check_row_cap,
+    count_epsilon,
+)
 from ..decomposition.parameters import public_centre
 from ..linalg import float_error, rows
 from ..mechanisms import registry
-from ..privacy import drawable, noise
+from ..privacy import drawable, noise, private_bounds
 from ..privacy.guarantees import Release
 from ..privacy.mean_plan import private_mean_plan
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
@@ -85,6 +130,27 @@ def mechanisms() -> tuple[str, ...]:
         for key, spec in registry.MECHANISMS.items()
         if spec.covariance is not None
     )
+
+
+def add_remove_covariance_mechanisms() -> dict[str, str]:
+    """The mechanisms ``PrivateCovariance(neighbours="add-remove")`` runs,
+    each with why its replace-one proof carries over to the zero-padded
+    data set (module docstring): those of :func:`mechanisms` whose spec
+    gives a reason in ``MechanismSpec.add_remove`` and whose covariance
+    hooks read the second moment only (``reads_rows`` false: a mechanism of
+    the rows would need the padded rows themselves).
+
+    Returns
+    -------
+    dict
+        Mechanism key to the reason, in words.
+    """
+    return {
+        key: registry.MECHANISMS[key].add_remove
+        for key in mechanisms()
+        if registry.MECHANISMS[key].add_remove
+        and not registry.MECHANISMS[key].covariance.reads_rows
+    }
 
 
 def __getattr__(name):
@@ -134,6 +200,14 @@ class CovariancePlan:
         The matrix's record.
     min_eigenvalue : float or str
         The floor as given (``"auto"`` or a number ≥ 0).
+    neighbours : str, default="replace"
+        ``"replace"`` or ``"add-remove"`` (module docstring).
+    max_samples : int or None, default=None
+        The public cap ``N`` under add/remove neighbours: the number of rows
+        the matrix is calibrated for and divided by.
+    count : Release or None, default=None
+        Under add/remove neighbours, the record of the private count of
+        rows (``ROW_COUNT_SHARE`` of ε).
     """
 
     mechanism: str
@@ -149,11 +223,17 @@ class CovariancePlan:
     grid: float | None
     matrix: Release
     min_eigenvalue: object
+    neighbours: str = "replace"
+    max_samples: int | None = None
+    count: Release | None = None
 
     @property
     def records(self) -> tuple:
-        """Every record the fit charges, in order (mean, matrix)."""
-        return ((self.mean[3],) if self.mean else ()) + (self.matrix,)
+        """Every record the fit charges, in order (the private count under
+        add/remove, the private mean with ``center=True``, the matrix)."""
+        count = () if self.count is None else (self.count,)
+        mean = (self.mean[3],) if self.mean else ()
+        return count + mean + (self.matrix,)
 
 
 def _number(value, name: str) -> float:
@@ -279,10 +359,50 @@ def _check_flags(est) -> None:
             )
 
 
+def _check_add_remove(est, centre: str, n: int, d: int) -> int:
+    """Refuse, from public parameters (and ``n`` against the cap, last),
+    what add/remove neighbours cannot run (module docstring); return the
+    cap ``N``."""
+    cap = cap_of(est)
+    check_cap_shrink(cap, d)
+    if centre == "private":
+        raise ValueError(
+            "neighbours='add-remove' needs a public centre: center=True "
+            "releases a private mean whose noise is calibrated to the "
+            "number of rows, which is private here. Use center=False or a "
+            "public centre (an array); nothing was charged"
+        )
+    allowed = add_remove_covariance_mechanisms()
+    if est.mechanism not in allowed:
+        raise ValueError(
+            f"mechanism={est.mechanism!r} is not proved under add/remove "
+            "neighbours (it reads the rows, or its calibration uses the "
+            "number of rows otherwise); PrivateCovariance with "
+            f"neighbours='add-remove' runs {sorted(allowed)}. Nothing was "
+            "charged"
+        )
+    check_row_cap(n, cap)
+    return cap
+
+
+def _count_record(epsilon: float, relation: str) -> Release:
+    """The private count's record, refused before any charge when the exact
+    sampler cannot draw its noise (scale ``⌈1/ε⌉`` rows)."""
+    if math.ceil(1.0 / epsilon) > noise.MAX_LAPLACE_GRID_SCALE:
+        raise ValueError(
+            f"epsilon is too small: the private count of rows (ε = "
+            f"{epsilon:.3g}) would need a noise scale beyond the exact "
+            "sampler's range; nothing was charged"
+        )
+    return private_bounds.row_count_guarantee(epsilon, relation)
+
+
 def covariance_plan(est, n: int, d: int) -> CovariancePlan:
     """Check every public parameter of ``est`` and calibrate its releases on
     ``n`` rows of ``d`` features (both public under replace-one
-    neighbours); raises ``ValueError`` or ``TypeError`` before any charge.
+    neighbours; under add/remove on the public cap ``max_samples``, ``n``
+    only refused above it); raises ``ValueError`` or ``TypeError`` before
+    any charge.
 
     Parameters
     ----------
@@ -304,6 +424,7 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
     R = _bound(est.data_norm, "data_norm")
     check_random_state(est.random_state)
     check_accountant(est.accountant)
+    relation = check_neighbours(est)
     _check_flags(est)
     epsilon = check_epsilon(est.epsilon)
     if est.delta is None:
@@ -323,6 +444,14 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
             f"the public center exceeds data_norm by more than "
             f"{MAX_SCALE_RATIO:g}: rescale the data"
         )
+    cap, count = None, None
+    if relation == "add-remove":
+        # n is private: the calibration below uses the public cap instead
+        cap = _check_add_remove(est, centre, n, d)
+        relation = add_remove_neighbours(cap)
+        count_eps = count_epsilon(epsilon)
+        count = _count_record(count_eps, relation)
+        epsilon, n = epsilon - count_eps, cap
     mean, centred = None, None
     if centre == "private":
         share = _number(est.center_share, "center_share")
@@ -345,6 +474,8 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
     )
     text = _row_bound_text(R, centre, centred)
     record = dataclasses.replace(record, row_bound=text)
+    if cap is not None:
+        record = dataclasses.replace(record, neighbours=relation)
     return CovariancePlan(
         est.mechanism,
         R,
@@ -359,6 +490,9 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
         grid,
         record,
         est.min_eigenvalue,
+        "replace" if cap is None else "add-remove",
+        cap,
+        count,
     )
 
 
@@ -376,13 +510,16 @@ def planned_records(est, n: int, d: int) -> list:
     Returns
     -------
     list of Release
-        The private mean's record (``center=True``), then the matrix's.
+        The private count's record (add/remove neighbours), the private
+        mean's (``center=True``), then the matrix's.
     """
     return list(covariance_plan(est, n, d).records)
 
 
 __all__ = [
     "CovariancePlan",
+    "ROW_COUNT_SHARE",
+    "add_remove_covariance_mechanisms",
     "mechanisms",
     "covariance_plan",
     "planned_records",

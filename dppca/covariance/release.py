@@ -18,6 +18,18 @@ diagonal entries). With a private mean the map ``x ↦ z`` depends on ``x``
 and the released ``μ̂`` only, so for every value of ``μ̂`` the sensitivity is
 the same, and the two releases compose adaptively. The mechanisms and
 their calibrations are in :mod:`dppca.covariance.plan`.
+
+**Add/remove neighbours** (a plan with ``max_samples = N``). The matrix is
+``A_N = S/N``, ``S = Σ z_i z_iᵀ`` over the ``n ≤ N`` rows: the second
+moment of the rows padded with ``N − n`` zero rows, computed by
+``clipped_second_moment(..., max_samples=N)``, whose float64 shrink is
+chosen for ``N`` rows (not ``n``) and whose sum is divided by ``N``. One
+row ``z`` added changes ``S`` by ``z zᵀ``, a zero row of the padding
+replaced, so ``‖A_N − A'_N‖_F = ‖z‖²/N ≤ 1/N``, within the replace-one
+sensitivity ``√2/N`` the matrix is calibrated to at ``n = N`` (the corollary
+in :mod:`dppca.linalg.float_error` covers the computed values). The private
+count of rows is drawn first, from the same generator; the mechanism is
+handed ``n = N``, never ``n``.
 """
 
 from __future__ import annotations
@@ -30,7 +42,7 @@ from ..decomposition.parameters import centered_norm
 from ..exceptions import UnprovedGuaranteeWarning, silenced
 from ..linalg import clipped_sums, rows
 from ..mechanisms import registry
-from ..privacy import noise
+from ..privacy import noise, private_bounds
 from .plan import CovariancePlan
 
 
@@ -58,13 +70,20 @@ def unit_second_moment(X, plan: CovariancePlan, location=None):
     R = plan.data_norm
     if plan.centre != "private":
         centre = None if plan.centre == "zero" else plan.location
-        moment = clipped_sums.clipped_second_moment(X, R, centre=centre)
+        # add/remove: S/N and the shrink for the cap (module docstring)
+        cap = {} if plan.max_samples is None else {"max_samples": _cap(plan)}
+        moment = clipped_sums.clipped_second_moment(X, R, centre=centre, **cap)
         return moment.matrix, R
     B = _centred(plan, location)
     moment = clipped_sums.clipped_second_moment(
         X, B, centre=location, pre_clip=R
     )
     return moment.matrix, B
+
+
+def _cap(plan) -> int:
+    """The public cap of an add/remove plan."""
+    return int(plan.max_samples)
 
 
 def _centred(plan, location) -> float:
@@ -99,8 +118,9 @@ def _private_mean(X, plan, kind, rng) -> np.ndarray:
 
 
 def release(X, plan: CovariancePlan, kind: str, rng):
-    """The fit's releases, in the order they are drawn: the private mean
-    (a private centre), then the noisy unit-normalised matrix.
+    """The fit's releases, in the order they are drawn: the private count
+    of rows (add/remove neighbours), the private mean (a private centre),
+    then the noisy unit-normalised matrix.
 
     Parameters
     ----------
@@ -116,9 +136,16 @@ def release(X, plan: CovariancePlan, kind: str, rng):
     Returns
     -------
     tuple
-        ``(location, noisy unit matrix, B, floor in unit terms)``.
+        ``(location, noisy unit matrix, B, floor in unit terms, count)``:
+        ``count`` the released number of rows ``n̂`` under add/remove
+        neighbours (the matrix is then ``S/N`` plus noise), else ``None``.
     """
-    n = X.shape[0]
+    n, count = X.shape[0], None
+    if plan.count is not None:
+        count, _ = private_bounds.private_row_count(
+            int(n), plan.count.epsilon, rng, plan.count.neighbours
+        )
+        n = _cap(plan)  # the mechanism's n: the public cap, never the rows
     location = plan.location
     if plan.centre == "private":
         location = _private_mean(X, plan, kind, rng)
@@ -126,13 +153,16 @@ def release(X, plan: CovariancePlan, kind: str, rng):
     hooks = registry.MECHANISMS[plan.mechanism].covariance
     with silenced(UnprovedGuaranteeWarning):
         if hooks.reads_rows:
+            if plan.max_samples is not None:  # the plan refuses it first
+                raise RuntimeError("add/remove: a mechanism of the rows")
             data, B = _unit_rows(X, plan, location)
         else:
             data, B = unit_second_moment(X, plan, location)
         noisy, floor = hooks.release(
             data, n, plan.epsilon, plan.delta, rng, kind, plan.sigma
         )
-    return np.array(location, dtype=float), np.asarray(noisy), B, floor
+    location = np.array(location, dtype=float)
+    return location, np.asarray(noisy), B, floor, count
 
 
 __all__ = ["release", "unit_second_moment"]

@@ -21,6 +21,7 @@ from dppca.covariance.plan import planned_records
 from dppca.covariance.postprocessing import psd_floor
 from dppca.exceptions import UnprovedGuaranteeWarning
 from dppca.privacy.accounting import Accountant, BudgetExceededError
+from dppca.privacy.guarantees import REPLACE_ONE
 
 #: Checks skipped by name with the reason: none is needed.
 SKIPPED_CHECKS: dict[str, str] = {}
@@ -31,6 +32,13 @@ SKIPPED_CHECKS: dict[str, str] = {}
         PrivateCovariance(data_norm=5.0, delta=1e-6),
         PrivateCovariance(
             data_norm=5.0, delta=1e-6, center=False, mechanism="trace_sensitive"
+        ),
+        PrivateCovariance(
+            data_norm=5.0,
+            delta=1e-9,
+            center=False,
+            neighbours="add-remove",
+            max_samples=10_000,
         ),
     ],
     expected_failed_checks=lambda estimator: SKIPPED_CHECKS,
@@ -408,3 +416,245 @@ def test_a_registered_mechanism_that_is_not_dp_is_refused_before_any_charge():
         with pytest.raises(ValueError, match="not differentially private"):
             est.fit(X)
     assert acc.spent == (0.0, 0.0) and not hasattr(est, "covariance_")
+
+
+# ----------------------------------------------------------------------------
+# Add/remove neighbours (issue 43): neighbours="add-remove", max_samples=N
+# ----------------------------------------------------------------------------
+
+CAP = 5000
+
+
+def add_remove(**params):
+    return PrivateCovariance(
+        **{
+            "epsilon": 1.0,
+            "delta": 1e-9,
+            "center": False,
+            "neighbours": "add-remove",
+            "max_samples": CAP,
+            **params,
+        }
+    )
+
+
+def test_replace_is_the_default_and_unchanged():
+    """neighbours="replace" (the default) is today's fit: the same draws
+    and records as a fit that does not name it, whatever max_samples says
+    (unused under replace-one), and no row_count_."""
+    X, R = data(n=300, seed=9)
+    default = PrivateCovariance(delta=1e-6, data_norm=R, random_state=4)
+    named = clone(default).set_params(neighbours="replace", max_samples=7)
+    a, b = default.fit(X), named.fit(X)
+    assert default.get_params()["neighbours"] == "replace"
+    np.testing.assert_array_equal(a.covariance_, b.covariance_)
+    np.testing.assert_array_equal(a.location_, b.location_)
+    assert a.guarantees_ == b.guarantees_
+    assert all(r.neighbours == REPLACE_ONE for r in a.guarantees_)
+    assert not hasattr(a, "row_count_") and not hasattr(b, "row_count_")
+
+
+@pytest.mark.parametrize("center", [False, "public"])
+def test_add_remove_at_huge_epsilon_matches_empirical_covariance(center):
+    """ε = 1e7 and the cap at n: the count's noise (scale ⌈1/ε_c⌉ = 1 row)
+    and the matrix's are tiny, and the rescaled release is scikit-learn's
+    covariance within 1e-3 (relative Frobenius)."""
+    X, R = data(n=CAP)
+    public = np.array([1.0, -1.0, 0.5, 0.0])
+    if center == "public":
+        centre, bound = public, float(np.linalg.norm([2.0, 1.0, 0.5, 0.25]))
+        ref = EmpiricalCovariance(assume_centered=True).fit(X - public)
+    else:
+        centre, bound = False, R
+        ref = EmpiricalCovariance(assume_centered=True).fit(X)
+    est = add_remove(
+        epsilon=1e7, data_norm=bound, center=centre, random_state=0
+    ).fit(X)
+    assert abs(est.row_count_ - CAP) <= 20
+    assert rel_error(est, ref) < 1e-3
+    expected = public if center == "public" else np.zeros(4)
+    np.testing.assert_array_equal(est.location_, expected)
+    np.testing.assert_allclose(
+        est.precision_ @ est.covariance_, np.eye(4), atol=1e-8
+    )
+    assert est.privacy_spent_ == (1e7, 1e-9)
+
+
+def test_add_remove_rescales_by_the_released_count_before_the_floor(
+    monkeypatch,
+):
+    """covariance_ is B² · psd_floor(M·N/max(1, n̂), f·N/max(1, n̂)) for
+    the released matrix M of S/N and its auto floor f (post-processing):
+    captured from the release, recomputed here."""
+    from dppca.covariance import estimator as module
+    from dppca.covariance import release as release_module
+
+    seen = []
+
+    def capture(*args):
+        out = release_module.release(*args)
+        seen.append(out)
+        return out
+
+    monkeypatch.setattr(module, "release", capture)
+    X, R = data(n=400, seed=5)
+    est = add_remove(data_norm=R, random_state=1).fit(X)
+    ((_, noisy, B, floor, count),) = seen
+    assert count == est.row_count_
+    factor = CAP / max(1, count)
+    expected, _ = psd_floor(noisy * factor, floor * factor)
+    np.testing.assert_allclose(est.covariance_, expected * B * B, rtol=1e-12)
+    assert est.min_eigenvalue_ == pytest.approx(floor * factor * B * B)
+    # an explicit floor is applied as given, to the rescaled matrix
+    seen.clear()
+    est = add_remove(data_norm=R, min_eigenvalue=0.0, random_state=1).fit(X)
+    ((_, noisy, B, _, count),) = seen
+    expected, _ = psd_floor(noisy * CAP / max(1, count), 0.0)
+    np.testing.assert_allclose(est.covariance_, expected * B * B, rtol=1e-12)
+    assert est.min_eigenvalue_ == 0.0
+
+
+def test_add_remove_records_name_the_relation_and_the_cap():
+    """Two records, charged together: the private count (5% of ε, pure)
+    then the matrix (the rest of ε, all of δ), each naming add/remove and
+    the cap; the report says it in words."""
+    from dppca.decomposition.add_remove import add_remove_neighbours
+
+    X, R = data(n=500, seed=3)
+    ledger = Accountant(4.0, 1e-6)
+    est = add_remove(
+        epsilon=2.0, delta=1e-8, data_norm=R, accountant=ledger
+    ).fit(X)
+    count, matrix = est.guarantees_
+    relation = add_remove_neighbours(CAP)
+    assert count.neighbours == matrix.neighbours == relation
+    assert count.label == "private count of rows (discrete Laplace)"
+    assert count.kind == "pure" and count.epsilon == pytest.approx(0.1)
+    assert matrix.epsilon == pytest.approx(1.9) and matrix.delta == 1e-8
+    assert est.privacy_spent_ == (2.0, 1e-8)
+    assert ledger.releases == est.guarantees_
+    assert ledger.charges == ("PrivateCovariance",)
+    text = str(est.privacy_report())
+    assert "add/remove-one" in text and f"1 to {CAP:,} rows" in text
+    params = est.privacy_report().parameters
+    assert params["neighbours"] == "add-remove"
+    assert params["max_samples"] == CAP
+
+
+def test_add_remove_plan_uses_the_cap():
+    """The dry run (planned_records, what the search plans with) and the
+    plan's calibration depend on the cap, never on n ≤ N."""
+    from dppca.covariance.plan import covariance_plan
+
+    est = add_remove(data_norm=3.0, center=np.zeros(4))
+    plans = [covariance_plan(est, n, 4) for n in (1, 17, CAP)]
+    assert all(plan.max_samples == CAP for plan in plans)
+    assert len({plan.sigma for plan in plans}) == 1
+    assert plans[0].sensitivity == pytest.approx(np.sqrt(2) / CAP)
+    records = [tuple(planned_records(est, n, 4)) for n in (1, 17, CAP)]
+    assert records[0] == records[1] == records[2]
+    # the matrix's calibration is replace-one's at n = N with 95% of ε
+    replace = clone(est).set_params(neighbours="replace", epsilon=0.95)
+    assert covariance_plan(replace, CAP, 4).sigma == pytest.approx(
+        plans[0].sigma, rel=1e-12
+    )
+    assert covariance_plan(replace, 17, 4).sigma > 100 * plans[0].sigma
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(center=True), "needs a public centre"),
+        (dict(mechanism="trace_sensitive"), "not proved under add/remove"),
+        (dict(neighbours="add"), "neighbours must be one of"),
+        (dict(max_samples=0), "max_samples"),
+        (dict(max_samples=2**62), "too large for the float64 proof"),
+        (dict(max_samples=100), "more than max_samples = 100"),
+    ],
+)
+def test_add_remove_refusals(params, match):
+    X, R = data(n=200)
+    ledger = Accountant(1.0, 1e-6)
+    est = add_remove(data_norm=R, accountant=ledger, **params)
+    with pytest.raises(ValueError, match=match):
+        est.fit(X)
+    assert ledger.spent == (0.0, 0.0) and ledger.releases == ()
+    assert not hasattr(est, "covariance_")
+
+
+def test_add_remove_delta_warning_compares_with_the_cap():
+    """n is private: δ is compared with 1/max_samples, whatever n."""
+    X, R = data(n=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clone(add_remove(data_norm=R)).set_params(
+            delta=1e-3, neighbours="replace"
+        ).fit(X)  # 1e-3 < 1/100: no warning under replace-one
+    with pytest.warns(PrivacyWarning, match="1/max_samples"):
+        add_remove(data_norm=R, delta=1e-3, max_samples=10_000).fit(X)
+
+
+def test_add_remove_methods_and_refit():
+    """mahalanobis, score, get_precision on the rescaled release; a later
+    replace-one fit drops row_count_."""
+    X, R = data(n=2000, seed=4)
+    est = add_remove(data_norm=R, epsilon=5.0, random_state=2).fit(X)
+    assert isinstance(est.row_count_, int)
+    d2 = est.mahalanobis(X[:50])
+    centred = X[:50] - est.location_
+    expected = np.einsum("ij,jk,ik->i", centred, est.precision_, centred)
+    np.testing.assert_allclose(d2, expected)
+    sk = EmpiricalCovariance(assume_centered=True).fit(X)
+    sk._set_covariance(est.covariance_)
+    assert est.score(X[:50]) == pytest.approx(sk.score(X[:50]))
+    np.testing.assert_array_equal(est.get_precision(), est.precision_)
+    with pytest.warns(PrivacyWarning, match="refitting"):
+        est.set_params(neighbours="replace").fit(X)
+    assert not hasattr(est, "row_count_")
+
+
+def test_add_remove_pipeline_charges_one_ledger():
+    """An add/remove scaler then an add/remove covariance with one cap:
+    one ledger, both charges, every record under that relation."""
+    from dppca.decomposition.add_remove import add_remove_neighbours
+
+    X, R = data(n=1000, seed=6)
+    ledger = Accountant(4.0, 1e-6)
+    lower, upper = X.min(axis=0) - 1, X.max(axis=0) + 1  # public by fiat
+    scaler = PrivateStandardScaler(
+        bounds=(lower, upper),
+        epsilon=1.0,
+        accountant=ledger,
+        neighbours="add-remove",
+        max_samples=CAP,
+        random_state=0,
+    )
+    cov = add_remove(data_norm=4.0, accountant=ledger, random_state=0)
+    pipe = Pipeline([("scale", scaler), ("cov", cov)]).fit(X)
+    assert ledger.charges == ("PrivateStandardScaler", "PrivateCovariance")
+    relation = add_remove_neighbours(CAP)
+    assert {r.neighbours for r in ledger.releases} == {relation}
+    Z = pipe["scale"].transform(X[:100])
+    assert pipe.score(X[:100]) == pytest.approx(pipe["cov"].score(Z))
+    assert "1 to 5,000 rows" in str(ledger.report())
+
+
+def test_add_remove_budgeted_grid_search_is_refused_before_any_fit():
+    """The search's non-private choice is refused under add/remove (its
+    folds would be fitted without the search's public row) and its private
+    choice cannot score a covariance: refused either way, nothing charged
+    or fitted."""
+    X, R = data(n=300)
+    ledger = Accountant(6.0, 1e-6)
+    est = add_remove(data_norm=R)
+    for selection in ("private", "non_private"):
+        with pytest.raises(ValueError):
+            budgeted_grid_search(
+                est,
+                {"epsilon": [0.5, 1.0]},
+                ledger,
+                X,
+                cv=3,
+                selection=selection,
+            )
+    assert ledger.spent == (0.0, 0.0) and ledger.releases == ()
