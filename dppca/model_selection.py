@@ -16,7 +16,9 @@ they were computed without the data. Folds and scores are in
 ledger's check after it in ``dppca.model_selection_checks``. The choice by
 ``GridSearchCV``'s raw scores (through models fitted without privacy) is
 available only by request (``selection="non_private"``), and says what the
-ledger does not cover.
+ledger does not cover. Under add/remove neighbours (``n`` private) the
+folds are drawn row by row at random instead, so that one added row moves
+no other (:func:`dppca.model_selection_scoring.random_folds`).
 :func:`budgeted_grid_search` gives the sensitivity and the composition
 argument.
 """
@@ -29,29 +31,35 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import model_selection_scoring as _scoring
+from .decomposition.add_remove import add_remove_neighbours
 from .exceptions import PrivacyWarning, silenced, warn
 from .float_state import owns_float_state
 from .model_selection_checks import (
     check_ledger,
+    check_ledger_relation,
     check_private_selection,
+    check_search_rows,
     check_search_shape,
     checked_rows,
     fit_records,
+    neutral_row,
     non_private_steps,
     parallel_in_processes,
     private_steps,
-    refuse_add_remove,
     refuse_rows_per_person,
+    search_relation,
     step_of,
 )
 from .model_selection_scoring import (
     held_out_utility,
     label_free_splits,
+    random_fold_sensitivity,
+    random_folds,
     row_scores,
     score_scale,
     score_sensitivity,
 )
-from .privacy.guarantees import Release
+from .privacy.guarantees import REPLACE_ONE, Release
 from .privacy.selection import exact_epsilon, permute_and_flip
 from .validation import as_generator
 
@@ -68,17 +76,53 @@ SELECTION_THEOREM = (
 )
 
 
-def selection_guarantee(epsilon) -> Release:
+#: The theorem of the private choice under add/remove neighbours.
+ADD_REMOVE_SELECTION_THEOREM = (
+    "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
+    "released fold models, over folds drawn row by row at random "
+    f"(add/remove sensitivity L = {_scoring.SCORE_LEVELS} score levels: "
+    "the added row's one term); adaptive composition"
+)
+
+#: Mixes the search's seed into the stream of the fold draws under
+#: add/remove neighbours, apart from the fits' seeds.
+FOLD_STREAM = 0x464F4C44
+
+
+def selection_guarantee(epsilon, neighbours=None) -> Release:
     """The record of the private choice at ``epsilon`` (pure, exact
-    permute-and-flip), known before any data is read."""
+    permute-and-flip), known before any data is read.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε of the choice.
+    neighbours : str, optional
+        The neighbouring relation the record states: replace-one by default;
+        under add/remove neighbours the fits' relation (cap included), as
+        :func:`dppca.decomposition.add_remove.add_remove_neighbours` words
+        it, with the random folds' theorem.
+
+    Returns
+    -------
+    Release
+        The guarantee record.
+    """
+    relation = REPLACE_ONE if neighbours is None else neighbours
+    theorem = (
+        SELECTION_THEOREM
+        if relation == REPLACE_ONE
+        else ADD_REMOVE_SELECTION_THEOREM
+    )
     return Release(
         "private model selection (permute-and-flip on held-out scores)",
         "pure",
         float(epsilon),
+        neighbours=relation,
         noise="safe",
         sampler="exact",
         proved=True,
-        theorem=SELECTION_THEOREM,
+        theorem=theorem,
         chapter="chapter 13",
         row_bound="any rows (per-row scores in [0, 1])",
     )
@@ -95,6 +139,19 @@ def _fit_seeds(random_state, count) -> list:
         int.from_bytes(c.generate_state(4, np.uint32).tobytes(), "little")
         for c in children
     ]
+
+
+def _fold_generator(random_state) -> np.random.Generator:
+    """The generator of the random folds (add/remove neighbours): fresh
+    entropy without a ``random_state``, else seeded from it apart from the
+    fits' seeds (:func:`_fit_seeds`), so that these do not depend on how
+    many rows were drawn."""
+    if random_state is None:
+        return np.random.default_rng()
+    root = as_generator(random_state).integers(0, 2**63, size=4)
+    return np.random.default_rng(
+        np.random.SeedSequence([*root.tolist(), FOLD_STREAM])
+    )
 
 
 class PrivateGridSearch:
@@ -116,6 +173,11 @@ class PrivateGridSearch:
     selection_, selection_epsilon_, selection_guarantee_
         ``"private"``, ε of the choice and its guarantee record (also in
         the ledger).
+    neighbours_ : str
+        The neighbouring relation of the search, as its records state it
+        (replace-one, or add/remove with the public cap ``max_samples``):
+        that of ``selection_guarantee_``, whose theorem gives the
+        selection's sensitivity under it (``L`` under add/remove).
 
     No held-out score is kept (no ``cv_results_``, ``best_score_``):
     they are read from the raw rows. ``transform`` and
@@ -126,6 +188,11 @@ class PrivateGridSearch:
 
     def __init__(self, **attributes):
         vars(self).update(attributes)
+
+    @property
+    def neighbours_(self) -> str:
+        """The search's neighbouring relation (its selection record's)."""
+        return self.selection_guarantee_.neighbours
 
     def _fitted(self):
         if not hasattr(self, "best_estimator_"):
@@ -173,6 +240,32 @@ def budgeted_grid_search(
     included (the search cannot tell); a generator of splits is refused,
     and so is a split that repeats a row on a side, indexes outside the
     rows or has a row on both sides (:func:`label_free_splits`).
+
+    **Add/remove neighbours.** When every private step (in the estimator
+    and in every candidate) has ``neighbours="add-remove"`` and one
+    ``max_samples = N``, ``n`` is private and the folds above would move
+    rows between folds when one is added. The search then takes an int
+    ``cv = K`` only and draws each row's fold independently and uniformly
+    from ``K`` (:func:`dppca.model_selection_scoring.random_folds`, from a
+    generator of its own, seeded apart from the fits). For ``D`` and
+    ``D' = D + x``, coupling the draws of the rows they share, ``x`` lands
+    in one test fold and in the other folds' training sides; every fold's
+    training and test sides are add/remove neighbours or equal. Every fold
+    fit gets one public row added to its training rows
+    (:func:`dppca.model_selection_checks.neutral_row`: the first private
+    step's centre), so none runs on zero rows, and the sides stay
+    neighbours; an empty test side scores 0. The plan, the dry run, the
+    ledger check and the selection's sensitivity use ``N``, never ``n`` or
+    a fold's size: ``Δ = L`` (the added row's one term, in its one test
+    fold; :func:`dppca.model_selection_scoring.random_fold_sensitivity`).
+    The selection's record states the fits' relation; the refit runs on all
+    rows. For each draw of the folds the fits and the choice compose as
+    below, and the guarantee, holding for every draw, holds for their
+    mixture. Refused before any fit: mixed relations or caps, a ``cv``
+    that is not an int, ``selection="non_private"``, a ledger holding
+    another relation, and ``n > N − 1`` (a fold fit holds up to ``n`` rows
+    and the public one; outside the relation's domain, like the
+    estimators' ``n > N``).
 
     **Floating point.** The search runs under the package's float state
     (:func:`dppca.float_state.owns_float_state`: no caller's
@@ -258,7 +351,7 @@ def budgeted_grid_search(
     y : array-like of shape (n_samples,), optional
         Labels, for a downstream model only (never for the folds).
     cv : int, KFold, RepeatedKFold, ShuffleSplit or list of splits, default=5
-        The folds (see **Folds**).
+        The folds (see **Folds**); an int only under add/remove neighbours.
     refit : bool, default=True
         Refit the chosen candidate on all rows (one more fit in the budget).
     scoring : str or callable, optional
@@ -324,10 +417,18 @@ def budgeted_grid_search(
         )
     candidates = list(ParameterGrid(param_grid))
     refuse_rows_per_person(estimator, steps, candidates)
-    refuse_add_remove(estimator, steps, candidates)
+    cap = search_relation(estimator, steps, candidates, cv, selection)
+    relation = REPLACE_ONE if cap is None else add_remove_neighbours(cap)
+    check_ledger_relation(accountant, relation)
     X = checked_rows(X, estimator, steps, candidates)
     n, d = X.shape
-    splits = label_free_splits(cv, n)
+    if cap is None:
+        splits = label_free_splits(cv, n)
+        sensitivity = score_sensitivity(splits, n)
+    else:  # n is private: folds drawn row by row, all else from the cap
+        check_search_rows(n, cap)
+        splits = random_folds(int(cv), n, _fold_generator(random_state))
+        sensitivity = random_fold_sensitivity()
     m = len(candidates) * len(splits) + (1 if refit else 0)
     eps_left, delta_left = accountant.remaining()
     if delta_left == 0 and accountant.delta > 0 and accountant.releases:
@@ -346,12 +447,12 @@ def budgeted_grid_search(
                 f"selection_epsilon = {eps_sel:.3g} must be > 0 and below "
                 f"the ε left ({eps_left:.3g}); nothing fitted"
             )
-        if not exact_epsilon(eps_sel / score_sensitivity(splits, n)) > 0:
+        if not exact_epsilon(eps_sel / sensitivity) > 0:
             raise BudgetExceededError(  # the draw would refuse it later
                 f"selection_epsilon = {eps_sel:.3g} is too small for an "
                 "exact draw at this sensitivity; nothing fitted"
             )
-        chosen = [selection_guarantee(eps_sel)]
+        chosen = [selection_guarantee(eps_sel, relation)]
         eps_left -= eps_sel
     per_eps = eps_left / (m * len(steps))
     per_delta = delta_left / (m * len(steps))
@@ -386,9 +487,11 @@ def budgeted_grid_search(
             for params in candidates:
                 fitted = clone(base).set_params(**params)
                 for train, _ in splits:
-                    records += fit_records(fitted, steps, len(train), d)
+                    size = len(train) if cap is None else cap  # n private
+                    records += fit_records(fitted, steps, size, d)
                 if refit:
-                    refits.append(fit_records(fitted, steps, n, d))
+                    size = n if cap is None else cap
+                    refits.append(fit_records(fitted, steps, size, d))
         return all(
             accountant.can_afford(records + extra) for extra in refits or [[]]
         )
@@ -417,6 +520,7 @@ def budgeted_grid_search(
     job = SimpleNamespace(
         base=configured(scale), steps=steps, candidates=candidates,
         splits=splits, accountant=accountant, X=X, refit=refit, n=n, d=d,
+        cap=cap, relation=relation, sensitivity=sensitivity,
     )  # fmt: skip
     before = len(accountant.releases)
     if private:
@@ -444,14 +548,31 @@ def _fold_utilities(job, seeded, scale) -> list:
         for params in job.candidates:
             total = 0
             for train, test in job.splits:
-                model = seeded(params).fit(_safe_indexing(X, train))
-                total += _scored(model, _safe_indexing(X, test), scale)
+                model = seeded(params)
+                rows = _safe_indexing(X, train)
+                if job.cap is not None:  # add/remove: never zero rows
+                    rows = _with_row(
+                        rows, neutral_row(model, job.steps, X.shape[1])
+                    )
+                model.fit(rows)
+                if len(test):  # an empty test side (add/remove) scores 0
+                    total += _scored(model, _safe_indexing(X, test), scale)
                 del model  # fold models are not released
             utilities.append(total)
     except BaseException:
         utilities = total = None  # raw held-out scores: not in the traceback
         raise
     return utilities
+
+
+def _with_row(rows, row):
+    """``rows`` with ``row`` (public) appended, in their dtype and format."""
+    row = np.asarray(row).reshape(1, -1).astype(rows.dtype)
+    if hasattr(rows, "tocsr"):
+        import scipy.sparse
+
+        return scipy.sparse.vstack([rows, row], format=rows.format)
+    return np.vstack([rows, row])
 
 
 def _scored(model, X_test, scale) -> int:
@@ -504,7 +625,7 @@ def _private_search(job, record, random_state):
 
     pcas = [clone(base).set_params(**c) for c in candidates]
     scale = score_scale([step_of(p, steps[-1][0]) for p in pcas], X.shape[1])
-    sensitivity = score_sensitivity(splits, X.shape[0])
+    sensitivity = job.sensitivity
     utilities = _fold_utilities(job, seeded, scale)
     try:
         job.accountant.charge([record], label="private model selection")

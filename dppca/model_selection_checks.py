@@ -2,12 +2,16 @@
 its fits stay within the ledger: the refusals before any fit (a private
 estimator the budget would not cover, a grid that replaces a private step, a
 private selection the package cannot score, worker processes that would
-charge a copy of the ledger, rows a later fold's fit would refuse), the dry
-run's records of each fit, and the check after the search that the ledger
-gained exactly the planned records.
+charge a copy of the ledger, rows a later fold's fit would refuse), the
+neighbouring relation of the search (:func:`search_relation`; under
+add/remove neighbours the public row of :func:`neutral_row`), the dry run's
+records of each fit, and the check after the search that the ledger gained
+exactly the planned records.
 """
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
@@ -214,30 +218,140 @@ def refuse_rows_per_person(estimator, steps, candidates) -> None:
         )
 
 
-def refuse_add_remove(estimator, steps, candidates) -> None:
-    """The search's folds are made from ``n`` (:func:`label_free_splits`):
-    under add/remove neighbours a row added to the data set moves other rows
-    from fold to fold, so two neighbouring data sets do not give
-    neighbouring folds, and no fit's guarantee (nor the private selection's)
-    would compose into the ledger's. A private step with
-    ``neighbours="add-remove"`` (in the estimator or the grid) is refused
-    before any fit or charge."""
+def _relations(estimator, steps, candidates) -> set:
+    """``(neighbours, max_samples)`` of every private step in the estimator
+    and in every candidate of the grid (``max_samples`` only under
+    add/remove; a step without a ``neighbours`` parameter is replace-one)."""
+    from .decomposition.add_remove import DEFAULT_MAX_SAMPLES
+
     settings = [estimator.get_params()] + [
         {**estimator.get_params(), **c} for c in candidates
     ]
-    names = [p + "neighbours" for p, _ in steps]
-    used = sorted(
-        {n for s in settings for n in names if s.get(n) == "add-remove"}
-    )
-    if used:
-        raise ValueError(
-            "budgeted_grid_search makes its folds from the number of rows, "
-            "so under add/remove neighbours one added row moves others "
-            f"between folds and the fits are not neighbours ({used} set "
-            "to 'add-remove'): search with neighbours='replace', or fit "
-            "each setting with one accountant. Nothing was fitted or "
-            "charged."
+    found = set()
+    for s in settings:
+        for prefix, _ in steps:
+            value = s.get(prefix + "neighbours", "replace")
+            if isinstance(value, str) and value == "add-remove":
+                cap = s.get(prefix + "max_samples", DEFAULT_MAX_SAMPLES)
+                found.add(("add-remove", cap))
+            else:
+                found.add(("replace", None))
+    return found
+
+
+def search_relation(estimator, steps, candidates, cv, selection):
+    """The neighbouring relation of the search, from public parameters,
+    before any fit or charge: ``None`` for replace-one, or the public cap
+    ``N = max_samples`` when every private step of the estimator and of
+    every candidate has ``neighbours="add-remove"`` with that cap.
+
+    Under add/remove neighbours the search draws each row's fold at random
+    (:func:`dppca.model_selection_scoring.random_folds`), so only an int
+    ``cv`` (the number of folds) is accepted, and only the private choice
+    (``GridSearchCV`` would fit the folds without the public row that keeps
+    a training side from being empty). Refused (``ValueError``): relations
+    mixed across steps or candidates (the ledger holds one relation and one
+    cap), a ``cv`` that is not an int of at least 2, and
+    ``selection="non_private"``."""
+    from .linalg.float_error import check_max_samples
+
+    relations = _relations(estimator, steps, candidates)
+    if all(kind == "replace" for kind, _ in relations):
+        return None
+    if len(relations) > 1:
+        named = sorted(
+            "replace-one" if kind == "replace" else f"add/remove (cap {cap})"
+            for kind, cap in relations
         )
+        raise ValueError(
+            "budgeted_grid_search runs under one neighbouring relation: the "
+            f"private steps or candidates mix {named}, and one ledger cannot "
+            "compose releases under different relations (or caps). Give "
+            "every private step neighbours='add-remove' with one "
+            "max_samples, and keep neighbours and max_samples out of the "
+            "grid; nothing was fitted or charged"
+        )
+    ((_, cap),) = relations
+    cap = check_max_samples(cap)
+    if isinstance(cv, bool) or not isinstance(cv, numbers.Integral):
+        raise ValueError(
+            "under neighbours='add-remove' cv must be an int K (the search "
+            "draws each row's fold at random, so that one row added moves "
+            "no other row between folds); a splitter such as KFold or "
+            "ShuffleSplit, or a list of index splits, makes folds from the "
+            f"number of rows, which is private here (got "
+            f"{type(cv).__name__}); nothing was fitted or charged"
+        )
+    if cv < 2:
+        raise ValueError(f"cv must be at least 2; got {cv}")
+    if selection != "private":
+        raise ValueError(
+            "under neighbours='add-remove' only selection='private' runs: "
+            "GridSearchCV would fit its folds without the public row the "
+            "search adds to every training side (a fold drawn empty would "
+            "raise after others were charged); nothing was fitted or "
+            "charged"
+        )
+    return cap
+
+
+def check_search_rows(n: int, cap: int) -> None:
+    """Under add/remove neighbours, refuse ``n`` rows above ``N − 1``
+    before any fit: every fold's fit adds one public row
+    (:func:`neutral_row`), and a fold's training side holds up to ``n``
+    rows, so the search covers data sets of 1 to ``N − 1`` rows (outside
+    the relation's domain only, as the estimators' refusal of ``n > N``)."""
+    if n > cap - 1:
+        raise ValueError(
+            f"X has {n} rows: under add/remove neighbours the search covers "
+            f"data sets of 1 to max_samples - 1 = {cap - 1} rows (each fold "
+            "fit adds one public row to its training rows, and must stay "
+            "within the public cap); raise max_samples. Nothing was fitted "
+            "or charged"
+        )
+
+
+def check_ledger_relation(accountant, relation: str) -> None:
+    """Refuse, before any fit, a search whose records the ledger could not
+    hold beside those it holds (add/remove beside another relation, or
+    another cap): the dry run would otherwise read as a budget refusal."""
+    from .privacy.accounting import _relation_conflict
+
+    held = [r.neighbours for r in accountant.releases]
+    why = _relation_conflict([*held, relation])
+    if why:
+        raise ValueError(
+            f"budgeted_grid_search refused: {why}. Nothing was fitted or "
+            "charged"
+        )
+
+
+def neutral_row(fitted, steps, d) -> np.ndarray:
+    """The public row the search adds to every fold's training rows under
+    add/remove neighbours, so that no fold fit runs on zero rows (the
+    estimators refuse an empty ``X``): the row the first private step
+    ignores but for its count, a :class:`dppca.PrivateStandardScaler`'s
+    midpoints of ``bounds`` (normalised entries 0) or a
+    :class:`dppca.PrivatePCA`'s public centre (0 after centring; the
+    origin with ``center=False``). It is a function of public parameters,
+    the same for ``D`` and ``D + x``, so the training sides stay add/remove
+    neighbours; it only shrinks a fold's released statistics by ``n/(n +
+    1)`` toward the centre."""
+    from .decomposition.pca import PrivatePCA
+    from .decomposition.ranges import range_stand_in
+    from .scaler import PrivateStandardScaler, check_bounds
+
+    step = step_of(fitted, steps[0][0])
+    if isinstance(step, PrivateStandardScaler):
+        lower, upper = check_bounds(step.bounds, d)
+        return lower / 2 + upper / 2  # as the scaler computes its centre
+    if isinstance(step, PrivatePCA):
+        centre = range_stand_in(step, d).center
+        if not isinstance(centre, (bool, np.bool_, str)):
+            return np.broadcast_to(
+                np.asarray(centre, dtype=np.float64), (d,)
+            ).copy()
+    return np.zeros(d)
 
 
 def parallel_in_processes(n_jobs) -> bool:
@@ -327,17 +441,19 @@ def check_ledger(job, before, best, extra):
     from .exceptions import silenced
     from .privacy.accounting import _releases
 
-    steps, d = job.steps, job.d
+    steps, d, cap = job.steps, job.d, job.cap
     with silenced(Warning):  # this thread only
         expected = extra
         for params in job.candidates:
             fitted = clone(job.base).set_params(**params)
             for train, _ in job.splits:
-                records = fit_records(fitted, steps, len(train), d)
+                size = len(train) if cap is None else cap  # n is private
+                records = fit_records(fitted, steps, size, d)
                 expected += len(_releases(records))
         if best is not None:
             fitted = clone(job.base).set_params(**best)
-            expected += len(_releases(fit_records(fitted, steps, job.n, d)))
+            size = job.n if cap is None else cap
+            expected += len(_releases(fit_records(fitted, steps, size, d)))
     charged = len(job.accountant.releases) - before
     if charged != expected:
         raise RuntimeError(
@@ -354,7 +470,10 @@ __all__ = [
     "check_search_shape",
     "non_private_steps",
     "check_private_selection",
-    "refuse_add_remove",
+    "search_relation",
+    "check_search_rows",
+    "check_ledger_relation",
+    "neutral_row",
     "refuse_rows_per_person",
     "parallel_in_processes",
     "step_records",

@@ -9,7 +9,9 @@ choice sums; it reads one released fold model and one row at a time, and
 neither warns nor raises whatever the row (a row of any finite length is
 clipped as the fit clips it, a row with NaN or Inf scores 0), so the
 scoring that follows the fold fits' charges behaves the same on
-neighbouring data sets.
+neighbouring data sets. Under add/remove neighbours the folds are drawn row
+by row instead (:func:`random_folds`), and the utility's sensitivity is
+:func:`random_fold_sensitivity`.
 """
 
 from __future__ import annotations
@@ -198,6 +200,52 @@ def held_out_utility(fitted, X_test, scale) -> int:
     return int(np.sum(np.minimum(levels.astype(np.int64), SCORE_LEVELS)))
 
 
+def random_folds(k: int, n: int, rng) -> list:
+    """``k`` folds of ``n`` rows drawn at random, for add/remove neighbours:
+    each row's fold is an independent uniform draw from ``{0, …, k − 1}``
+    (from ``rng``, a generator of the search's own), and split ``j`` is
+    ``(rows not in fold j, rows in fold j)``.
+
+    Unlike :func:`label_free_splits` (contiguous blocks of ``n`` rows), a
+    row's fold does not depend on the other rows: for ``D`` and ``D' = D +
+    x``, coupling the draws of the rows they share, ``x`` joins the test
+    side of one fold and the training side of the others, and nothing else
+    moves. So every fold's training set (and test set) of ``D'`` is that of
+    ``D`` with at most one row added. A side may be empty (with few rows,
+    or by chance); the search pads each training side with one public row
+    (:func:`dppca.model_selection_checks.neutral_row`) and scores an empty
+    test side as 0.
+
+    Parameters
+    ----------
+    k : int
+        The number of folds, at least 2 (public).
+    n : int
+        The number of rows (private under add/remove: used only to draw).
+    rng : numpy.random.Generator
+        The generator of the fold draws, used for nothing else.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        ``k`` pairs ``(train, test)`` of sorted integer index arrays.
+    """
+    labels = rng.integers(0, int(k), size=int(n))
+    return [
+        (np.flatnonzero(labels != j), np.flatnonzero(labels == j))
+        for j in range(int(k))
+    ]
+
+
+def random_fold_sensitivity() -> int:
+    """The sensitivity of a candidate's utility over :func:`random_folds`
+    under add/remove neighbours, ``L``: for fixed fold models, the added
+    row contributes one term ``⌊L s(x)⌋ ∈ [0, L]`` in the one test fold it
+    is drawn into, and every other row's terms are unchanged. A public
+    constant: it does not read ``n`` or the fold sizes."""
+    return SCORE_LEVELS
+
+
 def score_sensitivity(splits, n: int) -> int:
     """``L · max_i c_i``: how much one row can move a candidate's utility
     (``c_i`` test folds hold row ``i``), from the splits alone."""
@@ -208,6 +256,8 @@ def score_sensitivity(splits, n: int) -> int:
 
 
 __all__ = [
+    "random_fold_sensitivity",
+    "random_folds",
     "score_sensitivity",
     "SCORE_LEVELS",
     "held_out_utility",

@@ -354,13 +354,14 @@ def test_in_a_pipeline_with_add_remove_pca():
     assert "5,000 rows" in report or "5000 rows" in report
 
 
-def test_the_budgeted_grid_search_refuses_it():
+def test_the_budgeted_grid_search_refuses_mixed_relations():
+    # an add/remove scaler before a replace-one PCA: one ledger, one relation
     X = rows(600)
     ledger = Accountant(20.0, 1e-3)
     pipe = make_pipeline(
         scaler(), PrivatePCA(1, data_norm=4.0, center=False, delta=0.0)
     )
-    with pytest.raises(ValueError, match="moves others between folds"):
+    with pytest.raises(ValueError, match="one neighbouring relation"):
         budgeted_grid_search(
             pipe, {"privatepca__n_components": [1, 2]}, ledger, X, cv=2
         )

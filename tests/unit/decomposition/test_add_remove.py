@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
 
 from dppca import PrivatePCA
@@ -182,22 +183,58 @@ def test_in_a_pipeline():
     assert model.score(X, y) > 0.5
 
 
-@pytest.mark.parametrize("selection", ["private", "non_private"])
-@pytest.mark.parametrize("where", ["estimator", "grid"])
-def test_the_budgeted_grid_search_refuses_add_remove(selection, where):
-    # its folds are made from n: one added row moves others between folds
+@pytest.mark.parametrize(
+    "search_over, grid, options, message",
+    [
+        # the grid mixes the relations: one ledger holds one relation
+        (
+            dict(neighbours="replace"),
+            {"neighbours": ["replace", "add-remove"]},
+            {},
+            "one neighbouring relation",
+        ),
+        (
+            {},
+            {"max_samples": [1000, 2000]},
+            {},
+            "one neighbouring relation",
+        ),
+        # folds from n (a splitter or index splits) would move rows
+        ({}, {"n_components": [1, 2]}, dict(cv=KFold(2)), "cv must be an int"),
+        (
+            {},
+            {"n_components": [1, 2]},
+            dict(selection="non_private"),
+            "only selection='private'",
+        ),
+    ],
+)
+def test_the_budgeted_grid_search_refuses_what_add_remove_cannot_run(
+    search_over, grid, options, message
+):
     X = rows(n=600)
     ledger = Accountant(20.0, 1e-3)
-    if where == "estimator":
-        search_over, grid = estimator(), {"n_components": [1, 2]}
-    else:
-        search_over = estimator(neighbours="replace")
-        grid = {"neighbours": ["replace", "add-remove"]}
-    with pytest.raises(ValueError, match="moves others between folds"):
+    options = {"cv": 2, **options}
+    with pytest.raises(ValueError, match=message):
         budgeted_grid_search(
-            search_over, grid, ledger, X, cv=2, selection=selection
+            estimator(**search_over), grid, ledger, X, **options
         )
     assert ledger.spent == (0.0, 0.0) and not ledger.releases
+
+
+def test_the_budgeted_grid_search_runs_add_remove_on_random_folds():
+    X = rows(n=600)
+    ledger = Accountant(20.0, 1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = budgeted_grid_search(
+            estimator(), {"n_components": [1, 2]}, ledger, X, cv=2,
+            random_state=0,
+        )  # fmt: skip
+    relation = add_remove.add_remove_neighbours(2**27)
+    assert search.neighbours_ == relation
+    assert {r.neighbours for r in ledger.releases} == {relation}
+    assert search.best_estimator_.neighbours == "add-remove"
 
 
 def test_the_budgeted_grid_search_still_runs_replace_one():
