@@ -8,6 +8,7 @@ warnings, charges, the caller's generator) is the same on neighbours."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -17,17 +18,24 @@ import pytest
 from dppca.covariance import PrivateCovariance
 from dppca.covariance.plan import covariance_plan
 from dppca.covariance.release import unit_second_moment
+from dppca.decomposition.add_remove import add_remove_neighbours
 from dppca.exceptions import (
     BudgetExceededError,
     PrivacyWarning,
     UnprovedGuaranteeWarning,
 )
+from dppca.linalg import float_error
+from dppca.mechanisms import registry
 from dppca.mechanisms.input_perturbation import (
     analyze_gauss_from_second_moment,
+)
+from dppca.mechanisms.input_perturbation_guarantees import (
+    analyze_gauss_guarantee,
 )
 from dppca.mechanisms.trace_sensitive_calibration import (
     trace_sensitive_calibration,
 )
+from dppca.privacy import private_bounds
 from dppca.privacy.accounting import Accountant
 from dppca.privacy.guarantees import REPLACE_ONE, guarantee_of
 from dppca.privacy.zcdp import gaussian_zcdp_rho
@@ -293,3 +301,224 @@ def test_neighbours_release_alike_or_refuse_alike(params):
             assert a[0][0] == "released" and len(a[2]) >= 1
         expect_warning = params.get("noise") == "float" or "delta" in params
         assert bool(a[1]) == expect_warning
+
+
+# ----------------------------------------------------------------------------
+# Add/remove neighbours (neighbours="add-remove", max_samples=N; issue 43):
+# D against D plus one extreme row, and D against D minus one row
+# ----------------------------------------------------------------------------
+
+CAP = 64
+CENTRE = np.array([0.3, -0.2, 0.1, 0.0])
+
+
+def _ar(**params):
+    return _est(
+        **{
+            "center": False,
+            "neighbours": "add-remove",
+            "max_samples": CAP,
+            **params,
+        }
+    )
+
+
+def _extreme_row(X, centre, scale=1.0):
+    """A row at ``scale`` times the bound (clipped back to it above 1)
+    along the top eigenvector of the (centred) rows: the added row that
+    moves the second moment most along its largest direction."""
+    Z = X - centre
+    top = np.linalg.eigh(Z.T @ Z)[1][:, -1]
+    return centre + scale * R * top
+
+
+def _pair(n, kind, center, scale=1.0):
+    """``(D, D')``: ``D`` of ``n`` rows and ``D`` plus one extreme row
+    (``"added"``) or minus its first row (``"removed"``)."""
+    X = _rows(n, 100 + n)
+    if kind == "added":
+        return X, np.vstack([X, _extreme_row(X, center, scale)])
+    return X, X[1:]
+
+
+def _unshrunk_norm(row, centre):
+    return min(float(np.linalg.norm(row - centre)), R) / R
+
+
+@pytest.mark.parametrize("kind", ["added", "removed"])
+@pytest.mark.parametrize("center", ["zero", "public"])
+@pytest.mark.parametrize("n", [2, 40, CAP - 1])
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_add_remove_extremal_pairs_move_the_matrix_by_at_most_the_cap_sensitivity(
+    kind, center, n, scale
+):
+    """The matrix the noise is added to, before any noise, moves by at most
+    the sensitivity the record is calibrated to at n = N (√2/N on its upper
+    triangle), on pairs of n and n ± 1 rows (up to N rows), the extreme row
+    on or beyond the bound (clipped): by ``s²‖z‖²/N`` exactly (one padding
+    row replaced by ``z``), the margin ``1 − s²/√2 ≈ 0.29`` measured."""
+    centre = CENTRE if center == "public" else np.zeros(D)
+    est = _ar(center=CENTRE if center == "public" else False)
+    X, Y = _pair(n, kind, centre, scale)
+    plan, plan_prime = (covariance_plan(est, len(Z), D) for Z in (X, Y))
+    assert plan.records == plan_prime.records  # n is never read
+    assert plan.max_samples == CAP
+    assert plan.sensitivity == math.sqrt(2) / CAP
+    A, B = unit_second_moment(X, plan)
+    A2, B2 = unit_second_moment(Y, plan)
+    assert B == B2 == R
+    upper = float(np.linalg.norm(_upper(A) - _upper(A2)))
+    assert upper <= plan.sensitivity
+    moved = float(np.linalg.norm(A - A2))
+    row = Y[-1] if kind == "added" else X[0]
+    s = 1 - float_error.float_error_shrink(CAP, D)
+    norm = _unshrunk_norm(row, centre) * s
+    assert moved == pytest.approx(norm**2 / CAP, rel=1e-9)
+    if kind == "added":  # on the bound: the measured margin
+        margin = 1 - moved / plan.sensitivity
+        assert margin == pytest.approx(1 - s * s / math.sqrt(2), abs=1e-9)
+    # the record is replace-one Analyze Gauss at n = N, for 95% of ε
+    own = analyze_gauss_guarantee(CAP, D, 0.95, 1e-6, noise="safe")
+    assert plan.matrix.noise_multiplier == own.noise_multiplier
+    assert plan.matrix.neighbours == add_remove_neighbours(CAP)
+
+
+def test_add_remove_pair_at_the_cap():
+    """``D`` of N − 1 rows against ``D`` plus an extreme row: N rows, the
+    largest data set covered; one more row is refused before any charge."""
+    X, Y = _pair(CAP - 1, "added", np.zeros(D))
+    assert len(Y) == CAP
+    plan = covariance_plan(_ar(), CAP, D)
+    A, _ = unit_second_moment(X, plan)
+    A2, _ = unit_second_moment(Y, plan)
+    assert float(np.linalg.norm(_upper(A) - _upper(A2))) <= plan.sensitivity
+    ledger = Accountant(10.0, 1e-3)
+    with pytest.raises(ValueError, match="more than max_samples"):
+        _ar(accountant=ledger).fit(np.vstack([Y, Y[:1]]))
+    assert ledger.releases == ()
+
+
+def _capture(monkeypatch):
+    """Every ``(A, n)`` Analyze Gauss's covariance release is handed, and
+    every ``n`` the private row count is drawn for."""
+    spec = registry.MECHANISMS["analyze_gauss"]
+    hooks, seen = spec.covariance, {"matrix": [], "count": []}
+
+    def release(data, n, *args):
+        seen["matrix"].append((np.array(data), n))
+        return hooks.release(data, n, *args)
+
+    replaced = dataclasses.replace(
+        spec, covariance=dataclasses.replace(hooks, release=release)
+    )
+    monkeypatch.setitem(registry.MECHANISMS, "analyze_gauss", replaced)
+    original = private_bounds.private_row_count
+
+    def count(n_rows, epsilon, rng=None, neighbours=None):
+        seen["count"].append((n_rows, epsilon, neighbours))
+        return original(n_rows, epsilon, rng, neighbours)
+
+    monkeypatch.setattr(private_bounds, "private_row_count", count)
+    return seen
+
+
+@pytest.mark.parametrize("kind", ["added", "removed"])
+def test_add_remove_fit_hands_the_mechanism_the_cap_and_counts_once(
+    monkeypatch, kind
+):
+    """In a fit: the mechanism gets ``n = N`` and a matrix that moves by at
+    most √2/N on the pair; the count is drawn once per fit, of the rows
+    (sensitivity 1 on the pair), at the record's ε and relation."""
+    seen = _capture(monkeypatch)
+    X, Y = _pair(30, kind, np.zeros(D))
+    fits = [_ar(epsilon=2.0, random_state=0).fit(Z) for Z in (X, Y)]
+    (A, n), (A2, n2) = seen["matrix"]
+    assert n == n2 == CAP
+    assert float(np.linalg.norm(_upper(A) - _upper(A2))) <= math.sqrt(2) / CAP
+    (c, eps, relation), (c2, eps2, relation2) = seen["count"]
+    assert abs(c - c2) == 1 and {c, c2} == {len(X), len(Y)}
+    count_record = fits[0].guarantees_[0]
+    assert eps == eps2 == count_record.epsilon == pytest.approx(0.1)
+    assert relation == relation2 == add_remove_neighbours(CAP)
+    assert count_record.kind == "pure" and count_record.delta == 0.0
+    assert fits[0].guarantees_ == fits[1].guarantees_
+
+
+REFUSED_ADD_REMOVE = [
+    dict(center=True),  # a private mean: its noise is calibrated to 2R/n
+    dict(mechanism="trace_sensitive"),  # reads the rows
+    dict(max_samples=2**62),  # beyond the float64 proof
+    dict(max_samples=0),
+    dict(max_samples=1.5),
+    dict(neighbours="add/remove"),
+    dict(max_samples=10),  # fewer than the 50 rows
+    dict(epsilon=1e-12, delta=1e-300),  # beyond the samplers' range
+]
+
+
+@pytest.mark.parametrize("params", REFUSED_ADD_REMOVE)
+def test_add_remove_refusals_come_before_the_charge(params):
+    ledger = Accountant(1e6, 0.5)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    est = _ar(accountant=ledger, random_state=rng, **params)
+    with pytest.raises((ValueError, TypeError)):
+        est.fit(_rows(50, 1))
+    assert ledger.spent == (0.0, 0.0) and ledger.releases == ()
+    assert rng.bit_generator.state == state
+    assert not hasattr(est, "covariance_") and not hasattr(est, "row_count_")
+
+
+def test_add_remove_budget_exceeded_charges_and_draws_nothing():
+    """The count and the matrix are charged together: a budget that holds
+    the count alone is refused, nothing charged, nothing drawn."""
+    ledger = Accountant(0.5, 1e-5)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        _ar(accountant=ledger, random_state=rng).fit(_rows(50, 1))
+    assert ledger.spent == (0.0, 0.0)
+    assert rng.bit_generator.state == state
+
+
+def _ar_outcome(X, **params):
+    """``_outcome`` for an add/remove fit."""
+    return _outcome(
+        X, **{"center": False, "neighbours": "add-remove", **params}
+    )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"center": CENTRE},
+        {"noise": "float"},
+        {"min_eigenvalue": 0.0},
+        {"delta": 0.05},  # delta >= 1/max_samples: warned, alike
+        {"center": True},  # refused alike
+        {"mechanism": "trace_sensitive"},  # refused alike
+    ],
+)
+def test_add_remove_one_row_and_the_cap_release_alike(params):
+    """A fit on 1 row and a fit on N rows: the same outcome (released with
+    the same attributes, or refused with the same message), the same
+    warnings, the same records charged, the caller's generator advanced
+    alike. And D against D plus a row at extreme finite values."""
+    params = {"max_samples": CAP, **params}
+    one, full = _rows(1, 5), _rows(CAP, 6)
+    a, b = _ar_outcome(one, **params), _ar_outcome(full, **params)
+    assert a == b
+    refused = "center" in params and params["center"] is True
+    refused = refused or "mechanism" in params
+    if refused:
+        assert a[0][0] == "ValueError" and a[2] == ()
+    else:
+        assert a[0][0] == "released" and "row_count_" in a[0][1]
+        assert [r.label for r in a[2]][0].startswith("private count")
+    expect_warning = params.get("noise") == "float" or "delta" in params
+    assert bool(a[1]) == expect_warning and not (refused and a[1])
+    X = _rows(20, 7)
+    for value in (0.0, 1e308, -1e308, 5e-324, 123.456):
+        Y = np.vstack([X, np.full(D, value)])
+        assert _ar_outcome(X, **params) == _ar_outcome(Y, **params)
