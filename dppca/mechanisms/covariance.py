@@ -39,7 +39,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..float_state import owns_float_state
-from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
     discrete_laplace_scale,
     laplace_scale,
@@ -74,6 +73,7 @@ from ..validation import (
     check_symmetric,
 )
 from .exponential import check_public_concentration
+from .padding import check_cap, restated, second_moment_for
 from .spec import MechanismSpec
 
 #: Privacy notion of each mechanism of this module.
@@ -303,7 +303,15 @@ def amin_subspace_from_second_moment(
 
 
 @owns_float_state
-def amin_subspace(X, k: int, *, epsilon, rng=None, **options) -> np.ndarray:
+def amin_subspace(
+    X,
+    k: int,
+    *,
+    epsilon,
+    rng=None,
+    max_samples: int | None = None,
+    **options,
+) -> np.ndarray:
     """Amin et al. (2019), Alg. 1 step 2: a ``d x k`` orthonormal ``V``, ε-DP
     for every ``k``.
 
@@ -320,6 +328,15 @@ def amin_subspace(X, k: int, *, epsilon, rng=None, **options) -> np.ndarray:
         The total ε (pure DP), > 0.
     rng : None, int, SeedSequence or Generator, optional
         Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    max_samples : int or None, default=None
+        ``None``: replace-one neighbours, n public. An integer N, a public
+        cap: add/remove-one neighbours, n private, for data sets of 1 to N
+        rows (more are refused before anything random is drawn). The
+        vectors are drawn from XᵀX/N (X padded with zero rows) with n = N:
+        each draw ∝ exp((N εᵢ/2) uᵀAu) = exp((εᵢ/2) ‖Xu‖²), whose score
+        moves by at most 1 when a row is added or removed
+        (:mod:`dppca.mechanisms.padding`). The concentration Nε/2 must stay
+        within the sampler's range (checked on those public values).
     **options
         ``vector_weights``, ``method``: see ``iterative_eigenvectors``.
 
@@ -327,16 +344,21 @@ def amin_subspace(X, k: int, *, epsilon, rng=None, **options) -> np.ndarray:
     -------
     Released of shape (n_features, k)
         Orthonormal columns, with their guarantee record (``.guarantee``).
+        With ``max_samples=N`` the record names the add/remove relation and
+        n is not released; the subspace needs no rescaling.
     """
+    if max_samples is not None:  # public values, before any draw
+        check_public_concentration(
+            check_cap("amin_subspace", max_samples), check_epsilon(epsilon)
+        )
     X = check_data(X)
-    return amin_subspace_from_second_moment(
-        unit_rows_second_moment(X),
-        X.shape[0],
-        k,
-        epsilon=epsilon,
-        rng=rng,
-        **options,
+    A, n = second_moment_for(
+        "amin_subspace", X, max_samples, accept_sparse=False
     )
+    V = amin_subspace_from_second_moment(
+        A, n, k, epsilon=epsilon, rng=rng, **options
+    )
+    return restated(V, max_samples)
 
 
 @owns_float_state
@@ -405,6 +427,7 @@ def amin_covariance(
     epsilon,
     eigenvalue_share: float = DEFAULT_EIGENVALUE_SHARE,
     rng=None,
+    max_samples: int | None = None,
     **options,
 ):
     """Amin et al. (2019), Algorithm 1: an ε-DP rank-``k`` estimate of ``A =
@@ -427,6 +450,15 @@ def amin_covariance(
         eigenvectors.
     rng : None, int, SeedSequence or Generator, optional
         Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    max_samples : int or None, default=None
+        ``None``: replace-one neighbours, n public. An integer N, a public
+        cap: add/remove-one neighbours, n private, for data sets of 1 to N
+        rows (more are refused before anything random is drawn). The
+        release is made from XᵀX/N (X padded with zero rows) with n = N:
+        Laplace noise on its top-k eigenvalues calibrated at n = N (adding a
+        row moves them by at most 1/N in ℓ₁, within the replace-one 2/N)
+        and the vector draws of :func:`amin_subspace` with a cap
+        (:mod:`dppca.mechanisms.padding`).
     **options
         ``vector_split``, ``beta``, ``return_parts``: see
         :func:`amin_covariance_from_second_moment`.
@@ -435,18 +467,30 @@ def amin_covariance(
     -------
     Released of shape (n_features, n_features)
         The rank-k estimate of ``A``, with its guarantee record (or its parts,
-        with ``return_parts=True``).
+        with ``return_parts=True``). With ``max_samples=N`` it estimates
+        XᵀX/N, and n is not released: to estimate XᵀX/n, multiply it (or
+        its eigenvalues) by N/max(1, n̂) for a count n̂ released by
+        ``dppca.privacy.private_bounds.private_row_count`` (at its own ε,
+        composed with this release; post-processing).
     """
+    if max_samples is not None:  # public values, before any draw
+        check_public_concentration(
+            check_cap("amin_covariance", max_samples), check_epsilon(epsilon)
+        )
     X = check_data(X)
-    return amin_covariance_from_second_moment(
-        unit_rows_second_moment(X),
-        X.shape[0],
+    A, n = second_moment_for(
+        "amin_covariance", X, max_samples, accept_sparse=False
+    )
+    out = amin_covariance_from_second_moment(
+        A,
+        n,
         k,
         epsilon=epsilon,
         eigenvalue_share=eigenvalue_share,
         rng=rng,
         **options,
     )
+    return restated(out, max_samples)
 
 
 # ------------------------------------------------------------------------------

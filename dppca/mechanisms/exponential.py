@@ -19,7 +19,6 @@ import numpy as np
 from ..exceptions import NotPrivateWarning, PrivacyWarning, warn
 from ..float_state import owns_float_state
 from ..linalg.dense import top_k_subspace
-from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import FLOAT_SAMPLER_CAVEAT, Release, released
 from ..samplers import bingham
 from ..validation import (
@@ -34,6 +33,7 @@ from ..validation import (
     check_second_moment,
     check_symmetric,
 )
+from .padding import restated, second_moment_for
 from .spec import MechanismSpec
 
 #: Privacy notion of each mechanism of this module, including what the book
@@ -250,7 +250,15 @@ def ppca_from_second_moment(
 
 
 @owns_float_state
-def ppca(X, k: int, *, epsilon, rng=None, **sampler_options) -> np.ndarray:
+def ppca(
+    X,
+    k: int,
+    *,
+    epsilon,
+    rng=None,
+    max_samples: int | None = None,
+    **sampler_options,
+) -> np.ndarray:
     """PPCA (Chaudhuri et al. 2013, Algorithm 2): a ``d x k`` orthonormal
     ``V`` drawn ∝ exp((ε/2) ||X V||_F^2).
 
@@ -269,6 +277,16 @@ def ppca(X, k: int, *, epsilon, rng=None, **sampler_options) -> np.ndarray:
         The ε of the exponential mechanism, > 0.
     rng : None, int, SeedSequence or Generator, optional
         Source of randomness; ``None`` draws fresh entropy (never a fixed seed).
+    max_samples : int or None, default=None
+        ``None``: replace-one neighbours, n public. An integer N, a public
+        cap: add/remove-one neighbours, n private, for data sets of 1 to N
+        rows (more are refused before anything random is drawn). The
+        mechanism runs on XᵀX/N (X padded with zero rows) with n = N: its
+        density ∝ exp((ε/2)·N tr(VᵀAV)) with A = XᵀX/N is exp((ε/2)
+        ‖XV‖_F²), the exponential mechanism whose score moves by at most
+        ‖x‖² ≤ 1 when a row is added or removed
+        (:mod:`dppca.mechanisms.padding`). The concentration Nε/2 must stay
+        within the samplers' range (checked on those public values).
     **sampler_options
         ``sampler``, ``n_sweeps``, ``V0``: see :func:`ppca_from_second_moment`.
 
@@ -276,15 +294,18 @@ def ppca(X, k: int, *, epsilon, rng=None, **sampler_options) -> np.ndarray:
     -------
     Released of shape (n_features, k)
         Orthonormal columns, with their guarantee record (``.guarantee``).
+        With ``max_samples=N`` the record names the add/remove relation and
+        n is not released; the subspace needs no rescaling (that of XᵀX/N
+        is that of XᵀX/n).
     """
-    A = unit_rows_second_moment(
-        X
-    )  # validates X (dense or sparse, dtype-aware tolerance)
+    # validates X (dense or sparse, dtype-aware tolerance)
+    A, n = second_moment_for("ppca", X, max_samples)
     k = check_k(k, A.shape[0])
     epsilon = check_epsilon(epsilon)
-    return ppca_from_second_moment(
-        A, np.shape(X)[0], k, epsilon=epsilon, rng=rng, **sampler_options
+    V = ppca_from_second_moment(
+        A, n, k, epsilon=epsilon, rng=rng, **sampler_options
     )
+    return restated(V, max_samples)
 
 
 # ------------------------------------------------------------------------------

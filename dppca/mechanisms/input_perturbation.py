@@ -13,20 +13,20 @@ neighbours (one row of the n x d data replaced by another row of norm <= 1):
 * Wishart input perturbation (Jiang, Xie and Zhang 2016, Algorithm 2): W ~
   W_d(d+1, 3/(2nε) I).
 
-Each function returns the noisy symmetric d x d matrix; the private subspace is
-``dppca.linalg.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each
-mechanism
-really provides.
+Each function returns the noisy symmetric d x d matrix; the private subspace
+is ``dppca.linalg.top_k_subspace(noisy, k)``. ``PRIVACY`` states what each
+mechanism really provides. With ``max_samples=N`` the X entry points are
+private under add/remove-one neighbours instead (n private, 1 to N rows;
+:mod:`dppca.mechanisms.padding`).
 
 The noise is drawn through ``dppca.privacy.noise``. ``noise="safe"`` (the
-default)
-rounds A to a grid of granularity γ (a power of two) and adds exact discrete
-Laplace / discrete Gaussian noise, calibrated for the rounding
+default) rounds A to a grid of granularity γ (a power of two) and adds exact
+discrete Laplace / discrete Gaussian noise, calibrated for the rounding
 (``dppca.privacy.safe_laplace_input_calibration``,
 ``dppca.privacy.safe_gaussian_input_calibration``): private as a program.
-``noise="float"`` is the float64 noise of the papers: differentially private as
-mathematics only (its low-order bits leak, chapter 10); such a release warns
-(:class:`~dppca.exceptions.UnprovedGuaranteeWarning`).
+``noise="float"`` is the float64 noise of the papers: differentially private
+as mathematics only (its low-order bits leak, chapter 10); such a release
+warns (:class:`~dppca.exceptions.UnprovedGuaranteeWarning`).
 
 Every function returns a :class:`dppca.privacy.guarantees.Released` array whose
 ``guarantee`` is the release's record, built by the ``*_guarantee`` function
@@ -53,7 +53,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..float_state import owns_float_state
-from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import (
     analyze_gauss_sigma,
     laplace_input_scale,
@@ -84,33 +83,27 @@ from .input_perturbation_wishart import (
     wishart_input_perturbation_delta_from_second_moment,
     wishart_input_perturbation_from_second_moment,
 )
+from .padding import restated, second_moment_for
 from .spec import CovarianceHooks, MechanismSpec, noisy_matrix_release, select
 
 #: The privacy each mechanism really provides, as checked in chapter 2 and
 #: chapter 3.
 PRIVACY = {
     "mod_sulq": "(ε, δ)-DP as claimed (Chaudhuri et al. 2013, Thm 5); very "
-    "conservative: the exact "
-    "δ at the claimed ε is many orders of magnitude below the target δ "
-    "(chapter 2).",
+    "conservative: the exact δ at the claimed ε is many orders of magnitude "
+    "below the target δ (chapter 2).",
     "analyze_gauss": "(ε, δ)-DP; exact (tight) with calibration='analytic' "
-    "(Balle–Wang), "
-    "conservative with 'classical' (valid for ε < 1 only).",
+    "(Balle–Wang), conservative with 'classical' (valid for ε < 1 only).",
     "laplace_input_perturbation": "(ε, 0)-DP as claimed (Jiang et al. 2016, "
-    "Thm 3); the true ε is at "
-    "most (1/(2√2) + 1/(2d)) of the nominal one (chapter 3).",
+    "Thm 3); the true ε is at most (1/(2√2) + 1/(2d)) of the nominal one "
+    "(chapter 3).",
     "wishart_input_perturbation": "NOT (ε, 0)-DP as claimed by Jiang et al. "
-    "(2016, Thm 4): the support "
-    "of A + W depends on A, and the mechanism is exactly "
-    "(ε', 1 − exp(−ε/3))-DP for every ε' ≥ 0 and no better (chapter 3).",
+    "(2016, Thm 4): the support of A + W depends on A, and the mechanism is "
+    "exactly (ε', 1 − exp(−ε/3))-DP for every ε' ≥ 0 and no better "
+    "(chapter 3).",
     "wishart_input_perturbation_delta": "(0, δ)-DP, hence (ε, δ)-DP for every "
     "ε ≥ 0 (chapter 3).",
 }
-
-
-def _moment_and_n(A, n):
-    # the preconditions of the privacy theorems that can be checked on A and n
-    return check_second_moment(A, n)
 
 
 def symmetric_gaussian_noise(d: int, sigma: float, rng=None) -> np.ndarray:
@@ -123,8 +116,7 @@ def symmetric_gaussian_noise(d: int, sigma: float, rng=None) -> np.ndarray:
 
 def symmetric_laplace_noise(d: int, scale: float, rng=None) -> np.ndarray:
     """Symmetric d x d matrix with i.i.d. Lap(0, b) entries on and above the
-    diagonal
-    (Jiang et al. 2016, Algorithm 1, step 1)."""
+    diagonal (Jiang et al. 2016, Algorithm 1, step 1)."""
     G = as_generator(rng).laplace(0.0, scale, size=(d, d))
     upper = np.triu(G)
     return upper + np.triu(G, 1).T
@@ -175,7 +167,7 @@ def mod_sulq_from_second_moment(
     and that ``n`` is its true number of rows. Returns a
     :class:`dppca.privacy.guarantees.Released` matrix.
     """
-    A, n = _moment_and_n(A, n)
+    A, n = check_second_moment(A, n)  # the theorems' checkable premises
     d = A.shape[0]
     record = mod_sulq_guarantee(
         n,
@@ -193,17 +185,21 @@ def mod_sulq_from_second_moment(
 
 @owns_float_state
 def mod_sulq(
-    X, *, epsilon: float, delta: float, rng=None, noise: str = "safe"
+    X,
+    *,
+    epsilon: float,
+    delta: float,
+    rng=None,
+    noise: str = "safe",
+    max_samples: int | None = None,
 ) -> np.ndarray:
     """MOD-SULQ (Chaudhuri, Sarwate and Sinha 2013, Algorithm 1; (ε, δ)-DP by
     Theorem 5): returns XᵀX/n + N with N symmetric, i.i.d. N(0, β²) on and
     above the diagonal, β of eq. (5). ``noise``: ``"safe"`` or ``"float"``
     (module docstring).
 
-    A matrix release: the function takes no ``k``; it returns the whole
-    noisy d × d matrix, and its top-k eigenvectors
-    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
-    parameters and ``rng`` are keyword-only.
+    A matrix release (no ``k``): its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing.
 
     Parameters
     ----------
@@ -217,17 +213,26 @@ def mod_sulq(
     noise : {"safe", "float"}, default="safe"
         ``"safe"``: values rounded to a grid and exact discrete noise (proved
         as a program); ``"float"``: float64 noise (recorded as unproved).
+    max_samples : int or None, default=None
+        A public cap N: add/remove-one neighbours (n private; 1 to N rows,
+        more refused before any draw), the mechanism run on XᵀX/N at n = N
+        (:mod:`dppca.mechanisms.padding`). ``None``: replace-one, n public.
 
     Returns
     -------
     Released of shape (n_features, n_features)
         The noisy symmetric second moment with its guarantee record
         (``.guarantee``); its top-k eigenvectors are the private subspace.
+        With ``max_samples=N`` it estimates XᵀX/N and n is not released: for
+        XᵀX/n, multiply by N/max(1, n̂), n̂ a count released by
+        ``dppca.privacy.private_bounds.private_row_count`` (its own ε;
+        post-processing).
     """
-    A = unit_rows_second_moment(X)
-    return mod_sulq_from_second_moment(
-        A, np.shape(X)[0], epsilon=epsilon, delta=delta, rng=rng, noise=noise
+    A, n = second_moment_for("mod_sulq", X, max_samples)
+    noisy = mod_sulq_from_second_moment(
+        A, n, epsilon=epsilon, delta=delta, rng=rng, noise=noise
     )
+    return restated(noisy, max_samples)
 
 
 @owns_float_state
@@ -254,7 +259,7 @@ def analyze_gauss_from_second_moment(
     most one) of the data set and that ``n`` is its true number of rows.
     Returns a :class:`dppca.privacy.guarantees.Released` matrix.
     """
-    A, n = _moment_and_n(A, n)
+    A, n = check_second_moment(A, n)  # the theorems' checkable premises
     record = analyze_gauss_guarantee(
         n,
         A.shape[0],
@@ -280,16 +285,15 @@ def analyze_gauss(
     rng=None,
     calibration: str = "analytic",
     noise: str = "safe",
+    max_samples: int | None = None,
 ) -> np.ndarray:
     """Analyze Gauss (Dwork, Talwar, Thakurta and Zhang 2014) for replace-one
     neighbours: XᵀX/n + E with E symmetric Gaussian, calibrated classically or
     exactly (Balle and Wang 2018). ``noise``: ``"safe"`` or ``"float"``
     (module docstring).
 
-    A matrix release: the function takes no ``k``; it returns the whole
-    noisy d × d matrix, and its top-k eigenvectors
-    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
-    parameters and ``rng`` are keyword-only.
+    A matrix release (no ``k``): its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing.
 
     Parameters
     ----------
@@ -306,23 +310,32 @@ def analyze_gauss(
     noise : {"safe", "float"}, default="safe"
         ``"safe"``: values rounded to a grid and exact discrete noise (proved
         as a program); ``"float"``: float64 noise (recorded as unproved).
+    max_samples : int or None, default=None
+        A public cap N: add/remove-one neighbours (n private; 1 to N rows,
+        more refused before any draw), the mechanism run on XᵀX/N at n = N
+        (:mod:`dppca.mechanisms.padding`). ``None``: replace-one, n public.
 
     Returns
     -------
     Released of shape (n_features, n_features)
         The noisy symmetric second moment with its guarantee record
         (``.guarantee``); its top-k eigenvectors are the private subspace.
+        With ``max_samples=N`` it estimates XᵀX/N and n is not released: for
+        XᵀX/n, multiply by N/max(1, n̂), n̂ a count released by
+        ``dppca.privacy.private_bounds.private_row_count`` (its own ε;
+        post-processing).
     """
-    A = unit_rows_second_moment(X)
-    return analyze_gauss_from_second_moment(
+    A, n = second_moment_for("analyze_gauss", X, max_samples)
+    noisy = analyze_gauss_from_second_moment(
         A,
-        np.shape(X)[0],
+        n,
         epsilon=epsilon,
         delta=delta,
         rng=rng,
         calibration=calibration,
         noise=noise,
     )
+    return restated(noisy, max_samples)
 
 
 @owns_float_state
@@ -348,7 +361,7 @@ def laplace_input_perturbation_from_second_moment(
     and that ``n`` is its true number of rows. Returns a
     :class:`dppca.privacy.guarantees.Released` matrix.
     """
-    A, n = _moment_and_n(A, n)
+    A, n = check_second_moment(A, n)  # the theorems' checkable premises
     d = A.shape[0]
     record = laplace_input_guarantee(
         n, d, epsilon, noise=noise, granularity=granularity
@@ -371,16 +384,19 @@ def laplace_input_perturbation_from_second_moment(
 
 @owns_float_state
 def laplace_input_perturbation(
-    X, *, epsilon: float, rng=None, noise: str = "safe"
+    X,
+    *,
+    epsilon: float,
+    rng=None,
+    noise: str = "safe",
+    max_samples: int | None = None,
 ) -> np.ndarray:
     """Laplace input perturbation (Jiang, Xie and Zhang 2016, Algorithm 1;
     (ε, 0)-DP, Theorem 3). ``noise``: ``"safe"`` or ``"float"`` (module
     docstring).
 
-    A matrix release: the function takes no ``k``; it returns the whole
-    noisy d × d matrix, and its top-k eigenvectors
-    (``dppca.linalg.top_k_subspace``) are post-processing. The privacy
-    parameters and ``rng`` are keyword-only.
+    A matrix release (no ``k``): its top-k eigenvectors
+    (``dppca.linalg.top_k_subspace``) are post-processing.
 
     Parameters
     ----------
@@ -394,22 +410,39 @@ def laplace_input_perturbation(
     noise : {"safe", "float"}, default="safe"
         ``"safe"``: values rounded to a grid and exact discrete noise (proved
         as a program); ``"float"``: float64 noise (recorded as unproved).
+    max_samples : int or None, default=None
+        A public cap N: add/remove-one neighbours (n private; 1 to N rows,
+        more refused before any draw), the mechanism run on XᵀX/N at n = N
+        (:mod:`dppca.mechanisms.padding`). ``None``: replace-one, n public.
 
     Returns
     -------
     Released of shape (n_features, n_features)
         The noisy symmetric second moment with its guarantee record
         (``.guarantee``); its top-k eigenvectors are the private subspace.
+        With ``max_samples=N`` it estimates XᵀX/N and n is not released: for
+        XᵀX/n, multiply by N/max(1, n̂), n̂ a count released by
+        ``dppca.privacy.private_bounds.private_row_count`` (its own ε;
+        post-processing).
     """
-    A = unit_rows_second_moment(X)
-    return laplace_input_perturbation_from_second_moment(
-        A, np.shape(X)[0], epsilon=epsilon, rng=rng, noise=noise
+    A, n = second_moment_for("laplace_input_perturbation", X, max_samples)
+    noisy = laplace_input_perturbation_from_second_moment(
+        A, n, epsilon=epsilon, rng=rng, noise=noise
     )
+    return restated(noisy, max_samples)
 
 
 # ------------------------------------------------------------------------------
 # The declarations: each mechanism of this family, once
 # ------------------------------------------------------------------------------
+
+
+def _budget(arguments, epsilon, delta) -> dict:
+    """The budget keywords of a mechanism that takes ``arguments``."""
+    both = {"epsilon": epsilon, "delta": delta}
+    return (
+        both if arguments == "epsilon_delta" else {arguments: both[arguments]}
+    )
 
 
 def _matrix_run(name, arguments):
@@ -419,14 +452,8 @@ def _matrix_run(name, arguments):
     sees it."""
 
     def run(A, n, k, epsilon, delta, rng, options):
-        moment = globals()[name]
-        if arguments == "epsilon_delta":
-            budget = dict(epsilon=epsilon, delta=delta)
-        elif arguments == "epsilon":
-            budget = dict(epsilon=epsilon)
-        else:
-            budget = dict(delta=delta)
-        noisy = moment(A, n, rng=rng, **budget, **options)
+        budget = _budget(arguments, epsilon, delta)
+        noisy = globals()[name](A, n, rng=rng, **budget, **options)
         return noisy_matrix_release(noisy, k)
 
     return run
@@ -440,12 +467,20 @@ def _analyze_gauss_covariance(A, n, epsilon, delta, rng, kind, sigma):
     return noisy, sigma
 
 
-def _spec(key, moment, arguments, **fields):
+def _spec(key, moment, arguments, record, names=(), **fields):
+    """The spec of ``moment``; its ``guarantee`` is ``record(n, d, <the
+    budget arguments>, <the options among names>)``."""
+
+    def guarantee(n, d, k, epsilon, delta, options):
+        budget = _budget(arguments, epsilon, delta).values()
+        return record(n, d, *budget, **select(options, *names))
+
     return MechanismSpec(
         key=key,
         run=_matrix_run(moment.__name__, arguments),
         options_of=moment,
         releases_eigenvalues=True,
+        guarantee=guarantee,
         **fields,
     )
 
@@ -456,6 +491,8 @@ SPECS = (
         "analyze_gauss",
         analyze_gauss_from_second_moment,
         "epsilon_delta",
+        analyze_gauss_guarantee,
+        ("noise", "granularity", "calibration"),
         person_level=(
             "Gaussian noise on A: ℓ₂ (Frobenius) sensitivity of the change of A"
         ),
@@ -463,15 +500,6 @@ SPECS = (
         notion="gaussian",
         uses_delta=True,
         uses_epsilon=True,
-        guarantee=lambda n, d, k, epsilon, delta, options: (
-            analyze_gauss_guarantee(
-                n,
-                d,
-                epsilon,
-                delta,
-                **select(options, "noise", "granularity", "calibration"),
-            )
-        ),
         privacy=PRIVACY["analyze_gauss"],
         additive_noise=True,
         forecast_noise=analyze_gauss_forecast_noise,
@@ -486,6 +514,8 @@ SPECS = (
         "laplace",
         laplace_input_perturbation_from_second_moment,
         "epsilon",
+        laplace_input_guarantee,
+        ("noise", "granularity"),
         person_level=(
             "Laplace noise on A: ℓ₁ sensitivity of the upper triangle "
             "of the change of A"
@@ -494,11 +524,6 @@ SPECS = (
         notion="pure",
         uses_delta=False,
         uses_epsilon=True,
-        guarantee=lambda n, d, k, epsilon, delta, options: (
-            laplace_input_guarantee(
-                n, d, epsilon, **select(options, "noise", "granularity")
-            )
-        ),
         privacy=PRIVACY["laplace_input_perturbation"],
         additive_noise=True,
         forecast_noise=laplace_input_forecast_noise,
@@ -510,6 +535,8 @@ SPECS = (
         "mod_sulq",
         mod_sulq_from_second_moment,
         "epsilon_delta",
+        mod_sulq_guarantee,
+        ("noise", "granularity", "exact_beta"),
         person_level=(
             "Gaussian noise on A: ℓ₂ sensitivity of the change of A "
             "(safe noise), ℓ₁ and ℓ₂ bounds on its upper triangle "
@@ -519,13 +546,6 @@ SPECS = (
         notion="gaussian",
         uses_delta=True,
         uses_epsilon=True,
-        guarantee=lambda n, d, k, epsilon, delta, options: mod_sulq_guarantee(
-            n,
-            d,
-            epsilon,
-            delta,
-            **select(options, "noise", "granularity", "exact_beta"),
-        ),
         privacy=PRIVACY["mod_sulq"],
         additive_noise=True,
         check_options=check_mod_sulq_options,
@@ -536,13 +556,11 @@ SPECS = (
         "wishart_delta",
         wishart_input_perturbation_delta_from_second_moment,
         "delta",
+        wishart_delta_guarantee,
         label="Wishart (δ-calibrated)",
         notion="approximate",
         uses_delta=True,
         uses_epsilon=False,
-        guarantee=lambda n, d, k, epsilon, delta, options: (
-            wishart_delta_guarantee(n, d, delta)
-        ),
         privacy=PRIVACY["wishart_input_perturbation_delta"],
         guide_rank=120,
         proof="no: float64 Wishart (opt in)",
@@ -551,13 +569,11 @@ SPECS = (
         "wishart_published",
         wishart_input_perturbation_from_second_moment,
         "epsilon",
+        wishart_published_guarantee,
         label="Wishart (published)",
         notion="not_dp",
         uses_delta=False,
         uses_epsilon=True,
-        guarantee=lambda n, d, k, epsilon, delta, options: (
-            wishart_published_guarantee(n, d, epsilon)
-        ),
         privacy=PRIVACY["wishart_input_perturbation"],
         guide_rank=130,
         proof="no (``allow_not_dp``)",

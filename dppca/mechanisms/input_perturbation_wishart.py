@@ -29,7 +29,6 @@ import numpy as np
 
 from ..exceptions import NotPrivateWarning, warn
 from ..float_state import owns_float_state
-from ..linalg.moments import unit_rows_second_moment
 from ..privacy.calibration import wishart_input_scale, wishart_scale_for_delta
 from ..privacy.guarantees import released
 from ..validation import as_generator, check_second_moment
@@ -37,6 +36,7 @@ from .input_perturbation_guarantees import (
     wishart_delta_guarantee,
     wishart_published_guarantee,
 )
+from .padding import restated, second_moment_for
 
 #: Said at call time by the Wishart mechanism as published (see
 #: ``dppca.mechanisms.input_perturbation.PRIVACY``).
@@ -90,7 +90,9 @@ def wishart_input_perturbation_from_second_moment(
 
 
 @owns_float_state
-def wishart_input_perturbation(X, *, epsilon: float, rng=None) -> np.ndarray:
+def wishart_input_perturbation(
+    X, *, epsilon: float, rng=None, max_samples: int | None = None
+) -> np.ndarray:
     """Wishart input perturbation as published (Jiang, Xie and Zhang 2016,
     Algorithm 2).
 
@@ -115,6 +117,10 @@ def wishart_input_perturbation(X, *, epsilon: float, rng=None) -> np.ndarray:
         The ε the paper claims (> 0); the release is only (ε', 1 − e^(−ε/3))-DP.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness; ``None`` draws fresh entropy.
+    max_samples : None, default=None
+        Refused (``ValueError``) unless ``None``: a mechanism that is not DP
+        has no replace-one proof to carry over to add/remove neighbours
+        (:mod:`dppca.mechanisms.padding`).
 
     Returns
     -------
@@ -122,9 +128,9 @@ def wishart_input_perturbation(X, *, epsilon: float, rng=None) -> np.ndarray:
         The noisy symmetric second moment with its guarantee record
         (``.guarantee``); its top-k eigenvectors are the private subspace.
     """
-    A = unit_rows_second_moment(X)
+    A, n = second_moment_for("wishart_input_perturbation", X, max_samples)
     return wishart_input_perturbation_from_second_moment(
-        A, np.shape(X)[0], epsilon=epsilon, rng=rng
+        A, n, epsilon=epsilon, rng=rng
     )
 
 
@@ -151,7 +157,7 @@ def wishart_input_perturbation_delta_from_second_moment(
 
 @owns_float_state
 def wishart_input_perturbation_delta(
-    X, *, delta: float, rng=None
+    X, *, delta: float, rng=None, max_samples: int | None = None
 ) -> np.ndarray:
     """A correctly calibrated Wishart variant (the book's, not the paper's):
     A + W with W ~ W_d(d+1, cI), c = 1/(2n log(1/(1−δ))), which is (0, δ)-DP
@@ -172,17 +178,30 @@ def wishart_input_perturbation_delta(
         The δ of the (0, δ)-DP guarantee, 0 < δ < 1.
     rng : None, int or numpy.random.Generator, optional
         Source of randomness; ``None`` draws fresh entropy.
+    max_samples : int or None, default=None
+        ``None``: replace-one neighbours, n public. An integer N, a public
+        cap: add/remove-one neighbours, n private, for data sets of 1 to N
+        rows (more are refused before anything random is drawn); the
+        mechanism runs on XᵀX/N (X padded with zero rows) with n = N, so
+        its scale is c = 1/(2N log(1/(1−δ)))
+        (:mod:`dppca.mechanisms.padding`).
 
     Returns
     -------
     Released of shape (n_features, n_features)
         The noisy symmetric second moment with its guarantee record
         (``.guarantee``); its top-k eigenvectors are the private subspace.
+        With ``max_samples=N`` it estimates XᵀX/N, and n is not released:
+        to estimate XᵀX/n, multiply it by N/max(1, n̂) for a count n̂
+        released by ``dppca.privacy.private_bounds.private_row_count`` (at
+        its own ε, composed with this release; post-processing). Its top-k
+        eigenvectors need no rescaling.
     """
-    A = unit_rows_second_moment(X)
-    return wishart_input_perturbation_delta_from_second_moment(
-        A, np.shape(X)[0], delta=delta, rng=rng
+    A, n = second_moment_for("wishart_input_perturbation_delta", X, max_samples)
+    noisy = wishart_input_perturbation_delta_from_second_moment(
+        A, n, delta=delta, rng=rng
     )
+    return restated(noisy, max_samples)
 
 
 __all__ = [

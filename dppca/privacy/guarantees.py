@@ -5,7 +5,10 @@ Every private output of the package carries a :class:`Release` record, the
 
 * ``epsilon`` and ``delta``: the privacy it was calibrated to;
 * ``neighbours`` and ``row_bound``: the neighbouring relation (replace-one: n
-  fixed, one row replaced) and the bound on the rows the proof assumes;
+  fixed, one row replaced; or add/remove-one with a public cap ``N`` on the
+  rows, :func:`add_remove_relation`, for ``PrivatePCA(neighbours=
+  "add-remove")`` and a functional entry point called with
+  ``max_samples=N``) and the bound on the rows the proof assumes;
 * ``noise``: how the randomness reaches the output: ``"safe"`` (values rounded
   to a grid plus exact discrete noise, ``dppca.privacy.noise``: private as a
   program), ``"float"`` (numpy's float64 samplers added to float64 values:
@@ -75,6 +78,33 @@ SAMPLER_KINDS = ("exact", "approximate")
 
 #: The book's neighbouring relation, which every sensitivity uses.
 REPLACE_ONE = "replace-one (n fixed, one row replaced)"
+
+#: The start of every add/remove-one relation (:func:`add_remove_relation`).
+ADD_REMOVE_PREFIX = "add/remove-one (one row added or removed, n private; 1 to "
+
+
+def add_remove_relation(max_samples: int) -> str:
+    """The neighbouring relation of a release under add/remove-one
+    neighbours with the public cap ``max_samples`` on the rows, as its
+    record states it: the words of ``PrivatePCA(neighbours="add-remove")``'s
+    records (``dppca.decomposition.add_remove.add_remove_neighbours``; a
+    test keeps the two equal), which :mod:`dppca.privacy.accounting` and the
+    report read.
+
+    Parameters
+    ----------
+    max_samples : int
+        The public cap ``N``: the relation covers data sets of 1 to ``N``
+        rows.
+
+    Returns
+    -------
+    str
+        ``"add/remove-one (one row added or removed, n private; 1 to N
+        rows)"``.
+    """
+    return f"{ADD_REMOVE_PREFIX}{int(max_samples)} rows)"
+
 
 #: Row bound of the mechanisms' theorems, before the estimator rescales.
 UNIT_ROWS = "‖x_i‖₂ ≤ 1"
@@ -344,8 +374,43 @@ def released(values, record: Release, *, warn: bool = True) -> Released:
     return Released(values, record)
 
 
+def with_neighbours(value, neighbours: str):
+    """``value`` (a :class:`Released` array, or a tuple of them) with every
+    record restated under the relation ``neighbours``, nothing else changed.
+
+    Only for a release whose proof holds under that relation as calibrated:
+    a functional entry point called with ``max_samples=N`` runs its
+    replace-one mechanism at ``n = N`` on the zero-padded rows, which is
+    its add/remove-one guarantee (:mod:`dppca.mechanisms.padding`).
+
+    Parameters
+    ----------
+    value : Released or tuple of Released
+        The release.
+    neighbours : str
+        The relation its records state.
+
+    Returns
+    -------
+    Released or tuple of Released
+        The same values, with the restated records.
+    """
+    if isinstance(value, tuple):
+        return tuple(with_neighbours(part, neighbours) for part in value)
+    record = guarantee_of(value)
+    if record is None:
+        raise TypeError(f"a released array is needed; got {type(value)!r}")
+    return Released(value, dataclasses.replace(record, neighbours=neighbours))
+
+
 def guarantee_of(value) -> Release | None:
     """The record carried by a released array (None for a plain array).
+
+    Its ``neighbours`` names the relation the claim holds under:
+    replace-one by default; for a functional entry point called with
+    ``max_samples=N`` (or ``PrivatePCA(neighbours="add-remove",
+    max_samples=N)``), :func:`add_remove_relation` of ``N``, and
+    ``claim`` says so.
 
     Parameters
     ----------
@@ -361,6 +426,7 @@ def guarantee_of(value) -> Release | None:
 
 
 __all__ = [
+    "ADD_REMOVE_PREFIX",
     "FLOAT_NOISE_CAVEAT",
     "FLOAT_SAMPLER_CAVEAT",
     "Guarantee",
@@ -373,10 +439,12 @@ __all__ = [
     "UNCOMPOSABLE",
     "UNIT_ROWS",
     "UnprovedGuaranteeWarning",
+    "add_remove_relation",
     "gaussian_release",
     "guarantee_of",
     "noise_record",
     "released",
     "warn_if_unproved",
+    "with_neighbours",
     "zcdp_release",
 ]
