@@ -283,7 +283,9 @@ def search_relation(estimator, steps, candidates, cv, selection):
             f"{type(cv).__name__}); nothing was fitted or charged"
         )
     if cv < 2:
-        raise ValueError(f"cv must be at least 2; got {cv}")
+        raise ValueError(
+            f"cv must be at least 2; got {cv}. Nothing was fitted or charged"
+        )
     if selection != "private":
         raise ValueError(
             "under neighbours='add-remove' only selection='private' runs: "
