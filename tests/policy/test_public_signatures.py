@@ -2,8 +2,11 @@
 (and ``k`` for a subspace release) by position, the privacy parameters and
 ``rng`` by keyword only; and the top level exports nothing that is not
 differentially private (the published Wishart mechanism stays importable
-from its module, where chapter 3 demonstrates it)."""
+from its module, where chapter 3 demonstrates it). Every exported function
+of the rows takes a keyword-only ``max_samples=None`` (issue 43: a public cap
+gives add/remove-one neighbours, ``dppca.mechanisms.padding``)."""
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -162,3 +165,53 @@ def test_the_published_wishart_is_flagged_and_kept_off_the_top_level(rows):
     assert not _is_private(published, rows)
     assert "wishart_input_perturbation" not in dppca.__all__
     assert not hasattr(dppca, "wishart_input_perturbation")
+
+
+def _rows_mechanisms():
+    """The exported mechanisms that read the rows ``X``."""
+    return [
+        name
+        for name in _exported_mechanisms()
+        if next(iter(inspect.signature(getattr(dppca, name)).parameters)) == "X"
+    ]
+
+
+def test_the_rows_mechanisms_are_found():
+    assert set(_rows_mechanisms()) == {
+        "analyze_gauss",
+        "mod_sulq",
+        "laplace_input_perturbation",
+        "wishart_input_perturbation_delta",
+        "ppca",
+        "amin_covariance",
+        "amin_subspace",
+    }
+
+
+@pytest.mark.parametrize("name", _rows_mechanisms())
+def test_a_rows_mechanism_takes_a_keyword_only_cap(name):
+    parameter = inspect.signature(getattr(dppca, name)).parameters[
+        "max_samples"
+    ]
+    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameter.default is None  # replace-one unless a cap is given
+
+
+@pytest.mark.parametrize("name", _rows_mechanisms())
+def test_nothing_exported_is_not_private_with_a_cap(name, rows):
+    """With ``max_samples`` the release is private too, and its record
+    names the add/remove relation."""
+    function = functools.partial(getattr(dppca, name), max_samples=1000)
+    functools.update_wrapper(function, getattr(dppca, name))
+    out, categories = _call(function, rows)
+    record = guarantee_of(out)
+    assert not any(issubclass(c, NotPrivateWarning) for c in categories)
+    assert record.epsilon <= EPSILON and record.delta <= DELTA
+    assert record.neighbours.startswith("add/remove-one")
+
+
+def test_the_published_wishart_refuses_a_cap(rows):
+    published = input_perturbation_wishart.wishart_input_perturbation
+    assert "max_samples" in inspect.signature(published).parameters
+    with pytest.raises(ValueError, match="does not take max_samples"):
+        published(rows, epsilon=EPSILON, rng=0, max_samples=1000)

@@ -299,3 +299,54 @@ def test_k_near_d_on_rank_deficient_data():
         )
         assert V.shape == (d, k)
         np.testing.assert_allclose(V.T @ V, np.eye(k), atol=1e-10)
+
+
+# ---------------------------------------------------------------------------------------------
+# Add/remove neighbours: max_samples (issue 43, dppca.mechanisms.padding)
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.filterwarnings(
+    "ignore::dppca.privacy.guarantees.UnprovedGuaranteeWarning"
+)
+def test_a_cap_runs_amin_on_the_padded_moment():
+    """``max_samples=N``: both releases are the ``*_from_second_moment``
+    ones on the zero-padded ``S/N`` at ``n = N`` (same draws), every
+    record (the three parts too) under the add/remove relation."""
+    from dppca.linalg.clipped_sums import clipped_second_moment
+    from dppca.privacy.guarantees import add_remove_relation
+
+    rng = np.random.default_rng(0)
+    X = random_rows(50, 4, rng)
+    A = clipped_second_moment(X, 1.0, max_samples=200).matrix
+    relation = add_remove_relation(200)
+    V = dppca.amin_subspace(X, 2, epsilon=1.0, rng=3, max_samples=200)
+    assert np.array_equal(
+        V,
+        covariance.amin_subspace_from_second_moment(
+            A, 200, 2, epsilon=1.0, rng=3
+        ),
+    )
+    assert V.guarantee.neighbours == relation
+    parts = dppca.amin_covariance(
+        X, 2, epsilon=1.0, rng=3, max_samples=200, return_parts=True
+    )
+    expected = amin_covariance_from_second_moment(
+        A, 200, 2, epsilon=1.0, rng=3, return_parts=True
+    )
+    for part, same in zip(parts, expected, strict=True):
+        assert np.array_equal(part, same)
+        assert part.guarantee.neighbours == relation
+    plain = dppca.amin_covariance(X, 2, epsilon=1.0, rng=3)
+    assert "replace-one" in plain.guarantee.neighbours
+
+
+def test_a_cap_refuses_more_rows_and_a_concentration_before_any_draw():
+    rng = np.random.default_rng(1)
+    X = random_rows(50, 4, rng)
+    generator = np.random.default_rng(2)
+    state = generator.bit_generator.state
+    for release in (dppca.amin_subspace, dppca.amin_covariance):
+        with pytest.raises(ValueError, match="more than max_samples = 49"):
+            release(X, 2, epsilon=1.0, rng=generator, max_samples=49)
+        with pytest.raises(ValueError, match="MAX_CONCENTRATION"):
+            release(X, 2, epsilon=1e6, rng=generator, max_samples=10**6)
+    assert generator.bit_generator.state == state

@@ -163,3 +163,53 @@ def test_bounds_basic_relations():
     assert np.isclose(bounds.theorem8_one_minus_phi(100), 0.1245, atol=5e-4)
     lo, hi = bounds.lemma10_cap_bounds(10, 0.5)
     assert lo <= hi
+
+
+# ------------------------------------------------------------------------------
+# Add/remove neighbours: max_samples (issue 43, dppca.mechanisms.padding)
+# ------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::dppca.exceptions.PrivacyWarning")
+@pytest.mark.parametrize("k", [1, 2])
+def test_a_cap_draws_from_the_padded_moment(k):
+    """``ppca(X, k, max_samples=N)`` is ``ppca_from_second_moment`` on the
+    zero-padded ``S/N`` at ``n = N`` (the same draw), recorded under the
+    add/remove relation; without a cap, the replace-one release."""
+    from dppca.linalg import moments
+    from dppca.linalg.clipped_sums import clipped_second_moment
+    from dppca.privacy.guarantees import add_remove_relation
+
+    rng = np.random.default_rng(0)
+    X = random_rows(40, 4, rng)
+    padded = clipped_second_moment(X, 1.0, max_samples=300).matrix
+    V = exponential.ppca(X, k, epsilon=1.0, rng=5, max_samples=300)
+    expected = exponential.ppca_from_second_moment(
+        padded, 300, k, epsilon=1.0, rng=5
+    )
+    assert np.array_equal(V, expected)
+    assert V.guarantee.neighbours == add_remove_relation(300)
+    assert V.guarantee.kind == expected.guarantee.kind
+    plain = exponential.ppca(X, k, epsilon=1.0, rng=5)
+    assert np.array_equal(
+        plain,
+        exponential.ppca_from_second_moment(
+            moments.unit_rows_second_moment(X), 40, k, epsilon=1.0, rng=5
+        ),
+    )
+    assert "replace-one" in plain.guarantee.neighbours
+
+
+def test_a_cap_refuses_more_rows_and_a_concentration_too_large():
+    rng = np.random.default_rng(1)
+    X = random_rows(40, 4, rng)
+    generator = np.random.default_rng(2)
+    state = generator.bit_generator.state
+    with pytest.raises(ValueError, match="more than max_samples = 39"):
+        exponential.ppca(X, 1, epsilon=1.0, rng=generator, max_samples=39)
+    # N ε / 2 = 5·10¹¹ > MAX_CONCENTRATION: refused from public values
+    with pytest.raises(ValueError, match="MAX_CONCENTRATION"):
+        exponential.ppca(X, 1, epsilon=1e6, rng=generator, max_samples=10**6)
+    assert generator.bit_generator.state == state  # nothing drawn
+    with pytest.raises(TypeError, match="max_samples must be an integer"):
+        exponential.ppca(X, 1, epsilon=1.0, max_samples=40.0)

@@ -230,3 +230,123 @@ def test_lemma1_threshold_and_davis_kahan_condition():
     assert (
         davis_kahan_subspace_bound(0.3, 0.5, 2) == np.inf
     )  # gap condition fails
+
+
+# ------------------------------------------------------------------------------
+# Add/remove neighbours: max_samples (issue 43, dppca.mechanisms.padding)
+# ------------------------------------------------------------------------------
+
+CAPPED = {
+    "mod_sulq": (
+        lambda X, rng, cap: IP.mod_sulq(
+            X, epsilon=0.5, delta=1e-3, rng=rng, max_samples=cap
+        ),
+        lambda A, n, rng: IP.mod_sulq_from_second_moment(
+            A, n, epsilon=0.5, delta=1e-3, rng=rng
+        ),
+    ),
+    "analyze_gauss": (
+        lambda X, rng, cap: IP.analyze_gauss(
+            X, epsilon=0.5, delta=1e-3, rng=rng, max_samples=cap
+        ),
+        lambda A, n, rng: IP.analyze_gauss_from_second_moment(
+            A, n, epsilon=0.5, delta=1e-3, rng=rng
+        ),
+    ),
+    "laplace": (
+        lambda X, rng, cap: IP.laplace_input_perturbation(
+            X, epsilon=0.5, rng=rng, max_samples=cap
+        ),
+        lambda A, n, rng: IP.laplace_input_perturbation_from_second_moment(
+            A, n, epsilon=0.5, rng=rng
+        ),
+    ),
+    "wishart_delta": (
+        lambda X, rng, cap: IP.wishart_input_perturbation_delta(
+            X, delta=0.1, rng=rng, max_samples=cap
+        ),
+        lambda A, n, rng: (
+            IP.wishart_input_perturbation_delta_from_second_moment(
+                A, n, delta=0.1, rng=rng
+            )
+        ),
+    ),
+}
+
+
+@pytest.mark.filterwarnings("ignore::dppca.exceptions.PrivacyWarning")
+@pytest.mark.parametrize("name", CAPPED)
+def test_a_cap_runs_the_mechanism_on_the_padded_moment(name):
+    """``max_samples=N``: the release of ``S/N`` (zero rows to ``N``) at
+    ``n = N``, bit for bit, its record under the add/remove relation; no
+    cap: the replace-one release of ``XᵀX/n``, as before."""
+    from dppca.linalg.clipped_sums import clipped_second_moment
+    from dppca.privacy.guarantees import add_remove_relation
+
+    capped, inner = CAPPED[name]
+    X, cap = data(), 1000
+    padded = clipped_second_moment(X, 1.0, max_samples=cap).matrix
+    out, expected = capped(X, 7, cap), inner(padded, cap, 7)
+    assert np.array_equal(out, expected)
+    assert out.guarantee.neighbours == add_remove_relation(cap)
+    assert out.guarantee.epsilon == expected.guarantee.epsilon
+    plain = capped(X, 7, None)
+    assert np.array_equal(
+        plain, inner(moments.unit_rows_second_moment(X), 60, 7)
+    )
+    assert plain.guarantee == inner(padded, 60, 7).guarantee
+    assert "replace-one" in plain.guarantee.neighbours
+
+
+@pytest.mark.filterwarnings("ignore::dppca.exceptions.PrivacyWarning")
+@pytest.mark.parametrize("name", CAPPED)
+def test_a_cap_refuses_more_rows_and_bad_values(name):
+    capped, _ = CAPPED[name]
+    X = data()
+    with pytest.raises(ValueError, match="more than max_samples = 59"):
+        capped(X, 0, 59)
+    for bad in (2.5, True, "100"):
+        with pytest.raises(TypeError, match="max_samples must be an integer"):
+            capped(X, 0, bad)
+    with pytest.raises(ValueError, match="max_samples must be >= 1"):
+        capped(X, 0, 0)
+    with pytest.raises(ValueError, match="too large for the float64 proof"):
+        capped(X, 0, 2**62)
+    assert capped(X, 0, 60).shape == (5, 5)  # n = N: released
+
+
+@pytest.mark.filterwarnings("ignore::dppca.exceptions.PrivacyWarning")
+def test_a_cap_takes_sparse_rows():
+    import scipy.sparse
+
+    from dppca.linalg.clipped_sums import clipped_second_moment
+
+    X = data()
+    X[:, 2] = 0.0
+    sparse = scipy.sparse.csr_matrix(X)
+    padded = clipped_second_moment(sparse, 1.0, max_samples=500).matrix
+    for capped, inner in CAPPED.values():
+        assert np.array_equal(capped(sparse, 3, 500), inner(padded, 500, 3))
+
+
+def test_a_cap_refuses_a_dask_array():
+    da = pytest.importorskip("dask.array")
+    X = da.from_array(data(), chunks=(20, 5))
+    with pytest.raises(ValueError, match="dask array is not implemented"):
+        IP.analyze_gauss(X, epsilon=0.5, delta=1e-3, rng=0, max_samples=100)
+
+
+def test_the_published_wishart_refuses_a_cap_before_it_warns():
+    """Not DP, so no proof to carry over: refused from the public cap
+    alone, before the mechanism's warning and before any draw."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning would raise instead
+        with pytest.raises(ValueError, match="does not take max_samples"):
+            IP.wishart_input_perturbation(
+                data(), epsilon=0.5, rng=rng, max_samples=100
+            )
+    assert rng.bit_generator.state == state
