@@ -1,7 +1,8 @@
 """The typical-loss model of :mod:`dppca.forecast_prediction`, on its own:
 :func:`typical_loss` (and its exact simulation) for a stated spectrum, and
 the prediction of a forecast row under a public spectrum
-(:func:`public_prediction`, :func:`rank_plan`).
+(:func:`public_prediction`, :func:`rank_plan`), and the rows' clipping
+(:func:`clip_factor`, :func:`clipped_loss`, :func:`simulated_rows_loss`).
 
 It reads no fit and imports nothing of the forecast, so that
 :mod:`dppca.forecast` can use the prediction when ``"auto"`` chooses
@@ -12,6 +13,7 @@ re-exports every public name here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -65,6 +67,9 @@ class LossPrediction:
         value is read as the private mean's error rather than the data's
         (``mean_error_spike``); ``None`` for a spectrum that was
         given.
+    clip_factor : float
+        How much the clipping of the rows shrank the matrix the mechanism
+        saw (:func:`clip_factor`; 1 when no row is predicted clipped).
     """
 
     loss: float
@@ -75,6 +80,7 @@ class LossPrediction:
     top_variance: float
     detected: int | None = None
     mean_spike: bool | None = None
+    clip_factor: float = 1.0
 
     @property
     def captured_share(self) -> float:
@@ -93,6 +99,7 @@ class LossPrediction:
             self.top_variance * factor,
             self.detected,
             self.mean_spike,
+            self.clip_factor,
         )
 
 
@@ -155,6 +162,107 @@ def _mean_loss(lam, k, omega) -> float:
     # the top eigenvector's share off v_k: sin²θ of the 2 × 2 problem
     sin2 = 0.5 * (1.0 - split / math.hypot(split, 2.0 * coupling))
     return height * sin2
+
+
+def clip_factor(spectrum, mean_error=0.0) -> float:
+    """How much clipping the rows to the bound shrinks the matrix the
+    mechanism sees: ``c = max(1, ω + Σ λ_i)`` (units of ``B²``).
+
+    The mechanism reads the rows about the private mean, ``x − μ̂ = z + w``
+    (``z`` the row about the true mean), whose mean square norm is
+    ``E‖z‖² + ‖w‖² = tr C + ω``. While that is below ``B²`` the rows
+    are (mostly) inside the bound and the model of :func:`typical_loss`
+    holds. When it is above, the rows lie beyond the bound and are put on
+    its sphere: each is divided by about ``√c``, so the matrix the
+    mechanism sees is ``(C + w wᵀ)/c`` plus the same noise: the data's
+    eigenvalues *and* the mean's error shrink by ``c`` while the noise does
+    not. First order in the spread of the row norms (rows of equal norm);
+    it happens when a released bound (``centered_norm="private"``) comes
+    out far below the rows, or when the mean's error is larger than the
+    bound.
+
+    Parameters
+    ----------
+    spectrum : array-like of shape (d,)
+        The covariance's eigenvalues (about the true mean), units of ``B²``.
+    mean_error : float, default=0.0
+        ``ω = E‖μ̂ − μ‖²``, units of ``B²``.
+
+    Returns
+    -------
+    float
+        ``c >= 1``.
+    """
+    lam = _spectrum(spectrum)
+    return max(1.0, float(mean_error) + float(np.maximum(lam, 0.0).sum()))
+
+
+def clipped_loss(spectrum, k, noise_std, mean_error=0.0) -> LossPrediction:
+    """:func:`typical_loss` with the rows' clipping (:func:`clip_factor`):
+    the loss of the problem shrunk by ``c``, ``c`` times
+    ``typical_loss(λ/c, k, s, ω/c)``, in the units of ``spectrum``. The
+    same as :func:`typical_loss` when ``c = 1``.
+
+    Parameters
+    ----------
+    spectrum, k, noise_std, mean_error
+        As in :func:`typical_loss` (units of ``B²``).
+
+    Returns
+    -------
+    LossPrediction
+        Its ``clip_factor`` is ``c``.
+    """
+    lam = _spectrum(spectrum)
+    c = clip_factor(lam, mean_error)
+    shrunk = typical_loss(lam / c, k, noise_std, float(mean_error) / c)
+    return dataclasses.replace(shrunk.scaled(c), clip_factor=c)
+
+
+def simulated_rows_loss(
+    spectrum, k, noise_std, mean_error=0.0, *, n=2000, repeats=10, rng=None
+):
+    """Draw the model with rows (the check of :func:`clipped_loss`):
+    ``n`` Gaussian rows with covariance ``diag(λ)``, centred by a private
+    mean off by ``w ~ N(0, (mean_error/d) I)``, each clipped to the unit
+    ball (units of ``B²``), their second moment plus the noise of
+    :func:`simulated_loss`; the loss of its top-k subspace against the
+    top k of the rows' own covariance.
+
+    Parameters
+    ----------
+    spectrum, k, noise_std, mean_error
+        As in :func:`typical_loss` (units of ``B²``).
+    n : int, default=2000
+        Rows per draw.
+    repeats : int, default=10
+        Number of draws.
+    rng : None, int or numpy Generator
+        The draws' randomness.
+
+    Returns
+    -------
+    ndarray of shape (repeats,)
+        The losses, units of ``B²``.
+    """
+    lam = _spectrum(spectrum)
+    d = lam.size
+    k = check_k(k, d)
+    gen = np.random.default_rng(rng)
+    sigma = float(noise_std) / math.sqrt(2.0)
+    out = np.empty(int(repeats))
+    for r in range(out.size):
+        Z = gen.standard_normal((int(n), d)) * np.sqrt(np.maximum(lam, 0.0))
+        Z -= Z.mean(axis=0)
+        w = gen.normal(scale=math.sqrt(float(mean_error) / d), size=d)
+        rows = Z + w
+        rows /= np.maximum(np.linalg.norm(rows, axis=1), 1.0)[:, None]
+        G = gen.normal(scale=sigma, size=(d, d))
+        V = np.linalg.eigh(rows.T @ rows / int(n) + G + G.T)[1][:, -k:]
+        C = Z.T @ Z / int(n)
+        top = np.linalg.eigvalsh(C)[::-1][:k].sum()
+        out[r] = top - float(np.trace(V.T @ C @ V))
+    return out
 
 
 def simulated_loss(
@@ -261,8 +369,11 @@ def rank_plan(plan, spectrum, k) -> list:
 
 __all__ = [
     "LossPrediction",
+    "clip_factor",
+    "clipped_loss",
     "public_prediction",
     "rank_plan",
     "simulated_loss",
+    "simulated_rows_loss",
     "typical_loss",
 ]

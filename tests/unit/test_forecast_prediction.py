@@ -223,3 +223,42 @@ def test_a_data_spike_outside_the_mean_errors_range_is_the_datas():
     assert not fp.mean_error_spike(top, d, s, omega)
     # nor is anything read when no value clears the noise's edge
     assert not fp.mean_error_spike([1e-3, 1e-4], d, 0.01, 0.5)
+
+
+# -- rows clipped to the bound ----------------------------------------------------
+
+
+def test_the_clip_factor_is_the_rows_mean_square_over_the_bound():
+    lam = spiked(20, [0.3, 0.1], 0.01)
+    assert fp.clip_factor(lam, 0.0) == 1.0  # rows inside the bound
+    assert fp.clip_factor(lam, 5.0) == pytest.approx(5.0 + lam.sum())
+    # without clipping the clipped model is the plain one
+    assert fp.clipped_loss(lam, 2, 0.01, 0.2) == fp.typical_loss(
+        lam, 2, 0.01, 0.2
+    )
+
+
+@pytest.mark.parametrize("omega, plain_share", [(3.0, 0.7), (20.0, 0.4)])
+def test_clipped_rows_match_the_exact_draws(omega, plain_share):
+    # a mean error beyond the bound puts the rows on its sphere: the data
+    # shrink by c = ω + tr C and sink below the noise's threshold; the
+    # plain model, which does not see the clipping, understates the loss
+    lam = spiked(40, [0.4, 0.25, 0.15, 0.08], 0.005)
+    s = 5e-3
+    drawn = np.median(
+        fp.simulated_rows_loss(lam, 3, s, omega, n=2000, repeats=4, rng=2)
+    )
+    clipped = fp.clipped_loss(lam, 3, s, omega)
+    assert clipped.clip_factor == pytest.approx(omega + lam.sum())
+    assert 1 / 2 < clipped.loss / drawn < 2
+    assert fp.typical_loss(lam, 3, s, omega).loss / drawn < plain_share
+
+
+def test_rows_inside_the_bound_match_the_plain_model():
+    lam = spiked(40, [0.2, 0.12, 0.07, 0.04], 0.002)
+    s, omega = 4e-3, 0.1
+    drawn = np.median(
+        fp.simulated_rows_loss(lam, 3, s, omega, n=4000, repeats=4, rng=3)
+    )
+    assert fp.clip_factor(lam, omega) == 1.0
+    assert 1 / 2 < fp.typical_loss(lam, 3, s, omega).loss / drawn < 2
