@@ -139,8 +139,11 @@ class PrivatePCA(
     Every fit is a release on the rows of ``X`` under **replace-one**
     neighbours (n fixed, one row replaced by any other row) with rows bounded
     in **ℓ₂ norm** by the public ``data_norm``: the unit of privacy is a
-    row. With ``fit(X, groups=g)`` and ``max_rows_per_person=m`` it is a
-    person (:mod:`dppca.decomposition.persons`). Each release carries a
+    row. With ``neighbours="add-remove"`` it is a release under add/remove
+    neighbours (one row more or less, n private, at most ``max_samples``;
+    :mod:`dppca.decomposition.add_remove`). With ``fit(X, groups=g)`` and
+    ``max_rows_per_person=m`` the unit is a person
+    (:mod:`dppca.decomposition.persons`). Each release carries a
     guarantee record (``privacy_releases_``,
     :mod:`dppca.privacy.guarantees`) that names its unit.
 
