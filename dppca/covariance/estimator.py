@@ -123,10 +123,11 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         With ``neighbours="add-remove"``: a public cap on the number of
         rows, chosen without looking at the data. The guarantee covers data
         sets of 1 to ``max_samples`` rows (a fit on more is refused before
-        any charge), and the noise on the released matrix is
-        ``max_samples / n`` times the noise of a replace-one fit on ``n``
-        rows: choose the cap as small as the data allow. Unused under
-        ``"replace"``.
+        any charge). The noise on the rescaled matrix is about that of a
+        replace-one fit on ``row_count_`` rows with 95% of ε, whatever the
+        cap (noise calibrated to √2/N on ``S/N``, times ``N/n̂``); the cap
+        sets the float64 shrink (which grows with it) and the δ to choose
+        (well below ``1/max_samples``). Unused under ``"replace"``.
 
     Attributes
     ----------

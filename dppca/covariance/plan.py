@@ -49,7 +49,7 @@ any noise is drawn, and every parameter error is raised before that charge.
 **Add/remove neighbours** (``neighbours="add-remove"``, issue 43). Two data
 sets are neighbours when one is the other with one row more, so ``n`` is
 private. The argument is ``PrivatePCA``'s
-(:mod:`dppca.decomposition.add_remove`, whose helpers this module imports):
+(``dppca.decomposition.add_remove``, whose helpers this module imports):
 with a public cap ``N = max_samples``, chosen without looking at the data,
 a data set of ``n ≤ N`` rows is padded with ``N − n`` zero rows (rows equal
 to the public centre before centring), the matrix ``A_N = S/N`` of the
@@ -80,7 +80,12 @@ for every ``n ≤ N``. Since ``S/n = (N/n)·A_N``, the scale of the matrix
 needs ``n``: the fit releases ``n̂ = n + Z`` (exact discrete Laplace of
 scale ``⌈1/ε_c⌉``, ``ε_c = ROW_COUNT_SHARE·ε``, 5% of ε, pure ε_c-DP: one
 row added moves ``n`` by one) with its own record, charged with the
-matrix's; the matrix gets the rest of ε and all of δ.
+matrix's; the matrix gets the rest of ε and all of δ. The noise on ``S/N``
+is calibrated to ``√2/N``, so after the rescaling by ``N/max(1, n̂)``
+(:class:`~dppca.PrivateCovariance`, post-processing) it is about that of a
+replace-one fit on ``n̂`` rows at the matrix's share of ε, whatever the cap:
+a generous cap costs accuracy only through the float64 shrink, and δ, to be
+well below ``1/N``.
 """
 
 from __future__ import annotations
@@ -135,7 +140,7 @@ def mechanisms() -> tuple[str, ...]:
 def add_remove_covariance_mechanisms() -> dict[str, str]:
     """The mechanisms ``PrivateCovariance(neighbours="add-remove")`` runs,
     each with why its replace-one proof carries over to the zero-padded
-    data set (module docstring): those of :func:`mechanisms` whose spec
+    data set (module docstring): those of ``mechanisms()`` whose spec
     gives a reason in ``MechanismSpec.add_remove`` and whose covariance
     hooks read the second moment only (``reads_rows`` false: a mechanism of
     the rows would need the padded rows themselves).
