@@ -51,6 +51,8 @@ from .model_selection_checks import (
     step_of,
 )
 from .model_selection_scoring import (
+    fit_seeds,
+    fold_generator,
     held_out_utility,
     label_free_splits,
     random_fold_sensitivity,
@@ -58,8 +60,10 @@ from .model_selection_scoring import (
     row_scores,
     score_scale,
     score_sensitivity,
+    selection_guarantee,
+    with_row,
 )
-from .privacy.guarantees import REPLACE_ONE, Release
+from .privacy.guarantees import REPLACE_ONE
 from .privacy.selection import exact_epsilon, permute_and_flip
 from .validation import as_generator
 
@@ -69,89 +73,6 @@ SCORE_LEVELS = _scoring.SCORE_LEVELS
 
 #: Share of the remaining ε the private selection takes by default.
 SELECTION_SHARE = 0.1
-
-SELECTION_THEOREM = (
-    "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
-    "released fold models (sensitivity max_i c_i); adaptive composition"
-)
-
-
-#: The theorem of the private choice under add/remove neighbours.
-ADD_REMOVE_SELECTION_THEOREM = (
-    "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
-    "released fold models, over folds drawn row by row at random "
-    f"(add/remove sensitivity L = {_scoring.SCORE_LEVELS} score levels: "
-    "the added row's one term); adaptive composition"
-)
-
-#: Mixes the search's seed into the stream of the fold draws under
-#: add/remove neighbours, apart from the fits' seeds.
-FOLD_STREAM = 0x464F4C44
-
-
-def selection_guarantee(epsilon, neighbours=None) -> Release:
-    """The record of the private choice at ``epsilon`` (pure, exact
-    permute-and-flip), known before any data is read.
-
-    Parameters
-    ----------
-    epsilon : float
-        The ε of the choice.
-    neighbours : str, optional
-        The neighbouring relation the record states: replace-one by default;
-        under add/remove neighbours the fits' relation (cap included), as
-        :func:`dppca.decomposition.add_remove.add_remove_neighbours` words
-        it, with the random folds' theorem.
-
-    Returns
-    -------
-    Release
-        The guarantee record.
-    """
-    relation = REPLACE_ONE if neighbours is None else neighbours
-    theorem = (
-        SELECTION_THEOREM
-        if relation == REPLACE_ONE
-        else ADD_REMOVE_SELECTION_THEOREM
-    )
-    return Release(
-        "private model selection (permute-and-flip on held-out scores)",
-        "pure",
-        float(epsilon),
-        neighbours=relation,
-        noise="safe",
-        sampler="exact",
-        proved=True,
-        theorem=theorem,
-        chapter="chapter 13",
-        row_bound="any rows (per-row scores in [0, 1])",
-    )
-
-
-def _fit_seeds(random_state, count) -> list:
-    """One seed per fit: ``None`` (fresh OS entropy at every fit) without a
-    ``random_state``, else distinct 128-bit seeds spawned from it."""
-    if random_state is None:
-        return [None] * count
-    root = as_generator(random_state).integers(0, 2**63, size=4)
-    children = np.random.SeedSequence(root.tolist()).spawn(count)
-    return [
-        int.from_bytes(c.generate_state(4, np.uint32).tobytes(), "little")
-        for c in children
-    ]
-
-
-def _fold_generator(random_state) -> np.random.Generator:
-    """The generator of the random folds (add/remove neighbours): fresh
-    entropy without a ``random_state``, else seeded from it apart from the
-    fits' seeds (:func:`_fit_seeds`), so that these do not depend on how
-    many rows were drawn."""
-    if random_state is None:
-        return np.random.default_rng()
-    root = as_generator(random_state).integers(0, 2**63, size=4)
-    return np.random.default_rng(
-        np.random.SeedSequence([*root.tolist(), FOLD_STREAM])
-    )
 
 
 class PrivateGridSearch:
@@ -241,31 +162,21 @@ def budgeted_grid_search(
     and so is a split that repeats a row on a side, indexes outside the
     rows or has a row on both sides (:func:`label_free_splits`).
 
-    **Add/remove neighbours.** When every private step (in the estimator
-    and in every candidate) has ``neighbours="add-remove"`` and one
-    ``max_samples = N``, ``n`` is private and the folds above would move
-    rows between folds when one is added. The search then takes an int
-    ``cv = K`` only and draws each row's fold independently and uniformly
-    from ``K`` (:func:`dppca.model_selection_scoring.random_folds`, from a
-    generator of its own, seeded apart from the fits). For ``D`` and
-    ``D' = D + x``, coupling the draws of the rows they share, ``x`` lands
-    in one test fold and in the other folds' training sides; every fold's
-    training and test sides are add/remove neighbours or equal. Every fold
-    fit gets one public row added to its training rows
-    (:func:`dppca.model_selection_checks.neutral_row`: the first private
-    step's centre), so none runs on zero rows, and the sides stay
-    neighbours; an empty test side scores 0. The plan, the dry run, the
-    ledger check and the selection's sensitivity use ``N``, never ``n`` or
-    a fold's size: ``Δ = L`` (the added row's one term, in its one test
-    fold; :func:`dppca.model_selection_scoring.random_fold_sensitivity`).
-    The selection's record states the fits' relation; the refit runs on all
-    rows. For each draw of the folds the fits and the choice compose as
-    below, and the guarantee, holding for every draw, holds for their
-    mixture. Refused before any fit: mixed relations or caps, a ``cv``
-    that is not an int, ``selection="non_private"``, a ledger holding
-    another relation, and ``n > N − 1`` (a fold fit holds up to ``n`` rows
-    and the public one; outside the relation's domain, like the
-    estimators' ``n > N``).
+    **Add/remove neighbours** (every private step with
+    ``neighbours="add-remove"`` and one ``max_samples = N``): ``n`` is
+    private, so an int ``cv = K`` only, and each row's fold is drawn at
+    random (:func:`~dppca.model_selection_scoring.random_folds`: the fold
+    sides of ``D`` and ``D + x`` are add/remove neighbours or equal). Every
+    fold fit gets one public row
+    (:func:`~dppca.model_selection_checks.neutral_row`), so none runs on
+    zero rows; an empty test side scores 0. The plan, dry run and ledger
+    check use ``N``, never ``n`` or a fold's size; ``Δ = L`` (the added
+    row's one term); the choice's record states the relation. Refused
+    before any fit
+    (:func:`~dppca.model_selection_checks.search_relation`): mixed
+    relations or caps, a ``cv`` that is not an int,
+    ``selection="non_private"``, a ledger of another relation,
+    ``n > N − 1``.
 
     **Floating point.** The search runs under the package's float state
     (:func:`dppca.float_state.owns_float_state`: no caller's
@@ -427,7 +338,7 @@ def budgeted_grid_search(
         sensitivity = score_sensitivity(splits, n)
     else:  # n is private: folds drawn row by row, all else from the cap
         check_search_rows(n, cap)
-        splits = random_folds(int(cv), n, _fold_generator(random_state))
+        splits = random_folds(int(cv), n, fold_generator(random_state))
         sensitivity = random_fold_sensitivity()
     m = len(candidates) * len(splits) + (1 if refit else 0)
     eps_left, delta_left = accountant.remaining()
@@ -551,7 +462,7 @@ def _fold_utilities(job, seeded, scale) -> list:
                 model = seeded(params)
                 rows = _safe_indexing(X, train)
                 if job.cap is not None:  # add/remove: never zero rows
-                    rows = _with_row(
+                    rows = with_row(
                         rows, neutral_row(model, job.steps, X.shape[1])
                     )
                 model.fit(rows)
@@ -563,16 +474,6 @@ def _fold_utilities(job, seeded, scale) -> list:
         utilities = total = None  # raw held-out scores: not in the traceback
         raise
     return utilities
-
-
-def _with_row(rows, row):
-    """``rows`` with ``row`` (public) appended, in their dtype and format."""
-    row = np.asarray(row).reshape(1, -1).astype(rows.dtype)
-    if hasattr(rows, "tocsr"):
-        import scipy.sparse
-
-        return scipy.sparse.vstack([rows, row], format=rows.format)
-    return np.vstack([rows, row])
 
 
 def _scored(model, X_test, scale) -> int:
@@ -614,7 +515,7 @@ def _private_search(job, record, random_state):
         job.base, job.steps, job.candidates, job.splits, job.X,
     )  # fmt: skip
     fits = len(candidates) * len(splits) + 1  # one seed per step and fit
-    seeds = iter(_fit_seeds(random_state, fits * len(steps) + 1))
+    seeds = iter(fit_seeds(random_state, fits * len(steps) + 1))
 
     def seeded(params):
         fitted = clone(base).set_params(**params)

@@ -24,6 +24,8 @@ import numpy as np
 from .decomposition.ranges import range_stand_in
 from .float_state import owns_float_state
 from .linalg.rows import clip_rows
+from .privacy.guarantees import REPLACE_ONE, Release
+from .validation import as_generator
 
 #: Resolution of the per-row score: ``⌊L s(x)⌋`` with ``s(x)`` in [0, 1].
 SCORE_LEVELS = 2**20
@@ -211,10 +213,15 @@ def random_folds(k: int, n: int, rng) -> list:
     x``, coupling the draws of the rows they share, ``x`` joins the test
     side of one fold and the training side of the others, and nothing else
     moves. So every fold's training set (and test set) of ``D'`` is that of
-    ``D`` with at most one row added. A side may be empty (with few rows,
-    or by chance); the search pads each training side with one public row
-    (:func:`dppca.model_selection_checks.neutral_row`) and scores an empty
-    test side as 0.
+    ``D`` with at most one row added: for every value of the draws the
+    fold fits are add/remove neighbours (or equal), each charged at its
+    add/remove record, and for fixed fold models a candidate's utility moves
+    by the added row's one term (:func:`random_fold_sensitivity`); so the
+    search's (ε, δ) holds for every value of the draws, hence for their
+    mixture, the draws being independent of the data. A side may be empty
+    (with few rows, or by chance); the search pads each training side with
+    one public row (:func:`dppca.model_selection_checks.neutral_row`) and
+    scores an empty test side as 0.
 
     Parameters
     ----------
@@ -255,7 +262,107 @@ def score_sensitivity(splits, n: int) -> int:
     return SCORE_LEVELS * int(covered.max())
 
 
+SELECTION_THEOREM = (
+    "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
+    "released fold models (sensitivity max_i c_i); adaptive composition"
+)
+
+
+#: The theorem of the private choice under add/remove neighbours.
+ADD_REMOVE_SELECTION_THEOREM = (
+    "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
+    "released fold models, over folds drawn row by row at random "
+    f"(add/remove sensitivity L = {SCORE_LEVELS} score levels: "
+    "the added row's one term); adaptive composition"
+)
+
+#: Mixes the search's seed into the stream of the fold draws under
+#: add/remove neighbours, apart from the fits' seeds.
+FOLD_STREAM = 0x464F4C44
+
+
+def selection_guarantee(epsilon, neighbours=None) -> Release:
+    """The record of the private choice at ``epsilon`` (pure, exact
+    permute-and-flip), known before any data is read.
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε of the choice.
+    neighbours : str, optional
+        The neighbouring relation the record states: replace-one by default;
+        under add/remove neighbours the fits' relation (cap included), as
+        :func:`dppca.decomposition.add_remove.add_remove_neighbours` words
+        it, with the random folds' theorem.
+
+    Returns
+    -------
+    Release
+        The guarantee record.
+    """
+    relation = REPLACE_ONE if neighbours is None else neighbours
+    theorem = (
+        SELECTION_THEOREM
+        if relation == REPLACE_ONE
+        else ADD_REMOVE_SELECTION_THEOREM
+    )
+    return Release(
+        "private model selection (permute-and-flip on held-out scores)",
+        "pure",
+        float(epsilon),
+        neighbours=relation,
+        noise="safe",
+        sampler="exact",
+        proved=True,
+        theorem=theorem,
+        chapter="chapter 13",
+        row_bound="any rows (per-row scores in [0, 1])",
+    )
+
+
+def fit_seeds(random_state, count) -> list:
+    """One seed per fit: ``None`` (fresh OS entropy at every fit) without a
+    ``random_state``, else distinct 128-bit seeds spawned from it."""
+    if random_state is None:
+        return [None] * count
+    root = as_generator(random_state).integers(0, 2**63, size=4)
+    children = np.random.SeedSequence(root.tolist()).spawn(count)
+    return [
+        int.from_bytes(c.generate_state(4, np.uint32).tobytes(), "little")
+        for c in children
+    ]
+
+
+def fold_generator(random_state) -> np.random.Generator:
+    """The generator of the random folds (add/remove neighbours): fresh
+    entropy without a ``random_state``, else seeded from it apart from the
+    fits' seeds (:func:`fit_seeds`), so that these do not depend on how
+    many rows were drawn."""
+    if random_state is None:
+        return np.random.default_rng()
+    root = as_generator(random_state).integers(0, 2**63, size=4)
+    return np.random.default_rng(
+        np.random.SeedSequence([*root.tolist(), FOLD_STREAM])
+    )
+
+
+def with_row(rows, row):
+    """``rows`` with ``row`` (public) appended, in their dtype and format."""
+    row = np.asarray(row).reshape(1, -1).astype(rows.dtype)
+    if hasattr(rows, "tocsr"):
+        import scipy.sparse
+
+        return scipy.sparse.vstack([rows, row], format=rows.format)
+    return np.vstack([rows, row])
+
+
 __all__ = [
+    "ADD_REMOVE_SELECTION_THEOREM",
+    "SELECTION_THEOREM",
+    "fit_seeds",
+    "fold_generator",
+    "selection_guarantee",
+    "with_row",
     "random_fold_sensitivity",
     "random_folds",
     "score_sensitivity",

@@ -129,13 +129,13 @@ def test_random_folds_hold_every_row_once():
 def test_the_fold_draws_are_seeded_apart_from_the_fits():
     # the fits' seeds are those of a replace-one search at the same
     # random_state; the folds come from a stream of their own
-    assert ms._fit_seeds(3, 5) == ms._fit_seeds(3, 5)
-    a = ms._fold_generator(3).integers(0, 2**32, size=4)
-    b = ms._fold_generator(3).integers(0, 2**32, size=4)
+    assert ms.fit_seeds(3, 5) == ms.fit_seeds(3, 5)
+    a = ms.fold_generator(3).integers(0, 2**32, size=4)
+    b = ms.fold_generator(3).integers(0, 2**32, size=4)
     assert np.array_equal(a, b)
-    seeds = np.array(ms._fit_seeds(3, 4), dtype=object) % 2**32
+    seeds = np.array(ms.fit_seeds(3, 4), dtype=object) % 2**32
     assert not set(a.tolist()) & set(seeds.tolist())
-    fresh = [ms._fold_generator(None).integers(2**62) for _ in range(3)]
+    fresh = [ms.fold_generator(None).integers(2**62) for _ in range(3)]
     assert len(set(fresh)) == 3
 
 
