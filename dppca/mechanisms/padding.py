@@ -7,7 +7,7 @@ number of rows ``n`` is public, and it runs its mechanism on ``XᵀX/n``. With
 ``max_samples=N``, a public cap on the number of rows chosen without looking
 at the data, it is private under **add/remove-one** neighbours (one row added
 or removed, so ``n`` is private) for data sets of 1 to ``N`` rows. It uses
-the padding argument of :mod:`dppca.decomposition.add_remove`, as
+the padding argument of ``dppca.decomposition.add_remove``, as
 ``PrivatePCA(neighbours="add-remove", max_samples=N)`` does:
 
 * the rows are padded with ``N − n`` zero rows, so that adding a row to the
@@ -39,10 +39,16 @@ released. The top-k subspace of ``S/N`` is that of ``XᵀX/n``, so a subspace
 needs nothing more. To estimate ``XᵀX/n`` (or its eigenvalues), release a
 private count, ``n̂, record = private_row_count(n, ε_c,
 neighbours=out.guarantee.neighbours)``
-(:func:`dppca.privacy.private_bounds.private_row_count`: pure ε_c-DP, one
+(``dppca.privacy.private_bounds.private_row_count``: pure ε_c-DP, one
 more release to account for) and multiply by ``N / max(1, n̂)``
 (post-processing). The noise on ``XᵀX/n`` is then ``N/n`` times the noise
-on ``XᵀX/N``: a cap far above the data's size costs accuracy, linearly.
+on ``XᵀX/N``, which was calibrated at ``n = N``: the noise on ``S`` itself
+does not depend on ``N`` (Gaussian noise of standard deviation ``c·√2/N``
+on ``S/N`` is ``c·√2`` on ``S``, as the replace-one release's ``c·√2/n``
+on ``S/n`` is), so a generous cap costs no accuracy in the noise; it costs
+the float shrink ``η``, which grows linearly with ``N`` (``4.7·10⁻⁵`` at
+``2²⁷`` rows for ``d = 10``), and the exponential mechanisms' check of
+``Nε/2`` against the samplers' range.
 
 This module sits below the registry and :mod:`dppca.decomposition`, which
 import the mechanism modules; it reads neither (no import cycle), so the
