@@ -640,21 +640,33 @@ def test_add_remove_pipeline_charges_one_ledger():
 
 
 def test_add_remove_budgeted_grid_search_is_refused_before_any_fit():
-    """The search's non-private choice is refused under add/remove (its
-    folds would be fitted without the search's public row) and its private
-    choice cannot score a covariance: refused either way, nothing charged
-    or fitted."""
+    """PrivateCovariance is not a step the add/remove search takes: its
+    non-private choice is refused under add/remove (the folds' fits would
+    not be add/remove neighbours) and its private choice scores a released
+    PrivatePCA only. Refused either way, nothing charged or fitted."""
     X, R = data(n=300)
     ledger = Accountant(6.0, 1e-6)
     est = add_remove(data_norm=R)
-    for selection in ("private", "non_private"):
-        with pytest.raises(ValueError):
+    grid = {"min_eigenvalue": [0.0, "auto"]}
+    control = Accountant(6.0, 1e-6)  # the same search under replace-one runs
+    with pytest.warns(PrivacyWarning, match="covered by the accountant"):
+        budgeted_grid_search(
+            clone(est).set_params(neighbours="replace"),
+            grid,
+            control,
+            X,
+            cv=3,
+            selection="non_private",
+        )
+    assert len(control.charges) == 2 * 3 + 1
+    reasons = {
+        "private": "selection='private' cannot run|add.remove",
+        "non_private": "add.remove",
+    }
+    for selection, match in reasons.items():
+        with pytest.raises(ValueError, match=match):
             budgeted_grid_search(
-                est,
-                {"epsilon": [0.5, 1.0]},
-                ledger,
-                X,
-                cv=3,
-                selection=selection,
+                est, grid, ledger, X, cv=3, selection=selection
             )
     assert ledger.spent == (0.0, 0.0) and ledger.releases == ()
+    assert not hasattr(est, "covariance_")
