@@ -97,8 +97,10 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         Floor on the eigenvalues of ``covariance_``, in units of the
         unit-normalised matrix (multiplied by ``B²``; at most 1, the
         largest eigenvalue of that matrix): ``"auto"`` is the
-        noise's standard deviation per entry (public); ``0`` gives the
-        projection onto the positive semidefinite cone.
+        noise's standard deviation per entry (public; under add/remove
+        neighbours, that of the rescaled matrix, times
+        ``max_samples / max(1, row_count_)``); ``0`` gives the projection
+        onto the positive semidefinite cone.
     noise : {"safe", "float"}, default="safe"
         ``"safe"``: exact discrete noise on a grid, private as a program.
         ``"float"``: float64 noise, recorded unproved (warns).

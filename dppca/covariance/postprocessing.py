@@ -11,6 +11,12 @@ cone when ``f = 0``), so ``covariance_`` is a valid covariance and, for ``f >
 deviation of one noise entry of the released matrix (public: a function of
 ``n``, ``d``, ε, δ and, for ``"trace_sensitive"``, the released radius).
 ``precision_`` is its inverse (a pseudo-inverse for ``f = 0``).
+
+Under add/remove neighbours the noisy matrix is ``S/N`` plus noise, and the
+estimator first multiplies it by ``N/max(1, n̂)`` for the released count
+``n̂`` (post-processing of two releases), then floors it here; ``"auto"``
+is then the noise's standard deviation after that rescaling, ``σ·N/max(1,
+n̂)`` for the ``σ`` calibrated at ``n = N``.
 """
 
 from __future__ import annotations
