@@ -31,6 +31,9 @@ power_method
     The noisy power method.
 covariance
     Amin et al.'s iterative eigenvector sampling.
+padding
+    ``max_samples``: the functional entry points under add/remove-one
+    neighbours (zero rows padded to a public cap).
 spec
     ``MechanismSpec``: how one mechanism is declared, once, in its family
     module.
