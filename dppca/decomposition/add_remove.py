@@ -132,11 +132,13 @@ centre (``center=False``, an array, or ``"midpoint"``) and a public
 ``data_norm`` (or ``feature_range``), without ``groups``; everything else is
 refused before any charge. ``plan`` and ``mechanism="auto"`` use
 ``max_samples`` in place of n, and ``plan`` says so.
-``dppca.model_selection.budgeted_grid_search`` refuses it: its folds are
-made from n, so one added row would move others between folds. The same holds
-for scikit-learn's ``GridSearchCV`` and ``cross_val_score``, which the package
-cannot see: their fits' data are not add/remove neighbours, and a ledger
-shared by them does not cover the search under this relation.""",
+``dppca.model_selection.budgeted_grid_search`` runs it on folds drawn row
+by row (an int ``cv`` only, private selection, data sets of 1 to
+``max_samples - 1`` rows). scikit-learn's ``GridSearchCV`` and
+``cross_val_score``, which the package cannot see, cut their folds from n:
+one added row moves others between folds, their fits' data are not add/remove
+neighbours, and a ledger shared by them does not cover the search under this
+relation.""",
 ) + _numpydoc(
     "max_samples : int, default=2**27",
     """With ``neighbours="add-remove"``: a public cap on the number of rows.
