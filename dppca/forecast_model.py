@@ -319,7 +319,9 @@ def public_prediction(row, spectrum, k) -> LossPrediction:
     public quantities only, no data read, no budget spent.
 
     The row gives the noise (``s = noise_norm / (2√d)`` in units of its
-    ``row_bound²``) and the mean's ``E‖μ̂ − μ‖² = mean_loss``; the spectrum
+    ``row_bound²``) and the mean's ``E‖μ̂ − μ‖² = mean_loss``; the rows'
+    clipping is modelled (:func:`clipped_loss`: a mean error that pushes
+    the rows beyond the bound shrinks the data under the noise); the spectrum
     must be public: a prior (the spectrum of a public data set like the
     private one), or a spectrum released earlier and already paid for.
 
@@ -341,7 +343,7 @@ def public_prediction(row, spectrum, k) -> LossPrediction:
     B2 = float(row.row_bound) ** 2
     s = float(row.noise_norm) / (2.0 * math.sqrt(lam.size))
     omega = float(row.mean_loss) / B2
-    return typical_loss(lam / B2, k, s, omega).scaled(B2)
+    return clipped_loss(lam / B2, k, s, omega).scaled(B2)
 
 
 def rank_plan(plan, spectrum, k) -> list:
@@ -367,12 +369,60 @@ def rank_plan(plan, spectrum, k) -> list:
     return sorted(pairs, key=lambda pair: pair[1].loss)
 
 
+# -- the choice of "auto" (re-exported by dppca.forecast) --------------------
+
+
+def favourable_spectrum(row, k: int, d: int) -> np.ndarray:
+    """The spectrum of the data within the bound that favour PCA most, in
+    the data's units: all the variance ``B²`` the bound allows, split evenly
+    over ``k`` directions (``B²/k`` each, the largest k-th eigenvalue a
+    covariance of trace at most ``B²`` can have; the others 0). The same
+    data as the bound's comparison with a random subspace (module
+    docstring). Public: ``B``, ``k`` and ``d`` only."""
+    B2 = float(row.row_bound) ** 2
+    return np.r_[np.full(int(k), B2 / int(k)), np.zeros(int(d) - int(k))]
+
+
+def _no_better_than_random(prediction) -> bool:
+    """The prediction reaches a random k-subspace's loss (its cap)."""
+    return bool(prediction.loss >= prediction.random_loss * (1.0 - 1e-12))
+
+
+def _smallest(pairs):
+    """The row of the smallest prediction among ``(row, prediction)``
+    pairs; every prediction at a random subspace's loss counts as equal
+    (hopeless), and ``min`` keeps the first of equals: the plan's (the
+    bound's) order."""
+
+    def key(pair):
+        hopeless = _no_better_than_random(pair[1])
+        return (hopeless, 0.0 if hopeless else pair[1].loss)
+
+    return min(pairs, key=key)[0]
+
+
+def ranked_by_spectrum(plan, spectrum):
+    """The row ``"auto"`` runs with a stated public ``spectrum``: the
+    first of :func:`dppca.forecast_prediction.rank_plan` (the smallest
+    predicted loss under that spectrum; ties to the better bound).
+    ``plan.best`` when the plan does not say its k and d. Public
+    quantities only: the spectrum must itself be public (a prior, or a
+    release already paid for)."""
+    if plan.k is None or plan.d is None or not 0 < plan.k < plan.d:
+        return plan.best
+    return _smallest(
+        (row, public_prediction(row, spectrum, plan.k)) for row in plan
+    )
+
+
 __all__ = [
     "LossPrediction",
     "clip_factor",
     "clipped_loss",
+    "favourable_spectrum",
     "public_prediction",
     "rank_plan",
+    "ranked_by_spectrum",
     "simulated_loss",
     "simulated_rows_loss",
     "typical_loss",

@@ -83,7 +83,9 @@ against a known spectrum.
 
 The released values are those of the matrix the mechanism saw, already
 shrunk by any clipping, so :func:`released_prediction` shrinks only the
-mean's error, by the least factor ``max(1, ω)`` it forces alone.
+mean's error, by the least factor ``max(1, ω)`` it forces alone; when that
+factor is above 1 and the top released value is read as the mean's
+(``mean_error_spike``), the value leaves the data's spectrum.
 
 **What it is not.** A prediction of the typical loss, not a bound: a fit can
 lose more (or less); the clipping term is first order (rows of about equal
@@ -315,14 +317,18 @@ def released_prediction(est, n) -> LossPrediction:
     s, omega = fit_noise(est, n)
     released = np.asarray(est.explained_variance_, dtype=float) / B2
     lam = debiased_spectrum(released, float(est.noise_variance_) / B2, d, s)
+    mean_spike = mean_error_spike(released, d, s, omega)
     # the released values are those of the matrix the mechanism saw, which
     # clipping already shrank: only the mean's error is shrunk here, by the
     # least factor it alone forces (the data's share is hidden in the noise
-    # whenever it matters)
+    # whenever it matters). A mean error beyond the bound is then the top
+    # released value (about ω/c ≈ 1): it is the mean's, not the data's, and
+    # leaves the data's spectrum
     c = max(1.0, omega)
+    if omega > 1.0 and mean_spike:
+        lam = np.r_[lam[1:], lam[-1]]
     prediction = typical_loss(lam, est.n_components_, s, omega / c).scaled(c)
     prediction = dataclasses.replace(prediction, clip_factor=c)
-    mean_spike = mean_error_spike(released, d, s, omega)
     above = int(np.sum(released > 2.0 * s * math.sqrt(d)))
     return dataclasses.replace(
         prediction, detected=above - int(mean_spike), mean_spike=mean_spike

@@ -252,6 +252,38 @@ def _check_centered_norm(est, d) -> None:
         centered_norm(est, 1.0, np.zeros(d), value)
 
 
+def check_spectrum(est, d: int):
+    """``spectrum``: ``None`` or a public prior for ``"auto"`` to rank its
+    configurations by (:func:`dppca.forecast.ranked_by_spectrum`): ``d``
+    finite eigenvalues ``>= 0`` of the rows' covariance, in the data's
+    units, not all 0. Returned as a float array (decreasing), or ``None``.
+    A parameter, so it is public: the caller states it from public data or
+    from a release already paid for, never from the rows of this fit."""
+    value = getattr(est, "spectrum", None)
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValueError(
+            f"spectrum must be None or {d} eigenvalues; got {value!r}"
+        )
+    try:
+        lam = np.asarray(value, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"spectrum must be None or {d} eigenvalues (numbers); got {value!r}"
+        ) from None
+    if lam.size != d:
+        raise ValueError(
+            f"spectrum has {lam.size} values; the data have {d} features"
+        )
+    if not (np.all(np.isfinite(lam)) and np.all(lam >= 0) and lam.any()):
+        raise ValueError(
+            "spectrum must be finite eigenvalues >= 0, not all 0 (a public "
+            "prior for the rows' covariance, in the data's units)"
+        )
+    return np.sort(lam)[::-1]
+
+
 def _check_share(est):
     """``center_share``: ``"auto"`` or a share in (0, 1)."""
     share = est.center_share
@@ -514,6 +546,7 @@ __all__ = [
     "centered_norm",
     "check_bound_share",
     "check_n_components",
+    "check_spectrum",
     "delta_hint",
     "notion_delta",
     "opted_in",

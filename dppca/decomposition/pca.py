@@ -173,7 +173,7 @@ class PrivatePCA(
     mechanism : str, default="auto"
         ``"auto"``: the candidate of
         :data:`~dppca.mechanisms.registry.AUTO_CANDIDATES` with the
-        smallest forecast loss (``plan``, :mod:`dppca.forecast`): with
+        smallest predicted loss (``plan``, ``spectrum``): with
         ``delta > 0`` ``"gaussian_approx"`` or ``"analyze_gauss"`` (this
         one when ``n_components`` is ``None`` or a fraction), with
         ``delta=0.0`` ``"laplace"``. Otherwise a key of
@@ -211,7 +211,7 @@ class PrivatePCA(
     center_share : float or "auto", default="auto"
         Share of ε (and δ) spent on the private mean, in (0, 1); ``"auto"``:
         the share of ``dppca.forecast.CENTER_SHARES`` with the smallest
-        forecast loss (``center_share_``).
+        predicted loss (``center_share_``; see ``spectrum``).
     centered_norm : float, "auto", "triangle", "private" or None
         With ``center=True``: the bound at which the centred rows ``x − μ̂``
         are clipped (or refused). ``None`` uses ``data_norm``;
@@ -345,6 +345,7 @@ class PrivatePCA(
         clip_to_range=False,
         neighbours="replace",
         max_samples=DEFAULT_MAX_SAMPLES,
+        spectrum=None,
     ):
         self.n_components = n_components
         self.whiten = whiten
@@ -369,6 +370,7 @@ class PrivatePCA(
         self.feature_range = feature_range
         self.clip_to_range = clip_to_range
         self.neighbours, self.max_samples = neighbours, max_samples
+        self.spectrum = spectrum
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -552,6 +554,21 @@ _TABLE_CAPTION = (
     "and whether its guarantee is fully proved with the default noise"
 )
 
+#: The ``spectrum`` parameter, as the estimator's docstring shows it (after
+#: the unit of privacy's).
+SPECTRUM_PARAMETER = """
+    spectrum : array-like of shape (n_features,) or None, default=None
+        A **public** prior for the eigenvalues of the rows' covariance, in
+        the data's units (say, those of a public data set of the same
+        kind, or a release already paid for), never read from the rows of
+        this fit: it is a parameter, and parameters are public. With it,
+        ``"auto"`` (mechanism and share) runs the configuration of the
+        smallest typical loss predicted under it
+        (:func:`dppca.forecast.ranked_by_spectrum`). Without it, the
+        smallest predicted on the most favourable data within the bound
+        (:func:`dppca.forecast.promising`). Finite, ``>= 0``, not all 0;
+        it costs no budget and changes no guarantee."""
+
 #: The estimator's docstring with ``{mechanism_table}`` where the
 #: registry's table of mechanisms goes (:func:`_document`).
 _DOCSTRING = PrivatePCA.__doc__
@@ -567,7 +584,7 @@ def _document() -> None:
         _DOCSTRING.replace(
             "{mechanism_table}", captioned.replace("\n", "\n" + " " * 8)
         )
-        .replace("{unit_parameters}", UNIT_PARAMETERS)
+        .replace("{unit_parameters}", UNIT_PARAMETERS + SPECTRUM_PARAMETER)
         .replace("{add_remove_attributes}", ADD_REMOVE_ATTRIBUTES)
     )
 

@@ -86,6 +86,7 @@ from .parameters import (
     _warn_ignored,
     check_bound_share,
     check_n_components,
+    check_spectrum,
     notion_delta,
     opted_in,
     private_centre,
@@ -364,6 +365,7 @@ def _check_parameters(est, n: int, d: int, rows: int | None = None):
             "states pure ε-DP)"
         )
     _check_share(est)
+    check_spectrum(est, d)
     if not isinstance(est.centered_norm, str):  # used or not: never a bool
         _refuse_bool(est.centered_norm, "centered_norm")
     _check_centered_norm(est, d)

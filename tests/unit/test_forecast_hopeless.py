@@ -139,25 +139,37 @@ def test_a_fit_the_prediction_calls_hopeless_warns_plainly():
     assert len(plain) == 1
 
 
-def test_a_fit_skips_the_bounds_best_when_the_prediction_calls_it_hopeless():
-    # 200 rows of 13 features at ε = 0.5: the bound prefers a mean share of
-    # 0.3, at which even the most favourable data are predicted lost; a
-    # share of 0.05 is not, and "auto" runs it
+def test_a_mean_error_at_its_cap_is_hopeless_once_the_rows_are_clipped():
+    # 200 rows of 13 features at ε = 0.5: a mean share of 0.05 leaves the
+    # mean's error at its cap (2R)², four times B², which pushes the rows
+    # beyond the bound (clip factor 5); without the clipping term the model
+    # let that mean take only the k-th place and called the row promising.
+    # With it every row is hopeless, so "auto" keeps the bound's best and
+    # the fit says plainly that a random projection does as well
     est = PrivatePCA(5, epsilon=0.5, delta=1e-5, data_norm=math.sqrt(13))
     plan = est.plan(200, 13)
-    hopeless = {
-        (row.mechanism, row.center_share): p.loss >= p.random_loss
-        for row, p in zip(plan, fc.favourable_predictions(plan))
-    }
-    best = (plan.best.mechanism, plan.best.center_share)
-    assert best == ("gaussian_approx", 0.3) and hopeless[best]
-    chosen = fc.choose(est, 200, 13)
-    assert chosen == ("gaussian_approx", 0.05) and not hopeless[chosen]
-    X = np.random.default_rng(1).uniform(0, 1, size=(200, 13))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UtilityWarning)
-        fitted = est.set_params(random_state=0).fit(X)
-    mean = next(
-        r for r in fitted.privacy_releases_ if r.label.startswith("private")
+    capped = [row for row in plan if row.center_share == 0.05]
+    for row in capped:
+        assert row.mean_loss == pytest.approx(4 * row.row_bound**2)
+        spectrum = fc.favourable_spectrum(row, 5, 13)
+        assert fp.public_prediction(row, spectrum, 5).clip_factor == 5.0
+    assert fc.predicted_hopeless(plan)
+    assert fc.choose(est, 200, 13) == (
+        plan.best.mechanism,
+        plan.best.center_share,
     )
-    assert mean.epsilon == pytest.approx(0.05 * 0.5)
+    assert "predicted to capture no more" in _messages(plan)[0]
+
+
+def test_auto_runs_the_smallest_favourable_prediction():
+    # 1797 rows of 64 features (the digits' public parameters) at ε = 1:
+    # rows not hopeless, "auto" runs the smallest prediction on the
+    # favourable spectrum, which need not be the bound's best
+    est = PrivatePCA(5, epsilon=1.0, delta=1e-5, data_norm=8.0)
+    plan = est.plan(1797, 64)
+    predictions = fc.favourable_predictions(plan)
+    chosen = fc.promising(plan)
+    assert not fc.predicted_hopeless(plan)
+    smallest = min(p.loss for p in predictions)
+    assert predictions[list(plan).index(chosen)].loss == smallest
+    assert fc.choose(est, 1797, 64) == (chosen.mechanism, chosen.center_share)

@@ -118,9 +118,11 @@ def test_the_forecast_bounds_the_measured_loss():
 
 
 def test_auto_runs_the_best_forecast():
+    # the row of the smallest typical-loss prediction on the favourable
+    # spectrum (dppca.forecast.promising), among the forecast's rows
     X = spiked(3000, 16, [3.0, 2.0, 1.0])
     est = PrivatePCA(2, epsilon=1.0, delta=1e-6, data_norm=30.0)
-    best = est.plan(*X.shape).best
+    best = fc.promising(est.plan(*X.shape))
     est.set_params(random_state=0).fit(X)
     assert (est.mechanism_, est.center_share_) == (
         best.mechanism,
@@ -131,7 +133,7 @@ def test_auto_runs_the_best_forecast():
     fixed.set_params(mechanism="analyze_gauss", random_state=0)
     rows = fixed.plan(*X.shape)
     assert {r.mechanism for r in rows} == {"analyze_gauss"}
-    assert fixed.fit(X).center_share_ == rows.best.center_share
+    assert fixed.fit(X).center_share_ == fc.promising(rows).center_share
     # a fraction of the variance needs released eigenvalues: Analyze Gauss
     frac = PrivatePCA(0.5, epsilon=1.0, delta=1e-6, data_norm=30.0)
     assert frac.set_params(random_state=0).fit(X).mechanism_ == "analyze_gauss"
@@ -613,3 +615,48 @@ def test_budgeted_grid_search_refuses_a_private_step_after_a_width_changing_one(
                 pipe, {"first__n_components": [3]}, ledger, X, cv=2
             )
         assert ledger.charges == ()
+
+
+# -- a public spectrum for "auto" ---------------------------------------------
+
+
+def test_a_stated_spectrum_ranks_auto_by_the_prediction():
+    from dppca import forecast_prediction as fp
+
+    X = spiked(600, 12, [0.4, 0.3, 0.2])
+    prior = np.r_[[0.2, 0.1, 0.05], np.full(9, 0.001)]
+    est = PrivatePCA(3, epsilon=0.5, delta=1e-5, data_norm=4.0, spectrum=prior)
+    plan = est.plan(*X.shape)
+    ranked = fp.rank_plan(plan, prior, 3)
+    first = fc.ranked_by_spectrum(plan, prior)
+    # the smallest prediction under the prior (ties to the better bound)
+    assert ranked[0][1].loss == min(p.loss for _, p in ranked)
+    assert fp.public_prediction(first, prior, 3).loss == ranked[0][1].loss
+    assert fc.choose(est, *X.shape) == (first.mechanism, first.center_share)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fc.UtilityWarning)
+        fitted = est.set_params(random_state=0).fit(X)
+    assert (fitted.mechanism_, fitted.center_share_) == (
+        first.mechanism,
+        first.center_share,
+    )
+    assert est.get_params()["spectrum"] is prior
+    # a fixed mechanism and share are run as given
+    fixed = est.set_params(mechanism="analyze_gauss", center_share=0.1)
+    assert fc.choose(fixed, *X.shape) == ("analyze_gauss", 0.1)
+
+
+@pytest.mark.parametrize(
+    "bad", [[1.0, 0.5], np.full(12, -0.1), np.zeros(12), "flat", True,
+            np.r_[np.nan, np.ones(11)]],
+)  # fmt: skip
+def test_a_bad_spectrum_is_refused_before_any_charge(bad):
+    X = spiked(300, 12, [0.4, 0.3])
+    ledger = Accountant(1.0, 1e-5)
+    est = PrivatePCA(
+        2, epsilon=0.5, delta=1e-6, data_norm=4.0, accountant=ledger,
+        spectrum=bad,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="spectrum"):
+        est.fit(X)
+    assert ledger.spent == (0.0, 0.0)
