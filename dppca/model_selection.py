@@ -18,7 +18,9 @@ ledger's check after it in ``dppca.model_selection_checks``. The choice by
 available only by request (``selection="non_private"``), and says what the
 ledger does not cover. Under add/remove neighbours (``n`` private) the
 folds are drawn row by row at random instead, so that one added row moves
-no other (:func:`dppca.model_selection_scoring.random_folds`).
+no other (:func:`dppca.model_selection_scoring.random_folds`); per person
+(``groups``) whole persons are drawn into folds
+(:mod:`dppca.model_selection_persons`).
 :func:`budgeted_grid_search` gives the sensitivity and the composition
 argument.
 """
@@ -32,34 +34,36 @@ import numpy as np
 
 from . import model_selection_scoring as _scoring
 from .decomposition.add_remove import add_remove_neighbours
-from .exceptions import PrivacyWarning, silenced, warn
+from .exceptions import silenced
 from .float_state import owns_float_state
 from .model_selection_checks import (
     check_ledger,
     check_ledger_relation,
     check_private_selection,
-    check_search_rows,
     check_search_shape,
     checked_rows,
     fit_records,
     neutral_row,
-    non_private_steps,
+    non_private_search,
     parallel_in_processes,
     private_steps,
-    refuse_rows_per_person,
     search_relation,
     step_of,
 )
-from .model_selection_scoring import (
+from .model_selection_persons import (
+    groups_of,
+    person_bound_of_search,
+    person_fit_records,
+    persons_of,
+)
+from .model_selection_scoring import (  # fold_generator: re-exported
     fit_seeds,
-    fold_generator,
+    fold_generator,  # noqa: F401
     held_out_utility,
     label_free_splits,
-    random_fold_sensitivity,
-    random_folds,
     row_scores,
     score_scale,
-    score_sensitivity,
+    search_folds,
     selection_guarantee,
     with_row,
 )
@@ -96,9 +100,10 @@ class PrivateGridSearch:
         the ledger).
     neighbours_ : str
         The neighbouring relation of the search, as its records state it
-        (replace-one, or add/remove with the public cap ``max_samples``):
-        that of ``selection_guarantee_``, whose theorem gives the
-        selection's sensitivity under it (``L`` under add/remove).
+        (replace-one, add/remove with the public cap ``max_samples``, or
+        replace-one person with at most ``m`` rows each): that of
+        ``selection_guarantee_``, whose theorem gives the selection's
+        sensitivity under it (``L`` under add/remove, ``m L`` per person).
 
     No held-out score is kept (no ``cv_results_``, ``best_score_``):
     they are read from the raw rows. ``transform`` and
@@ -146,6 +151,7 @@ def budgeted_grid_search(
     selection="private",
     selection_epsilon=None,
     random_state=None,
+    groups=None,
     **search_options,
 ):
     """Search ``param_grid`` over a private estimator (or a Pipeline with
@@ -177,6 +183,19 @@ def budgeted_grid_search(
     relations or caps, a ``cv`` that is not an int,
     ``selection="non_private"``, a ledger of another relation,
     ``n > N − 1``.
+
+    **Per person** (``groups=g`` with ``max_rows_per_person=m`` on the
+    PrivatePCA, its only private step): neighbours replace all the rows of
+    one of ``N`` persons (``N`` public). An int ``cv = K`` only; each
+    person goes, with all of its rows, to one fold of a uniformly random
+    assignment of the persons to ``K`` folds of public sizes. Fold fits are
+    ``fit(X_train, groups=g_train)``, planned at their ``N_j`` persons;
+    the refit gets every row and ``g``. A person's held-out term is the
+    mean of its rows' terms counted for at most ``m`` rows, so ``Δ = m L``
+    (the record says so). Refused before any charge
+    (:mod:`dppca.model_selection_persons`): a scaler or add/remove step,
+    ``m`` missing or varying, ``m`` without groups, a non-int ``cv``,
+    ``selection="non_private"``, bad groups, ``N < K``.
 
     **Floating point.** The search runs under the package's float state
     (:func:`dppca.float_state.owns_float_state`: no caller's
@@ -277,6 +296,8 @@ def budgeted_grid_search(
         left.
     random_state : None or int, optional
         Seeds distinct per fit; ``None`` draws fresh entropy for each.
+    groups : array-like of shape (n_samples,), optional
+        The person of each row: the search per person (see above).
     **search_options
         Passed to ``GridSearchCV`` (``selection="non_private"`` only).
 
@@ -327,19 +348,24 @@ def budgeted_grid_search(
             "Pass random_state=None; nothing was fitted"
         )
     candidates = list(ParameterGrid(param_grid))
-    refuse_rows_per_person(estimator, steps, candidates)
+    bound = person_bound_of_search(
+        estimator, steps, candidates, cv, selection, groups
+    )
     cap = search_relation(estimator, steps, candidates, cv, selection)
     relation = REPLACE_ONE if cap is None else add_remove_neighbours(cap)
-    check_ledger_relation(accountant, relation)
     X = checked_rows(X, estimator, steps, candidates)
     n, d = X.shape
-    if cap is None:
-        splits = label_free_splits(cv, n)
-        sensitivity = score_sensitivity(splits, n)
-    else:  # n is private: folds drawn row by row, all else from the cap
-        check_search_rows(n, cap)
-        splits = random_folds(int(cv), n, fold_generator(random_state))
-        sensitivity = random_fold_sensitivity()
+    folds = search_folds(cv, n, cap, bound, groups, random_state)
+    people, splits, sensitivity, sizes, full = folds
+    relation = relation if people is None else people.relation
+    check_ledger_relation(accountant, relation)
+
+    def records_of(fitted, size) -> list:
+        """The records of one fit on ``size`` rows (or persons)."""
+        if people is not None:
+            return person_fit_records(fitted, steps, size, bound, d)
+        return fit_records(fitted, steps, size, d)
+
     m = len(candidates) * len(splits) + (1 if refit else 0)
     eps_left, delta_left = accountant.remaining()
     if delta_left == 0 and accountant.delta > 0 and accountant.releases:
@@ -397,12 +423,10 @@ def budgeted_grid_search(
         with silenced(Warning):  # this thread only
             for params in candidates:
                 fitted = clone(base).set_params(**params)
-                for train, _ in splits:
-                    size = len(train) if cap is None else cap  # n private
-                    records += fit_records(fitted, steps, size, d)
+                for size in sizes:  # n private: the cap, or the persons
+                    records += records_of(fitted, size)
                 if refit:
-                    size = n if cap is None else cap
-                    refits.append(fit_records(fitted, steps, size, d))
+                    refits.append(records_of(fitted, full))
         return all(
             accountant.can_afford(records + extra) for extra in refits or [[]]
         )
@@ -431,7 +455,8 @@ def budgeted_grid_search(
     job = SimpleNamespace(
         base=configured(scale), steps=steps, candidates=candidates,
         splits=splits, accountant=accountant, X=X, refit=refit, n=n, d=d,
-        cap=cap, relation=relation, sensitivity=sensitivity,
+        cap=cap, relation=relation, sensitivity=sensitivity, sizes=sizes,
+        full=full, records=records_of, people=people,
     )  # fmt: skip
     before = len(accountant.releases)
     if private:
@@ -439,7 +464,7 @@ def budgeted_grid_search(
         best = search.best_params_ if refit else None
     else:
         options = (estimator, param_grid, y, scoring, search_options)
-        search = _non_private_search(job, *options)
+        search = non_private_search(job, *options)
         best = search.best_params_ if refit else None
     check_ledger(job, before, best, len(chosen))
     search.budget_per_fit_ = budget
@@ -465,9 +490,12 @@ def _fold_utilities(job, seeded, scale) -> list:
                     rows = with_row(
                         rows, neutral_row(model, job.steps, X.shape[1])
                     )
-                model.fit(rows)
+                model.fit(rows, **groups_of(job.people, job.steps, train))
                 if len(test):  # an empty test side (add/remove) scores 0
-                    total += _scored(model, _safe_indexing(X, test), scale)
+                    held = persons_of(job.people, test)
+                    total += _scored(
+                        model, _safe_indexing(X, test), scale, held
+                    )
                 del model  # fold models are not released
             utilities.append(total)
     except BaseException:
@@ -476,12 +504,13 @@ def _fold_utilities(job, seeded, scale) -> list:
     return utilities
 
 
-def _scored(model, X_test, scale) -> int:
+def _scored(model, X_test, scale, persons=None) -> int:
     """:func:`held_out_utility`, or a ``RuntimeError`` that carries neither
     the rows nor the scores (raised outside the handler: no context)."""
     failure = None
     try:
-        return held_out_utility(model, X_test, scale)
+        options = {} if persons is None else {"persons": persons}
+        return held_out_utility(model, X_test, scale, **options)
     except Exception as error:  # not expected: the scoring is total
         failure = type(error).__name__
     raise RuntimeError(
@@ -545,42 +574,9 @@ def _private_search(job, record, random_state):
         selection_guarantee_=record,
     )
     if job.refit:
-        result.best_estimator_ = seeded(candidates[index]).fit(X)
+        everyone = groups_of(job.people, steps, None)
+        result.best_estimator_ = seeded(candidates[index]).fit(X, **everyone)
     return result
-
-
-def _non_private_search(job, estimator, param_grid, y, scoring, options):
-    """GridSearchCV's choice, on the label-free splits, marked and warned
-    about as outside the ledger."""
-    from sklearn.model_selection import GridSearchCV
-
-    outside = non_private_steps(estimator)
-    note = (
-        "selection='non_private': the choice of best_params_ and the "
-        "scores (cv_results_, best_score_, best_index_) are computed from "
-        "the raw held-out rows"
-        + (
-            f" and from the non-private steps {outside}, fitted on the rows "
-            "(and labels) without privacy, as they are in best_estimator_"
-            if outside
-            else ""
-        )
-        + "; none of this is covered by the accountant's ledger, which "
-        "holds only the private steps' fits"
-    )
-    # before the search: a search that fails midway has warned too (at the
-    # caller's line)
-    warn(note, PrivacyWarning, stacklevel=None)
-    options = {**options, "error_score": "raise"}
-    search = GridSearchCV(
-        job.base, param_grid, cv=job.splits, refit=job.refit, scoring=scoring,
-        **options,
-    )  # fmt: skip
-    search.fit(job.X, y)
-    search.selection_ = "non_private"
-    search.non_private_steps_ = tuple(outside)
-    search.privacy_note_ = note
-    return search
 
 
 __all__ = [

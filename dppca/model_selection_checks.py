@@ -6,7 +6,9 @@ charge a copy of the ledger, rows a later fold's fit would refuse), the
 neighbouring relation of the search (:func:`search_relation`; under
 add/remove neighbours the public row of :func:`neutral_row`), the dry run's
 records of each fit, and the check after the search that the ledger gained
-exactly the planned records.
+exactly the planned records; and the non-private search
+(:func:`non_private_search`, ``GridSearchCV``'s choice, marked and warned
+about as outside the ledger).
 """
 
 from __future__ import annotations
@@ -196,25 +198,6 @@ def check_private_selection(estimator, scoring, options) -> None:
             "selection='non_private' to choose by GridSearchCV's scores, "
             "outside the ledger (it says so), or search a PrivatePCA, alone "
             "or after PrivateStandardScaler steps; nothing was fitted"
-        )
-
-
-def refuse_rows_per_person(estimator, steps, candidates) -> None:
-    """The search does not route ``groups`` to the fits: a private step with
-    ``max_rows_per_person`` (in the estimator or the grid) would be charged
-    and then refuse its fit without groups. Refused before any fit (red
-    team, round 13: three fold fits charged ε = 1.13, then the refusal)."""
-    settings = [estimator.get_params()] + [
-        {**estimator.get_params(), **c} for c in candidates
-    ]
-    names = [p + "max_rows_per_person" for p, _ in steps]
-    used = sorted({n for s in settings for n in names if s.get(n) is not None})
-    if used:
-        raise ValueError(
-            f"budgeted_grid_search does not pass groups to the fits, so it "
-            f"cannot search a per-person fit ({used} set): fit each setting "
-            "with fit(X, groups=...) and one accountant instead. Nothing "
-            "was fitted or charged."
         )
 
 
@@ -437,25 +420,22 @@ def checked_rows(X, estimator, steps, candidates):
 def check_ledger(job, before, best, extra):
     """Defence in depth: the ledger gained exactly the records planned for
     the fits that ran (every candidate on every fold, the chosen one
-    refitted) and the selection's."""
+    refitted) and the selection's: ``job.records(fitted, size)`` at each
+    fold's planned size (``job.sizes``) and the refit's (``job.full``)."""
     from sklearn.base import clone
 
     from .exceptions import silenced
     from .privacy.accounting import _releases
 
-    steps, d, cap = job.steps, job.d, job.cap
     with silenced(Warning):  # this thread only
         expected = extra
         for params in job.candidates:
             fitted = clone(job.base).set_params(**params)
-            for train, _ in job.splits:
-                size = len(train) if cap is None else cap  # n is private
-                records = fit_records(fitted, steps, size, d)
-                expected += len(_releases(records))
+            for size in job.sizes:  # n private: the cap, or the persons
+                expected += len(_releases(job.records(fitted, size)))
         if best is not None:
             fitted = clone(job.base).set_params(**best)
-            size = job.n if cap is None else cap
-            expected += len(_releases(fit_records(fitted, steps, size, d)))
+            expected += len(_releases(job.records(fitted, job.full)))
     charged = len(job.accountant.releases) - before
     if charged != expected:
         raise RuntimeError(
@@ -463,6 +443,42 @@ def check_ledger(job, before, best, extra):
             f"where its plan expected {expected}: a private fit may have "
             "run outside the budget split (or charged another ledger)"
         )
+
+
+def non_private_search(job, estimator, param_grid, y, scoring, options):
+    """GridSearchCV's choice, on the label-free splits, marked and warned
+    about as outside the ledger."""
+    from sklearn.model_selection import GridSearchCV
+
+    from .exceptions import PrivacyWarning, warn
+
+    outside = non_private_steps(estimator)
+    note = (
+        "selection='non_private': the choice of best_params_ and the "
+        "scores (cv_results_, best_score_, best_index_) are computed from "
+        "the raw held-out rows"
+        + (
+            f" and from the non-private steps {outside}, fitted on the rows "
+            "(and labels) without privacy, as they are in best_estimator_"
+            if outside
+            else ""
+        )
+        + "; none of this is covered by the accountant's ledger, which "
+        "holds only the private steps' fits"
+    )
+    # before the search: a search that fails midway has warned too (at the
+    # caller's line)
+    warn(note, PrivacyWarning, stacklevel=None)
+    options = {**options, "error_score": "raise"}
+    search = GridSearchCV(
+        job.base, param_grid, cv=job.splits, refit=job.refit, scoring=scoring,
+        **options,
+    )  # fmt: skip
+    search.fit(job.X, y)
+    search.selection_ = "non_private"
+    search.non_private_steps_ = tuple(outside)
+    search.privacy_note_ = note
+    return search
 
 
 __all__ = [
@@ -476,7 +492,7 @@ __all__ = [
     "check_search_rows",
     "check_ledger_relation",
     "neutral_row",
-    "refuse_rows_per_person",
+    "non_private_search",
     "parallel_in_processes",
     "step_records",
     "fit_records",

@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 
+from .decomposition.persons import person_bound
 from .decomposition.ranges import range_stand_in
 from .float_state import owns_float_state
 from .linalg.rows import clip_rows
@@ -187,9 +188,12 @@ def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
     return np.clip(np.nan_to_num(out / scale**2, nan=0.0), 0.0, 1.0)
 
 
-def held_out_utility(fitted, X_test, scale) -> int:
+def held_out_utility(fitted, X_test, scale, persons=None) -> int:
     """``Σ ⌊L s(x)⌋`` over the held-out rows: each term an integer in
-    ``[0, L]``, read from the fold's released model and the row."""
+    ``[0, L]``, read from the fold's released model and the row. With
+    ``persons = (codes, m)`` (the person of each held-out row and the
+    bound), the sum over persons of :func:`person_utility`'s terms: each
+    person's mean term counted for at most ``m`` rows."""
     from sklearn.pipeline import Pipeline
 
     Z = X_test
@@ -199,7 +203,10 @@ def held_out_utility(fitted, X_test, scale) -> int:
                 Z = step.transform(Z)
         fitted = fitted.steps[-1][1]
     levels = np.floor(row_scores(fitted, Z, scale) * SCORE_LEVELS)
-    return int(np.sum(np.minimum(levels.astype(np.int64), SCORE_LEVELS)))
+    levels = np.minimum(levels.astype(np.int64), SCORE_LEVELS)
+    if persons is not None:
+        return int(person_utility(levels, *persons))
+    return int(np.sum(levels))
 
 
 def random_folds(k: int, n: int, rng) -> list:
@@ -262,6 +269,42 @@ def score_sensitivity(splits, n: int) -> int:
     return SCORE_LEVELS * int(covered.max())
 
 
+def person_utility(levels, codes, m: int) -> int:
+    """``Σ over persons ⌊min(r, m) · (sum of its r terms) / r⌋``: each
+    person's contribution the mean of its rows' terms (``levels``, integers
+    in ``[0, L]``), counted for at most ``m`` rows, an integer in
+    ``[0, m L]`` computed exactly (Python integers) from its rows alone."""
+    levels = np.asarray(levels, dtype=np.int64)
+    if levels.size == 0:
+        return 0
+    _, inverse, counts = np.unique(
+        codes, return_inverse=True, return_counts=True
+    )
+    sums = np.zeros(counts.size, dtype=np.int64)
+    np.add.at(sums, inverse, levels)
+    return sum(
+        (min(r, m) * s) // r for r, s in zip(counts.tolist(), sums.tolist())
+    )
+
+
+def person_sensitivity(m: int) -> int:
+    """``m L``: how much replacing one person moves a candidate's utility
+    for fixed fold models (its one contribution, in one test fold)."""
+    return int(m) * SCORE_LEVELS
+
+
+def person_theorem(m: int) -> str:
+    """The theorem of the private choice under per-person neighbours."""
+    return (
+        "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
+        "released fold models, over folds of whole persons (a uniformly "
+        "random assignment of the N persons to folds of public sizes); a "
+        "person's term is the mean of its rows' terms counted for at most "
+        f"m = {int(m)} rows (per-person sensitivity m L = "
+        f"{person_sensitivity(m)} score levels); adaptive composition"
+    )
+
+
 SELECTION_THEOREM = (
     "permute-and-flip (MS20) on held-out scores in [0, 1] given the "
     "released fold models (sensitivity max_i c_i); adaptive composition"
@@ -293,7 +336,10 @@ def selection_guarantee(epsilon, neighbours=None) -> Release:
         The neighbouring relation the record states: replace-one by default;
         under add/remove neighbours the fits' relation (cap included), as
         :func:`dppca.decomposition.add_remove.add_remove_neighbours` words
-        it, with the random folds' theorem.
+        it, with the random folds' theorem; per person, the relation of
+        :func:`dppca.decomposition.persons.person_neighbours` with the
+        theorem of :func:`person_theorem`
+        (sensitivity ``m L``).
 
     Returns
     -------
@@ -301,10 +347,19 @@ def selection_guarantee(epsilon, neighbours=None) -> Release:
         The guarantee record.
     """
     relation = REPLACE_ONE if neighbours is None else neighbours
+    m = person_bound(relation)
     theorem = (
         SELECTION_THEOREM
         if relation == REPLACE_ONE
         else ADD_REMOVE_SELECTION_THEOREM
+        if m is None
+        else person_theorem(m)
+    )
+    rows = (
+        "any rows (per-row scores in [0, 1])"
+        if m is None
+        else f"any rows (per-row scores in [0, 1]; at most {m} counted "
+        "per person)"
     )
     return Release(
         "private model selection (permute-and-flip on held-out scores)",
@@ -316,8 +371,38 @@ def selection_guarantee(epsilon, neighbours=None) -> Release:
         proved=True,
         theorem=theorem,
         chapter="chapter 13",
-        row_bound="any rows (per-row scores in [0, 1])",
+        row_bound=rows,
     )
+
+
+def search_folds(cv, n, cap, bound, groups, random_state) -> tuple:
+    """The folds of a search and what its plan reads from them, before any
+    fit: ``(people, splits, sensitivity, sizes, full)``, with ``sizes`` the
+    size each fold fit is planned at and ``full`` the refit's.
+
+    Replace-one (``cap`` and ``bound`` None): :func:`label_free_splits`,
+    sizes the training rows. Add/remove (``cap = N``): :func:`random_folds`,
+    everything planned at the cap (``n`` is private). Per person (``bound
+    = m``, with ``groups``):
+    :func:`dppca.model_selection_persons.search_persons` (``people``),
+    folds of whole persons planned at their numbers of persons,
+    sensitivity ``m L``."""
+    from .model_selection_checks import check_search_rows
+    from .model_selection_persons import search_persons
+
+    if bound is not None:  # per person: whole persons drawn into folds
+        rng = fold_generator(random_state)
+        people = search_persons(groups, n, bound, int(cv), rng)
+        sensitivity = person_sensitivity(bound)
+        return people, people.splits, sensitivity, people.sizes, people.N
+    if cap is None:
+        splits = label_free_splits(cv, n)
+        sizes = [len(train) for train, _ in splits]
+        return None, splits, score_sensitivity(splits, n), sizes, n
+    check_search_rows(n, cap)  # n is private: folds drawn row by row
+    splits = random_folds(int(cv), n, fold_generator(random_state))
+    sensitivity = random_fold_sensitivity()
+    return None, splits, sensitivity, [cap] * len(splits), cap
 
 
 def fit_seeds(random_state, count) -> list:
@@ -358,9 +443,13 @@ def with_row(rows, row):
 
 __all__ = [
     "ADD_REMOVE_SELECTION_THEOREM",
+    "person_sensitivity",
+    "person_theorem",
+    "person_utility",
     "SELECTION_THEOREM",
     "fit_seeds",
     "fold_generator",
+    "search_folds",
     "selection_guarantee",
     "with_row",
     "random_fold_sensitivity",
