@@ -67,7 +67,6 @@ from .decomposition.ranges import range_stand_in
 from .exceptions import UtilityWarning, warn
 from .forecast_model import (
     _no_better_than_random,
-    _smallest,
     favourable_spectrum,
     public_prediction,
     ranked_by_spectrum,
@@ -397,7 +396,8 @@ class PlanMixin:
         of ``n_features`` features, before any budget is spent: a
         :class:`dppca.forecast.Plan` (best first; ``str`` is a table,
         ``to_frame()`` a DataFrame) with one row per configuration that
-        ``"auto"`` parameters choose from (``fit`` runs the first). Each row's
+        ``"auto"`` parameters choose from (``fit`` runs the row
+        :func:`choose` picks). Each row's
         ``loss`` is a *bound* on the captured variance lost against PCA's
         top k, from public quantities only (n, d, k, ε, δ, the bounds, the
         noise), for data within the bounds: not a promise;
@@ -411,10 +411,10 @@ class PlanMixin:
 
 def choose(est, n, d) -> tuple[str, object]:
     """``(mechanism, center_share)`` of a fit: the ``"auto"`` ones resolved
-    to the row of the forecast (:func:`estimator_plan`) with the smallest
-    typical-loss prediction, under the estimator's public ``spectrum``
-    when it states one (:func:`ranked_by_spectrum`), else on the most
-    favourable data in the bound (:func:`promising`); the others as
+    to a row of the forecast (:func:`estimator_plan`): the smallest
+    typical-loss prediction under the estimator's public ``spectrum`` when
+    it states one (:func:`ranked_by_spectrum`), else the best bound among
+    the rows not predicted hopeless (:func:`promising`); the others as
     given."""
     mechanism, share = est.mechanism, est.center_share
     if mechanism != "auto" and share != "auto":
@@ -432,23 +432,26 @@ def choose(est, n, d) -> tuple[str, object]:
 
 
 def promising(plan: Plan) -> ForecastRow:
-    """The row ``"auto"`` runs without a stated spectrum: the smallest
-    typical-loss prediction on the most favourable data in the bound
-    (:func:`favourable_predictions`), ties (every row predicted no better
-    than a random k-subspace, say) going to the better bound; ``plan.best``
-    when the plan does not say its k and d. A configuration the prediction
-    calls hopeless is never preferred to one it does not (its prediction
-    is a random subspace's loss, the largest). Public quantities only.
+    """The row ``"auto"`` runs without a stated spectrum: the best bound
+    (``plan.best``) among the rows whose typical-loss prediction beats a
+    random k-subspace on the most favourable data in the bound
+    (:func:`favourable_predictions`, rows clipped as the model says);
+    ``plan.best`` when none does, or when the plan does not say its k and
+    d. A configuration the prediction calls hopeless is never preferred to
+    one it does not. Public quantities only.
 
-    Chapter 13 measures the choice against the bound's (``plan.best``) on
-    nine data sets: held-out captured variance of the configuration each
-    picks."""
+    Why not the smallest prediction on those data? Chapter 13 measures it
+    against the bound's choice (held-out captured variance on nine data
+    sets): the favourable spectrum's k-th eigenvalue, ``B²/k``, dwarfs
+    the mean's error, so that prediction gives the mean too small a share
+    on real data, whose k-th gap is far smaller."""
     if plan.k is None or plan.d is None:
         return plan.best
     predictions = favourable_predictions(plan)
-    if not predictions:
-        return plan.best
-    return _smallest(zip(plan, predictions))
+    for row, prediction in zip(plan, predictions):
+        if not _no_better_than_random(prediction):
+            return row
+    return plan.best
 
 
 #: What a user can run instead of a fit the forecast calls hopeless (a

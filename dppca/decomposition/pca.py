@@ -173,7 +173,7 @@ class PrivatePCA(
     mechanism : str, default="auto"
         ``"auto"``: the candidate of
         :data:`~dppca.mechanisms.registry.AUTO_CANDIDATES` with the
-        smallest predicted loss (``plan``, ``spectrum``): with
+        smallest forecast loss (``plan``; see ``spectrum``): with
         ``delta > 0`` ``"gaussian_approx"`` or ``"analyze_gauss"`` (this
         one when ``n_components`` is ``None`` or a fraction), with
         ``delta=0.0`` ``"laplace"``. Otherwise a key of
@@ -211,7 +211,7 @@ class PrivatePCA(
     center_share : float or "auto", default="auto"
         Share of ε (and δ) spent on the private mean, in (0, 1); ``"auto"``:
         the share of ``dppca.forecast.CENTER_SHARES`` with the smallest
-        predicted loss (``center_share_``; see ``spectrum``).
+        forecast loss (``center_share_``; see ``spectrum``).
     centered_norm : float, "auto", "triangle", "private" or None
         With ``center=True``: the bound at which the centred rows ``x − μ̂``
         are clipped (or refused). ``None`` uses ``data_norm``;
@@ -564,10 +564,11 @@ SPECTRUM_PARAMETER = """
         this fit: it is a parameter, and parameters are public. With it,
         ``"auto"`` (mechanism and share) runs the configuration of the
         smallest typical loss predicted under it
-        (:func:`dppca.forecast.ranked_by_spectrum`). Without it, the
-        smallest predicted on the most favourable data within the bound
-        (:func:`dppca.forecast.promising`). Finite, ``>= 0``, not all 0;
-        it costs no budget and changes no guarantee."""
+        (:func:`dppca.forecast.ranked_by_spectrum`). Without it, the best
+        bound among the configurations not predicted hopeless on the most
+        favourable data within the bound (:func:`dppca.forecast.promising`).
+        Finite, ``>= 0``, not all 0; it costs no budget and changes no
+        guarantee."""
 
 #: The estimator's docstring with ``{mechanism_table}`` where the
 #: registry's table of mechanisms goes (:func:`_document`).

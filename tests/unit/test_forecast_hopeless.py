@@ -161,15 +161,14 @@ def test_a_mean_error_at_its_cap_is_hopeless_once_the_rows_are_clipped():
     assert "predicted to capture no more" in _messages(plan)[0]
 
 
-def test_auto_runs_the_smallest_favourable_prediction():
+def test_auto_runs_the_best_bound_among_promising_rows():
     # 1797 rows of 64 features (the digits' public parameters) at ε = 1:
-    # rows not hopeless, "auto" runs the smallest prediction on the
-    # favourable spectrum, which need not be the bound's best
+    # no row hopeless, and "auto" runs the bound's best
     est = PrivatePCA(5, epsilon=1.0, delta=1e-5, data_norm=8.0)
     plan = est.plan(1797, 64)
-    predictions = fc.favourable_predictions(plan)
-    chosen = fc.promising(plan)
-    assert not fc.predicted_hopeless(plan)
-    smallest = min(p.loss for p in predictions)
-    assert predictions[list(plan).index(chosen)].loss == smallest
-    assert fc.choose(est, 1797, 64) == (chosen.mechanism, chosen.center_share)
+    assert not any(
+        p.loss >= p.random_loss for p in fc.favourable_predictions(plan)
+    )
+    assert fc.promising(plan) is plan.best
+    best = plan.best
+    assert fc.choose(est, 1797, 64) == (best.mechanism, best.center_share)
