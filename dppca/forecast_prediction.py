@@ -316,23 +316,65 @@ def released_prediction(est, n) -> LossPrediction:
     B2 = float(est.row_bound_) ** 2
     s, omega = fit_noise(est, n)
     released = np.asarray(est.explained_variance_, dtype=float) / B2
-    lam = debiased_spectrum(released, float(est.noise_variance_) / B2, d, s)
+    trailing = float(est.noise_variance_) / B2
+    prediction = prediction_from_release(
+        released, trailing, d, est.n_components_, s, omega
+    )
+    return prediction.scaled(B2)
+
+
+def prediction_from_release(
+    released, trailing_mean, d, k, noise_std, mean_error=0.0
+) -> LossPrediction:
+    """The prediction from released values, in units of ``B²``: what
+    :func:`released_prediction` computes once it has read the fit.
+
+    The released spectrum is debiased (:func:`debiased_spectrum`). The
+    released values are those of the matrix the mechanism saw, which
+    clipping already shrank, so only the mean's error is shrunk, by the
+    least factor it alone forces, ``c = max(1, ω)`` (the data's share of
+    the rows' norm is hidden in the noise whenever it matters). When
+    ``ω > 1`` the mean's error lies beyond the bound and its spike, about
+    ``ω/c ≈ 1``, is the top released value: if :func:`mean_error_spike`
+    reads it so, it is the mean's, not the data's, and leaves the data's
+    spectrum (the rest move up one place, the last at the trailing level).
+
+    Parameters
+    ----------
+    released : array-like of shape (k,)
+        The top k eigenvalues of the noisy matrix, units of ``B²``.
+    trailing_mean : float
+        The mean of the positive parts of the ``d − k`` others, same units.
+    d : int
+        Number of features.
+    k : int
+        Dimension of the released subspace.
+    noise_std : float
+        Off-diagonal standard deviation ``s`` of the noise, same units.
+    mean_error : float, default=0.0
+        ``ω = E‖μ̂ − μ‖²``, same units.
+
+    Returns
+    -------
+    LossPrediction
+        Units of ``B²``, with ``detected``, ``mean_spike`` and
+        ``clip_factor`` set.
+    """
+    released = np.asarray(released, dtype=float)
+    d, s, omega = int(d), float(noise_std), float(mean_error)
+    lam = debiased_spectrum(released, float(trailing_mean), d, s)
     mean_spike = mean_error_spike(released, d, s, omega)
-    # the released values are those of the matrix the mechanism saw, which
-    # clipping already shrank: only the mean's error is shrunk here, by the
-    # least factor it alone forces (the data's share is hidden in the noise
-    # whenever it matters). A mean error beyond the bound is then the top
-    # released value (about ω/c ≈ 1): it is the mean's, not the data's, and
-    # leaves the data's spectrum
     c = max(1.0, omega)
     if omega > 1.0 and mean_spike:
         lam = np.r_[lam[1:], lam[-1]]
-    prediction = typical_loss(lam, est.n_components_, s, omega / c).scaled(c)
-    prediction = dataclasses.replace(prediction, clip_factor=c)
+    prediction = typical_loss(lam, k, s, omega / c).scaled(c)
     above = int(np.sum(released > 2.0 * s * math.sqrt(d)))
     return dataclasses.replace(
-        prediction, detected=above - int(mean_spike), mean_spike=mean_spike
-    ).scaled(B2)
+        prediction,
+        detected=above - int(mean_spike),
+        mean_spike=mean_spike,
+        clip_factor=c,
+    )
 
 
 #: Two-sided probability outside which a released value is not read as the
@@ -400,6 +442,7 @@ __all__ = [
     "fit_noise",
     "mean_error_spike",
     "oracle_prediction",
+    "prediction_from_release",
     "public_prediction",
     "rank_plan",
     "released_prediction",

@@ -262,3 +262,47 @@ def test_rows_inside_the_bound_match_the_plain_model():
     )
     assert fp.clip_factor(lam, omega) == 1.0
     assert 1 / 2 < fp.typical_loss(lam, 3, s, omega).loss / drawn < 2
+
+
+def _released_rows(lam, k, s, omega, n, rng):
+    """The released top k, the trailing mean of positive parts and the
+    loss of one draw with rows clipped to the unit ball (units of B²)."""
+    d = lam.size
+    Z = rng.standard_normal((n, d)) * np.sqrt(lam)
+    Z -= Z.mean(axis=0)
+    w = rng.normal(scale=math.sqrt(omega / d), size=d)
+    rows = Z + w
+    rows /= np.maximum(np.linalg.norm(rows, axis=1), 1.0)[:, None]
+    G = rng.normal(scale=s / math.sqrt(2), size=(d, d))
+    values, vectors = np.linalg.eigh(rows.T @ rows / n + G + G.T)
+    C = Z.T @ Z / n
+    V = vectors[:, -k:]
+    loss = np.linalg.eigvalsh(C)[::-1][:k].sum() - np.trace(V.T @ C @ V)
+    values = values[::-1]
+    return values[:k], np.maximum(values[k:], 0).mean(), loss
+
+
+def test_a_mean_error_beyond_the_bound_leaves_the_released_spectrum():
+    # ω = 10 B²: the rows lie beyond the bound (c ≈ 10), the mean's spike
+    # (about ω/c ≈ 0.98) is the top released value, and the data's one
+    # spike, shrunk by c to about 1.6 times the threshold s√d, still clears
+    # the noise's edge. The top value is read as the mean's and leaves the
+    # data's spectrum, and the prediction is near the draws
+    rng = np.random.default_rng(11)
+    d, k, omega = 200, 2, 10.0
+    lam = spiked(d, [0.16], 1e-6)
+    s = 0.01 / math.sqrt(d)
+    predicted, drawn = [], []
+    for _ in range(4):
+        top, trailing, loss = _released_rows(lam, k, s, omega, 2000, rng)
+        got = fp.prediction_from_release(top, trailing, d, k, s, omega)
+        assert got.mean_spike and got.clip_factor == omega
+        assert got.detected == 1
+        # the plain reading with the top value taken out
+        lam_hat = fp.debiased_spectrum(top, trailing, d, s)
+        rest = np.r_[lam_hat[1:], lam_hat[-1]]
+        again = fp.typical_loss(rest, k, s, 1.0).scaled(omega)
+        assert got.loss == pytest.approx(again.loss, rel=1e-12)
+        predicted.append(got.loss)
+        drawn.append(loss)
+    assert 1 / 2 < np.median(predicted) / np.median(drawn) < 2
