@@ -106,6 +106,7 @@ from .validation import (
     check_delta,
     check_epsilon,
     check_public_box,
+    check_public_shape,
     check_random_state,
 )
 
@@ -433,6 +434,8 @@ class PrivateStandardScaler(
         snapshot): a ``set_params`` from another thread during the fit
         cannot change the noise drawn after the charge."""
         p = _parameters(self)
+        # before scikit-learn prints n or values
+        check_public_shape(X, rows_private=p.neighbours == "add-remove")
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
         lower, upper = check_bounds(p.bounds, d)

@@ -232,6 +232,53 @@ def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
         )
 
 
+def check_public_shape(X, *, name: str = "X", rows_private=True) -> None:
+    """Refuse ``X`` that is not two-dimensional with a message that prints
+    neither its values nor its number of rows, and, when the number of rows
+    is private (``rows_private``), ``X`` without a column, likewise.
+
+    An error message is part of what a caller observes (it may be logged or
+    shown): scikit-learn's own messages print a 1-D array's values, and the
+    shape (``n`` included) of an array without columns, which is public
+    under replace-one neighbours but not under add/remove. Checked before
+    them. A ragged list, which has no shape, is left to the full validation
+    (it refuses it).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix
+        The data.
+    name : str, default="X"
+        The name the message gives it.
+    rows_private : bool, default=True
+        Whether the number of rows is private (add/remove neighbours).
+    """
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        try:
+            shape = np.asarray(X).shape
+        except (ValueError, TypeError):  # ragged: no shape to judge
+            return
+    if len(shape) != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n, d) with one row per "
+            f"person; got a {len(shape)}-D array"
+        )
+    if rows_private and shape[1] is not None and shape[1] < 1:
+        raise ValueError(f"{name} must have at least one column; got none")
+
+
+def _check_size(n: int, d: int, name: str) -> None:
+    """At least one row and two columns; the message names the columns
+    (public) and never the number of rows."""
+    if n < 1:
+        raise ValueError(f"{name} must have at least 1 row; got none")
+    if d < 2:
+        raise ValueError(
+            f"{name} must have at least 2 columns; got {d} column(s)"
+        )
+
+
 def check_data(X, *, name: str = "X", accept_sparse: bool = False):
     """Validate a data matrix with one row per person and return it as a
     float array.
@@ -255,17 +302,9 @@ def check_data(X, *, name: str = "X", accept_sparse: bool = False):
         return _check_sparse_data(X, name)
     tolerance = row_norm_tolerance(getattr(X, "dtype", float))
     X = as_real_array(X, name=name)
-    if X.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n, d) with one row per "
-            f"person; got shape {X.shape}"
-        )
+    check_public_shape(X, name=name)
     n, d = X.shape
-    if n < 1 or d < 2:
-        raise ValueError(
-            f"{name} must have at least 1 row and 2 columns; got shape "
-            f"{X.shape}"
-        )
+    _check_size(n, d, name)
     # One pass: a NaN or infinite entry makes its row's sum of squares NaN or
     # infinite, so finite sums prove finite entries. Only otherwise is X
     # scanned entry by entry, to tell NaN/Inf apart from an overflowing norm.
@@ -279,8 +318,7 @@ def check_data(X, *, name: str = "X", accept_sparse: bool = False):
 
 
 def _check_sparse_data(X, name: str):
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D; got shape {X.shape}")
+    check_public_shape(X, name=name)
     if X.dtype.kind == "c":
         as_real_array(np.zeros(1, dtype=X.dtype), name=name)
     if X.dtype.kind not in "biuf":
@@ -293,11 +331,7 @@ def _check_sparse_data(X, name: str):
         X = X.copy()
         X.sum_duplicates()
     n, d = X.shape
-    if n < 1 or d < 2:
-        raise ValueError(
-            f"{name} must have at least 1 row and 2 columns; got shape "
-            f"{X.shape}"
-        )
+    _check_size(n, d, name)
     finite = np.isfinite(X.data)
     bad = 0
     if not finite.all():

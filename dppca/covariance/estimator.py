@@ -43,6 +43,7 @@ from ..postprocessing import FLOATS
 from ..privacy import noise
 from ..privacy.accounting import basic_composition
 from ..privacy.guarantees import warn_if_unproved
+from ..validation import check_public_shape
 from .plan import covariance_plan
 from .postprocessing import psd_floor
 from .release import release
@@ -212,6 +213,8 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
             The fitted estimator.
         """
         p = _parameters(self)
+        # before scikit-learn prints n or values
+        check_public_shape(X, rows_private=p.neighbours == "add-remove")
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
         plan = covariance_plan(p, n, d)

@@ -243,8 +243,9 @@ def person_codes(groups, n: int) -> tuple[np.ndarray, int]:
     )
     if labels.ndim != 1 or labels.shape[0] != n:
         raise ValueError(
-            "groups must hold one label per row of X: a sequence of length "
-            f"n_samples = {n}; got shape {np.shape(groups)}"
+            "groups must hold one label per row of X: a 1-D sequence of "
+            "length n_samples (the message prints neither length: the "
+            "number of rows is not public under every relation)"
         )
     index: dict = {}
     codes = np.empty(n, dtype=np.intp)

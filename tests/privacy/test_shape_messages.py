@@ -1,0 +1,63 @@
+"""Refusals of malformed data print neither values nor the number of rows
+(red team, round 21): under add/remove neighbours ``n`` is private, and
+scikit-learn's own messages print a 1-D array's values and the shape of an
+array without columns. Two neighbouring inputs must get the same message."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import dppca
+from dppca import PrivateCovariance, PrivateStandardScaler
+
+CAP = 16
+
+
+def _message(fit, X) -> str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as caught:
+            fit(X)
+    return str(caught.value)
+
+
+FITS = {
+    "analyze_gauss": lambda X: dppca.analyze_gauss(
+        X, epsilon=1.0, delta=1e-6, max_samples=CAP
+    ),
+    "PrivateCovariance": lambda X: PrivateCovariance(
+        epsilon=1.0,
+        delta=1e-6,
+        data_norm=1.0,
+        center=False,
+        neighbours="add-remove",
+        max_samples=CAP,
+    ).fit(X),
+    "PrivateStandardScaler": lambda X: PrivateStandardScaler(
+        (-1.0, 1.0), epsilon=1.0, neighbours="add-remove", max_samples=CAP
+    ).fit(X),
+}
+
+PAIRS = {
+    "one column": (np.full((1, 1), 0.25), np.full((2, 1), 0.25)),
+    "no column": (np.zeros((1, 0)), np.zeros((2, 0))),
+    "1-D": (
+        np.array([0.123456, 0.654321]),
+        np.array([0.123456, 0.654321, 0.1]),
+    ),
+}
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+@pytest.mark.parametrize("name", sorted(FITS))
+def test_neighbours_get_one_message(name, pair):
+    fit = FITS[name]
+    small, large = PAIRS[pair]
+    if pair == "one column" and name == "PrivateStandardScaler":
+        pytest.skip("the scaler takes one column")
+    first, second = _message(fit, small), _message(fit, large)
+    assert first == second
+    assert "0.123456" not in first and "shape=(" not in first
