@@ -321,7 +321,9 @@ def amin_subspace(
     Parameters
     ----------
     X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     k : int
         The dimension of the released subspace.
     epsilon : float
@@ -440,7 +442,9 @@ def amin_covariance(
     Parameters
     ----------
     X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     k : int
         The rank of the estimate.
     epsilon : float

@@ -270,7 +270,9 @@ def ppca(
     Parameters
     ----------
     X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     k : int
         The dimension of the released subspace, 1 ≤ k < n_features.
     epsilon : float

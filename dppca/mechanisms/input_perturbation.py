@@ -204,8 +204,9 @@ def mod_sulq(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
-        rescaled; ``dppca.linalg.rows`` clips explicitly).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     epsilon, delta : float
         The privacy budget: ε > 0 and 0 < δ < 1.
     rng : None, int or numpy.random.Generator, optional
@@ -298,8 +299,9 @@ def analyze_gauss(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
-        rescaled; ``dppca.linalg.rows`` clips explicitly).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     epsilon, delta : float
         The privacy budget: ε > 0 and 0 < δ < 1.
     rng : None, int or numpy.random.Generator, optional
@@ -401,8 +403,9 @@ def laplace_input_perturbation(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
-        rescaled; ``dppca.linalg.rows`` clips explicitly).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     epsilon : float
         The privacy budget, ε > 0 (pure DP).
     rng : None, int or numpy.random.Generator, optional

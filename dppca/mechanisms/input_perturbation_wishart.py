@@ -111,8 +111,9 @@ def wishart_input_perturbation(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
-        rescaled; ``dppca.linalg.rows`` clips explicitly).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     epsilon : float
         The ε the paper claims (> 0); the release is only (ε', 1 − e^(−ε/3))-DP.
     rng : None, int or numpy.random.Generator, optional
@@ -172,8 +173,9 @@ def wishart_input_perturbation_delta(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The rows, each of ℓ₂ norm at most 1 (checked, never clipped or
-        rescaled; ``dppca.linalg.rows`` clips explicitly).
+        The rows, each of ℓ₂ norm at most 1 (checked; one just above 1, within
+        the float tolerance, is scaled to 1; with ``max_samples`` every row
+        is shrunk for N rows: :mod:`dppca.mechanisms.padding`).
     delta : float
         The δ of the (0, δ)-DP guarantee, 0 < δ < 1.
     rng : None, int or numpy.random.Generator, optional
