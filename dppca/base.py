@@ -115,7 +115,25 @@ def _copied(value):
     return value
 
 
+#: ``random_state`` as :class:`dppca.PrivatePCA`'s docstring shows it (the
+#: other estimators refer to it).
+RANDOM_STATE_PARAMETER = """
+    random_state : None, int, numpy Generator or RandomState, default=None
+        ``None`` draws fresh OS entropy (128 bits) at every fit. An integer
+        seed makes a fit reproducible: a tool for experiments, not a secret,
+        since anyone who knows it can recompute the noise. A ``RandomState``
+        hands its full state to the noise; a Generator seeds the fit from a
+        fixed number of its draws (so it advances by the same amount
+        whatever the rows). Whatever is passed stays in the estimator's
+        parameters, as scikit-learn expects, and determines the noise: a
+        Generator can be rewound to its state before the fit. So an
+        estimator to be shared is fitted with ``None``; pickling a fitted
+        estimator whose ``random_state`` is not ``None`` warns
+        (:class:`~dppca.exceptions.PrivacyWarning`).
+    """
+
 __all__ = [
+    "RANDOM_STATE_PARAMETER",
     "REFIT_WARNING",
     "SharedSeedWarningMixin",
 ]

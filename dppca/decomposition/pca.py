@@ -73,6 +73,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import postprocessing, report
 from ..base import (
+    RANDOM_STATE_PARAMETER,
     REFIT_WARNING,
     SharedSeedWarningMixin,
     _parameters,
@@ -255,18 +256,6 @@ class PrivatePCA(
         exceed it. It survives ``clone`` (``GridSearchCV`` charges the same
         budget: ``dppca.model_selection.budgeted_grid_search``). Without it, a
         refit warns.
-    random_state : None, int, numpy Generator or RandomState, default=None
-        ``None`` draws fresh OS entropy (128 bits) at every fit. An integer
-        seed makes a fit reproducible: a tool for experiments, not a secret,
-        since anyone who knows it can recompute the noise. A ``RandomState``
-        hands its full state to the noise; a Generator seeds the fit from a
-        fixed number of its draws (so it advances by the same amount
-        whatever the rows). Whatever is passed stays in the estimator's
-        parameters, as scikit-learn expects, and determines the noise: a
-        Generator can be rewound to its state before the fit. So an
-        estimator to be shared is fitted with ``None``; pickling a fitted
-        estimator whose ``random_state`` is not ``None`` warns
-        (:class:`~dppca.exceptions.PrivacyWarning`).
     {unit_parameters}
 
     Attributes
@@ -585,7 +574,13 @@ def _document() -> None:
         _DOCSTRING.replace(
             "{mechanism_table}", captioned.replace("\n", "\n" + " " * 8)
         )
-        .replace("{unit_parameters}", UNIT_PARAMETERS + SPECTRUM_PARAMETER)
+        .replace(
+            "{unit_parameters}",
+            RANDOM_STATE_PARAMETER.strip()
+            + "\n    "
+            + UNIT_PARAMETERS
+            + SPECTRUM_PARAMETER,
+        )
         .replace("{add_remove_attributes}", ADD_REMOVE_ATTRIBUTES)
     )
 
