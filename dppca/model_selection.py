@@ -172,17 +172,17 @@ def budgeted_grid_search(
     ``neighbours="add-remove"`` and one ``max_samples = N``): ``n`` is
     private, so an int ``cv = K`` only, and each row's fold is drawn at
     random (:func:`~dppca.model_selection_scoring.random_folds`: the fold
-    sides of ``D`` and ``D + x`` are add/remove neighbours or equal). Every
-    fold fit gets one public row
-    (:func:`~dppca.model_selection_checks.neutral_row`), so none runs on
-    zero rows; an empty test side scores 0. The plan, dry run and ledger
+    sides of ``D`` and ``D + x`` are add/remove neighbours or equal). A
+    fold fit whose training side is empty runs on one public row
+    (:func:`~dppca.model_selection_checks.neutral_row`), never on zero
+    rows; an empty test side scores 0. The plan, dry run and ledger
     check use ``N``, never ``n`` or a fold's size; ``Δ = L`` (the added
     row's one term); the choice's record states the relation. Refused
     before any fit
     (:func:`~dppca.model_selection_checks.search_relation`): mixed
     relations or caps, a ``cv`` that is not an int,
     ``selection="non_private"``, a ledger of another relation,
-    ``n > N − 1``.
+    ``n > N``.
 
     **Per person** (``groups=g`` with ``max_rows_per_person=m`` on the
     PrivatePCA, its only private step): neighbours replace all the rows of
@@ -486,7 +486,9 @@ def _fold_utilities(job, seeded, scale) -> list:
             for train, test in job.splits:
                 model = seeded(params)
                 rows = _safe_indexing(X, train)
-                if job.cap is not None:  # add/remove: never zero rows
+                if job.cap is not None and not len(train):
+                    # add/remove: an empty training side fits on the public
+                    # row alone, never on zero rows
                     rows = with_row(
                         rows, neutral_row(model, job.steps, X.shape[1])
                     )

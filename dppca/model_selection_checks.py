@@ -4,7 +4,8 @@ estimator the budget would not cover, a grid that replaces a private step, a
 private selection the package cannot score, worker processes that would
 charge a copy of the ledger, rows a later fold's fit would refuse), the
 neighbouring relation of the search (:func:`search_relation`; under
-add/remove neighbours the public row of :func:`neutral_row`), the dry run's
+add/remove neighbours the public row of :func:`neutral_row` for an empty
+training side), the dry run's
 records of each fit, and the check after the search that the ledger gained
 exactly the planned records; and the non-private search
 (:func:`non_private_search`, ``GridSearchCV``'s choice, marked and warned
@@ -231,8 +232,8 @@ def search_relation(estimator, steps, candidates, cv, selection):
     Under add/remove neighbours the search draws each row's fold at random
     (:func:`dppca.model_selection_scoring.random_folds`), so only an int
     ``cv`` (the number of folds) is accepted, and only the private choice
-    (``GridSearchCV`` would fit the folds without the public row that keeps
-    a training side from being empty). Refused (``ValueError``): relations
+    (``GridSearchCV`` would fit an empty training side without the public
+    row that stands in for it). Refused (``ValueError``): relations
     mixed across steps or candidates (the ledger holds one relation and one
     cap), a ``cv`` that is not an int of at least 2, and
     ``selection="non_private"``."""
@@ -256,6 +257,7 @@ def search_relation(estimator, steps, candidates, cv, selection):
         )
     ((_, cap),) = relations
     cap = check_max_samples(cap)
+    _check_scaler_first(steps)
     if isinstance(cv, bool) or not isinstance(cv, numbers.Integral):
         raise ValueError(
             "under neighbours='add-remove' cv must be an int K (the search "
@@ -273,26 +275,42 @@ def search_relation(estimator, steps, candidates, cv, selection):
         raise ValueError(
             "under neighbours='add-remove' only selection='private' runs: "
             "GridSearchCV would fit its folds without the public row the "
-            "search adds to every training side (a fold drawn empty would "
-            "raise after others were charged); nothing was fitted or "
+            "search puts in an empty training side (a fold drawn empty "
+            "would raise after others were charged); nothing was fitted or "
             "charged"
         )
     return cap
 
 
+def _check_scaler_first(steps) -> None:
+    """Under add/remove, a :class:`dppca.PrivateStandardScaler` only as the
+    first private step: an empty training side fits on one public row
+    (:func:`neutral_row`), which a later step sees transformed, as a
+    replace-one pair of one row against ``x``; the scaler's add/remove
+    sensitivity (half its replace-one one) would not cover that pair."""
+    from .scaler import PrivateStandardScaler
+
+    for position, (name, step) in enumerate(steps):
+        if position and isinstance(step, PrivateStandardScaler):
+            raise ValueError(
+                "under neighbours='add-remove' a PrivateStandardScaler must "
+                f"be the first private step of the search's estimator "
+                f"({name.rstrip('_') or 'the estimator'} is not): nothing "
+                "was fitted or charged"
+            )
+
+
 def check_search_rows(n: int, cap: int) -> None:
-    """Under add/remove neighbours, refuse ``n`` rows above ``N − 1``
-    before any fit: every fold's fit adds one public row
-    (:func:`neutral_row`), and a fold's training side holds up to ``n``
-    rows, so the search covers data sets of 1 to ``N − 1`` rows (outside
-    the relation's domain only, as the estimators' refusal of ``n > N``)."""
-    if n > cap - 1:
+    """Under add/remove neighbours, refuse ``n`` rows above the cap ``N``
+    before any fit (outside the relation's domain, as the estimators'
+    refusal of ``n > N``): a fold's training side holds at most ``n`` rows
+    (one public row only when it is empty, :func:`neutral_row`), so the
+    search covers data sets of 1 to ``N`` rows."""
+    if n > cap:
         raise ValueError(
-            f"X has {n} rows: under add/remove neighbours the search covers "
-            f"data sets of 1 to max_samples - 1 = {cap - 1} rows (each fold "
-            "fit adds one public row to its training rows, and must stay "
-            "within the public cap); raise max_samples. Nothing was fitted "
-            "or charged"
+            f"X has more rows than max_samples = {cap}: under add/remove "
+            f"neighbours the search covers data sets of 1 to {cap} rows; "
+            "raise max_samples. Nothing was fitted or charged"
         )
 
 
@@ -312,16 +330,20 @@ def check_ledger_relation(accountant, relation: str) -> None:
 
 
 def neutral_row(fitted, steps, d) -> np.ndarray:
-    """The public row the search adds to every fold's training rows under
-    add/remove neighbours, so that no fold fit runs on zero rows (the
-    estimators refuse an empty ``X``): the row the first private step
-    ignores but for its count, a :class:`dppca.PrivateStandardScaler`'s
-    midpoints of ``bounds`` (normalised entries 0) or a
-    :class:`dppca.PrivatePCA`'s public centre (0 after centring; the
-    origin with ``center=False``). It is a function of public parameters,
-    the same for ``D`` and ``D + x``, so the training sides stay add/remove
-    neighbours; it only shrinks a fold's released statistics by ``n/(n +
-    1)`` toward the centre."""
+    """The public row a fold fit runs on under add/remove neighbours when
+    its training side is empty (the estimators refuse an empty ``X``): the
+    row the first private step ignores but for its count, a
+    :class:`dppca.PrivateStandardScaler`'s midpoints of ``bounds``
+    (normalised entries 0) or a :class:`dppca.PrivatePCA`'s public centre
+    (0 after centring; the origin with ``center=False``). It is a function
+    of public parameters. When ``D``'s side is empty and ``D + x``'s holds
+    ``x``, the two fits see one row each, the public row and ``x``: for the
+    first step that is the pair (no row, ``x``) with the same count, and
+    for a later step (which sees the row after the earlier steps'
+    transforms) a replace-one pair of one row, which padded to ``N`` rows
+    is a replace-one pair of ``N`` rows, the pair every add/remove
+    mechanism's calibration covers (:mod:`dppca.decomposition.add_remove`,
+    step 1), with equal private counts."""
     from .decomposition.pca import PrivatePCA
     from .decomposition.ranges import range_stand_in
     from .scaler import PrivateStandardScaler, check_bounds
@@ -387,30 +409,50 @@ def step_of(estimator, prefix):
     return estimator if not prefix else estimator.named_steps[prefix[:-2]]
 
 
+def _refusing_flags(params) -> list:
+    """The parameters of one step that make its fit refuse a row instead of
+    clipping it: ``clip=False`` (a row above the bound), and
+    ``clip_to_range=False`` with a ``feature_range`` (a row outside the
+    box; red team 21: in a Pipeline after a private scaler, the scaled rows
+    can leave the box)."""
+    flags = []
+    if not bool(params.get("clip", True)):
+        flags.append(("clip", False))
+    if params.get("feature_range") is not None and not bool(
+        params.get("clip_to_range", True)
+    ):
+        flags.append(("clip_to_range", False))
+    return flags
+
+
 def checked_rows(X, estimator, steps, candidates):
     """``X`` validated before any fit as every fold's fit would validate it
     (2-D, numeric, finite; ``ValueError`` otherwise), so that no fold's fit
     refuses its rows after earlier folds were charged. For the same reason a
     private step with a false ``clip`` (which refuses a row above its
-    bound), in the estimator or in any candidate of the grid, is refused:
+    bound) or, with a ``feature_range``, a false ``clip_to_range`` (which
+    refuses a row outside the box), in the estimator or in any candidate of
+    the grid, is refused:
     whether the search raised midway would depend on one row."""
     from sklearn.base import clone
     from sklearn.utils import check_array
 
     refusing = [
-        type(step).__name__
+        (type(step).__name__, name)
         for fitted in [estimator]
         + [clone(estimator).set_params(**c) for c in candidates]
         for prefix, _ in steps
         for step in [step_of(fitted, prefix)]
-        if not bool(step.get_params(deep=False).get("clip", True))
+        for name, value in _refusing_flags(step.get_params(deep=False))
     ]
     if refusing:
+        kind, name = refusing[0]
         raise ValueError(
-            f"a private step ({refusing[0]}) has clip=False: a row above "
-            "its bound would be refused by the fit of a later fold, after "
-            "the earlier folds were charged, so whether the search raised "
-            "would depend on one row. Use clip=True; nothing was fitted"
+            f"a private step ({kind}) has {name}=False: a row outside "
+            "its bound or box would be refused by the fit of a later fold, "
+            "after the earlier folds were charged, so whether the search "
+            f"raised would depend on one row. Use {name}=True; nothing was "
+            "fitted"
         )
     return check_array(
         X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32)

@@ -226,9 +226,10 @@ def random_folds(k: int, n: int, rng) -> list:
     by the added row's one term (:func:`random_fold_sensitivity`); so the
     search's (ε, δ) holds for every value of the draws, hence for their
     mixture, the draws being independent of the data. A side may be empty
-    (with few rows, or by chance); the search pads each training side with
-    one public row (:func:`dppca.model_selection_checks.neutral_row`) and
-    scores an empty test side as 0.
+    (with few rows, or by chance); the search fits an empty training side
+    on one public row (:func:`dppca.model_selection_checks.neutral_row`,
+    which says why that pair is covered too) and scores an empty test side
+    as 0.
 
     Parameters
     ----------

@@ -134,7 +134,7 @@ refused before any charge. ``plan`` and ``mechanism="auto"`` use
 ``max_samples`` in place of n, and ``plan`` says so.
 ``dppca.model_selection.budgeted_grid_search`` runs it on folds drawn row
 by row (an int ``cv`` only, private selection, data sets of 1 to
-``max_samples - 1`` rows). scikit-learn's ``GridSearchCV`` and
+``max_samples`` rows). scikit-learn's ``GridSearchCV`` and
 ``cross_val_score``, which the package cannot see, cut their folds from n:
 one added row moves others between folds, their fits' data are not add/remove
 neighbours, and a ledger shared by them does not cover the search under this

@@ -181,8 +181,9 @@ def test_the_folds_of_neighbours_are_neighbours_fold_by_fold():
 
 
 def _fold_models(X, folds, seed=0):
-    """PCA fold models of ``X`` fitted as the search fits them (one public
-    row added), at a large ε so that the axes follow the data."""
+    """PCA fold models of ``X`` fitted as the search fits them (the public
+    row alone for an empty training side), at a large ε so that the axes
+    follow the data."""
     models = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -192,8 +193,10 @@ def _fold_models(X, folds, seed=0):
                 neighbours="add-remove", max_samples=CAP,
                 random_state=seed + j,
             )  # fmt: skip
-            row = checks.neutral_row(pca, [("", pca)], X.shape[1])
-            models.append(pca.fit(np.vstack([X[train], row])))
+            rows = X[train]
+            if not len(train):
+                rows = checks.neutral_row(pca, [("", pca)], X.shape[1])[None]
+            models.append(pca.fit(rows))
     return models
 
 
@@ -291,8 +294,12 @@ def test_the_fits_seeds_and_the_dry_run_do_not_read_n(monkeypatch):
             )  # fmt: skip
         seeds.append([seed for seed, _ in SeedPCA.fits])
         rows = [count for _, count in SeedPCA.fits]
-        # every fold fit holds its rows and the public one; the refit all
-        assert sum(rows[:3]) == sum(rows[3:6]) == 2 * len(X) + 3
+        # every fold fit holds its training rows, or the public row alone
+        # when its side is empty; the refit all the rows
+        # (each row sits on two of the three training sides; at most one
+        # side is empty, and it holds the public row)
+        assert sum(rows[:3]) == sum(rows[3:6])
+        assert 2 * len(X) <= sum(rows[:3]) <= 2 * len(X) + 1
         assert rows[-1] == len(X) and min(rows) >= 1
     assert seeds[0] == seeds[1] == seeds[2] == seeds[3]
     assert len(set(seeds[0])) == len(seeds[0])  # distinct per fit
@@ -322,10 +329,10 @@ def test_an_empty_fold_fits_on_the_public_row_alone():
             random_state=0,
         )  # fmt: skip
     counts = [count for _, count in SeedPCA.fits[:3]]
-    assert sorted(counts) == [1, 2, 2]
-    # every fold's last row is the public one, the PCA's centre
-    for last in SeedPCA.last[:3]:
-        assert np.array_equal(last, np.full(4, 0.5))
+    assert counts == [1, 1, 1]  # the row twice, the public row once
+    # the empty side's one row is the public one, the PCA's centre
+    centre = [np.array_equal(last, np.full(4, 0.5)) for last in SeedPCA.last]
+    assert sum(centre[:3]) == 1
 
 
 REFUSED = [
@@ -386,7 +393,8 @@ def test_a_ledger_of_another_relation_is_refused_before_any_fit():
 
 
 def test_more_rows_than_the_search_covers_are_refused_before_any_fit():
-    # a fold fit holds up to n rows and the public one: n <= N - 1
+    # a fold fit holds up to n rows (the public row only on an empty side):
+    # the search covers 1 to N rows
     small = 8
     pipe = pipeline()
     pipe.set_params(
@@ -396,9 +404,88 @@ def test_more_rows_than_the_search_covers_are_refused_before_any_fit():
     ledger = Accountant(4.0, 1e-3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        budgeted_grid_search(pipe, GRID, ledger, data(small - 1), cv=2)
+        budgeted_grid_search(pipe, GRID, ledger, data(small), cv=2)
     assert ledger.releases
     ledger = Accountant(4.0, 1e-3)
-    with pytest.raises(ValueError, match="1 to max_samples - 1 = 7 rows"):
-        budgeted_grid_search(pipe, GRID, ledger, data(small), cv=2)
+    with pytest.raises(ValueError, match="1 to 8 rows"):
+        budgeted_grid_search(pipe, GRID, ledger, data(small + 1), cv=2)
     assert ledger.charges == ()
+
+
+def test_a_box_that_refuses_rows_is_refused_before_any_fit():
+    # red team 21: PrivatePCA(feature_range=..., clip_to_range=False) after
+    # an add/remove scaler refused the scaled rows of one data set only,
+    # after earlier folds were charged; now refused from the parameters
+    pipe = make_pipeline(
+        PrivateStandardScaler(
+            bounds=(0.0, 16.0), neighbours="add-remove", max_samples=CAP
+        ),
+        PrivatePCA(
+            1, delta=1e-9, feature_range=(-3.0, 3.0), center="midpoint",
+            mechanism="analyze_gauss", neighbours="add-remove",
+            max_samples=CAP,
+        ),
+    )  # fmt: skip
+    rng = np.random.default_rng(0)
+    D = rng.uniform(6.0, 10.0, size=(200, 3))
+    for X in (D, np.vstack([D, [16.0, 8.0, 8.0]])):
+        ledger = Accountant(8.0, 1e-6)
+        with pytest.raises(ValueError, match="clip_to_range=False"):
+            budgeted_grid_search(
+                pipe, {"privatepca__n_components": [1]}, ledger, X, cv=3
+            )
+        assert ledger.charges == ()
+    pipe.set_params(privatepca__clip_to_range=True)
+    outcomes = []
+    for X in (D, np.vstack([D, [16.0, 8.0, 8.0]])):
+        ledger = Accountant(8.0, 1e-6)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            budgeted_grid_search(
+                pipe, {"privatepca__n_components": [1]}, ledger, X, cv=3,
+                random_state=1,
+            )  # fmt: skip
+        outcomes.append(len(ledger.releases))
+    assert outcomes[0] == outcomes[1] > 0
+
+
+def test_a_scaler_after_another_private_step_is_refused():
+    # an empty training side fits on the public row, which a later step
+    # sees transformed: a replace-one pair the scaler's add/remove
+    # sensitivity does not cover (a PCA first is refused by another check)
+    pipe = make_pipeline(
+        PrivateStandardScaler(
+            bounds=BOUNDS, neighbours="add-remove", max_samples=CAP
+        ),
+        PrivateStandardScaler(
+            bounds=BOUNDS, neighbours="add-remove", max_samples=CAP
+        ),
+        PrivatePCA(
+            2, data_norm=4.0, center=False, delta=1e-9,
+            mechanism="analyze_gauss", neighbours="add-remove",
+            max_samples=CAP,
+        ),
+    )  # fmt: skip
+    ledger = Accountant(8.0, 1e-6)
+    with pytest.raises(ValueError, match="must be the first private step"):
+        budgeted_grid_search(pipe, {"privatepca__n_components": [1]}, ledger,
+                             data(), cv=3)  # fmt: skip
+    assert ledger.charges == ()
+
+
+def test_an_empty_side_against_one_row_is_covered_for_a_later_step():
+    # D's training side empty (the public row p), D + x's holding x: the
+    # PCA after the scaler sees t(p) against t(x), one row each; padded to
+    # N rows their second moments are at most sqrt(2)/N apart, the
+    # replace-one pair at n = N its calibration covers
+    from dppca.linalg.clipped_sums import clipped_second_moment
+
+    N = 64
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        t_p, t_x = rng.normal(size=(2, D_FEATURES)) * rng.uniform(0.1, 10)
+        moved = np.linalg.norm(
+            clipped_second_moment(t_p[None], 4.0, max_samples=N).matrix
+            - clipped_second_moment(t_x[None], 4.0, max_samples=N).matrix
+        )
+        assert moved <= np.sqrt(2) / N
