@@ -208,7 +208,9 @@ class PrivatePCA(
         Public per-feature bounds instead of ``data_norm``, which they imply
         (:mod:`dppca.decomposition.ranges`); rows outside are refused.
     clip_to_range : bool, default=False
-        With ``feature_range``: clip each entry to its range instead.
+        With ``feature_range``: clip each entry to its range instead. Set
+        it in a ``Pipeline`` after a private step: the rows that step
+        transforms may leave the box, and a refusal then depends on a row.
     center_share : float or "auto", default="auto"
         Share of ε (and δ) spent on the private mean, in (0, 1); ``"auto"``:
         the share of ``dppca.forecast.CENTER_SHARES`` with the smallest
