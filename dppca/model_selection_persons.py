@@ -34,11 +34,11 @@ The search keeps that relation in four places.
    ``[0, m L]`` that depends on the person's rows alone (not on their
    order). For fixed fold models, replacing one person changes its own
    contribution in its one test fold and nothing else: the sensitivity is
-   ``m L`` (:func:`~dppca.model_selection_scoring.person_sensitivity`),
+   ``m L`` (``dppca.model_selection_scoring.person_sensitivity``),
    to which permute-and-flip is calibrated and which the selection's
    record states.
-4. **Refusals before any charge** (:func:`person_bound_of_search`,
-   :func:`search_persons`): groups with a step under add/remove
+4. **Refusals before any charge** (``person_bound_of_search``,
+   ``search_persons``): groups with a step under add/remove
    neighbours, a private step other than a :class:`dppca.PrivatePCA` (a
    :class:`dppca.PrivateStandardScaler` takes no groups: its sums count
    rows, and a person of ``m`` rows moves them ``m`` times as far as its

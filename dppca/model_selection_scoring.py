@@ -1,6 +1,6 @@
 """The folds and the held-out score of :func:`dppca.budgeted_grid_search`.
 
-:func:`label_free_splits` makes or checks the ``(train, test)`` splits
+``label_free_splits`` makes or checks the ``(train, test)`` splits
 before any fit: the folds it makes itself are functions of ``n`` alone,
 and an explicit split is refused unless each person can appear at most
 once on each side of it (no repeated index, none out of range, no row on
@@ -215,7 +215,7 @@ def random_folds(k: int, n: int, rng) -> list:
     (from ``rng``, a generator of the search's own), and split ``j`` is
     ``(rows not in fold j, rows in fold j)``.
 
-    Unlike :func:`label_free_splits` (contiguous blocks of ``n`` rows), a
+    Unlike ``label_free_splits`` (contiguous blocks of ``n`` rows), a
     row's fold does not depend on the other rows: for ``D`` and ``D' = D +
     x``, coupling the draws of the rows they share, ``x`` joins the test
     side of one fold and the training side of the others, and nothing else
@@ -336,10 +336,10 @@ def selection_guarantee(epsilon, neighbours=None) -> Release:
     neighbours : str, optional
         The neighbouring relation the record states: replace-one by default;
         under add/remove neighbours the fits' relation (cap included), as
-        :func:`dppca.decomposition.add_remove.add_remove_neighbours` words
+        ``dppca.decomposition.add_remove.add_remove_neighbours`` words
         it, with the random folds' theorem; per person, the relation of
-        :func:`dppca.decomposition.persons.person_neighbours` with the
-        theorem of :func:`person_theorem`
+        ``dppca.decomposition.persons.person_neighbours`` with the
+        theorem of ``person_theorem``
         (sensitivity ``m L``).
 
     Returns
@@ -381,7 +381,7 @@ def search_folds(cv, n, cap, bound, groups, random_state) -> tuple:
     fit: ``(people, splits, sensitivity, sizes, full)``, with ``sizes`` the
     size each fold fit is planned at and ``full`` the refit's.
 
-    Replace-one (``cap`` and ``bound`` None): :func:`label_free_splits`,
+    Replace-one (``cap`` and ``bound`` None): ``label_free_splits``,
     sizes the training rows. Add/remove (``cap = N``): :func:`random_folds`,
     everything planned at the cap (``n`` is private). Per person (``bound
     = m``, with ``groups``):

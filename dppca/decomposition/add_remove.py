@@ -38,7 +38,7 @@ steps.
 3. **The spectrum and the count.** The top-k subspace of ``A_N`` is that of
    ``S/n``; the eigenvalues are not: ``S/n = (N/n)·A_N``. The fit releases
    ``n`` privately, ``n̂ = n + Z`` with ``Z`` exact discrete Laplace of
-   scale ``⌈1/ε_c⌉`` (:func:`dppca.privacy.private_bounds.private_row_count`:
+   scale ``⌈1/ε_c⌉`` (``dppca.privacy.private_bounds.private_row_count``:
    ``n`` moves by one, the geometric mechanism, pure ε_c-DP), with
    ``ε_c = ROW_COUNT_SHARE·ε`` charged to the accountant with its own record,
    and scales the released eigenvalues by ``N / max(1, n̂)``

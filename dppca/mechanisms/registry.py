@@ -303,7 +303,7 @@ def reasons(field: str) -> dict[str, str]:
     Parameters
     ----------
     field : {"add_remove", "person_level"}
-        A reason field of :class:`MechanismSpec`.
+        A reason field of ``MechanismSpec``.
 
     Returns
     -------
