@@ -351,7 +351,15 @@ def with_epsilon(est, epsilon: float):
     stand_in = object.__new__(type(est))
     vars(stand_in).update(vars(est))
     stand_in.epsilon = epsilon
+    # the caller's ε, for messages (red team 20: they quoted 0.95 ε)
+    stand_in._stated_epsilon = stated_epsilon(est)
     return stand_in
+
+
+def stated_epsilon(est):
+    """The ε the caller gave ``est`` (a stand-in of :func:`with_epsilon`
+    keeps it), which messages quote."""
+    return getattr(est, "_stated_epsilon", est.epsilon)
 
 
 def eigenvalue_scale(max_samples: int, count: int) -> tuple[float, int]:

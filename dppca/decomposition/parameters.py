@@ -504,11 +504,16 @@ def _warn_ignored(est, name, spec, n, delta):
         )
     if not spec.uses_epsilon:
         warn(
-            f"epsilon={est.epsilon!r} is not used by mechanism={name!r}, "
-            "which is (0, δ)-DP"
+            f"epsilon={getattr(est, '_stated_epsilon', est.epsilon)!r} is "
+            f"not used by mechanism={name!r}, which is (0, δ)-DP"
             + (
                 " (only the private mean spends its share of it)"
                 if private_centre(est)
+                else ""
+            )
+            + (
+                " (only the private count of rows spends its share of it)"
+                if hasattr(est, "_stated_epsilon")
                 else ""
             ),
             PrivacyWarning,

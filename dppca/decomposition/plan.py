@@ -70,6 +70,7 @@ from .add_remove import (
     count_epsilon,
     count_needed,
     is_add_remove,
+    stated_epsilon,
     with_epsilon,
 )
 from .parameters import (
@@ -210,11 +211,10 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         if row_count_eps is not None:
             if math.ceil(1.0 / row_count_eps) > noise.MAX_LAPLACE_GRID_SCALE:
                 raise ValueError(
-                    f"epsilon={est.epsilon!r} is too small: the private "
-                    f"count of rows (ε = {row_count_eps:.3g}) would need a "
-                    "noise "
-                    "scale beyond the exact sampler's range; nothing was "
-                    "charged"
+                    f"epsilon={stated_epsilon(est)!r} is too small: the "
+                    f"private count of rows (ε = {row_count_eps:.3g}) would "
+                    "need a noise scale beyond the exact sampler's range; "
+                    "nothing was charged"
                 )
             records = (
                 private_bounds.row_count_guarantee(row_count_eps, relation),
@@ -251,16 +251,16 @@ def _check_noise_range(est, d, names, count_eps, mean_budget, spec) -> None:
     limit = noise.MAX_LAPLACE_GRID_SCALE
     if names and math.ceil(1.0 / count_eps) > limit:
         raise ValueError(
-            f"epsilon={est.epsilon!r} is too small: the private count of "
-            f"a released bound (ε = {count_eps:.3g}) would need a noise "
-            "scale beyond the exact sampler's range; nothing was charged"
+            f"epsilon={stated_epsilon(est)!r} is too small: the private "
+            f"count of a released bound (ε = {count_eps:.3g}) would need a "
+            "noise scale beyond the exact sampler's range; nothing was charged"
         )
     if mean_budget is None or noise.check_noise_kind(est.noise) != "safe":
         return
     pure = spec.notion == "pure" or mean_budget[1] is None
     if pure and d / mean_budget[0] > limit / 2:
         raise ValueError(
-            f"epsilon={est.epsilon!r} is too small: the private mean "
+            f"epsilon={stated_epsilon(est)!r} is too small: the private mean "
             f"(ε = {mean_budget[0]:.3g}, d = {d}) would need a Laplace "
             "scale beyond the exact sampler's range; nothing was charged"
         )
@@ -288,8 +288,8 @@ def _check_mechanism_noise_range(est, d, spec, epsilon, delta) -> None:
         limit = noise.MAX_GAUSSIAN_GRID_SIGMA
     if units > limit / 2:
         raise ValueError(
-            f"epsilon={est.epsilon!r}, delta={est.delta!r} is too small for "
-            f"safe noise: the mechanism's share (ε = {epsilon:.3g}"
+            f"epsilon={stated_epsilon(est)!r}, delta={est.delta!r} is too "
+            f"small for safe noise: the mechanism's share (ε = {epsilon:.3g}"
             + ("" if delta is None else f", δ = {delta:.3g}")
             + f", d = {d}) would need at least {units:.3g} grid units of "
             "noise on any grid, beyond the exact sampler's range; nothing was "
