@@ -409,20 +409,42 @@ def step_of(estimator, prefix):
     return estimator if not prefix else estimator.named_steps[prefix[:-2]]
 
 
-def _refusing_flags(params) -> list:
-    """The parameters of one step that make its fit refuse a row instead of
-    clipping it: ``clip=False`` (a row above the bound), and
-    ``clip_to_range=False`` with a ``feature_range`` (a row outside the
-    box; red team 21: in a Pipeline after a private scaler, the scaled rows
-    can leave the box)."""
+def _refusing_flags(params, position: int) -> list:
+    """The parameters of the private step at ``position`` that make its fit
+    refuse a row instead of clipping it, which the search cannot check
+    before its first fit: ``clip=False`` (a row above the bound), and, on a
+    step after the first, ``clip_to_range=False`` with a ``feature_range``
+    (red team 21: in a Pipeline after a private scaler, the scaled rows of
+    one data set can leave the box). The first step's box is checked on
+    ``X`` itself, before any fit (:func:`_first_box`)."""
     flags = []
     if not bool(params.get("clip", True)):
         flags.append(("clip", False))
-    if params.get("feature_range") is not None and not bool(
-        params.get("clip_to_range", True)
+    if (
+        position
+        and params.get("feature_range") is not None
+        and not bool(params.get("clip_to_range", True))
     ):
         flags.append(("clip_to_range", False))
     return flags
+
+
+def _first_box(X, fitted_all, steps) -> None:
+    """Refuse, before any fit, rows outside the box of a first private step
+    with ``feature_range`` and ``clip_to_range=False``, as that step's own
+    fit refuses them before any charge (a data set outside the relation's
+    domain; the message names no value): otherwise a fold's fit would
+    refuse them after the earlier folds were charged."""
+    from .decomposition.ranges import range_stand_in, rows_in_box
+
+    for fitted in fitted_all:
+        step = step_of(fitted, steps[0][0])
+        params = step.get_params(deep=False)
+        if params.get("feature_range") is None:
+            continue
+        box = range_stand_in(step, X.shape[1]).range_box
+        if not box[2]:
+            rows_in_box(X, box)
 
 
 def checked_rows(X, estimator, steps, candidates):
@@ -430,20 +452,25 @@ def checked_rows(X, estimator, steps, candidates):
     (2-D, numeric, finite; ``ValueError`` otherwise), so that no fold's fit
     refuses its rows after earlier folds were charged. For the same reason a
     private step with a false ``clip`` (which refuses a row above its
-    bound) or, with a ``feature_range``, a false ``clip_to_range`` (which
-    refuses a row outside the box), in the estimator or in any candidate of
-    the grid, is refused:
+    bound) or, on a step after the first, a false ``clip_to_range`` with a
+    ``feature_range`` (which refuses a row outside the box; the first
+    step's box is checked on ``X`` here), in the estimator or in any
+    candidate of the grid, is refused:
     whether the search raised midway would depend on one row."""
     from sklearn.base import clone
     from sklearn.utils import check_array
 
+    fitted_all = [estimator] + [
+        clone(estimator).set_params(**c) for c in candidates
+    ]
     refusing = [
         (type(step).__name__, name)
-        for fitted in [estimator]
-        + [clone(estimator).set_params(**c) for c in candidates]
-        for prefix, _ in steps
+        for fitted in fitted_all
+        for position, (prefix, _) in enumerate(steps)
         for step in [step_of(fitted, prefix)]
-        for name, value in _refusing_flags(step.get_params(deep=False))
+        for name, value in _refusing_flags(
+            step.get_params(deep=False), position
+        )
     ]
     if refusing:
         kind, name = refusing[0]
@@ -454,9 +481,11 @@ def checked_rows(X, estimator, steps, candidates):
             f"raised would depend on one row. Use {name}=True; nothing was "
             "fitted"
         )
-    return check_array(
+    X = check_array(
         X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32)
     )
+    _first_box(X, fitted_all, steps)
+    return X
 
 
 def check_ledger(job, before, best, extra):

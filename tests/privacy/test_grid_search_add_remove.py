@@ -489,3 +489,23 @@ def test_an_empty_side_against_one_row_is_covered_for_a_later_step():
             - clipped_second_moment(t_x[None], 4.0, max_samples=N).matrix
         )
         assert moved <= np.sqrt(2) / N
+
+
+@pytest.mark.parametrize("neighbours", ["replace", "add-remove"])
+def test_a_first_step_box_is_checked_on_x_before_any_fit(neighbours):
+    # red team 21: a bare PrivatePCA with a box refused a row outside it in
+    # the fold that held it, after other folds were charged
+    pca = PrivatePCA(
+        1, delta=1e-9, feature_range=(0.0, 1.0), center="midpoint",
+        mechanism="analyze_gauss", neighbours=neighbours, max_samples=CAP,
+    )  # fmt: skip
+    inside = np.random.default_rng(0).uniform(0.2, 0.8, size=(60, 3))
+    outside = np.vstack([inside, [1.5, 0.5, 0.5]])
+    ledger = Accountant(8.0, 1e-6)
+    with pytest.raises(ValueError):
+        budgeted_grid_search(pca, {"n_components": [1]}, ledger, outside, cv=3)
+    assert ledger.charges == ()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        budgeted_grid_search(pca, {"n_components": [1]}, ledger, inside, cv=3)
+    assert ledger.charges
