@@ -65,7 +65,6 @@ from .model_selection_scoring import (  # fold_generator: re-exported
     score_scale,
     search_folds,
     selection_guarantee,
-    with_row,
 )
 from .privacy.guarantees import REPLACE_ONE
 from .privacy.selection import exact_epsilon, permute_and_flip
@@ -488,10 +487,8 @@ def _fold_utilities(job, seeded, scale) -> list:
                 rows = _safe_indexing(X, train)
                 if job.cap is not None and not len(train):
                     # add/remove: an empty training side fits on the public
-                    # row alone, never on zero rows
-                    rows = with_row(
-                        rows, neutral_row(model, job.steps, X.shape[1])
-                    )
+                    # row alone (in float64, as computed), never on zero rows
+                    rows = neutral_row(model, job.steps, X.shape[1])[None]
                 model.fit(rows, **groups_of(job.people, job.steps, train))
                 if len(test):  # an empty test side (add/remove) scores 0
                     held = persons_of(job.people, test)

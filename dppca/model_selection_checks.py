@@ -331,19 +331,22 @@ def check_ledger_relation(accountant, relation: str) -> None:
 
 def neutral_row(fitted, steps, d) -> np.ndarray:
     """The public row a fold fit runs on under add/remove neighbours when
-    its training side is empty (the estimators refuse an empty ``X``): the
-    row the first private step ignores but for its count, a
-    :class:`dppca.PrivateStandardScaler`'s midpoints of ``bounds``
-    (normalised entries 0) or a :class:`dppca.PrivatePCA`'s public centre
-    (0 after centring; the origin with ``center=False``). It is a function
-    of public parameters. When ``D``'s side is empty and ``D + x``'s holds
-    ``x``, the two fits see one row each, the public row and ``x``: for the
-    first step that is the pair (no row, ``x``) with the same count, and
-    for a later step (which sees the row after the earlier steps'
-    transforms) a replace-one pair of one row, which padded to ``N`` rows
-    is a replace-one pair of ``N`` rows, the pair every add/remove
-    mechanism's calibration covers (:mod:`dppca.decomposition.add_remove`,
-    step 1), with equal private counts."""
+    its training side is empty (the estimators refuse an empty ``X``), in
+    float64: a :class:`dppca.PrivateStandardScaler`'s midpoints of
+    ``bounds`` (normalised entries 0: it adds nothing to the sums), a
+    :class:`dppca.PrivatePCA`'s box midpoint when it has a
+    ``feature_range`` (inside the box, which it would otherwise refuse; red
+    team 22), else its public centre (0 after centring; the origin with
+    ``center=False``). It is a function of public parameters. When ``D``'s
+    side is empty and ``D + x``'s holds ``x``, the two fits see one row
+    each, the public row and ``x``, with equal private counts: for a first
+    scaler the pair (no row, ``x``); for a ``PrivatePCA``, first or later
+    (a later step sees the rows after the earlier steps' transforms), a
+    replace-one pair of one row, which padded to ``N`` rows is a
+    replace-one pair of ``N`` rows, the pair every add/remove mechanism's
+    calibration covers (:mod:`dppca.decomposition.add_remove`, step 1). A
+    scaler after another private step is refused (its add/remove
+    sensitivity is half its replace-one one)."""
     from .decomposition.pca import PrivatePCA
     from .decomposition.ranges import range_stand_in
     from .scaler import PrivateStandardScaler, check_bounds
@@ -353,7 +356,11 @@ def neutral_row(fitted, steps, d) -> np.ndarray:
         lower, upper = check_bounds(step.bounds, d)
         return lower / 2 + upper / 2  # as the scaler computes its centre
     if isinstance(step, PrivatePCA):
-        centre = range_stand_in(step, d).center
+        resolved = range_stand_in(step, d)
+        box = getattr(resolved, "range_box", None)
+        if box is not None:
+            return np.asarray(box[0] / 2 + box[1] / 2, dtype=np.float64)
+        centre = resolved.center
         if not isinstance(centre, (bool, np.bool_, str)):
             return np.broadcast_to(
                 np.asarray(centre, dtype=np.float64), (d,)

@@ -254,7 +254,8 @@ def person_codes(groups, n: int) -> tuple[np.ndarray, int]:
             hash(label)
         except TypeError:
             raise TypeError(
-                f"groups must hold hashable labels; got {label!r}"
+                "groups must hold hashable labels; got one of type "
+                f"{type(label).__name__} (the message does not print labels)"
             ) from None
         if _names_no_one(label):
             raise ValueError(

@@ -509,3 +509,65 @@ def test_a_first_step_box_is_checked_on_x_before_any_fit(neighbours):
         warnings.simplefilter("ignore")
         budgeted_grid_search(pca, {"n_components": [1]}, ledger, inside, cv=3)
     assert ledger.charges
+
+
+def test_the_public_row_lies_in_a_first_steps_box():
+    # red team 22: with feature_range=(1, 2) and center=False the public row
+    # was the origin, outside the box: D = {y} (an empty side on every
+    # draw) raised, after charges, where D + x mostly returned
+    est = PrivatePCA(
+        1, delta=1e-9, feature_range=(1.0, 2.0), center=False,
+        clip_to_range=False, neighbours="add-remove", max_samples=100,
+        mechanism="analyze_gauss",
+    )  # fmt: skip
+    row = checks.neutral_row(est, [("", est)], 2)
+    assert np.all((1.0 <= row) & (row <= 2.0))
+    y, x = np.array([[1.5, 1.5]]), np.array([[1.2, 1.8]])
+    for X in (y, np.vstack([y, x])):
+        for seed in range(6):
+            ledger = Accountant(4.0, 1e-6)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                budgeted_grid_search(
+                    est, {"whiten": [False, True]}, ledger, X, cv=2,
+                    random_state=seed,
+                )  # fmt: skip
+            assert ledger.releases
+
+
+def test_the_public_row_keeps_float64_with_float32_rows(monkeypatch):
+    # red team 22: stacked onto float32 rows, the scaler's midpoint 2**24 +
+    # 0.5 became 2**24, a bound: the pair (public row, x) then moved S by d
+    import dppca.scaler as scaler_module
+
+    seen = []
+    original = scaler_module.clipped_sums
+
+    def spy(X, lower, upper, max_samples=None):
+        out = original(X, lower, upper, max_samples)
+        seen.append(out["mean"].copy())
+        return out
+
+    monkeypatch.setattr(scaler_module, "clipped_sums", spy)
+    low, high = 2.0**24, 2.0**24 + 1
+    pipe = make_pipeline(
+        PrivateStandardScaler(
+            bounds=(low, high), neighbours="add-remove", max_samples=1000,
+            delta=1e-9,
+        ),
+        PrivatePCA(
+            1, data_norm=3.0, center=False, neighbours="add-remove",
+            max_samples=1000, delta=1e-9, mechanism="analyze_gauss",
+        ),
+    )  # fmt: skip
+    y = np.full((1, 3), high + 1, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        budgeted_grid_search(
+            pipe, {"privatepca__whiten": [False, True]},
+            Accountant(4.0, 1e-6), y, cv=2, random_state=3,
+        )  # fmt: skip
+    # one row, two folds: each candidate has one empty training side, whose
+    # public row adds nothing to the scaler's sums
+    assert any(not np.any(mean) for mean in seen)
+    assert all(np.all(np.abs(mean) <= 0.5) for mean in seen)

@@ -61,3 +61,18 @@ def test_neighbours_get_one_message(name, pair):
     first, second = _message(fit, small), _message(fit, large)
     assert first == second
     assert "0.123456" not in first and "shape=(" not in first
+
+
+def test_an_unhashable_label_is_not_printed():
+    # red team 22: the refusal quoted the label ("alice@example.com")
+    from dppca import PrivatePCA
+
+    X = np.full((2, 3), 0.1)
+    groups = np.empty(2, dtype=object)
+    groups[:] = ["bob", None]
+    groups[1] = ["alice@example.com"]
+    with pytest.raises(TypeError) as caught:
+        PrivatePCA(
+            1, delta=1e-6, data_norm=1.0, center=False, max_rows_per_person=1
+        ).fit(X, groups=groups)
+    assert "example.com" not in str(caught.value)
