@@ -278,21 +278,11 @@ def check_add_remove(est, n: int | None = None, groups=None) -> int:
 
 
 def check_cap_shrink(cap: int, d: int) -> None:
-    """Refuse, before any charge, a cap ``max_samples`` too large for the
-    float64 proof at ``d`` features: the shrink is computed for the cap
-    (:func:`dppca.linalg.float_error.float_error_shrink`), and above
-    ``MAX_SHRINK`` it cannot be verified (red team 18: refused only after
-    the charge before)."""
-    from ..linalg.float_error import float_error_shrink
+    """:func:`dppca.linalg.float_error.check_cap_shrink`, before any
+    charge."""
+    from ..linalg.float_error import check_cap_shrink as check
 
-    try:
-        float_error_shrink(cap, d)
-    except ValueError as error:
-        raise ValueError(
-            f"max_samples={cap} is too large for the float64 proof at "
-            f"d = {d} ({error}); choose a smaller public cap. Nothing was "
-            "charged"
-        ) from None
+    check(cap, d, "charged")
 
 
 def check_row_cap(n: int, cap: int) -> None:

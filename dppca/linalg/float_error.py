@@ -326,6 +326,23 @@ def check_max_samples(max_samples) -> int:
     return int(max_samples)
 
 
+def check_cap_shrink(cap: int, d: int, nothing: str = "charged") -> None:
+    """Refuse a cap ``max_samples`` too large for the float64 proof at
+    ``d`` features, from public values before anything private happens: the
+    shrink is computed for the cap (:func:`float_error_shrink`), and above
+    ``MAX_SHRINK`` it cannot be verified (red team 18: refused only after
+    the charge before). ``nothing``: what the message says did not happen
+    (``"charged"`` for the estimators, ``"drawn"`` for the functions)."""
+    try:
+        float_error_shrink(cap, d)
+    except ValueError as error:
+        raise ValueError(
+            f"max_samples={cap} is too large for the float64 proof at "
+            f"d = {d} ({error}); choose a smaller public cap. Nothing was "
+            f"{nothing}"
+        ) from None
+
+
 def add_remove_shrink(
     max_samples: int,
     n_features: int,

@@ -61,7 +61,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..linalg.clipped_sums import clipped_second_moment
-from ..linalg.float_error import check_max_samples, float_error_shrink
+from ..linalg.float_error import check_cap_shrink, check_max_samples
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import add_remove_relation, with_neighbours
 from ..validation import check_data
@@ -129,14 +129,7 @@ def check_rows(function: str, n: int, d: int, cap: int) -> None:
             "add/remove guarantee covers data sets of 1 to max_samples rows "
             "(a public cap; raise it). Nothing was drawn"
         )
-    try:
-        float_error_shrink(cap, d)
-    except ValueError as error:
-        raise ValueError(
-            f"max_samples={cap} is too large for the float64 proof at "
-            f"d = {d} ({error}); choose a smaller public cap. Nothing was "
-            "drawn"
-        ) from None
+    check_cap_shrink(cap, d, "drawn")
 
 
 def second_moment_for(
