@@ -180,6 +180,30 @@ def debiased_spectrum(released, trailing_mean, d, noise_std) -> np.ndarray:
     return np.concatenate([spikes, np.full(d - k, level)])
 
 
+def hidden_reading(released, trailing_mean, d, noise_std) -> float:
+    """The variance :func:`debiased_spectrum` reads behind the released top
+    values that the noise hides (at or below the edge ``2s√d``): each read
+    as its excess over the threshold ``s√d``, at most ``s√d``, the largest
+    spike the noise could hide. Post-processing of released values, in
+    their units; chapter 13 compares it with the data's whole variance
+    where the released prediction misses.
+
+    Parameters
+    ----------
+    released, trailing_mean, d, noise_std
+        As in :func:`debiased_spectrum`.
+
+    Returns
+    -------
+    float
+        The sum of the spectrum read behind the hidden top values.
+    """
+    top = np.sort(np.asarray(released, dtype=float))[::-1]
+    lam = debiased_spectrum(top, trailing_mean, d, noise_std)[: top.size]
+    edge = 2.0 * float(noise_std) * math.sqrt(int(d))
+    return float(lam[~(top > edge)].sum())
+
+
 def _trailing_level(mean_positive, radius) -> float:
     """The shift ``m`` with ``E max(x + m, 0) = mean_positive`` on the
     semicircle of ``radius`` (bisection; 0 when even ``m = 0`` gives more,
@@ -440,6 +464,7 @@ __all__ = [
     "clipped_loss",
     "debiased_spectrum",
     "fit_noise",
+    "hidden_reading",
     "mean_error_spike",
     "oracle_prediction",
     "prediction_from_release",

@@ -432,16 +432,6 @@ def fold_generator(random_state) -> np.random.Generator:
     )
 
 
-def with_row(rows, row):
-    """``rows`` with ``row`` (public) appended, in their dtype and format."""
-    row = np.asarray(row).reshape(1, -1).astype(rows.dtype)
-    if hasattr(rows, "tocsr"):
-        import scipy.sparse
-
-        return scipy.sparse.vstack([rows, row], format=rows.format)
-    return np.vstack([rows, row])
-
-
 __all__ = [
     "ADD_REMOVE_SELECTION_THEOREM",
     "person_sensitivity",
@@ -452,7 +442,6 @@ __all__ = [
     "fold_generator",
     "search_folds",
     "selection_guarantee",
-    "with_row",
     "random_fold_sensitivity",
     "random_folds",
     "score_sensitivity",

@@ -91,6 +91,8 @@ from .decomposition.add_remove import (
     cap_of,
     check_row_cap,
     count_epsilon,
+    count_record,
+    delta_message,
     is_add_remove,
 )
 from .exceptions import PrivacyWarning, warn
@@ -212,15 +214,8 @@ def _count_step(epsilon: float, cap: int) -> Step:
     """The private count of rows under add/remove neighbours (module
     docstring): discrete Laplace of scale ``⌈1/ε⌉`` rows, sensitivity one;
     refused before any charge when the exact sampler cannot draw it."""
+    record = count_record(epsilon, add_remove_neighbours(cap))
     t = math.ceil(1.0 / epsilon)
-    if t > noise.MAX_LAPLACE_GRID_SCALE:
-        raise ValueError(
-            f"epsilon is too small: the private count of rows (ε = "
-            f"{epsilon:.3g}) would need a noise scale beyond the exact "
-            "sampler's range; nothing was charged"
-        )
-    relation = add_remove_neighbours(cap)
-    record = private_bounds.row_count_guarantee(epsilon, relation)
     return Step("count", "discrete_laplace", float(t), 1.0, 1.0, 1.0, record)
 
 
@@ -441,18 +436,8 @@ class PrivateStandardScaler(
         lower, upper = check_bounds(p.bounds, d)
         steps = scaler_plan(p, n, d)
         cap = plan_cap(p, n)  # None under replace-one; n ≤ cap checked
-        if cap is None and p.delta is not None and float(p.delta) >= 1.0 / n:
-            message = "delta >= 1/n: choose delta much smaller than 1/n"
-            warn(message, PrivacyWarning, stacklevel=caller_stacklevel())
-        if (
-            cap is not None
-            and p.delta is not None
-            and float(p.delta) >= 1 / cap
-        ):
-            message = "delta >= 1/max_samples: under add/remove neighbours "
-            message += "n is private and the guarantee covers data sets of "
-            message += "up to max_samples rows; choose delta much smaller "
-            message += "than 1/max_samples (or a smaller cap)"
+        message = delta_message(p.delta, n, cap)
+        if message:
             warn(message, PrivacyWarning, stacklevel=caller_stacklevel())
         if hasattr(self, "privacy_releases_") and p.accountant is None:
             warn(REFIT_WARNING, PrivacyWarning, stacklevel=caller_stacklevel())

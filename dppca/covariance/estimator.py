@@ -34,6 +34,7 @@ from ..base import (
 )
 from ..decomposition.add_remove import (
     DEFAULT_MAX_SAMPLES,
+    delta_message,
     eigenvalue_scale,
 )
 from ..exceptions import PrivacyWarning, warn
@@ -219,15 +220,8 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         n, d = X.shape
         plan = covariance_plan(p, n, d)
         cap = plan.max_samples  # None under replace-one neighbours
-        if cap is None and float(p.delta) >= 1.0 / n:
-            message = "delta >= 1/n: choose delta much smaller than 1/n"
-            warn(message, PrivacyWarning, stacklevel=_stacklevel())
-        if cap is not None and float(p.delta) >= 1.0 / cap:
-            # n is private: compared with the largest data set covered
-            message = "delta >= 1/max_samples: under add/remove neighbours "
-            message += "n is private and the guarantee covers data sets of "
-            message += "up to max_samples rows; choose delta much smaller "
-            message += "than 1/max_samples (or a smaller cap)"
+        message = delta_message(p.delta, n, cap)
+        if message:
             warn(message, PrivacyWarning, stacklevel=_stacklevel())
         if hasattr(self, "privacy_releases_") and p.accountant is None:
             warn(REFIT_WARNING, PrivacyWarning, stacklevel=_stacklevel())

@@ -104,11 +104,12 @@ from ..decomposition.add_remove import (
     check_neighbours,
     check_row_cap,
     count_epsilon,
+    count_record,
 )
 from ..decomposition.parameters import public_centre
 from ..linalg import float_error, rows
 from ..mechanisms import registry
-from ..privacy import drawable, noise, private_bounds
+from ..privacy import drawable, noise
 from ..privacy.guarantees import Release
 from ..privacy.mean_plan import private_mean_plan
 from ..privacy.sensitivity import frobenius_sensitivity_second_moment
@@ -150,11 +151,11 @@ def add_remove_covariance_mechanisms() -> dict[str, str]:
     dict
         Mechanism key to the reason, in words.
     """
+    reasons = registry.reasons("add_remove")
     return {
-        key: registry.MECHANISMS[key].add_remove
+        key: reasons[key]
         for key in mechanisms()
-        if registry.MECHANISMS[key].add_remove
-        and not registry.MECHANISMS[key].covariance.reads_rows
+        if key in reasons and not registry.MECHANISMS[key].covariance.reads_rows
     }
 
 
@@ -390,18 +391,6 @@ def _check_add_remove(est, centre: str, n: int, d: int) -> int:
     return cap
 
 
-def _count_record(epsilon: float, relation: str) -> Release:
-    """The private count's record, refused before any charge when the exact
-    sampler cannot draw its noise (scale ``⌈1/ε⌉`` rows)."""
-    if math.ceil(1.0 / epsilon) > noise.MAX_LAPLACE_GRID_SCALE:
-        raise ValueError(
-            f"epsilon is too small: the private count of rows (ε = "
-            f"{epsilon:.3g}) would need a noise scale beyond the exact "
-            "sampler's range; nothing was charged"
-        )
-    return private_bounds.row_count_guarantee(epsilon, relation)
-
-
 def covariance_plan(est, n: int, d: int) -> CovariancePlan:
     """Check every public parameter of ``est`` and calibrate its releases on
     ``n`` rows of ``d`` features (both public under replace-one
@@ -455,7 +444,7 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
         cap = _check_add_remove(est, centre, n, d)
         relation = add_remove_neighbours(cap)
         count_eps = count_epsilon(epsilon)
-        count = _count_record(count_eps, relation)
+        count = count_record(count_eps, relation)
         epsilon, n = epsilon - count_eps, cap
     mean, centred = None, None
     if centre == "private":

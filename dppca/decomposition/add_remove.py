@@ -80,7 +80,9 @@ import textwrap
 
 import numpy as np
 
+from ..linalg import float_error
 from ..linalg.float_error import ADD_REMOVE_MAX_SAMPLES, check_max_samples
+from ..privacy.guarantees import ADD_REMOVE_PREFIX, add_remove_relation
 
 
 def _forecast_plan_mixin():
@@ -99,7 +101,7 @@ DEFAULT_MAX_SAMPLES = ADD_REMOVE_MAX_SAMPLES
 #: docstring), when the mechanism releases eigenvalues.
 ROW_COUNT_SHARE = 0.05
 
-_PREFIX = "add/remove-one (one row added or removed, n private; 1 to "
+_PREFIX = ADD_REMOVE_PREFIX
 
 
 def _numpydoc(head: str, body: str) -> str:
@@ -194,8 +196,10 @@ class AddRemovePlanMixin(_forecast_plan_mixin()):
 
 def add_remove_neighbours(max_samples: int) -> str:
     """The neighbouring relation of a fit with ``neighbours="add-remove"``
-    and the cap ``max_samples``, as its records state it."""
-    return f"{_PREFIX}{int(max_samples)} rows)"
+    and the cap ``max_samples``, as its records state it
+    (:func:`dppca.privacy.guarantees.add_remove_relation`, which the
+    functional entry points' records state too)."""
+    return add_remove_relation(max_samples)
 
 
 def add_remove_cap(neighbours: str) -> int | None:
@@ -280,22 +284,13 @@ def check_add_remove(est, n: int | None = None, groups=None) -> int:
 def check_cap_shrink(cap: int, d: int) -> None:
     """:func:`dppca.linalg.float_error.check_cap_shrink`, before any
     charge."""
-    from ..linalg.float_error import check_cap_shrink as check
-
-    check(cap, d, "charged")
+    float_error.check_cap_shrink(cap, d, "charged")
 
 
 def check_row_cap(n: int, cap: int) -> None:
-    """Refuse ``n`` rows above the public cap ``max_samples`` (before any
-    charge): the add/remove guarantee covers data sets of 1 to ``cap``
-    rows. Whether this raises depends on ``n``, outside the relation's
-    domain only (as a row above a public bound with ``clip=False``)."""
-    if n > cap:
-        raise ValueError(
-            f"X has {n} rows, more than max_samples = {cap}: the add/remove "
-            "guarantee covers data sets of 1 to max_samples rows (a "
-            "public cap; raise it); nothing was charged"
-        )
+    """:func:`dppca.linalg.float_error.check_row_cap`, before any
+    charge."""
+    float_error.check_row_cap(n, cap, "the", "charged")
 
 
 def check_add_remove_mechanism(name: str) -> None:
@@ -333,6 +328,45 @@ def count_needed(est) -> bool:
 def count_epsilon(epsilon: float) -> float:
     """ε of the private count: ``ROW_COUNT_SHARE`` of the total."""
     return float(epsilon) * ROW_COUNT_SHARE
+
+
+def count_record(epsilon: float, relation: str, stated=None):
+    """The record of the private count of rows at ``epsilon`` under
+    ``relation`` (:func:`dppca.privacy.private_bounds.row_count_guarantee`),
+    refused before any charge when the exact sampler cannot draw its noise
+    (scale ``⌈1/ε⌉`` rows). ``stated``: the ε the caller gave, which the
+    message quotes when given."""
+    from ..privacy import noise, private_bounds
+
+    if math.ceil(1.0 / epsilon) > noise.MAX_LAPLACE_GRID_SCALE:
+        said = "epsilon" if stated is None else f"epsilon={stated!r}"
+        raise ValueError(
+            f"{said} is too small: the private count of rows (ε = "
+            f"{epsilon:.3g}) would need a noise scale beyond the exact "
+            "sampler's range; nothing was charged"
+        )
+    return private_bounds.row_count_guarantee(epsilon, relation)
+
+
+def delta_message(delta, n: int, cap: int | None) -> str | None:
+    """The warning a fit of the scaler or ``PrivateCovariance`` gives about
+    its δ, or ``None``: against ``1/n`` under replace-one neighbours (no
+    ``cap``), against ``1/max_samples`` under add/remove (``n`` is private
+    there, and the guarantee covers data sets of up to the cap)."""
+    if delta is None:
+        return None
+    if cap is None:
+        if float(delta) >= 1.0 / n:
+            return "delta >= 1/n: choose delta much smaller than 1/n"
+        return None
+    if float(delta) >= 1.0 / cap:
+        return (
+            "delta >= 1/max_samples: under add/remove neighbours n is "
+            "private and the guarantee covers data sets of up to "
+            "max_samples rows; choose delta much smaller than 1/max_samples "
+            "(or a smaller cap)"
+        )
+    return None
 
 
 def with_epsilon(est, epsilon: float):

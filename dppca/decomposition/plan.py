@@ -69,6 +69,7 @@ from .add_remove import (
     check_cap_shrink,
     count_epsilon,
     count_needed,
+    count_record,
     is_add_remove,
     stated_epsilon,
     with_epsilon,
@@ -209,15 +210,8 @@ def release_plan(est, n: int, d: int) -> ReleasePlan:
         record = dataclasses.replace(record, neighbours=relation)
         records = ()
         if row_count_eps is not None:
-            if math.ceil(1.0 / row_count_eps) > noise.MAX_LAPLACE_GRID_SCALE:
-                raise ValueError(
-                    f"epsilon={stated_epsilon(est)!r} is too small: the "
-                    f"private count of rows (ε = {row_count_eps:.3g}) would "
-                    "need a noise scale beyond the exact sampler's range; "
-                    "nothing was charged"
-                )
             records = (
-                private_bounds.row_count_guarantee(row_count_eps, relation),
+                count_record(row_count_eps, relation, stated_epsilon(est)),
             )
     return ReleasePlan(
         name,

@@ -326,6 +326,22 @@ def check_max_samples(max_samples) -> int:
     return int(max_samples)
 
 
+def check_row_cap(
+    n: int, cap: int, whose: str = "the", nothing: str = "charged"
+) -> None:
+    """Refuse ``n`` rows above the public cap ``max_samples``: the
+    add/remove guarantee covers data sets of 1 to ``cap`` rows. Whether
+    this raises depends on ``n``, outside the relation's domain only (as a
+    row above a public bound with ``clip=False``). ``whose``: whose
+    guarantee the message names; ``nothing``: what did not happen."""
+    if n > cap:
+        raise ValueError(
+            f"X has {n} rows, more than max_samples = {cap}: {whose} "
+            "add/remove guarantee covers data sets of 1 to max_samples rows "
+            f"(a public cap; raise it). Nothing was {nothing}"
+        )
+
+
 def check_cap_shrink(cap: int, d: int, nothing: str = "charged") -> None:
     """Refuse a cap ``max_samples`` too large for the float64 proof at
     ``d`` features, from public values before anything private happens: the
@@ -441,7 +457,9 @@ __all__ = [
     "MIN_BOUND",
     "UNIT_ROUNDOFF",
     "add_remove_shrink",
+    "check_cap_shrink",
     "check_max_samples",
+    "check_row_cap",
     "default_chunk_rows",
     "float_error_shrink",
     "norm_relative_error",

@@ -51,9 +51,10 @@ the float shrink ``η``, which grows linearly with ``N`` (``4.7·10⁻⁵`` at
 ``Nε/2`` against the samplers' range.
 
 This module sits below the registry and :mod:`dppca.decomposition`, which
-import the mechanism modules; it reads neither (no import cycle), so the
-checks it shares with ``PrivatePCA``'s are written here again, in the
-functions' words.
+import the mechanism modules; it reads neither (no import cycle): the checks
+it shares with ``PrivatePCA``'s live in :mod:`dppca.linalg.float_error`
+(the cap, the rows against it, the float64 proof at it) and the relation's
+words in :mod:`dppca.privacy.guarantees`.
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..linalg.clipped_sums import clipped_second_moment
-from ..linalg.float_error import check_cap_shrink, check_max_samples
+from ..linalg.float_error import (
+    check_cap_shrink,
+    check_max_samples,
+    check_row_cap,
+)
 from ..linalg.moments import unit_rows_second_moment
 from ..privacy.guarantees import add_remove_relation, with_neighbours
 from ..validation import check_data
@@ -123,12 +128,7 @@ def check_rows(function: str, n: int, d: int, cap: int) -> None:
     ``MAX_SHRINK``), before anything random is drawn. The guarantee covers
     data sets of 1 to ``cap`` rows: a call on more is outside the
     relation's domain (as a row of norm above one is)."""
-    if n > cap:
-        raise ValueError(
-            f"X has {n} rows, more than max_samples = {cap}: {function}'s "
-            "add/remove guarantee covers data sets of 1 to max_samples rows "
-            "(a public cap; raise it). Nothing was drawn"
-        )
+    check_row_cap(n, cap, f"{function}'s", "drawn")
     check_cap_shrink(cap, d, "drawn")
 
 

@@ -306,3 +306,13 @@ def test_a_mean_error_beyond_the_bound_leaves_the_released_spectrum():
         predicted.append(got.loss)
         drawn.append(loss)
     assert 1 / 2 < np.median(predicted) / np.median(drawn) < 2
+
+
+def test_hidden_reading_sums_what_the_noise_could_hide():
+    # d = 100, s = 0.01: threshold s√d = 0.1, edge 0.2. A value above the
+    # edge is seen, not read as hidden; 0.15 reads 0.05, 0.19 reads 0.09
+    from dppca.forecast_prediction import hidden_reading
+
+    read = hidden_reading([0.5, 0.19, 0.15], 0.0, 100, 0.01)
+    assert abs(read - (0.09 + 0.05)) < 1e-12
+    assert hidden_reading([0.5, 0.4], 0.0, 100, 0.01) == 0.0
