@@ -80,7 +80,6 @@ def test_the_search_runs_in_a_pipeline_and_names_its_relation():
     assert result.n_budgeted_fits_ == 13 and result.n_splits_ == 4
     assert len(ledger.charges) == 27
     assert len(ledger.releases) == 13 * 5 + 1
-    assert ledger.spent[0] <= 6.0 * (1 + 1e-9) and ledger.spent[1] <= 1e-6
     chosen = result.best_estimator_
     assert chosen.steps[1][1].neighbours == "add-remove"
     assert hasattr(chosen.steps[0][1], "row_count_")
