@@ -31,6 +31,7 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
+import scipy.sparse
 
 from . import model_selection_scoring as _scoring
 from .decomposition.add_remove import add_remove_neighbours
@@ -487,8 +488,12 @@ def _fold_utilities(job, seeded, scale) -> list:
                 rows = _safe_indexing(X, train)
                 if job.cap is not None and not len(train):
                     # add/remove: an empty training side fits on the public
-                    # row alone (in float64, as computed), never on zero rows
+                    # row alone (in float64, as computed; sparse when X is,
+                    # so a step that refuses sparse rows refuses it too, red
+                    # team 23), never on zero rows
                     rows = neutral_row(model, job.steps, X.shape[1])[None]
+                    if scipy.sparse.issparse(X):
+                        rows = scipy.sparse.csr_matrix(rows)
                 model.fit(rows, **groups_of(job.people, job.steps, train))
                 if len(test):  # an empty test side (add/remove) scores 0
                     held = persons_of(job.people, test)

@@ -18,6 +18,8 @@ import numbers
 
 import numpy as np
 
+from .validation import check_public_shape
+
 
 def private_steps(estimator) -> list[tuple[str, object]]:
     """``(parameter prefix, step)`` of every private step (an estimator
@@ -488,6 +490,7 @@ def checked_rows(X, estimator, steps, candidates):
             f"raised would depend on one row. Use {name}=True; nothing was "
             "fitted"
         )
+    check_public_shape(X)  # before scikit-learn prints n or values
     X = check_array(
         X, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32)
     )

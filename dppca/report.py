@@ -24,7 +24,7 @@ import textwrap
 import numpy as np
 
 from .decomposition.add_remove import add_remove_cap
-from .decomposition.persons import person_bound, unit_of_privacy
+from .decomposition.persons import person_bound, rows_text, unit_of_privacy
 from .privacy.guarantees import REPLACE_ONE
 
 #: Width at which ``str(report)`` wraps.
@@ -54,7 +54,7 @@ def neighbours_in_words(relation: str) -> str:
         return (
             "two data sets are neighbours when they have the same number of "
             "persons and differ in all the rows of one person, replaced by "
-            f"any others, each person with at most {m} rows (replace-one "
+            f"any others, each person with at most {rows_text(m)} (replace-one "
             "person)"
         )
     cap = add_remove_cap(relation)

@@ -15,6 +15,8 @@ import numbers
 import numpy as np
 import scipy.sparse
 
+from .input_checks import check_public_shape
+
 #: Slack allowed on ``||x_i|| <= 1`` for floating-point round-off of float64
 #: data (relative to 1).
 ROW_NORM_TOLERANCE = 1e-9
@@ -95,9 +97,11 @@ def as_real_array(X, *, name: str = "X") -> np.ndarray:
         )
     try:
         arr = np.asarray(X)
-    except (TypeError, ValueError) as exc:  # ragged nested sequences
+    except (TypeError, ValueError):  # ragged nested sequences
+        # numpy's own message prints the shapes (n among them): not shown
         raise TypeError(
-            f"{name} must be a rectangular array of real numbers ({exc})"
+            f"{name} must be a rectangular array of real numbers; got a "
+            "ragged sequence (rows of unequal lengths)"
         ) from None
     kind = arr.dtype.kind
     if kind == "c":
@@ -113,8 +117,11 @@ def as_real_array(X, *, name: str = "X") -> np.ndarray:
         )
     try:
         return arr.astype(float, copy=False)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must hold real numbers ({exc})") from None
+    except (TypeError, ValueError):  # numpy's message prints the entry
+        raise TypeError(
+            f"{name} must hold real numbers; got an entry that is not one "
+            "(not printed)"
+        ) from None
 
 
 def _has_non_real(arr) -> bool:
@@ -230,42 +237,6 @@ def _check_rows(n: int, bad_rows: int, norms, tolerance: float, name: str):
             "dppca.validation.normalize_rows(X) read the scale from the data: "
             "the result is then NOT differentially private."
         )
-
-
-def check_public_shape(X, *, name: str = "X", rows_private=True) -> None:
-    """Refuse ``X`` that is not two-dimensional with a message that prints
-    neither its values nor its number of rows, and, when the number of rows
-    is private (``rows_private``), ``X`` without a column, likewise.
-
-    An error message is part of what a caller observes (it may be logged or
-    shown): scikit-learn's own messages print a 1-D array's values, and the
-    shape (``n`` included) of an array without columns, which is public
-    under replace-one neighbours but not under add/remove. Checked before
-    them. A ragged list, which has no shape, is left to the full validation
-    (it refuses it).
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix
-        The data.
-    name : str, default="X"
-        The name the message gives it.
-    rows_private : bool, default=True
-        Whether the number of rows is private (add/remove neighbours).
-    """
-    shape = getattr(X, "shape", None)
-    if shape is None:
-        try:
-            shape = np.asarray(X).shape
-        except (ValueError, TypeError):  # ragged: no shape to judge
-            return
-    if len(shape) != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n, d) with one row per "
-            f"person; got a {len(shape)}-D array"
-        )
-    if rows_private and shape[1] is not None and shape[1] < 1:
-        raise ValueError(f"{name} must have at least one column; got none")
 
 
 def _check_size(n: int, d: int, name: str) -> None:

@@ -85,6 +85,7 @@ from ..float_state import owns_float_state
 from ..mechanisms import registry
 from ..privacy.accounting import basic_composition
 from ..privacy.guarantees import UNCOMPOSABLE
+from ..validation import check_public_shape
 from .add_remove import (
     ADD_REMOVE_ATTRIBUTES,
     DEFAULT_MAX_SAMPLES,
@@ -383,6 +384,7 @@ class PrivatePCA(
         ``max_rows_per_person``) names the person of each row: the unit of
         privacy is then a person; in a ``Pipeline``, ``pca__groups=g``.
         """
+        check_public_shape(X, rows_private=self.neighbours == "add-remove")
         X = validate_data(
             self,
             X,

@@ -117,7 +117,7 @@ def __getattr__(name):
 #: The neighbouring relation of a fit with ``groups`` (``{m}``: the bound).
 PERSON_NEIGHBOURS = (
     "replace-one person (N persons fixed, all the rows of one person "
-    "replaced; at most {m} rows per person)"
+    "replaced; at most {rows} per person)"
 )
 
 #: The start of :data:`PERSON_NEIGHBOURS`, by which a record is recognised.
@@ -126,7 +126,12 @@ _PERSON_PREFIX = PERSON_NEIGHBOURS.split(" (", 1)[0]
 
 def person_neighbours(m: int) -> str:
     """The neighbouring relation of a fit with ``max_rows_per_person=m``."""
-    return PERSON_NEIGHBOURS.format(m=int(m))
+    return PERSON_NEIGHBOURS.format(rows=rows_text(m))
+
+
+def rows_text(m: int) -> str:
+    """``"1 row"``, ``"m rows"``: a number of rows in words."""
+    return f"{int(m)} row" if int(m) == 1 else f"{int(m)} rows"
 
 
 def person_bound(neighbours: str) -> int | None:
@@ -141,7 +146,7 @@ def unit_of_privacy(neighbours: str) -> str:
     """The unit of privacy of a record's neighbouring relation, in words:
     ``"per person, at most m rows"`` or ``"a row"``."""
     m = person_bound(neighbours)
-    return "a row" if m is None else f"per person, at most {m} rows"
+    return "a row" if m is None else f"per person, at most {rows_text(m)}"
 
 
 def check_max_rows_per_person(est):
@@ -341,6 +346,7 @@ __all__ = [
     "MAX_PADDED_ENTRIES",
     "person_level",
     "PERSON_NEIGHBOURS",
+    "rows_text",
     "Persons",
     "check_max_rows_per_person",
     "check_padded_size",

@@ -571,3 +571,23 @@ def test_the_public_row_keeps_float64_with_float32_rows(monkeypatch):
     # public row adds nothing to the scaler's sums
     assert any(not np.any(mean) for mean in seen)
     assert all(np.all(np.abs(mean) <= 0.5) for mean in seen)
+
+
+def test_sparse_rows_and_a_scaler_fail_alike_on_neighbours():
+    # red team 23: the scaler refuses sparse rows, but the public row of an
+    # empty training side was dense: D = {y} (always an empty side) was
+    # charged and failed later, D + x refused at once
+    import scipy.sparse
+
+    y, x = np.array([[0.5, 0.5, 0.5, 0.5]]), np.array([[0.2, 0.1, 0.3, 0.4]])
+    for X in (y, np.vstack([y, x])):
+        for seed in range(8):
+            ledger = Accountant(8.0, 1e-6)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with pytest.raises(TypeError):
+                    budgeted_grid_search(
+                        pipeline(), GRID, ledger, scipy.sparse.csr_matrix(X),
+                        cv=2, random_state=seed,
+                    )  # fmt: skip
+            assert ledger.charges == ()

@@ -76,3 +76,43 @@ def test_an_unhashable_label_is_not_printed():
             1, delta=1e-6, data_norm=1.0, center=False, max_rows_per_person=1
         ).fit(X, groups=groups)
     assert "example.com" not in str(caught.value)
+
+
+MALFORMED = {
+    # ragged: numpy's message prints the shapes, n among them
+    "ragged": ([[0.1, 0.2], [0.3]], [[0.1, 0.2], [0.3], [0.1, 0.2]]),
+    # an entry that is not a number: numpy's message quotes it
+    "string": ([[0.1, "alice@x"]], [[0.1, "alice@x"], [0.1, 0.2]]),
+    # complex: scikit-learn's message prints the whole matrix
+    "complex": (np.array([[0.1, 0.2j]]), np.array([[0.1, 0.2j], [0.1, 0.1]])),
+}
+
+
+def _search(X):
+    from dppca import Accountant, PrivatePCA, budgeted_grid_search
+
+    pca = PrivatePCA(
+        1, data_norm=1.0, center=False, delta=1e-6, neighbours="add-remove",
+        max_samples=CAP,
+    )  # fmt: skip
+    return budgeted_grid_search(
+        pca, {"n_components": [1]}, Accountant(2.0, 1e-3), X, cv=2
+    )
+
+
+@pytest.mark.parametrize("pair", sorted(MALFORMED))
+@pytest.mark.parametrize("name", [*sorted(FITS), "search"])
+def test_malformed_rows_are_refused_without_printing_them(name, pair):
+    # red team, round 23
+    fit = _search if name == "search" else FITS[name]
+    small, large = MALFORMED[pair]
+    messages = []
+    for X in (small, large):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises((TypeError, ValueError)) as caught:
+                fit(X)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    for leak in ("alice", "0.2j", "(2,", "(3,", "(1,"):
+        assert leak not in messages[0]

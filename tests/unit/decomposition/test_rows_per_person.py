@@ -414,3 +414,16 @@ def test_a_budgeted_search_of_per_person_fits_is_refused_before_any_fit(where):
     with pytest.raises(ValueError, match="does not pass groups"):
         budgeted_grid_search(est, grid, acc, X, cv=3)
     assert acc.spent == (0.0, 0.0)
+
+
+def test_one_row_per_person_is_worded_in_the_singular():
+    from dppca.decomposition.persons import (
+        person_bound,
+        person_neighbours,
+        unit_of_privacy,
+    )
+
+    assert "at most 1 row per person" in person_neighbours(1)
+    assert "at most 5 rows per person" in person_neighbours(5)
+    assert person_bound(person_neighbours(1)) == 1
+    assert unit_of_privacy(person_neighbours(1)) == "per person, at most 1 row"
