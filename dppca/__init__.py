@@ -18,9 +18,9 @@ scikit-learn's:
 - :mod:`dppca.linalg`: rows (clipping, centring, the proved second moment),
   dense helpers and Dask;
 - ``dppca.samplers``: the Bingham and Dyson samplers;
-- :mod:`dppca.validation` (with :mod:`dppca.input_checks`), :mod:`dppca.utility`,
-  :mod:`dppca.montecarlo`:
-  checks, utility measures and Monte Carlo statistics;
+- :mod:`dppca.validation` (with :mod:`dppca.input_checks`),
+  :mod:`dppca.utility`, :mod:`dppca.montecarlo`: checks, utility measures
+  and Monte Carlo statistics;
 - :mod:`dppca.exceptions`: every warning and error class;
 - ``dppca.book``: what only the book needs (data sets, experiments, peers,
   plots, theorem bounds), with its own extras; ``import dppca`` never
