@@ -18,7 +18,7 @@ scikit-learn's:
 - :mod:`dppca.linalg`: rows (clipping, centring, the proved second moment),
   dense helpers and Dask;
 - ``dppca.samplers``: the Bingham and Dyson samplers;
-- :mod:`dppca.validation` (with :mod:`dppca.input_checks`),
+- :mod:`dppca.validation` (with ``dppca.input_checks``),
   :mod:`dppca.utility`, :mod:`dppca.montecarlo`: checks, utility measures
   and Monte Carlo statistics;
 - :mod:`dppca.exceptions`: every warning and error class;
