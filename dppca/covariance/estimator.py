@@ -45,6 +45,8 @@ from ..privacy import noise
 from ..privacy.accounting import basic_composition
 from ..privacy.guarantees import warn_if_unproved
 from ..validation import check_public_shape
+from .persons import covariance_persons, estimand
+from .persons import delta_message as person_delta_message
 from .plan import covariance_plan
 from .postprocessing import psd_floor
 from .release import release
@@ -132,6 +134,17 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         cap (noise calibrated to √2/N on ``S/N``, times ``N/n̂``); the cap
         sets the float64 shrink (which grows with it) and the δ to choose
         (well below ``1/max_samples``). Unused under ``"replace"``.
+    max_rows_per_person : int or None, default=None
+        With ``fit(X, groups=g)``: the public bound ``m`` on a person's
+        rows, and the unit of privacy is a person (replace-one person, the
+        number ``N`` of persons public; :mod:`dppca.covariance.persons`). A
+        person with more than ``m`` rows keeps ``m`` of them, chosen at
+        random; the rows are padded to ``N·m`` and every release is
+        calibrated at ``n = N``. Runs ``"analyze_gauss"`` with any centring;
+        ``"trace_sensitive"`` and ``neighbours="add-remove"`` are refused
+        before any charge. The estimand is then the padded per-person
+        second moment (``estimand_``), not the rows' covariance. ``None``
+        (and no ``groups``): the unit is a row.
 
     Attributes
     ----------
@@ -151,6 +164,15 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
     row_count_ : int
         With ``neighbours="add-remove"`` only: the private (noisy) count of
         the rows, which may exceed n or be below zero.
+    n_persons_ : int
+        With ``groups`` only: the number ``N`` of persons (public).
+    estimand_ : str
+        With ``groups`` only: what ``covariance_`` estimates, in words: the
+        padded per-person second moment about ``location_``, persons
+        equally weighted, each through ``(1/m) Σ (x − location_)(x −
+        location_)ᵀ`` over its kept rows (a person with fewer than ``m``
+        rows counts its missing rows at ``location_``); ``location_`` from
+        a private mean is likewise the padded mean over persons.
     guarantees_ : tuple of Release
         One record per release (private count, private mean, matrix: those
         the fit makes).
@@ -179,6 +201,7 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         random_state=None,
         neighbours="replace",
         max_samples=DEFAULT_MAX_SAMPLES,
+        max_rows_per_person=None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -194,10 +217,11 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         self.random_state = random_state
         self.neighbours = neighbours
         self.max_samples = max_samples
+        self.max_rows_per_person = max_rows_per_person
 
     @one_fit_at_a_time
     @owns_float_state
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, groups=None):
         """Release the covariance of ``X``: check the public parameters,
         charge, read the rows, add the noise, post-process.
 
@@ -207,6 +231,10 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
             The rows.
         y : None
             Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            With ``max_rows_per_person``: one hashable label per row naming
+            its person; the unit of privacy is then a person (in a
+            ``Pipeline``, ``<step>__groups=g``).
 
         Returns
         -------
@@ -218,9 +246,14 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         check_public_shape(X, rows_private=p.neighbours == "add-remove")
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
-        plan = covariance_plan(p, n, d)
+        persons = covariance_persons(p, groups, n, d)  # None without groups
+        N = None if persons is None else persons.N
+        plan = covariance_plan(p, n, d, N)
         cap = plan.max_samples  # None under replace-one neighbours
-        message = delta_message(p.delta, n, cap)
+        if persons is None:
+            message = delta_message(p.delta, n, cap)
+        else:
+            message = person_delta_message(p.delta, N)
         if message:
             warn(message, PrivacyWarning, stacklevel=_stacklevel())
         if hasattr(self, "privacy_releases_") and p.accountant is None:
@@ -234,11 +267,12 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         rng = _generator(p.random_state)
         kind = noise.check_noise_kind(p.noise)
         location, noisy, B, unit_floor, count = release(
-            X.astype(np.float64), plan, kind, rng
+            X.astype(np.float64), plan, kind, rng, persons
         )
         floor = p.min_eigenvalue
         floor = unit_floor if isinstance(floor, str) else float(floor)
-        vars(self).pop("row_count_", None)  # of an earlier add/remove fit
+        for name in ("row_count_", "n_persons_", "estimand_"):
+            vars(self).pop(name, None)  # of an earlier fit
         if count is not None:
             # post-processing of the released count: S/N + noise to S/n̂ +
             # noise·N/n̂, and the noise level "auto" floors at with it
@@ -255,6 +289,9 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         self.min_eigenvalue_ = floor * scale
         self.row_bound_ = B
         self.mechanism_ = plan.mechanism
+        if persons is not None:
+            self.n_persons_ = N
+            self.estimand_ = estimand(persons.m, N)
         self.guarantees_ = self.privacy_releases_ = records
         requested = (float(p.epsilon), float(p.delta))
         self.privacy_spent_ = _snap(basic_composition(records), requested)

@@ -86,6 +86,15 @@ is calibrated to ``√2/N``, so after the rescaling by ``N/max(1, n̂)``
 replace-one fit on ``n̂`` rows at the matrix's share of ε, whatever the cap:
 a generous cap costs accuracy only through the float64 shrink, and δ, to be
 well below ``1/N``.
+
+**Several rows per person** (``fit(X, groups=g)`` with
+``max_rows_per_person=m``; the argument, per mechanism and per centring, is
+in :mod:`dppca.covariance.persons`). ``covariance_plan(..., persons=N)``
+calibrates every release at ``n = N`` persons (public), writes the
+per-person relation (``person_neighbours(m)``) into the private mean's and
+the matrix's records, and refuses, before any charge, a mechanism without a
+per-person argument (``"trace_sensitive"``), add/remove neighbours with
+groups, and a padded data set too large to allocate.
 """
 
 from __future__ import annotations
@@ -107,6 +116,7 @@ from ..decomposition.add_remove import (
     count_record,
 )
 from ..decomposition.parameters import public_centre
+from ..decomposition.persons import person_neighbours
 from ..linalg import float_error, rows
 from ..mechanisms import registry
 from ..privacy import drawable, noise
@@ -119,6 +129,7 @@ from ..validation import (
     check_epsilon,
     check_random_state,
 )
+from .persons import person_plan
 
 
 def mechanisms() -> tuple[str, ...]:
@@ -214,6 +225,11 @@ class CovariancePlan:
     count : Release or None, default=None
         Under add/remove neighbours, the record of the private count of
         rows (``ROW_COUNT_SHARE`` of ε).
+    persons : int or None, default=None
+        With ``groups``: the number ``N`` of persons, the ``n`` every
+        release is calibrated at (:mod:`dppca.covariance.persons`).
+    rows_per_person : int or None, default=None
+        With ``groups``: the bound ``m``; the rows are padded to ``N·m``.
     """
 
     mechanism: str
@@ -232,6 +248,8 @@ class CovariancePlan:
     neighbours: str = "replace"
     max_samples: int | None = None
     count: Release | None = None
+    persons: int | None = None
+    rows_per_person: int | None = None
 
     @property
     def records(self) -> tuple:
@@ -391,12 +409,14 @@ def _check_add_remove(est, centre: str, n: int, d: int) -> int:
     return cap
 
 
-def covariance_plan(est, n: int, d: int) -> CovariancePlan:
+def covariance_plan(
+    est, n: int, d: int, persons: int | None = None
+) -> CovariancePlan:
     """Check every public parameter of ``est`` and calibrate its releases on
     ``n`` rows of ``d`` features (both public under replace-one
     neighbours; under add/remove on the public cap ``max_samples``, ``n``
-    only refused above it); raises ``ValueError`` or ``TypeError`` before
-    any charge.
+    only refused above it; with ``groups`` on the ``persons``); raises
+    ``ValueError`` or ``TypeError`` before any charge.
 
     Parameters
     ----------
@@ -404,6 +424,9 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
         The estimator (its parameters only are read).
     n, d : int
         The shape of the data.
+    persons : int or None, default=None
+        With ``groups``: the number ``N`` of persons (public), the ``n``
+        every release is calibrated at (:mod:`dppca.covariance.persons`).
 
     Returns
     -------
@@ -420,6 +443,7 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
     check_accountant(est.accountant)
     relation = check_neighbours(est)
     _check_flags(est)
+    m = person_plan(est, persons, d)  # None without groups
     epsilon = check_epsilon(est.epsilon)
     if est.delta is None:
         raise ValueError(
@@ -446,6 +470,9 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
         count_eps = count_epsilon(epsilon)
         count = count_record(count_eps, relation)
         epsilon, n = epsilon - count_eps, cap
+    if m is not None:
+        # per person: every release calibrated at the N persons
+        n, relation = int(persons), person_neighbours(m)
     mean, centred = None, None
     if centre == "private":
         share = _number(est.center_share, "center_share")
@@ -462,13 +489,16 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
         mean_budget = (share * epsilon, share * delta)
         mean = private_mean_plan(est, n, d, R, mean_budget, False)
         _check_drawable(mean[1], mean[2], "the private mean")
+        if m is not None:
+            record = dataclasses.replace(mean[3], neighbours=relation)
+            mean = (*mean[:3], record)
         epsilon, delta = epsilon - mean_budget[0], delta - mean_budget[1]
     sensitivity, sigma, grid, record = _matrix_plan(
         est.mechanism, n, d, epsilon, delta, kind
     )
     text = _row_bound_text(R, centre, centred)
     record = dataclasses.replace(record, row_bound=text)
-    if cap is not None:
+    if cap is not None or m is not None:
         record = dataclasses.replace(record, neighbours=relation)
     return CovariancePlan(
         est.mechanism,
@@ -487,10 +517,12 @@ def covariance_plan(est, n: int, d: int) -> CovariancePlan:
         "replace" if cap is None else "add-remove",
         cap,
         count,
+        None if m is None else int(persons),
+        m,
     )
 
 
-def planned_records(est, n: int, d: int) -> list:
+def planned_records(est, n: int, d: int, persons: int | None = None) -> list:
     """Every guarantee record a fit of ``est`` on ``n`` rows of ``d``
     features would charge (a dry run, from public quantities only).
 
@@ -500,6 +532,8 @@ def planned_records(est, n: int, d: int) -> list:
         The estimator.
     n, d : int
         The shape of the data.
+    persons : int or None, default=None
+        With ``groups``: the number ``N`` of persons.
 
     Returns
     -------
@@ -507,7 +541,7 @@ def planned_records(est, n: int, d: int) -> list:
         The private count's record (add/remove neighbours), the private
         mean's (``center=True``), then the matrix's.
     """
-    return list(covariance_plan(est, n, d).records)
+    return list(covariance_plan(est, n, d, persons).records)
 
 
 __all__ = [

@@ -30,6 +30,16 @@ sensitivity ``√2/N`` the matrix is calibrated to at ``n = N`` (the corollary
 in :mod:`dppca.linalg.float_error` covers the computed values). The private
 count of rows is drawn first, from the same generator; the mechanism is
 handed ``n = N``, never ``n``.
+
+**Several rows per person** (a plan with ``persons = N`` and
+``rows_per_person = m``; :mod:`dppca.covariance.persons`). First, a public
+choice of at most ``m`` rows per person
+(:func:`dppca.decomposition.persons.kept_rows`), from a generator seeded by
+eight draws of the fit's (``subsampling_generator``). The private mean's sum
+is then over the kept rows padded with zero rows to ``N·m`` rows, divided
+by ``N·m``; the matrix is the second moment of the kept rows padded to
+``N·m`` rows equal to the centre (zero once centred), computed with the
+shrink for ``N·m`` rows; every mechanism is handed ``n = N``.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..decomposition.parameters import centered_norm
+from ..decomposition.persons import kept_rows, padded, subsampling_generator
 from ..exceptions import UnprovedGuaranteeWarning, silenced
 from ..linalg import clipped_sums, rows
 from ..mechanisms import registry
@@ -49,7 +60,8 @@ from .plan import CovariancePlan
 def unit_second_moment(X, plan: CovariancePlan, location=None):
     """The matrix the noise is added to, before any noise: ``(1/n) Σ z_i
     z_iᵀ`` (module docstring), and the bound ``B`` the centred rows were
-    divided by.
+    divided by. With a per-person plan ``X`` holds the kept rows, padded
+    here to ``N·m`` rows equal to the centre.
 
     Parameters
     ----------
@@ -68,6 +80,12 @@ def unit_second_moment(X, plan: CovariancePlan, location=None):
         ``B``.
     """
     R = plan.data_norm
+    if plan.persons is not None:
+        # per person: X holds the kept rows; padded to N·m rows at the
+        # centre, zero once centred (module docstring)
+        row = plan.location if plan.centre == "public" else None
+        row = location if plan.centre == "private" else row
+        X = padded(X, plan.persons * plan.rows_per_person, row)
     if plan.centre != "private":
         centre = None if plan.centre == "zero" else plan.location
         # add/remove: S/N and the shrink for the cap (module docstring)
@@ -107,7 +125,10 @@ def _unit_rows(X, plan, location):
 
 def _private_mean(X, plan, kind, rng) -> np.ndarray:
     """The released mean of the rows clipped to ``R``, projected onto the
-    ball of radius ``R`` (post-processing)."""
+    ball of radius ``R`` (post-processing); with a per-person plan, of the
+    kept rows padded with zero rows to ``N·m`` (module docstring)."""
+    if plan.persons is not None:
+        X = padded(X, plan.persons * plan.rows_per_person)
     n, R = X.shape[0], plan.data_norm
     _, scale, grid, _ = plan.mean
     total = clipped_sums.clipped_row_sum(X, R).total
@@ -117,10 +138,11 @@ def _private_mean(X, plan, kind, rng) -> np.ndarray:
     return rows.project_to_ball(noisy, R)
 
 
-def release(X, plan: CovariancePlan, kind: str, rng):
+def release(X, plan: CovariancePlan, kind: str, rng, persons=None):
     """The fit's releases, in the order they are drawn: the private count
-    of rows (add/remove neighbours), the private mean (a private centre),
-    then the noisy unit-normalised matrix.
+    of rows (add/remove neighbours), the choice of at most ``m`` rows per
+    person (with ``persons``), the private mean (a private centre), then
+    the noisy unit-normalised matrix.
 
     Parameters
     ----------
@@ -132,6 +154,10 @@ def release(X, plan: CovariancePlan, kind: str, rng):
         The checked noise kind, ``"safe"`` or ``"float"``.
     rng : numpy.random.Generator
         The fit's generator.
+    persons : Persons or None, default=None
+        With ``groups``: the person of each row, ``N`` and ``m``
+        (:func:`dppca.covariance.persons.covariance_persons`), as the plan
+        has them.
 
     Returns
     -------
@@ -146,6 +172,16 @@ def release(X, plan: CovariancePlan, kind: str, rng):
             int(n), plan.count.epsilon, rng, plan.count.neighbours
         )
         n = _cap(plan)  # the mechanism's n: the public cap, never the rows
+    if (persons is None) != (plan.persons is None) or (
+        persons is not None
+        and (persons.N, persons.m) != (plan.persons, plan.rows_per_person)
+    ):
+        raise RuntimeError("the persons differ from the plan's")
+    if persons is not None:
+        # a public choice of at most m rows per person, from its own
+        # generator (the fit's advances by 8 draws, whatever the rows)
+        X = X[kept_rows(persons, subsampling_generator(rng))]
+        n = plan.persons  # the mechanism's n: the persons, never the rows
     location = plan.location
     if plan.centre == "private":
         location = _private_mean(X, plan, kind, rng)
@@ -153,8 +189,9 @@ def release(X, plan: CovariancePlan, kind: str, rng):
     hooks = registry.MECHANISMS[plan.mechanism].covariance
     with silenced(UnprovedGuaranteeWarning):
         if hooks.reads_rows:
-            if plan.max_samples is not None:  # the plan refuses it first
-                raise RuntimeError("add/remove: a mechanism of the rows")
+            if plan.max_samples is not None or plan.persons is not None:
+                # the plan refuses it first
+                raise RuntimeError("a mechanism of the rows: not padded")
             data, B = _unit_rows(X, plan, location)
         else:
             data, B = unit_second_moment(X, plan, location)
