@@ -23,9 +23,10 @@ The search keeps that relation in four places.
    keeps ``p``'s place in the order of first appearance (the permutation is
    then the same on both sides).
 2. **Fits with groups.** Each fold fit is ``fit(X_train, groups=g_train)``
-   (``<step>__groups`` in a Pipeline), the refit ``fit(X, groups=g)``; the
-   dry run plans them at ``N_j`` and ``N`` persons, never at a row count
-   (under this relation the number of rows is private).
+   (``<step>__groups`` for every private step of a Pipeline), the refit
+   ``fit(X, groups=g)``; the dry run plans them at ``N_j`` and ``N``
+   persons, never at a row count (under this relation the number of rows
+   is private).
 3. **The held-out utility per person.** A person with ``r`` held-out rows
    contributes ``⌊min(r, m) · (Σ ⌊L s(x)⌋ over its rows) / r⌋``: the mean
    of its rows' terms, counted for at most ``m`` rows
@@ -39,12 +40,12 @@ The search keeps that relation in four places.
    record states.
 4. **Refusals before any charge** (``person_bound_of_search``,
    ``search_persons``): groups with a step under add/remove
-   neighbours, a private step other than a :class:`dppca.PrivatePCA` (a
-   :class:`dppca.PrivateStandardScaler` takes no groups: its sums count
-   rows, and a person of ``m`` rows moves them ``m`` times as far as its
-   record says), a ``max_rows_per_person`` missing or not the same in every
-   candidate, ``max_rows_per_person`` without groups, a ``cv`` that is not
-   an int (index splits could cut a person in two),
+   neighbours, a private step other than a :class:`dppca.PrivatePCA` or
+   a :class:`dppca.PrivateStandardScaler` (each is fitted with the groups;
+   the scaler's per-person sums are in :mod:`dppca.scaler_persons`), a
+   ``max_rows_per_person`` missing or not the same in every private step
+   of every candidate, ``max_rows_per_person`` without groups, a ``cv``
+   that is not an int (index splits could cut a person in two),
    ``selection="non_private"``, groups of the wrong length or with a
    missing label, fewer persons than folds, and whatever a fold fit with
    groups would refuse (a private bound, a mechanism outside
@@ -60,6 +61,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .decomposition.persons import (
+    Persons,
     check_max_rows_per_person,
     check_padded_size,
     check_person_mechanism,
@@ -94,16 +96,15 @@ def person_bound_of_search(estimator, steps, candidates, cv, selection, groups):
                 "Nothing was fitted or charged."
             )
         return None
-    others = [
-        type(s).__name__ for _, s in steps if not isinstance(s, PrivatePCA)
-    ]
+    from .scaler import PrivateStandardScaler
+
+    kinds = (PrivatePCA, PrivateStandardScaler)
+    others = [type(s).__name__ for _, s in steps if not isinstance(s, kinds)]
     if others:
         raise ValueError(
-            f"with groups every private step must be a PrivatePCA: {others} "
-            "has no per-person mode (a PrivateStandardScaler takes no groups; "
-            "its sums count rows, and a person of m rows moves them m times "
-            "as far as its per-row record says). Scale with public bounds "
-            "instead; nothing was fitted or charged"
+            "with groups every private step must be a PrivatePCA or a "
+            f"PrivateStandardScaler: {others} has no per-person mode in the "
+            "search; nothing was fitted or charged"
         )
     add_remove = {
         s.get(p + "neighbours")
@@ -122,8 +123,8 @@ def person_bound_of_search(estimator, steps, candidates, cv, selection, groups):
         raise ValueError(
             "with groups every candidate needs one max_rows_per_person m "
             f"(found {sorted(bounds, key=repr)}): the ledger and the "
-            "selection's sensitivity m L hold one relation. Set it on the "
-            "PrivatePCA and keep it out of the grid (or equal in every "
+            "selection's sensitivity m L hold one relation. Set it on every "
+            "private step and keep it out of the grid (or equal in every "
             "candidate); nothing was fitted or charged"
         )
     (value,) = bounds
@@ -150,15 +151,20 @@ def person_bound_of_search(estimator, steps, candidates, cv, selection, groups):
 
 
 def person_step_records(step, N: int, m: int, d: int) -> list:
-    """The records a fit of the PrivatePCA ``step`` with groups charges on
-    ``N`` persons of ``d`` features, from public quantities (the dry run of
-    ``fit(X, groups=g)``): refuses, as that fit would before its charge, a
-    private bound, a mechanism without a per-person guarantee ("auto"
-    resolved) and a padding too large."""
+    """The records a fit of the PrivatePCA (or PrivateStandardScaler)
+    ``step`` with groups charges on ``N`` persons of ``d`` features, from
+    public quantities (the dry run of ``fit(X, groups=g)``): refuses, as
+    that fit would before its charge, a private bound, a mechanism without
+    a per-person guarantee ("auto" resolved) and a padding too large."""
     from sklearn.base import clone
 
     from .decomposition.plan import planned_records, release_plan
     from .decomposition.ranges import range_stand_in
+    from .scaler import PrivateStandardScaler, scaler_plan
+
+    if isinstance(step, PrivateStandardScaler):
+        persons = Persons(np.empty(0, dtype=np.intp), N, m)
+        return [s.record for s in scaler_plan(step, N, d, persons)]
 
     est = range_stand_in(clone(step), d)
     check_person_parameters(est)
@@ -233,7 +239,7 @@ def groups_of(people, steps, rows) -> dict:
     if people is None:
         return {}
     codes = people.codes if rows is None else people.codes[rows]
-    return {steps[-1][0] + "groups": codes}
+    return {prefix + "groups": codes for prefix, _ in steps}
 
 
 def persons_of(people, rows):

@@ -67,6 +67,11 @@ warning about δ compares it with ``1/N``, the largest data set covered (a
 δ below ``1/N`` is below ``1/n`` for every such data set). With nothing to
 release (``with_mean=with_std=False``) no count is drawn and
 ``n_samples_seen_`` is ``None``.
+
+**Several rows per person** (``fit(X, groups=g)`` with
+``max_rows_per_person=m``): each person's mean of its kept rows, summed
+over the ``N`` persons, has the replace-one sensitivities at ``n = N``
+(:mod:`dppca.scaler_persons`).
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import scaler_persons
 from .base import (
     REFIT_WARNING,
     SharedSeedWarningMixin,
@@ -186,12 +192,16 @@ def _budget(est, add_remove=False) -> list[tuple[str, float, float | None]]:
     ]
 
 
-def _step(statistic, d, epsilon, delta, kind, row_bound, cap=None) -> Step:
+def _step(
+    statistic, d, epsilon, delta, kind, row_bound, cap=None, relation=None
+) -> Step:
     """Calibrate one release of ``d`` normalised sums through the package's
     one vector-release calibration
     (:func:`dppca.privacy.mean_plan.vector_release_plan`), at the
     replace-one sensitivities, or with a ``cap`` the add/remove ones (and
-    the record states that relation)."""
+    the record states that relation); a per-person ``relation`` keeps the
+    replace-one sensitivities (:mod:`dppca.scaler_persons`) and is
+    stated."""
     table = SENSITIVITY if cap is None else ADD_REMOVE_SENSITIVITY
     s = table[statistic]
     unit = "w_j" if statistic == "mean" else "w_j² (about the midpoint)"
@@ -202,6 +212,9 @@ def _step(statistic, d, epsilon, delta, kind, row_bound, cap=None) -> Step:
     fields = dict(row_bound=row_bound, theorem=theorem, chapter="chapter 13")
     if cap is not None:
         fields["neighbours"] = add_remove_neighbours(cap)
+    if relation is not None:
+        theorem += " (per person: each person's mean of its kept rows)"
+        fields.update(theorem=theorem, neighbours=relation)
     name = f"private {statistic} (scaler, "
     l1, l2 = s * d, s * math.sqrt(d)
     law, scale, grid, record = vector_release_plan(
@@ -237,28 +250,35 @@ def grid_exponent(rows: int) -> int:
     return 52 - int(rows).bit_length()
 
 
-def scaler_plan(est, n: int, d: int) -> list[Step]:
+def scaler_plan(est, n: int, d: int, persons=None) -> list[Step]:
     """Check every public parameter of ``est`` and calibrate its releases on
     ``n`` rows of ``d`` features; raises before any charge. Under add/remove
     neighbours ``n`` is used only to refuse ``n > max_samples``: every other
     decision is made from the cap, and the private count is the first
-    step."""
+    step. With ``persons`` (a fit with ``groups``) ``n`` is not read: the
+    releases are calibrated on the ``N`` persons and the grid on ``N·m``
+    (:mod:`dppca.scaler_persons`)."""
     lower, upper = check_bounds(est.bounds, d)
     check_random_state(est.random_state)
     check_accountant(est.accountant)
-    cap = plan_cap(est, n)
+    cap = None if persons is not None else plan_cap(est, n)
     rows = n if cap is None else cap
+    relation = None
+    if persons is not None:
+        rows, relation = persons.N, scaler_persons.relation(persons)
     budget = _budget(est, add_remove=cap is not None)
-    if grid_exponent(rows) < 8:
+    grid_rows = rows if persons is None else persons.padded_rows
+    if grid_exponent(grid_rows) < 8:
         raise ValueError(
             "PrivateStandardScaler takes fewer than 2**44 rows"
             + ("" if cap is None else " (max_samples, under add/remove)")
+            + ("" if persons is None else " (persons × max_rows_per_person)")
         )
     text = "x_ij in public [a_j, b_j] per feature (clipped)"
     steps = [
         _count_step(e, cap)
         if s == "count"
-        else _step(s, d, e, dl, est.noise, text, cap)
+        else _step(s, d, e, dl, est.noise, text, cap, relation)
         for s, e, dl in budget
     ]
     if any(rows / 2 > 2.0**51 * (step.grid or 1.0) for step in steps):
@@ -275,6 +295,17 @@ def clipped_sums(X, lower, upper, max_samples=None) -> dict[str, np.ndarray]:
     if max_samples is not None:
         check_row_cap(n, max_samples)
     k = grid_exponent(n if max_samples is None else max_samples)
+    cells, squares = gridded_entries(X, lower, upper, k)
+    s = cells.sum(axis=0)  # |s| ≤ n·2^(k−1) < 2^51: exact
+    q = squares.sum(axis=0)
+    return dict(mean=np.ldexp(s * 1.0, -k), variance=np.ldexp(q * 1.0, -k))
+
+
+def gridded_entries(X, lower, upper, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The entries clipped to their ranges, normalised to ``[−1/2, 1/2]``
+    and rounded to the grid ``2^-k``, and their squares on the same grid,
+    both as int64 cell counts (``|z| ≤ 2^(k−1)``, ``z² ≤ 2^(k−2)``): a map
+    on each entry alone."""
     width = upper - lower
     centre = lower / 2 + upper / 2
     # underflow (a subnormal entry) is rounding, never an error: whatever
@@ -284,9 +315,7 @@ def clipped_sums(X, lower, upper, max_samples=None) -> dict[str, np.ndarray]:
         z = np.clip(z, -0.5, 0.5)  # guards the rounding of the division
         cells = np.rint(np.ldexp(z, k))  # |cells| ≤ 2^(k−1)
         squares = np.rint(np.ldexp(np.ldexp(cells, -k) ** 2, k))  # ≤ 2^(k−2)
-    s = cells.astype(np.int64).sum(axis=0)  # |s| ≤ n·2^(k−1) < 2^51: exact
-    q = squares.astype(np.int64).sum(axis=0)
-    return dict(mean=np.ldexp(s * 1.0, -k), variance=np.ldexp(q * 1.0, -k))
+    return cells.astype(np.int64), squares.astype(np.int64)
 
 
 def _draw(step, sums, kind, rng) -> np.ndarray:
@@ -353,6 +382,14 @@ class PrivateStandardScaler(
         sets of 1 to ``max_samples`` rows (a fit on more is refused before
         any charge); the grid of the entries, the refusals and the warning
         about δ are decided from it. Unused under ``"replace"``.
+    max_rows_per_person : int or None, default=None
+        With ``fit(X, groups=g)``: the unit of privacy is a person, who
+        keeps at most this many of its rows (chosen at random, publicly).
+        Each person contributes the mean of its kept rows, and the sums
+        over the ``N`` persons are calibrated as a replace-one fit on
+        ``N`` rows (:mod:`dppca.scaler_persons`): ``mean_`` and ``var_``
+        then weigh every person equally. ``None`` (the default): the unit
+        is a row, and ``groups`` is refused.
 
     Attributes
     ----------
@@ -362,10 +399,11 @@ class PrivateStandardScaler(
     n_features_in_, feature_names_in_
         As in scikit-learn.
     n_samples_seen_ : int or None
-        Under replace-one neighbours n (public). Under add/remove the
-        released count ``row_count_`` kept in ``[1, max_samples]``
-        (post-processing), which divides the sums in place of n; ``None``
-        when nothing was released.
+        Under replace-one neighbours n (public); with ``groups``, the
+        number of persons ``N`` (the number of rows is private there).
+        Under add/remove the released count ``row_count_`` kept in
+        ``[1, max_samples]`` (post-processing), which divides the sums in
+        place of n; ``None`` when nothing was released.
     row_count_ : int
         Under add/remove neighbours only, when anything is released: the
         private count of the rows, ``n`` plus discrete Laplace noise of
@@ -392,6 +430,7 @@ class PrivateStandardScaler(
         clip=True,
         neighbours="replace",
         max_samples=DEFAULT_MAX_SAMPLES,
+        max_rows_per_person=None,
     ):
         self.bounds = bounds
         self.epsilon = epsilon
@@ -405,6 +444,7 @@ class PrivateStandardScaler(
         self.clip = clip
         self.neighbours = neighbours
         self.max_samples = max_samples
+        self.max_rows_per_person = max_rows_per_person
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -421,21 +461,44 @@ class PrivateStandardScaler(
         return state
 
     @owns_float_state
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, groups=None):
         """Release the per-feature means (and variances) of ``X``: check the
         public parameters, charge, read the rows, add the noise.
 
         Every step reads the parameters as they were when the fit began (a
         snapshot): a ``set_params`` from another thread during the fit
-        cannot change the noise drawn after the charge."""
+        cannot change the noise drawn after the charge.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        y : None
+            Ignored.
+        groups : array-like of shape (n_samples,) or None, default=None
+            With ``max_rows_per_person=m``: a hashable label per row naming
+            its person; the unit of privacy is then a person
+            (:mod:`dppca.scaler_persons`). In a ``Pipeline``,
+            ``scaler__groups=g``.
+
+        Returns
+        -------
+        self : PrivateStandardScaler
+            The fitted scaler.
+        """
         p = _parameters(self)
+        private_rows = p.neighbours == "add-remove" or groups is not None
         # before scikit-learn prints n or values
-        check_public_shape(X, rows_private=p.neighbours == "add-remove")
+        check_public_shape(X, rows_private=private_rows)
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
         lower, upper = check_bounds(p.bounds, d)
-        steps = scaler_plan(p, n, d)
-        cap = plan_cap(p, n)  # None under replace-one; n ≤ cap checked
+        persons = scaler_persons.scaler_persons(p, groups, n)
+        steps = scaler_plan(p, n, d, persons)
+        if persons is not None:
+            cap, n = None, persons.N  # the units; n rows is private
+        else:
+            cap = plan_cap(p, n)  # None under replace-one; n ≤ cap checked
         message = delta_message(p.delta, n, cap)
         if message:
             warn(message, PrivacyWarning, stacklevel=caller_stacklevel())
@@ -448,7 +511,11 @@ class PrivateStandardScaler(
             with p.accountant.exclusive():  # raises before any noise
                 p.accountant.charge(records, label=type(self).__name__)
         rng = _generator(p.random_state) if steps else None
-        sums = clipped_sums(X.astype(np.float64), lower, upper, cap)
+        X = X.astype(np.float64)
+        if persons is not None and steps:
+            sums = scaler_persons.person_sums(X, lower, upper, persons, rng)
+        else:
+            sums = clipped_sums(X, lower, upper, cap)
         sums["count"] = n  # drawn (noisy) under add/remove only
         noisy = {s.statistic: _draw(s, sums, p.noise, rng) for s in steps}
         self._store(noisy, steps, lower, upper, n, cap)

@@ -313,7 +313,7 @@ REFUSED = [
     (dict(grid={"max_rows_per_person": [M, M + 1]}), "one max_rows_per"),
     (dict(estimator=estimator(neighbours="add-remove", max_samples=10**4)),
      "neighbours='add-remove'"),
-    (dict(scaler=True), "no per-person mode"),
+    (dict(scaler=True), "one max_rows_per"),  # a scaler without m
     (dict(cv=40), "too few for cv=40"),
 ]  # fmt: skip
 
