@@ -8,6 +8,10 @@ plan
     The public side of a fit: every parameter checked, and the releases
     (the private mean, the matrix) calibrated from public quantities with
     their guarantee records, before any charge and without reading a row.
+persons
+    Several rows per person (``fit(X, groups=...)`` with
+    ``max_rows_per_person``): the per-person argument for each mechanism
+    and centring, and its checks, on ``PrivatePCA``'s machinery.
 release
     The only code that reads the rows: the private mean, the
     unit-normalised second moment (its sensitivity is derived there) and
