@@ -17,8 +17,8 @@ each ``A_p`` lies in the convex hull of ``{z zᵀ : ‖z‖ ≤ 1}`` and such a
 function is largest at its extreme points, two single rows: the row-level
 sensitivity at ``n = N``. The float64 computation is that of ``N·m`` rows,
 whose shrink :mod:`dppca.linalg.float_error` chooses for ``N·m`` summands
-(step 4 of that module's docstring: the computed matrices of two
-neighbours differ by at most ``√2/N`` in Frobenius norm).
+(step 4 of :mod:`dppca.decomposition.persons`: the computed matrices of
+two neighbours differ by at most ``√2/N`` in Frobenius norm).
 
 **Mechanisms** (:func:`person_covariance_mechanisms`):
 
@@ -70,6 +70,13 @@ person with many rows weighs no more than one with ``m``, and persons with
 fewer than ``m`` rows pull the matrix towards zero. The private mean is
 likewise the padded mean over persons, ``(1/(N·m)) Σ clip_R(x)``. The fit
 keeps this in ``estimand_`` and the number of persons in ``n_persons_``.
+
+**The cost.** The noise is calibrated to ``√2/N`` where a fit per row has
+``√2/n``: about ``n/N`` (the mean number of rows per person) times the
+noise of a row-level fit at the same ε, on a matrix that the padding
+shrinks by the share ``(kept rows)/(N·m)``. A row-level fit on the same
+rows protects a row only: a person of ``r`` rows gets, by group privacy,
+about ``r`` times its ε.
 """
 
 from __future__ import annotations
