@@ -177,6 +177,7 @@ def check_private_selection(estimator, scoring, options) -> None:
     score with bounded sensitivity."""
     from sklearn.pipeline import Pipeline
 
+    from .covariance.estimator import PrivateCovariance
     from .decomposition.pca import PrivatePCA
 
     outside = non_private_steps(estimator)
@@ -185,9 +186,9 @@ def check_private_selection(estimator, scoring, options) -> None:
         f"{outside} would be fitted on the rows (and labels) without "
         "privacy, and the held-out scores would read them"
         if outside
-        else "the held-out score is the variance a released PrivatePCA "
-        "captures, so the estimator (or the last step) must be one"
-        if not isinstance(last or estimator, PrivatePCA)
+        else "the held-out scores are those of a released PrivatePCA or "
+        "PrivateCovariance, so the estimator (or the last step) must be one"
+        if not isinstance(last or estimator, (PrivatePCA, PrivateCovariance))
         else "the package's bounded score is the only one with a known "
         "sensitivity: scoring must be None"
         if scoring is not None
@@ -199,8 +200,9 @@ def check_private_selection(estimator, scoring, options) -> None:
         raise ValueError(
             f"selection='private' cannot run: {why}. Pass "
             "selection='non_private' to choose by GridSearchCV's scores, "
-            "outside the ledger (it says so), or search a PrivatePCA, alone "
-            "or after PrivateStandardScaler steps; nothing was fitted"
+            "outside the ledger (it says so), or search a PrivatePCA or "
+            "PrivateCovariance, alone or after PrivateStandardScaler steps; "
+            "nothing was fitted"
         )
 
 
@@ -339,12 +341,13 @@ def neutral_row(fitted, steps, d) -> np.ndarray:
     :class:`dppca.PrivatePCA`'s box midpoint when it has a
     ``feature_range`` (inside the box, which it would otherwise refuse; red
     team 22), else its public centre (0 after centring; the origin with
-    ``center=False``). It is a function of public parameters. When ``D``'s
-    side is empty and ``D + x``'s holds ``x``, the two fits see one row
-    each, the public row and ``x``, with equal private counts: for a first
-    scaler the pair (no row, ``x``); for a ``PrivatePCA``, first or later
-    (a later step sees the rows after the earlier steps' transforms), a
-    replace-one pair of one row, which padded to ``N`` rows is a
+    ``center=False``; a PrivateCovariance's likewise). It is a function of
+    public parameters. When ``D``'s side is empty and ``D + x``'s holds
+    ``x``, the two fits see one row each, the public row and ``x``, with
+    equal private counts: for a first scaler the pair (no row, ``x``); for
+    a ``PrivatePCA`` or a ``PrivateCovariance``, first or later (a later
+    step sees the rows after the earlier steps' transforms), a replace-one
+    pair of one row, which padded to ``N`` rows is a
     replace-one pair of ``N`` rows, the pair every add/remove mechanism's
     calibration covers (:mod:`dppca.decomposition.add_remove`, step 1). A
     scaler after another private step is refused (its add/remove
@@ -362,11 +365,12 @@ def neutral_row(fitted, steps, d) -> np.ndarray:
         box = getattr(resolved, "range_box", None)
         if box is not None:
             return np.asarray(box[0] / 2 + box[1] / 2, dtype=np.float64)
-        centre = resolved.center
-        if not isinstance(centre, (bool, np.bool_, str)):
-            return np.broadcast_to(
-                np.asarray(centre, dtype=np.float64), (d,)
-            ).copy()
+        step = resolved
+    centre = getattr(step, "center", None)  # a PrivateCovariance's too
+    if not isinstance(centre, (bool, np.bool_, str, type(None))):
+        return np.broadcast_to(
+            np.asarray(centre, dtype=np.float64), (d,)
+        ).copy()
     return np.zeros(d)
 
 

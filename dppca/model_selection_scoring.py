@@ -131,7 +131,16 @@ def score_scale(pcas, d=None) -> float:
     ``2R`` with a private centre (the clipped row and the released mean both
     lie in the ball of radius ``R``), ``R`` otherwise (``R = data_norm``, or
     the top of ``bound_range`` for a released one; with ``feature_range``
-    on ``d`` features, its implied bound and centre)."""
+    on ``d`` features, its implied bound and centre). For PrivateCovariance
+    steps, :func:`dppca.model_selection_covariance.covariance_score_scale`
+    (the radius ``B`` of the covariance score)."""
+    from .model_selection_covariance import (
+        covariance_score_scale,
+        is_covariance,
+    )
+
+    if pcas and all(is_covariance(step) for step in pcas):
+        return covariance_score_scale(pcas)
     scale = 0.0
     for pca in pcas:
         pca = pca if d is None else range_stand_in(pca, d)
@@ -190,7 +199,10 @@ def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
 
 def held_out_utility(fitted, X_test, scale, persons=None) -> int:
     """``Σ ⌊L s(x)⌋`` over the held-out rows: each term an integer in
-    ``[0, L]``, read from the fold's released model and the row. With
+    ``[0, L]``, read from the fold's released model and the row (``s`` of
+    :func:`row_scores` for a PrivatePCA, of
+    :func:`dppca.model_selection_covariance.covariance_row_scores` for a
+    PrivateCovariance). With
     ``persons = (codes, m)`` (the person of each held-out row and the
     bound), the sum over persons of :func:`person_utility`'s terms: each
     person's mean term counted for at most ``m`` rows."""
@@ -202,7 +214,10 @@ def held_out_utility(fitted, X_test, scale, persons=None) -> int:
             if not (step is None or step == "passthrough"):
                 Z = step.transform(Z)
         fitted = fitted.steps[-1][1]
-    levels = np.floor(row_scores(fitted, Z, scale) * SCORE_LEVELS)
+    from .model_selection_covariance import covariance_row_scores, is_covariance
+
+    score = covariance_row_scores if is_covariance(fitted) else row_scores
+    levels = np.floor(score(fitted, Z, scale) * SCORE_LEVELS)
     levels = np.minimum(levels.astype(np.int64), SCORE_LEVELS)
     if persons is not None:
         return int(person_utility(levels, *persons))
