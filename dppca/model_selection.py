@@ -223,13 +223,17 @@ def budgeted_grid_search(
     a seed would share their noise, and their differences be noiseless).
 
     **The private choice** (``selection="private"``). Every step must be
-    private, the last a :class:`dppca.PrivatePCA`, ``scoring`` None (else
-    ``ValueError`` before any fit, pointing to ``"non_private"``). The
-    utility of a candidate is ``U = Σ ⌊L s(x)⌋`` over every fold's held-out
-    rows, ``s`` the score of :func:`row_scores` (captured variance over the
-    public :func:`score_scale` squared, in ``[0, 1]``, from the fold's
-    released model and the row alone), ``L =`` :data:`SCORE_LEVELS`; ``y``
-    is not read. *Sensitivity:* for fixed fold models, replacing
+    private, the last a :class:`dppca.PrivatePCA` or a
+    :class:`dppca.PrivateCovariance`, ``scoring`` None (else ``ValueError``
+    before any fit, pointing to ``"non_private"``). The utility of a
+    candidate is ``U = Σ ⌊L s(x)⌋`` over every fold's held-out rows, ``s``
+    the score of :func:`row_scores` for a PCA (captured variance over the
+    public :func:`score_scale` squared) or of
+    :func:`~dppca.model_selection_covariance.covariance_row_scores` for a
+    covariance (1 − the squared Frobenius distance of ``covariance_`` to the
+    row's outer product over ``2B⁴``), in ``[0, 1]``, from the fold's
+    released model and the row alone, ``L =`` :data:`SCORE_LEVELS`; ``y`` is
+    not read. *Sensitivity:* for fixed fold models, replacing
     row ``i`` changes only its own terms, one per test fold holding it, each
     by at most ``L``: ``Δ = L · max_i c_i`` (``c_i`` test folds per row; 1
     for ``KFold``). Permute-and-flip at ``ε_sel/Δ`` per unit of ``U``
@@ -270,7 +274,7 @@ def budgeted_grid_search(
 
     Parameters
     ----------
-    estimator : PrivatePCA or Pipeline
+    estimator : PrivatePCA, PrivateCovariance or Pipeline
         The private estimator, or a Pipeline whose private steps come first.
     param_grid : dict or list of dict
         The candidates, as for ``GridSearchCV`` (never a budget parameter).
