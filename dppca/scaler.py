@@ -318,6 +318,17 @@ def gridded_entries(X, lower, upper, k: int) -> tuple[np.ndarray, np.ndarray]:
     return cells.astype(np.int64), squares.astype(np.int64)
 
 
+def _person_sums(X, lower, upper, persons, rng) -> dict[str, np.ndarray]:
+    """``S`` and ``Q`` of a fit with ``groups``
+    (:mod:`dppca.scaler_persons`): the kept rows' gridded entries, on the
+    grid of ``N·m`` rows, averaged per person and summed."""
+    rows = scaler_persons.kept(persons, rng)
+    k = grid_exponent(persons.padded_rows)
+    cells, squares = gridded_entries(X[rows], lower, upper, k)
+    codes = persons.codes[rows]
+    return scaler_persons.person_sums(cells, squares, codes, persons.N, k)
+
+
 def _draw(step, sums, kind, rng) -> np.ndarray:
     """The noisy statistic of one planned release."""
     if step.statistic == "count":
@@ -513,7 +524,7 @@ class PrivateStandardScaler(
         rng = _generator(p.random_state) if steps else None
         X = X.astype(np.float64)
         if persons is not None and steps:
-            sums = scaler_persons.person_sums(X, lower, upper, persons, rng)
+            sums = _person_sums(X, lower, upper, persons, rng)
         else:
             sums = clipped_sums(X, lower, upper, cap)
         sums["count"] = n  # drawn (noisy) under add/remove only

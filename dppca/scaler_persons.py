@@ -99,20 +99,21 @@ def person_means(values: np.ndarray, codes: np.ndarray, N: int) -> np.ndarray:
     return (2 * sums + c) // (2 * c)
 
 
-def person_sums(X, lower, upper, persons: Persons, rng) -> dict:
+def person_sums(cells, squares, codes, N: int, k: int) -> dict:
     """``S`` and ``Q`` of a per-person fit (module docstring) as exact
-    float64 values: the kept rows (a public choice, from a generator of
-    their own seeded by ``rng``), their gridded entries, each person's
-    rounded means, summed over the ``N`` persons."""
-    from .scaler import grid_exponent, gridded_entries
-
-    kept = kept_rows(persons, subsampling_generator(rng))
-    k = grid_exponent(persons.padded_rows)
-    cells, squares = gridded_entries(X[kept], lower, upper, k)
-    codes = persons.codes[kept]
-    s = person_means(cells, codes, persons.N).sum(axis=0)  # |s| < 2^51
-    q = person_means(squares, codes, persons.N).sum(axis=0)
+    float64 values, from the gridded entries of the kept rows (int64 cell
+    counts on the grid ``2^-k``, as :func:`dppca.scaler.gridded_entries`
+    makes them) and the person of each: each person's rounded means,
+    summed over the ``N`` persons."""
+    s = person_means(cells, codes, N).sum(axis=0)  # |s| < 2^51: exact
+    q = person_means(squares, codes, N).sum(axis=0)
     return dict(mean=np.ldexp(s * 1.0, -k), variance=np.ldexp(q * 1.0, -k))
 
 
-__all__ = ["person_means", "person_sums", "relation", "scaler_persons"]
+def kept(persons: Persons, rng) -> np.ndarray:
+    """The rows kept (at most ``m`` per person, a public choice from a
+    generator of their own seeded by eight draws of ``rng``)."""
+    return kept_rows(persons, subsampling_generator(rng))
+
+
+__all__ = ["kept", "person_means", "person_sums", "relation", "scaler_persons"]

@@ -18,8 +18,13 @@ from dppca import PrivatePCA, PrivateStandardScaler
 from dppca.decomposition.persons import Persons, person_bound
 from dppca.model_selection import budgeted_grid_search
 from dppca.privacy.accounting import Accountant
-from dppca.scaler import SENSITIVITY, scaler_plan
-from dppca.scaler_persons import person_means, person_sums
+from dppca.scaler import (
+    SENSITIVITY,
+    grid_exponent,
+    gridded_entries,
+    scaler_plan,
+)
+from dppca.scaler_persons import kept, person_means, person_sums
 
 LOWER = np.array([-1.0, 0.0, 10.0])
 UPPER = np.array([2.0, 5.0, 11.0])
@@ -33,8 +38,10 @@ def _persons(groups, m):
 
 def _sums(X, groups, m, seed=0):
     persons = _persons(groups, m)
-    rng = np.random.default_rng(seed)
-    return person_sums(X, LOWER, UPPER, persons, rng)
+    rows = kept(persons, np.random.default_rng(seed))
+    k = grid_exponent(persons.padded_rows)
+    cells, squares = gridded_entries(X[rows], LOWER, UPPER, k)
+    return person_sums(cells, squares, persons.codes[rows], persons.N, k)
 
 
 def _others(rng, persons=40, rows=3):
