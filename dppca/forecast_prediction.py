@@ -93,6 +93,13 @@ norm); and where the release hides every value of the data (``detected =
 0``) the spectrum behind them is read as the largest the noise could hide,
 which overstates the loss of data whose whole variance lies far below the
 threshold (chapter 13 measures it).
+
+**How much any prediction can read.** :func:`release_total_variation`
+bounds the total variation distance between the laws of the Gaussian
+release (``gaussian_approx``) of two data sets whose matrices differ by a
+given change. Two data sets whose losses differ by more than 9× but whose
+releases are that close cannot both be predicted within 3× with high
+probability, by this module or any other function of the release.
 """
 
 from __future__ import annotations
@@ -457,6 +464,74 @@ def mean_error_spike(released, d, noise_std, mean_error) -> bool:
     return bool(low - edge <= top <= high + edge)
 
 
+def release_total_variation(
+    change, epsilon, delta, n, *, noise="safe", releases=1, granularity=None
+) -> float:
+    """An upper bound on the total variation distance between the laws of
+    ``releases`` independent ``gaussian_approx`` releases (Mangoubi and
+    Vishnoi's ``A + G + Gᵀ``, replace-one calibration on ``n`` rows, as
+    :class:`dppca.PrivatePCA` runs it) of two data sets whose unit-normalised
+    matrices ``A`` differ by ``change``, when nothing else the fits release
+    differs (a public centre and bound, for instance).
+
+    The noise has independent entries on and above the diagonal, of
+    variance ``4σ²`` and ``2σ²``, so the Kullback–Leibler divergence of the
+    two laws of one release is ``‖change‖_F² / (8σ²)``; it adds up over
+    independent releases, and Pinsker's inequality ``TV ≤ √(KL/2)`` turns
+    it into the bound. With ``noise="safe"`` each matrix is first rounded to
+    the grid ``γ``, which moves their difference by at most ``γd`` in the
+    Frobenius norm, and the noise is discrete Gaussian of parameter at least
+    ``σ``, whose divergence for means on the grid is at most the continuous
+    one (Canonne, Kamath and Steinke 2020).
+
+    Whatever a function ``p`` of the release (a prediction of the loss),
+    the events "``p`` within 3× of ``L``" and "within 3× of ``L′``" are
+    disjoint when ``L > 9 L′``, so their probabilities under the two laws
+    add up to at most ``1 + TV``.
+
+    Parameters
+    ----------
+    change : array-like of shape (d, d)
+        The difference of the two matrices, in units of ``B²`` (rows
+        divided by the bound the mechanism sees).
+    epsilon, delta : float
+        The privacy parameters of the matrix's release.
+    n : int
+        The number of rows (public).
+    noise : {"safe", "float"}, default="safe"
+        The noise kind of the fits.
+    releases : int, default=1
+        Independent releases of each data set (say, one per seed).
+    granularity : float or None, default=None
+        The grid of safe noise; ``None`` is the mechanism's default.
+
+    Returns
+    -------
+    float
+        The bound, in ``[0, 1]``.
+    """
+    from .mechanisms import gaussian_approx as mv
+
+    change = np.asarray(change, dtype=float)
+    d = change.shape[0] if change.ndim == 2 else 0
+    if d == 0 or change.shape != (d, d) or not np.all(np.isfinite(change)):
+        raise ValueError("change must be a finite square matrix")
+    if isinstance(releases, bool) or int(releases) != releases or releases < 1:
+        raise ValueError(f"releases must be an integer >= 1; got {releases!r}")
+    if noise == "safe":
+        sigma, grid = mv.safe_noise_sigma(
+            epsilon, delta, d, "replace_one", n, granularity
+        )
+        distance = float(np.linalg.norm(change)) + grid * d
+    elif noise == "float":
+        sigma = mv.noise_sigma(epsilon, delta, "replace_one", n)
+        distance = float(np.linalg.norm(change))
+    else:
+        raise ValueError(f"noise must be 'safe' or 'float'; got {noise!r}")
+    divergence = int(releases) * distance**2 / (8.0 * sigma**2)
+    return float(min(1.0, math.sqrt(divergence / 2.0)))
+
+
 __all__ = [
     "LossPrediction",
     "MEAN_SPIKE_TAIL",
@@ -470,6 +545,7 @@ __all__ = [
     "prediction_from_release",
     "public_prediction",
     "rank_plan",
+    "release_total_variation",
     "released_prediction",
     "simulated_loss",
     "simulated_rows_loss",
