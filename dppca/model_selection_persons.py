@@ -40,9 +40,10 @@ The search keeps that relation in four places.
    record states.
 4. **Refusals before any charge** (``person_bound_of_search``,
    ``search_persons``): groups with a step under add/remove
-   neighbours, a private step other than a :class:`dppca.PrivatePCA` or
-   a :class:`dppca.PrivateStandardScaler` (each is fitted with the groups;
-   the scaler's per-person sums are in :mod:`dppca.scaler_persons`), a
+   neighbours, a private step other than a :class:`dppca.PrivatePCA`, a
+   :class:`dppca.PrivateStandardScaler` or a
+   :class:`dppca.PrivateCovariance` (each is fitted with the groups; the
+   scaler's per-person sums are in :mod:`dppca.scaler_persons`), a
    ``max_rows_per_person`` missing or not the same in every private step
    of every candidate, ``max_rows_per_person`` without groups, a ``cv``
    that is not an int (index splits could cut a person in two),
@@ -96,15 +97,17 @@ def person_bound_of_search(estimator, steps, candidates, cv, selection, groups):
                 "Nothing was fitted or charged."
             )
         return None
+    from .covariance.estimator import PrivateCovariance
     from .scaler import PrivateStandardScaler
 
-    kinds = (PrivatePCA, PrivateStandardScaler)
+    kinds = (PrivatePCA, PrivateStandardScaler, PrivateCovariance)
     others = [type(s).__name__ for _, s in steps if not isinstance(s, kinds)]
     if others:
         raise ValueError(
-            "with groups every private step must be a PrivatePCA or a "
-            f"PrivateStandardScaler: {others} has no per-person mode in the "
-            "search; nothing was fitted or charged"
+            "with groups every private step must be a PrivatePCA, a "
+            "PrivateStandardScaler or a PrivateCovariance: "
+            f"{others} has no per-person mode in the search; nothing was "
+            "fitted or charged"
         )
     add_remove = {
         s.get(p + "neighbours")
@@ -151,13 +154,16 @@ def person_bound_of_search(estimator, steps, candidates, cv, selection, groups):
 
 
 def person_step_records(step, N: int, m: int, d: int) -> list:
-    """The records a fit of the PrivatePCA (or PrivateStandardScaler)
-    ``step`` with groups charges on ``N`` persons of ``d`` features, from
-    public quantities (the dry run of ``fit(X, groups=g)``): refuses, as
-    that fit would before its charge, a private bound, a mechanism without
-    a per-person guarantee ("auto" resolved) and a padding too large."""
+    """The records a fit of the PrivatePCA (PrivateStandardScaler,
+    PrivateCovariance) ``step`` with groups charges on ``N`` persons of
+    ``d`` features, from public quantities (the dry run of ``fit(X,
+    groups=g)``): refuses, as that fit would before its charge, a private
+    bound, a mechanism without a per-person guarantee ("auto" resolved) and
+    a padding too large."""
     from sklearn.base import clone
 
+    from .covariance.estimator import PrivateCovariance
+    from .covariance.plan import planned_records as covariance_records
     from .decomposition.plan import planned_records, release_plan
     from .decomposition.ranges import range_stand_in
     from .scaler import PrivateStandardScaler, scaler_plan
@@ -165,6 +171,8 @@ def person_step_records(step, N: int, m: int, d: int) -> list:
     if isinstance(step, PrivateStandardScaler):
         persons = Persons(np.empty(0, dtype=np.intp), N, m)
         return [s.record for s in scaler_plan(step, N, d, persons)]
+    if isinstance(step, PrivateCovariance):
+        return covariance_records(clone(step), N * m, d, persons=N)
 
     est = range_stand_in(clone(step), d)
     check_person_parameters(est)
