@@ -120,8 +120,9 @@ def covariance_row_scores(cov, Z, scale, block=4096) -> np.ndarray:
 
     It reads only the released ``location_`` and ``covariance_`` and the row
     itself, runs under the package's float state, and neither warns nor
-    raises whatever the row: a row of any finite length is clipped exactly,
-    a row with NaN or Inf scores 0.
+    raises whatever the row: a row of any finite length is clipped exactly;
+    a row with NaN or Inf, or whose difference with ``ℓ`` overflows,
+    scores 0.
 
     Parameters
     ----------

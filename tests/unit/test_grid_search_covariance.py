@@ -283,3 +283,17 @@ def test_refusals_charge_nothing():
     )
     # sparse rows: the first fold's fit refuses them before its charge
     _refused(cov, grid, scipy.sparse.csr_matrix(X), cv=3)
+
+
+def test_an_empty_training_side_fits_on_the_public_centre():
+    from dppca.model_selection_checks import neutral_row
+
+    centre = np.array([0.5, -1.0, 2.0, 0.0])
+    for center, expected in ((centre, centre), (False, np.zeros(4))):
+        cov = PrivateCovariance(data_norm=5.0, delta=1e-8, center=center)
+        row = neutral_row(cov, [("", cov)], D_FEATURES)
+        np.testing.assert_array_equal(row, expected)
+        assert row.dtype == np.float64
+    pipe = covariance_pipeline(center=False)  # the scaler's midpoints
+    row = neutral_row(pipe, private_steps(pipe), D_FEATURES)
+    np.testing.assert_array_equal(row, np.zeros(D_FEATURES))
