@@ -28,9 +28,11 @@ bound the privacy argument uses does not depend on it.
 alone (rows are scored in blocks whose sizes depend on ``n`` only). For
 fixed fold models, replacing one row changes its own terms only, each by at
 most 1, so the utility ``Σ ⌊L s(x)⌋`` has sensitivity ``L · max_i c_i``
-under replace-one neighbours and ``L`` under add/remove neighbours over the
-random folds: the same as PrivatePCA's score, so the search's selection
-record, calibration and composition argument carry over unchanged.
+under replace-one neighbours, ``L`` under add/remove neighbours over the
+random folds, and ``m L`` per person (each person's mean term counted for
+at most ``m`` rows, :mod:`dppca.model_selection_persons`): the same as
+PrivatePCA's score, so the search's selection record, calibration and
+composition argument carry over unchanged.
 
 **What it measures.** For held-out rows drawn from the same law as the
 training rows, with ``M = E[y yᵀ]``, ``E‖y yᵀ − C‖_F² = E‖y yᵀ − M‖_F² + ‖M −

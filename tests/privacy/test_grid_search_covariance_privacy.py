@@ -273,14 +273,20 @@ def test_refusals_come_before_any_charge_alike_on_neighbours(params, message):
     assert len(set(outcomes)) == 1 and message in outcomes[0]
 
 
-def test_per_person_search_of_a_covariance_is_refused_before_any_charge():
+def test_groups_without_a_bound_per_person_are_refused_before_any_charge():
+    # the per-person search takes a covariance with max_rows_per_person
+    # (dppca.model_selection_persons); without it, groups are refused alike
+    # on neighbours, before any fit
     D = data(12)
-    for X in (D, D[:11]):
+    messages = []
+    for X in (D, D[:11], np.vstack([D, 1e200 * np.ones(3)])):
         ledger = Accountant(4.0, 1e-6)
-        with pytest.raises(ValueError, match="PrivatePCA"):
+        with pytest.raises(ValueError, match="max_rows_per_person") as info:
             budgeted_grid_search(
                 PrivateCovariance(data_norm=R, delta=1e-8),
                 {"data_norm": [1.0, R]}, ledger, X, cv=3,
                 groups=np.arange(X.shape[0]) // 2,
             )  # fmt: skip
         assert ledger.charges == ()
+        messages.append(str(info.value))
+    assert len(set(messages)) == 1

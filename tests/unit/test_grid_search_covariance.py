@@ -272,9 +272,9 @@ def test_refusals_charge_nothing():
     assert "scoring must be None" in _refused(
         cov, grid, X, cv=3, scoring="neg_mean_squared_error"
     )
-    # per person: out of scope, refused
+    # groups without max_rows_per_person: refused
     groups = np.arange(60) // 2
-    _refused(cov, grid, X, cv=3, groups=groups)
+    assert "max_rows_per_person" in _refused(cov, grid, X, cv=3, groups=groups)
     # a delta of None, one feature, clip=False: refused before any fit
     _refused(clone(cov).set_params(delta=None), grid, X, cv=3)
     _refused(cov, grid, X[:, :1], cv=3)
