@@ -488,7 +488,8 @@ class PrivateStandardScaler(
             Ignored.
         groups : array-like of shape (n_samples,) or None, default=None
             With ``max_rows_per_person=m``: a hashable label per row naming
-            its person; the unit of privacy is then a person
+            its person (labels that compare equal, such as 1, 1.0 and True,
+            name one person); the unit of privacy is then a person
             (:mod:`dppca.scaler_persons`). In a ``Pipeline``,
             ``scaler__groups=g``.
 

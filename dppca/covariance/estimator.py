@@ -243,7 +243,8 @@ class PrivateCovariance(SharedSeedWarningMixin, BaseEstimator):
         """
         p = _parameters(self)
         # before scikit-learn prints n or values
-        check_public_shape(X, rows_private=p.neighbours == "add-remove")
+        private_rows = p.neighbours == "add-remove" or groups is not None
+        check_public_shape(X, rows_private=private_rows)
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
         persons = covariance_persons(p, groups, n, d)  # None without groups

@@ -384,7 +384,8 @@ class PrivatePCA(
         ``max_rows_per_person``) names the person of each row: the unit of
         privacy is then a person; in a ``Pipeline``, ``pca__groups=g``.
         """
-        check_public_shape(X, rows_private=self.neighbours == "add-remove")
+        private_rows = self.neighbours == "add-remove" or groups is not None
+        check_public_shape(X, rows_private=private_rows)
         X = validate_data(
             self,
             X,

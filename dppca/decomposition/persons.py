@@ -240,7 +240,9 @@ def person_codes(groups, n: int) -> tuple[np.ndarray, int]:
     """``(codes, N)``: the person of each of the ``n`` rows as an integer in
     ``[0, N)`` (in order of first appearance) and the number of persons.
     ``groups`` is a sequence of ``n`` hashable labels (``None`` and NaN are
-    refused: they name no person)."""
+    refused: they name no person). Labels that compare equal name the same
+    person, as in a Python dict: ``1``, ``1.0`` and ``True`` are one
+    person."""
     labels = (
         np.asarray(groups, dtype=object)
         if not isinstance(groups, np.ndarray)

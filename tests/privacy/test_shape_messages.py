@@ -116,3 +116,31 @@ def test_malformed_rows_are_refused_without_printing_them(name, pair):
     assert messages[0] == messages[1]
     for leak in ("alice", "0.2j", "(2,", "(3,", "(1,"):
         assert leak not in messages[0]
+
+
+PERSON_FITS = {
+    "PrivatePCA": lambda X, g: dppca.PrivatePCA(
+        1, delta=1e-6, data_norm=1.0, center=False, max_rows_per_person=4
+    ).fit(X, groups=g),
+    "PrivateCovariance": lambda X, g: PrivateCovariance(
+        delta=1e-6, data_norm=1.0, center=False, max_rows_per_person=4
+    ).fit(X, groups=g),
+    "PrivateStandardScaler": lambda X, g: PrivateStandardScaler(
+        (-1.0, 1.0), max_rows_per_person=4
+    ).fit(X, groups=g),
+}
+
+
+@pytest.mark.parametrize("pair", ["no column", "1-D"])
+@pytest.mark.parametrize("name", sorted(PERSON_FITS))
+def test_per_person_neighbours_get_one_message(name, pair):
+    # red team 24: with groups n is private too (a person replaced may bring
+    # more rows), and a frame without columns printed its shape
+    small, large = PAIRS[pair]
+    rows = {1: [0], 2: [0, 0], 3: [0, 0, 0]}  # one person, 1 to 3 rows
+    messages = [
+        _message(lambda X, n=X.shape[0]: PERSON_FITS[name](X, rows[n]), X)
+        for X in (small, large)
+    ]
+    assert messages[0] == messages[1]
+    assert "0.123456" not in messages[0] and "shape=(" not in messages[0]

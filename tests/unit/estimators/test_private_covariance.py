@@ -372,15 +372,22 @@ def test_budgeted_grid_search_non_private_selection():
     assert ledger.spent[0] <= 6.0 + 1e-9
 
 
-def test_budgeted_grid_search_private_selection_is_refused_before_any_fit():
-    """The private choice scores a released PrivatePCA; for a covariance it
-    is refused, nothing charged."""
+def test_budgeted_grid_search_private_selection_runs():
+    """The private choice scores a released covariance too (issue 43,
+    :mod:`dppca.model_selection_covariance`): every fold fit and the refit
+    charge their records (private mean and matrix), and the choice its
+    own."""
     X, R = data(n=100)
     ledger = Accountant(1.0, 1e-5)
     est = PrivateCovariance(delta=1e-7, data_norm=R)
-    with pytest.raises(ValueError, match="selection='private' cannot run"):
-        budgeted_grid_search(est, {"center_share": [0.1, 0.4]}, ledger, X)
-    assert ledger.spent == (0.0, 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = budgeted_grid_search(
+            est, {"center_share": [0.1, 0.4]}, ledger, X, cv=3
+        )
+    assert len(ledger.releases) == (2 * 3 + 1) * 2 + 1
+    assert search.best_params_["center_share"] in (0.1, 0.4)
+    assert hasattr(search.best_estimator_, "covariance_")
 
 
 def test_a_registered_mechanism_that_is_not_dp_is_refused_before_any_charge():
@@ -654,34 +661,25 @@ def test_add_remove_pipeline_charges_one_ledger():
     assert "1 to 5,000 rows" in str(ledger.report())
 
 
-def test_add_remove_budgeted_grid_search_is_refused_before_any_fit():
-    """PrivateCovariance is not a step the add/remove search takes: its
-    non-private choice is refused under add/remove (the folds' fits would
-    not be add/remove neighbours) and its private choice scores a released
-    PrivatePCA only. Refused either way, nothing charged or fitted."""
+def test_add_remove_budgeted_grid_search_runs_private_selection_only():
+    """Under add/remove neighbours the private choice runs on a
+    PrivateCovariance (random per-row folds, records under the add/remove
+    relation); the non-private choice is refused (the folds' fits would
+    not be add/remove neighbours), nothing charged or fitted."""
     X, R = data(n=300)
     ledger = Accountant(6.0, 1e-6)
     est = add_remove(data_norm=R)
     grid = {"min_eigenvalue": [0.0, "auto"]}
-    control = Accountant(6.0, 1e-6)  # the same search under replace-one runs
-    with pytest.warns(PrivacyWarning, match="covered by the accountant"):
+    with pytest.raises(ValueError, match="add.remove"):
         budgeted_grid_search(
-            clone(est).set_params(neighbours="replace"),
-            grid,
-            control,
-            X,
-            cv=3,
-            selection="non_private",
+            est, grid, ledger, X, cv=3, selection="non_private"
         )
-    assert len(control.charges) == 2 * 3 + 1
-    reasons = {
-        "private": "selection='private' cannot run|add.remove",
-        "non_private": "add.remove",
-    }
-    for selection, match in reasons.items():
-        with pytest.raises(ValueError, match=match):
-            budgeted_grid_search(
-                est, grid, ledger, X, cv=3, selection=selection
-            )
     assert ledger.spent == (0.0, 0.0) and ledger.releases == ()
     assert not hasattr(est, "covariance_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        budgeted_grid_search(est, grid, ledger, X, cv=3, random_state=0)
+    assert {r.neighbours for r in ledger.releases} == {
+        ledger.releases[0].neighbours
+    }
+    assert "add" in ledger.releases[0].neighbours
