@@ -184,17 +184,17 @@ def budgeted_grid_search(
     ``selection="non_private"``, a ledger of another relation,
     ``n > N``.
 
-    **Per person** (``groups=g`` with ``max_rows_per_person=m`` on the
-    PrivatePCA, its only private step): neighbours replace all the rows of
-    one of ``N`` persons (``N`` public). An int ``cv = K`` only; each
+    **Per person** (``groups=g``, ``max_rows_per_person=m`` on each
+    private step: PCA, scaler, covariance): neighbours replace all the rows
+    of one of ``N`` persons (``N`` public). An int ``cv = K`` only; each
     person goes, with all of its rows, to one fold of a uniformly random
     assignment of the persons to ``K`` folds of public sizes. Fold fits are
     ``fit(X_train, groups=g_train)``, planned at their ``N_j`` persons;
     the refit gets every row and ``g``. A person's held-out term is the
     mean of its rows' terms counted for at most ``m`` rows, so ``Δ = m L``
     (the record says so). Refused before any charge
-    (:mod:`dppca.model_selection_persons`): a scaler or add/remove step,
-    ``m`` missing or varying, ``m`` without groups, a non-int ``cv``,
+    (:mod:`dppca.model_selection_persons`): an add/remove step, ``m``
+    missing on a step or varying, ``m`` without groups, a non-int ``cv``,
     ``selection="non_private"``, bad groups, ``N < K``.
 
     **Floating point.** The search runs under the package's float state

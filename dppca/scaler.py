@@ -109,11 +109,11 @@ from .privacy import noise, private_bounds
 from .privacy.accounting import basic_composition
 from .privacy.guarantees import Release, warn_if_unproved
 from .privacy.mean_plan import vector_release_plan
+from .scaler_bounds import WIDTH_RANGE, check_bounds, check_output_range
 from .validation import (
     check_accountant,
     check_delta,
     check_epsilon,
-    check_public_box,
     check_public_shape,
     check_random_state,
 )
@@ -124,9 +124,6 @@ SENSITIVITY = {"mean": 1.0, "variance": 0.25}
 #: Add/remove-one sensitivity per feature (module docstring): a row added
 #: moves ``S_j`` by ``z_j ∈ [−1/2, 1/2]`` and ``Q_j`` by ``z_j² ∈ [0, 1/4]``.
 ADD_REMOVE_SENSITIVITY = {"mean": 0.5, "variance": 0.25}
-
-#: Public widths allowed: ``w²`` and ``w² · 2^-52`` stay normal floats.
-WIDTH_RANGE = (1e-120, 1e120)
 
 
 @dataclass(frozen=True)
@@ -141,21 +138,6 @@ class Step:
     l1: float
     l2: float
     record: Release
-
-
-def check_bounds(bounds, d: int) -> tuple[np.ndarray, np.ndarray]:
-    """The public ranges as two float arrays of length ``d`` (scalars are
-    broadcast); raises ``ValueError`` naming no row value."""
-    if bounds is None or isinstance(bounds, str) or len(bounds) != 2:
-        raise ValueError(
-            "bounds is required: a pair (lower, upper) of public per-feature "
-            "ranges, chosen without looking at the data"
-        )
-    lower, upper = check_public_box(bounds, d, "bounds")
-    low, high = WIDTH_RANGE
-    if not np.all((upper - lower >= low) & (upper - lower <= high)):
-        raise ValueError(f"bounds need widths in [{low:g}, {high:g}]")
-    return lower, upper
 
 
 def _budget(est, add_remove=False) -> list[tuple[str, float, float | None]]:
@@ -505,6 +487,7 @@ class PrivateStandardScaler(
         X = validate_data(self, X, dtype=FLOATS, reset=True)
         n, d = X.shape
         lower, upper = check_bounds(p.bounds, d)
+        check_output_range(p, lower, upper, X.dtype)
         persons = scaler_persons.scaler_persons(p, groups, n)
         steps = scaler_plan(p, n, d, persons)
         if persons is not None:
@@ -590,6 +573,7 @@ class PrivateStandardScaler(
 
 __all__ = [
     "PrivateStandardScaler",
+    "WIDTH_RANGE",
     "check_bounds",
     "clipped_sums",
     "scaler_plan",
