@@ -67,6 +67,7 @@ from __future__ import annotations
 import numpy as np
 
 from .float_state import owns_float_state
+from .linalg.rows import clipped_finite_rows
 
 
 def _centred_bound(cov) -> float:
@@ -103,14 +104,7 @@ def covariance_score_scale(covariances) -> float:
 def _clipped_about(rows, location, bound) -> tuple:
     """``(clip_B(x − ℓ) for every finite row, finite)``; every other row
     (or one whose difference overflows) set to 0 and marked."""
-    from .linalg.rows import clip_rows
-
-    rows = rows - location
-    finite = np.all(np.isfinite(rows), axis=1)
-    out = np.zeros_like(rows)
-    if finite.any():
-        out[finite] = clip_rows(rows[finite], bound)
-    return out, finite
+    return clipped_finite_rows(rows - location, bound)
 
 
 @owns_float_state

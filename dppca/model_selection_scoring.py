@@ -24,7 +24,7 @@ import numpy as np
 from .decomposition.persons import person_bound
 from .decomposition.ranges import range_stand_in
 from .float_state import owns_float_state
-from .linalg.rows import clip_rows
+from .linalg.rows import clipped_finite_rows
 from .privacy.guarantees import REPLACE_ONE, Release
 from .validation import as_generator
 
@@ -151,18 +151,6 @@ def score_scale(pcas, d=None) -> float:
     return scale
 
 
-def _clipped(rows, bound) -> tuple:
-    """``(clipped rows, finite)``: every finite row clipped to norm
-    ``bound`` by the package's clipping (:func:`dppca.linalg.rows.clip_rows`:
-    a row of any finite length, 1e200 or 1e-200 included, gets its norm
-    without overflow or underflow), every other row set to 0 and marked."""
-    finite = np.all(np.isfinite(rows), axis=1)
-    out = np.zeros_like(rows)
-    if finite.any():
-        out[finite] = clip_rows(rows[finite], bound)
-    return out, finite
-
-
 @owns_float_state
 def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
     """The bounded per-row score of rows ``Z`` under a fitted
@@ -190,7 +178,7 @@ def row_scores(pca, Z, scale, block=4096) -> np.ndarray:
         rows = Z[start : start + block]
         rows = rows.toarray() if hasattr(rows, "toarray") else rows
         rows = np.asarray(rows, dtype=np.float64) - origin
-        rows, finite = _clipped(rows, bound)
+        rows, finite = clipped_finite_rows(rows, bound)
         rows = origin + rows - mean
         scores = np.sum((rows @ V.T) ** 2, axis=1)
         out[start : start + block] = np.where(finite, scores, 0.0)

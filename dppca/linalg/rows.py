@@ -379,10 +379,23 @@ def unit_ball_rows(
     return scaled * factors[:, None]
 
 
+def clipped_finite_rows(rows, bound) -> tuple:
+    """``(clipped rows, finite)``: every finite row clipped to norm
+    ``bound`` by :func:`clip_rows` (a row of any finite length, 1e200 or
+    1e-200 included, gets its norm without overflow or underflow), every
+    other row set to 0 and marked."""
+    finite = np.all(np.isfinite(rows), axis=1)
+    out = np.zeros_like(rows)
+    if finite.any():
+        out[finite] = clip_rows(rows[finite], bound)
+    return out, finite
+
+
 __all__ = [
     "TAME_FACTOR",
     "clip_factors",
     "clip_rows",
+    "clipped_finite_rows",
     "project_to_ball",
     "row_norms",
     "tame_rows",
