@@ -202,7 +202,8 @@ def _refused(X, g, estimator=None, grid=None, **options):
 SCALER = PrivateStandardScaler(bounds=(-8.0, 8.0))
 REFUSALS = [
     (dict(estimator=make_pipeline(SCALER, pca()),
-          grid={"privatepca__n_components": [1]}), "no per-person mode"),
+          grid={"privatepca__n_components": [1]}),
+     "one max_rows_per_person"),  # a scaler without m (issue 43)
     (dict(estimator=pca(neighbours="add-remove", max_samples=10**4)),
      "neighbours='add-remove'"),
     (dict(grid={"max_rows_per_person": [2, 3]}), "one max_rows_per_person"),
