@@ -1,8 +1,8 @@
 """The held-out score of a :class:`dppca.PrivateCovariance` in the private
-selection of :func:`dppca.budgeted_grid_search`.
+selection of ``dppca.budgeted_grid_search``.
 
 A private choice sums one bounded term per held-out row
-(:mod:`dppca.model_selection_scoring`): each term must lie in ``[0, 1]``
+(``dppca.model_selection_scoring``): each term must lie in ``[0, 1]``
 and read the released fold model and that row only. For a PrivatePCA the
 term is the variance the released subspace captures. For a covariance it is
 how close the released matrix is to the row's own outer product:

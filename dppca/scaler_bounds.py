@@ -12,7 +12,7 @@ import numpy as np
 
 from .validation import check_public_box
 
-#: Public widths allowed: ``w²`` and ``w² · 2^-52`` stay normal floats.
+#: The public widths allowed (``w²`` and ``w² · 2^-52`` stay normal floats).
 WIDTH_RANGE = (1e-120, 1e120)
 
 

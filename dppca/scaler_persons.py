@@ -9,7 +9,7 @@ or fewer rows.
 
 **Contribution bounding.** A person with more than ``m`` rows keeps ``m``
 of them, chosen uniformly at random by the same public procedure as the
-PCA's (:func:`dppca.decomposition.persons.kept_rows`, from a generator
+PCA's (``dppca.decomposition.persons.kept_rows``, from a generator
 seeded by eight draws of the fit's own).
 
 **The statistic: each person's mean, then the mean over persons.** The
@@ -103,7 +103,7 @@ def person_means(values: np.ndarray, codes: np.ndarray, N: int) -> np.ndarray:
 def person_sums(cells, squares, codes, N: int, k: int) -> dict:
     """``S`` and ``Q`` of a per-person fit (module docstring) as exact
     float64 values, from the gridded entries of the kept rows (int64 cell
-    counts on the grid ``2^-k``, as :func:`dppca.scaler.gridded_entries`
+    counts on the grid ``2^-k``, as ``dppca.scaler.gridded_entries``
     makes them) and the person of each: each person's rounded means,
     summed over the ``N`` persons."""
     s = person_means(cells, codes, N).sum(axis=0)  # |s| < 2^51: exact

@@ -178,7 +178,7 @@ def person_plan(est, N, d: int) -> int | None:
 
 def covariance_persons(est, groups, n: int, d: int) -> Persons | None:
     """The persons of a fit with ``groups`` (``None`` without): every
-    public check first (:func:`check_relation`, the mechanism), then the
+    public check first (``check_relation``, the mechanism), then the
     labels' codes and the padded size, all before any charge.
 
     Parameters

@@ -34,7 +34,7 @@ handed ``n = N``, never ``n``.
 **Several rows per person** (a plan with ``persons = N`` and
 ``rows_per_person = m``; :mod:`dppca.covariance.persons`). First, a public
 choice of at most ``m`` rows per person
-(:func:`dppca.decomposition.persons.kept_rows`), from a generator seeded by
+(``dppca.decomposition.persons.kept_rows``), from a generator seeded by
 eight draws of the fit's (``subsampling_generator``). The private mean's sum
 is then over the kept rows padded with zero rows to ``N·m`` rows, divided
 by ``N·m``; the matrix is the second moment of the kept rows padded to
