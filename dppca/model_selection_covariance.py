@@ -101,12 +101,6 @@ def covariance_score_scale(covariances) -> float:
     return max(_centred_bound(cov) for cov in covariances)
 
 
-def _clipped_about(rows, location, bound) -> tuple:
-    """``(clip_B(x − ℓ) for every finite row, finite)``; every other row
-    (or one whose difference overflows) set to 0 and marked."""
-    return clipped_finite_rows(rows - location, bound)
-
-
 @owns_float_state
 def covariance_row_scores(cov, Z, scale, block=4096) -> np.ndarray:
     """The bounded per-row score of rows ``Z`` under a fitted
@@ -146,7 +140,8 @@ def covariance_row_scores(cov, Z, scale, block=4096) -> np.ndarray:
         rows = Z[start : start + block]
         rows = rows.toarray() if hasattr(rows, "toarray") else rows
         rows = np.asarray(rows, dtype=np.float64)
-        Y, finite = _clipped_about(rows, location, B)
+        # overflowing differences count as non-finite: scored 0
+        Y, finite = clipped_finite_rows(rows - location, B)
         U = Y / B  # ‖u‖ ≤ 1: the error in units of B⁴, without overflow
         u2 = np.sum(U * U, axis=1)
         error = u2 * u2 - 2 * np.sum((U @ K) * U, axis=1) + k2
