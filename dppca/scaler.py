@@ -91,6 +91,7 @@ from .base import (
     _parameters,
     _snap,
 )
+from .covariance.persons import delta_message as person_delta_message
 from .decomposition.add_remove import (
     DEFAULT_MAX_SAMPLES,
     add_remove_neighbours,
@@ -494,7 +495,10 @@ class PrivateStandardScaler(
             cap, n = None, persons.N  # the units; n rows is private
         else:
             cap = plan_cap(p, n)  # None under replace-one; n ≤ cap checked
-        message = delta_message(p.delta, n, cap)
+        if persons is not None:  # the units are the N persons
+            message = person_delta_message(p.delta, n)
+        else:
+            message = delta_message(p.delta, n, cap)
         if message:
             warn(message, PrivacyWarning, stacklevel=caller_stacklevel())
         if hasattr(self, "privacy_releases_") and p.accountant is None:

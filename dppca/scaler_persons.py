@@ -33,8 +33,9 @@ relation.
 **What is estimated.** ``mean_ = c + w S/N`` and ``var_ = w² (Q/N −
 (S/N)²)`` are the mean and variance of the data in which each person
 weighs ``1/N``, shared equally among its kept rows (a proper weighting:
-before the noise the variance is negative only by the rounding of the
-grid, at most half a cell, and the floor clips it). With one row per person
+before the noise the variance can be negative only through the rounding
+of each person's means to the grid, by about a cell, and the floor clips
+it). With one row per person
 they are the ordinary mean and variance. Padding each person to ``m`` rows
 at the midpoint, as the PCA's second moment does, would instead shrink a
 mean towards the midpoint by up to ``m``-fold when persons have few rows.

@@ -229,3 +229,14 @@ def test_per_person_search_refuses_a_scaler_without_the_bound():
             X, cv=3, groups=g,
         )  # fmt: skip
     assert ledger.spent == (0.0, 0.0)
+
+
+def test_the_delta_warning_names_the_persons():
+    # red team 26: with groups the warning said "1/n" while comparing 1/N
+    rng = np.random.default_rng(5)
+    X, g = _others(rng, persons=10)
+    est = PrivateStandardScaler(
+        bounds=(LOWER, UPPER), delta=0.2, max_rows_per_person=3
+    )
+    with pytest.warns(Warning, match="1/N for the N persons"):
+        est.fit(X, groups=g)
